@@ -1,0 +1,159 @@
+//! Extraction: one fetched document and its headers in, the facts the crawler needs out
+//! (links, canonical hints, robots directives, base, instant refresh, title). Pure and
+//! synchronous: no network, no async, no logging.
+
+mod canonical;
+mod charset;
+mod directives;
+mod document;
+mod refresh;
+
+use url::Url;
+
+pub use directives::RobotsDirectives;
+
+/// The response headers extraction reads.
+#[derive(Debug, Clone, Default)]
+pub struct ResponseHeaders {
+    /// The `Content-Type` value, e.g. `text/html; charset=Shift_JIS`.
+    pub content_type: Option<String>,
+    /// Every `Link` header value as received (each may hold a comma-separated list).
+    pub link: Vec<String>,
+    /// Every `X-Robots-Tag` header value.
+    pub x_robots_tag: Vec<String>,
+}
+
+/// One fetched document.
+#[derive(Debug, Clone, Copy)]
+pub struct Document<'a> {
+    pub url: &'a Url,
+    pub body: &'a [u8],
+    pub headers: &'a ResponseHeaders,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExtractOptions {
+    /// Our product token: `<meta name="TOKEN">` and `X-Robots-Tag: TOKEN: ...` address us.
+    pub robots_token: String,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions {
+            robots_token: "sitemapper".to_string(),
+        }
+    }
+}
+
+/// What a document says about itself and where it links.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageFacts {
+    /// Absolute http(s) links without fragment, in document order, exact duplicates removed.
+    pub links: Vec<Link>,
+    /// Canonical candidates, resolved, without fragment: `Link` headers first, then
+    /// `<link rel=canonical>` in the head. Duplicates removed; the crawler normalizes them and
+    /// decides between one distinct target and conflicting ones.
+    pub canonicals: Vec<Url>,
+    /// Canonical hints that are not http(s) URLs, as written.
+    pub invalid_canonicals: Vec<String>,
+    pub robots: RobotsDirectives,
+    /// The effective `<base href>`, resolved against the document URL.
+    pub base: Option<Url>,
+    /// The target of an instant (delay 0) meta refresh.
+    pub refresh: Option<Url>,
+    pub title: Option<String>,
+    /// The encoding the document was decoded with.
+    pub encoding: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub url: Url,
+    pub kind: LinkKind,
+    /// The element's rel holds `nofollow` (informational: such links are still followed).
+    pub nofollow: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkKind {
+    Anchor,
+    Area,
+    Alternate { hreflang: String },
+    Frame,
+    Refresh,
+}
+
+/// Extracts the facts of an HTML document.
+pub fn extract(document: &Document<'_>, options: &ExtractOptions) -> PageFacts {
+    let mut facts = extract_headers(document.url, document.headers, options);
+    document::read_html(document, options, &mut facts);
+    facts
+}
+
+/// Extracts what the headers alone say: for responses whose body is not parsed, canonical
+/// `Link` headers and `X-Robots-Tag` still count.
+pub fn extract_headers(
+    url: &Url,
+    headers: &ResponseHeaders,
+    options: &ExtractOptions,
+) -> PageFacts {
+    let mut facts = PageFacts {
+        encoding: encoding_rs::UTF_8.name(),
+        ..PageFacts::default()
+    };
+    for value in &headers.link {
+        for target in canonical::canonical_targets_in_link_header(value) {
+            canonical::add_candidate(&mut facts, url.join(&target).ok(), &target);
+        }
+    }
+    for value in &headers.x_robots_tag {
+        facts
+            .robots
+            .merge(directives::parse_x_robots_tag(value, &options.robots_token));
+    }
+    facts
+}
+
+/// Resolves `reference` against `base` the way a browser does for this document: the query
+/// is encoded in the document's encoding. Keeps only http(s), drops the fragment.
+pub(crate) fn resolve(
+    base: &Url,
+    reference: &str,
+    encoding: &'static encoding_rs::Encoding,
+) -> Option<Url> {
+    let reference = reference.trim_matches(|character: char| character.is_ascii_whitespace());
+    if reference.is_empty() {
+        return None;
+    }
+    let mut url = parse_in_encoding(base, reference, encoding)?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return None;
+    }
+    url.set_fragment(None);
+    Some(url)
+}
+
+/// Parses `reference` against `base`, encoding the query in the document's encoding.
+pub(crate) fn parse_in_encoding(
+    base: &Url,
+    reference: &str,
+    encoding: &'static encoding_rs::Encoding,
+) -> Option<Url> {
+    fn encoder<F: for<'x> Fn(&'x str) -> std::borrow::Cow<'x, [u8]>>(encode: F) -> F {
+        encode
+    }
+    let encode = encoder(|text| encoding.encode(text).0);
+    let encoding_override: url::EncodingOverride<'_> = if encoding == encoding_rs::UTF_8 {
+        None
+    } else {
+        Some(&encode)
+    };
+    Url::options()
+        .base_url(Some(base))
+        .encoding_override(encoding_override)
+        .parse(reference)
+        .ok()
+}
+
+#[cfg(test)]
+mod tests;

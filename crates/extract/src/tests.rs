@@ -1,0 +1,284 @@
+use proptest::prelude::*;
+use url::Url;
+
+use crate::{
+    Document, ExtractOptions, LinkKind, PageFacts, ResponseHeaders, extract, extract_headers,
+};
+
+const PAGE: &str = "https://example.com/dir/page.html";
+
+fn headers(content_type: &str) -> ResponseHeaders {
+    ResponseHeaders {
+        content_type: Some(content_type.to_string()),
+        ..ResponseHeaders::default()
+    }
+}
+
+fn facts_with(body: &[u8], headers: &ResponseHeaders) -> PageFacts {
+    let url = Url::parse(PAGE).unwrap();
+    let document = Document {
+        url: &url,
+        body,
+        headers,
+    };
+    extract(&document, &ExtractOptions::default())
+}
+
+fn facts(html: &str) -> PageFacts {
+    facts_with(html.as_bytes(), &headers("text/html"))
+}
+
+fn links(facts: &PageFacts) -> Vec<String> {
+    facts
+        .links
+        .iter()
+        .map(|link| link.url.to_string())
+        .collect()
+}
+
+fn canonicals(facts: &PageFacts) -> Vec<String> {
+    facts.canonicals.iter().map(Url::to_string).collect()
+}
+
+#[test]
+fn links_come_from_anchors_areas_alternates_and_frames() {
+    let facts = facts(
+        r#"<html><head>
+        <link rel="alternate" hreflang="de" href="/de/">
+        <link rel="stylesheet" href="/style.css">
+        </head><body>
+        <a href="a.html">A</a>
+        <map><area href="/area.html"></map>
+        <iframe src="/frame.html"></iframe>
+        <img src="/image.png">
+        </body></html>"#,
+    );
+    assert_eq!(
+        links(&facts),
+        [
+            "https://example.com/de/",
+            "https://example.com/dir/a.html",
+            "https://example.com/area.html",
+            "https://example.com/frame.html",
+        ]
+    );
+    assert_eq!(
+        facts.links[0].kind,
+        LinkKind::Alternate {
+            hreflang: "de".to_string()
+        }
+    );
+    assert_eq!(facts.links[2].kind, LinkKind::Area);
+}
+
+#[test]
+fn hrefs_are_trimmed_and_fragments_dropped_and_duplicates_removed() {
+    let facts = facts(
+        "<a href=\"  /x#top \n\">1</a><a href=\"/x\">2</a><a href=\"#only\">3</a><a href=\"\">4</a>",
+    );
+    assert_eq!(
+        links(&facts),
+        ["https://example.com/x", "https://example.com/dir/page.html"]
+    );
+}
+
+#[test]
+fn non_http_schemes_are_ignored() {
+    let facts = facts(
+        r#"<a href="javascript:void(0)">j</a><a href="mailto:a@example.com">m</a>
+        <a href="tel:+1">t</a><a href="data:text/html,x">d</a><a href="ftp://example.com/f">f</a>
+        <a href="//other.example/proto">p</a><a href="HTTP://EXAMPLE.COM/Upper">u</a>"#,
+    );
+    assert_eq!(
+        links(&facts),
+        ["https://other.example/proto", "http://example.com/Upper"]
+    );
+}
+
+#[test]
+fn comments_and_scripts_hold_no_links() {
+    let facts = facts(
+        r#"<!-- <a href="/commented">c</a> -->
+        <script>document.write('<a href="/scripted">s</a>')</script>
+        <noscript><a href="/noscript">n</a></noscript>
+        <template><a href="/template">t</a></template>
+        <a href="/real">r</a>"#,
+    );
+    let found = links(&facts);
+    assert!(
+        found.contains(&"https://example.com/real".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|link| link.contains("commented") || link.contains("scripted")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn base_href_absolute_and_relative() {
+    let absolute =
+        facts(r#"<head><base href="https://example.com/other/"></head><a href="x">x</a>"#);
+    assert_eq!(links(&absolute), ["https://example.com/other/x"]);
+    assert_eq!(
+        absolute.base.unwrap().as_str(),
+        "https://example.com/other/"
+    );
+
+    let relative = facts(r#"<head><base href="../up/"></head><a href="x">x</a>"#);
+    assert_eq!(links(&relative), ["https://example.com/up/x"]);
+
+    let only_first = facts(r#"<base href="/first/"><base href="/second/"><a href="x">x</a>"#);
+    assert_eq!(links(&only_first), ["https://example.com/first/x"]);
+}
+
+#[test]
+fn shift_jis_from_the_header_decodes_links() {
+    let (body, _, _) = encoding_rs::SHIFT_JIS.encode("<a href=\"/日本/ページ?q=語\">リンク</a>");
+    let facts = facts_with(&body, &headers("text/html; charset=Shift_JIS"));
+    assert_eq!(facts.encoding, "Shift_JIS");
+    // The path is UTF-8 percent-encoded; the query keeps the document's encoding, as browsers do.
+    assert_eq!(
+        links(&facts),
+        ["https://example.com/%E6%97%A5%E6%9C%AC/%E3%83%9A%E3%83%BC%E3%82%B8?q=%8C%EA"]
+    );
+}
+
+#[test]
+fn iso_8859_1_from_a_meta_tag_decodes_links() {
+    let (body, _, _) = encoding_rs::WINDOWS_1252
+        .encode("<html><head><meta charset=\"iso-8859-1\"></head><a href=\"/café\">é</a>");
+    let facts = facts_with(&body, &headers("text/html"));
+    assert_eq!(facts.encoding, "windows-1252");
+    assert_eq!(links(&facts), ["https://example.com/caf%C3%A9"]);
+}
+
+#[test]
+fn canonical_in_head_resolved_and_trimmed() {
+    let facts =
+        facts(r#"<head><LINK REL="Canonical" href="  ../canon.html#frag "></head><body></body>"#);
+    assert_eq!(canonicals(&facts), ["https://example.com/canon.html"]);
+}
+
+#[test]
+fn canonical_in_body_is_ignored() {
+    let facts = facts(
+        r#"<head><title>t</title></head><body><p>text</p><link rel="canonical" href="/x"></body>"#,
+    );
+    assert!(facts.canonicals.is_empty(), "{:?}", facts.canonicals);
+}
+
+#[test]
+fn conflicting_canonicals_are_all_reported() {
+    let facts =
+        facts(r#"<head><link rel="canonical" href="/a"><link rel="canonical" href="/b"></head>"#);
+    assert_eq!(
+        canonicals(&facts),
+        ["https://example.com/a", "https://example.com/b"]
+    );
+}
+
+#[test]
+fn canonical_link_header_anywhere_in_a_list() {
+    let mut headers = headers("text/html");
+    headers.link = vec![
+        r#"<https://example.com/style.css>; rel="preload", </canon>; rel="canonical""#.to_string(),
+    ];
+    let url = Url::parse(PAGE).unwrap();
+    let facts = extract_headers(&url, &headers, &ExtractOptions::default());
+    assert_eq!(canonicals(&facts), ["https://example.com/canon"]);
+}
+
+#[test]
+fn invalid_canonicals_are_kept_apart() {
+    let facts = facts(r#"<head><link rel="canonical" href="mailto:x@example.com"></head>"#);
+    assert!(facts.canonicals.is_empty());
+    assert_eq!(facts.invalid_canonicals, ["mailto:x@example.com"]);
+}
+
+#[test]
+fn meta_robots_and_x_robots_tag() {
+    assert!(
+        facts(r#"<meta name="ROBOTS" content="NoIndex, follow">"#)
+            .robots
+            .noindex
+    );
+    let none = facts(r#"<meta name="robots" content="none">"#).robots;
+    assert!(none.noindex && none.nofollow);
+    assert!(
+        facts(r#"<meta name="sitemapper" content="nofollow">"#)
+            .robots
+            .nofollow
+    );
+    let other_bot = facts(r#"<meta name="googlebot" content="noindex">"#).robots;
+    assert!(!other_bot.noindex);
+
+    let mut headers = headers("text/html");
+    headers.x_robots_tag = vec![
+        "otherbot: noindex".to_string(),
+        "sitemapper: nofollow".to_string(),
+    ];
+    let robots = facts_with(b"<p>x</p>", &headers).robots;
+    assert!(!robots.noindex, "directives for another bot are ignored");
+    assert!(robots.nofollow);
+
+    headers.x_robots_tag = vec!["NOINDEX".to_string()];
+    assert!(facts_with(b"<p>x</p>", &headers).robots.noindex);
+}
+
+#[test]
+fn instant_meta_refresh_is_a_redirect_but_a_delayed_one_is_not() {
+    let instant = facts(r#"<meta http-equiv="Refresh" content="0; URL='/moved'">"#);
+    assert_eq!(
+        instant.refresh.unwrap().as_str(),
+        "https://example.com/moved"
+    );
+    let delayed = facts(r#"<meta http-equiv="refresh" content="5; url=/later">"#);
+    assert!(delayed.refresh.is_none());
+}
+
+#[test]
+fn title_is_collapsed() {
+    assert_eq!(
+        facts("<title>  Hello \n  world </title>").title.as_deref(),
+        Some("Hello world")
+    );
+}
+
+#[test]
+fn malformed_html_yields_what_a_browser_sees() {
+    let facts = facts_with(
+        b"<div><a href=unquoted.html>u</a><a href='single.html'>s<p><a href=\"after\0nul.html\">n</a>\xff\xfe<a href=/last>",
+        &headers("text/html"),
+    );
+    let found = links(&facts);
+    for expected in ["unquoted.html", "single.html", "/last"] {
+        assert!(
+            found.iter().any(|link| link.ends_with(expected)),
+            "{expected} in {found:?}"
+        );
+    }
+}
+
+proptest! {
+    #[test]
+    fn extraction_never_panics(body in proptest::collection::vec(any::<u8>(), 0..2048), content_type in "[ -~]{0,40}") {
+        let headers = ResponseHeaders {
+            content_type: Some(content_type),
+            link: vec![String::from_utf8_lossy(&body).into_owned()],
+            x_robots_tag: vec![String::from_utf8_lossy(&body).into_owned()],
+        };
+        facts_with(&body, &headers);
+    }
+
+    #[test]
+    fn html_like_input_never_panics(html in r#"(<(a|base|link|meta) (href|rel|content|name|http-equiv)=["']?[ -~]{0,20}["']?>|[ -~]{0,10})*"#) {
+        let facts = facts(&html);
+        for link in &facts.links {
+            prop_assert!(matches!(link.url.scheme(), "http" | "https"));
+            prop_assert!(link.url.fragment().is_none());
+        }
+    }
+}
