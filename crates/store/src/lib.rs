@@ -1,0 +1,95 @@
+//! The crawl database (SQLite, embedded): every URL a crawl saw, with its verdict and reason,
+//! and the runs that saw them. The binary records crawl events here and writes the sitemap from
+//! it; the store itself knows nothing of HTTP, crawling or sitemaps.
+
+mod pages;
+mod runs;
+mod schema;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+pub use pages::{ListedPage, PageRecord, ReasonCount, Verdict};
+pub use runs::{RunId, RunStatus, RunSummary};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open crawl database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("{path} is not a sitemapper crawl database: {source}")]
+    NotADatabase {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error(
+        "crawl database {path} was written by a newer sitemapper (schema version {found}, this one knows up to {known})"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("crawl database {path}: {source}")]
+    Sql {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("crawl database {path} holds an unexpected value: {detail}")]
+    Corrupt { path: PathBuf, detail: String },
+}
+
+/// An open crawl database.
+#[derive(Debug)]
+pub struct Store {
+    connection: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let connection = Connection::open(path).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut store = Store {
+            connection,
+            path: path.to_path_buf(),
+        };
+        store.configure()?;
+        schema::migrate(&mut store.connection, path)?;
+        Ok(store)
+    }
+
+    fn configure(&self) -> Result<(), StoreError> {
+        // The first statement that reads the file tells a database from anything else.
+        self.connection
+            .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .map_err(|source| StoreError::NotADatabase {
+                path: self.path.clone(),
+                source,
+            })?;
+        self.connection
+            .execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;")
+            .map_err(|source| self.sql_error(source))
+    }
+
+    fn sql_error(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sql {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,275 @@
+//! Pages: one row per URL ever seen, replaced each time a run sees it again.
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, Row, params};
+
+use crate::runs::{RunId, timestamp};
+use crate::{Store, StoreError};
+
+/// Whether a URL is listed, and if not, in which way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    Indexable,
+    Canonicalised,
+    Redirect,
+    Excluded,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Indexable => "indexable",
+            Verdict::Canonicalised => "canonicalised",
+            Verdict::Redirect => "redirect",
+            Verdict::Excluded => "excluded",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Verdict> {
+        match text {
+            "indexable" => Some(Verdict::Indexable),
+            "canonicalised" => Some(Verdict::Canonicalised),
+            "redirect" => Some(Verdict::Redirect),
+            "excluded" => Some(Verdict::Excluded),
+            _ => None,
+        }
+    }
+}
+
+/// Everything recorded about one URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRecord {
+    /// The normalized URL: the key.
+    pub url: String,
+    pub depth: u32,
+    /// The first page that linked to it (None for the seed).
+    pub referrer: Option<String>,
+    /// Final HTTP status; None when never fetched.
+    pub status: Option<u16>,
+    pub final_url: Option<String>,
+    pub content_type: Option<String>,
+    /// The final response was 200 with an HTML content type, reached within scope.
+    pub html_ok: bool,
+    pub verdict: Verdict,
+    /// Machine-readable reason code for non-indexable verdicts.
+    pub reason: Option<String>,
+    /// Free text, such as an error message.
+    pub detail: Option<String>,
+    /// Redirect or canonical target.
+    pub target: Option<String>,
+    /// The page's own canonical hint, normalized.
+    pub canonical: Option<String>,
+    pub last_modified: Option<Timestamp>,
+    pub etag: Option<String>,
+    pub fetched_at: Option<Timestamp>,
+}
+
+/// One entry for the sitemap writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListedPage<'a> {
+    pub url: &'a str,
+    pub lastmod: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReasonCount {
+    pub verdict: Verdict,
+    pub reason: Option<String>,
+    pub count: u64,
+}
+
+const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, final_url, content_type, html_ok, verdict,
+        reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, first_seen_run, last_seen_run)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14, ?15, ?16, ?16)
+    ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
+        final_url = excluded.final_url, content_type = excluded.content_type, html_ok = excluded.html_ok,
+        verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
+        canonical = excluded.canonical, last_modified = excluded.last_modified, lastmod = excluded.lastmod,
+        etag = excluded.etag, fetched_at = excluded.fetched_at, last_seen_run = excluded.last_seen_run";
+
+impl Store {
+    /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
+    /// `first_seen_run`; everything else is replaced.
+    pub fn record_pages(&mut self, run: RunId, pages: &[PageRecord]) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sql_error = |source| StoreError::Sql {
+            path: path.clone(),
+            source,
+        };
+        let transaction = self.connection.transaction().map_err(sql_error)?;
+        {
+            let mut statement = transaction.prepare_cached(UPSERT).map_err(sql_error)?;
+            for page in pages {
+                statement
+                    .execute(params![
+                        page.url,
+                        page.depth,
+                        page.referrer,
+                        page.status,
+                        page.final_url,
+                        page.content_type,
+                        page.html_ok,
+                        page.verdict.as_str(),
+                        page.reason,
+                        page.detail,
+                        page.target,
+                        page.canonical,
+                        page.last_modified.map(|time| time.as_second()),
+                        page.etag,
+                        page.fetched_at.map(|time| time.as_second()),
+                        run.0,
+                    ])
+                    .map_err(sql_error)?;
+            }
+        }
+        transaction.commit().map_err(sql_error)
+    }
+
+    /// DESIGN.md, Inclusion: a canonical whose target is broken (not seen in this run, or not a
+    /// 200 HTML page) is ignored, and the page is listed as itself, keeping its target and the
+    /// reason `broken-canonical` for the audit. A target that is itself canonicalised is a chain,
+    /// not a broken hint.
+    pub fn resolve_canonicals(&mut self, run: RunId) -> Result<u64, StoreError> {
+        let changed = self
+            .connection
+            .execute(
+                "UPDATE pages SET verdict = 'indexable', reason = 'broken-canonical'
+                 WHERE last_seen_run = ?1 AND verdict = 'canonicalised' AND target IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM pages AS target_page
+                                   WHERE target_page.url = pages.target
+                                     AND target_page.last_seen_run = ?1 AND target_page.html_ok = 1)",
+                params![run.0],
+            )
+            .map_err(|source| self.sql_error(source))?;
+        Ok(changed as u64)
+    }
+
+    /// How many pages `run` lists.
+    pub fn listed_count(&self, run: RunId) -> Result<u64, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT count(*) FROM pages WHERE last_seen_run = ?1 AND verdict = 'indexable'",
+                params![run.0],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|count| count.max(0) as u64)
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Visits the pages `run` lists, ordered by URL (bytewise, so the output is deterministic),
+    /// one row at a time: memory does not grow with the number of pages.
+    pub fn for_each_listed<E: From<StoreError>>(
+        &self,
+        run: RunId,
+        mut visit: impl FnMut(ListedPage<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT url, lastmod FROM pages WHERE last_seen_run = ?1 AND verdict = 'indexable' ORDER BY url",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let mut rows = statement
+            .query(params![run.0])
+            .map_err(|source| self.sql_error(source))?;
+        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
+            let url = row
+                .get_ref(0)
+                .and_then(|value| value.as_str().map_err(Into::into));
+            let url = url.map_err(|source| self.sql_error(source))?;
+            let lastmod: Option<i64> = row.get(1).map_err(|source| self.sql_error(source))?;
+            visit(ListedPage {
+                url,
+                lastmod: lastmod.and_then(timestamp),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The pages of `run` counted by verdict and reason, largest group first.
+    pub fn reason_counts(&self, run: RunId) -> Result<Vec<ReasonCount>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT verdict, reason, count(*) AS pages FROM pages WHERE last_seen_run = ?1
+                 GROUP BY verdict, reason ORDER BY pages DESC, verdict, reason",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let rows = statement
+            .query_map(params![run.0], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, Option<String>>(1)?,
+                    row.get::<_, i64>(2)?,
+                ))
+            })
+            .map_err(|source| self.sql_error(source))?;
+        let mut counts = Vec::new();
+        for row in rows {
+            let (verdict, reason, count) = row.map_err(|source| self.sql_error(source))?;
+            counts.push(ReasonCount {
+                verdict: self.verdict(&verdict)?,
+                reason,
+                count: count.max(0) as u64,
+            });
+        }
+        Ok(counts)
+    }
+
+    /// Everything recorded about `url`, if it was ever seen.
+    pub fn page(&self, url: &str) -> Result<Option<PageRecord>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT url, depth, referrer, status, final_url, content_type, html_ok, verdict, reason, detail,
+                        target, canonical, last_modified, etag, fetched_at
+                 FROM pages WHERE url = ?1",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let row = statement
+            .query_row(params![url], raw_page)
+            .optional()
+            .map_err(|source| self.sql_error(source))?;
+        row.map(|(raw, verdict)| {
+            Ok(PageRecord {
+                verdict: self.verdict(&verdict)?,
+                ..raw
+            })
+        })
+        .transpose()
+    }
+
+    fn verdict(&self, text: &str) -> Result<Verdict, StoreError> {
+        Verdict::parse(text).ok_or_else(|| StoreError::Corrupt {
+            path: self.path.clone(),
+            detail: format!("verdict {text:?}"),
+        })
+    }
+}
+
+/// A page row, with the verdict still as text (checked by the caller, which knows the path).
+fn raw_page(row: &Row<'_>) -> rusqlite::Result<(PageRecord, String)> {
+    let seconds = |index| -> rusqlite::Result<Option<Timestamp>> {
+        Ok(row.get::<_, Option<i64>>(index)?.and_then(timestamp))
+    };
+    Ok((
+        PageRecord {
+            url: row.get(0)?,
+            depth: row.get(1)?,
+            referrer: row.get(2)?,
+            status: row.get(3)?,
+            final_url: row.get(4)?,
+            content_type: row.get(5)?,
+            html_ok: row.get(6)?,
+            verdict: Verdict::Excluded,
+            reason: row.get(8)?,
+            detail: row.get(9)?,
+            target: row.get(10)?,
+            canonical: row.get(11)?,
+            last_modified: seconds(12)?,
+            etag: row.get(13)?,
+            fetched_at: seconds(14)?,
+        },
+        row.get(7)?,
+    ))
+}
