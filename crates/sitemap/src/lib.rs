@@ -1,0 +1,58 @@
+//! The sitemaps.org protocol 0.9: a chunked, streaming writer of `<urlset>` files, the sitemap
+//! index over them, gzip, and atomic publishing into the output directory.
+
+mod limits;
+mod publish;
+mod writer;
+mod xml;
+
+use std::path::PathBuf;
+
+pub use limits::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE};
+pub use publish::{Published, StagingDir};
+pub use writer::{ChunkedWriter, Entry, WriteOptions, Written};
+pub use xml::format_lastmod;
+
+/// The name of the file that is the sitemap, or the index over its children.
+pub const ROOT_FILE_NAME: &str = "sitemap.xml";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SitemapError {
+    #[error("invalid sitemap limits: {0}")]
+    InvalidLimits(String),
+    #[error("no URL to write: an empty sitemap is not valid")]
+    NoEntries,
+    #[error(
+        "one entry needs {needed} bytes, more than a file of at most {limit} bytes can hold: {loc}"
+    )]
+    EntryTooLarge {
+        loc: String,
+        needed: u64,
+        limit: u64,
+    },
+    #[error("more than {max} sitemap files would be needed; an index may list at most {max}")]
+    TooManyFiles { max: usize },
+    #[error("cannot create output directory {path}: {source}")]
+    CreateOutput {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot create staging directory in {path}: {source}")]
+    Staging {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot publish {path}: {source}")]
+    Publish {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+#[cfg(test)]
+mod tests;

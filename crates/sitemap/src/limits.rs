@@ -1,0 +1,72 @@
+//! Size limits of one sitemap file (sitemaps.org: at most 50,000 URLs and 52,428,800 bytes
+//! uncompressed), configurable downward.
+
+use crate::SitemapError;
+
+pub const MAX_URLS_PER_FILE: usize = 50_000;
+pub const MAX_BYTES_PER_FILE: u64 = 52_428_800;
+/// The smallest byte limit accepted: enough for the XML declaration, the `<urlset>` tags and
+/// one entry with a 2,048-character URL (the longest a sitemap may hold) and a `<lastmod>`.
+pub const MIN_BYTES_PER_FILE: u64 = 4096;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_urls: usize,
+    pub max_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_urls: MAX_URLS_PER_FILE,
+            max_bytes: MAX_BYTES_PER_FILE,
+        }
+    }
+}
+
+impl Limits {
+    pub fn new(max_urls: usize, max_bytes: u64) -> Result<Limits, SitemapError> {
+        if !(1..=MAX_URLS_PER_FILE).contains(&max_urls) {
+            return Err(SitemapError::InvalidLimits(format!(
+                "URLs per file must be between 1 and {MAX_URLS_PER_FILE}, not {max_urls}"
+            )));
+        }
+        if !(MIN_BYTES_PER_FILE..=MAX_BYTES_PER_FILE).contains(&max_bytes) {
+            return Err(SitemapError::InvalidLimits(format!(
+                "bytes per file must be between {MIN_BYTES_PER_FILE} and {MAX_BYTES_PER_FILE}, not {max_bytes}"
+            )));
+        }
+        Ok(Limits {
+            max_urls,
+            max_bytes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_checked_against_the_protocol() {
+        assert!(Limits::new(1, MIN_BYTES_PER_FILE).is_ok());
+        assert_eq!(
+            Limits::new(MAX_URLS_PER_FILE, MAX_BYTES_PER_FILE).ok(),
+            Some(Limits::default())
+        );
+        for (urls, bytes) in [
+            (0, MAX_BYTES_PER_FILE),
+            (MAX_URLS_PER_FILE + 1, MAX_BYTES_PER_FILE),
+            (10, MAX_BYTES_PER_FILE + 1),
+            (10, MIN_BYTES_PER_FILE - 1),
+        ] {
+            let error = Limits::new(urls, bytes)
+                .err()
+                .map(|error| error.to_string());
+            assert!(
+                error.is_some_and(|message| message.starts_with("invalid sitemap limits")),
+                "{urls} {bytes}"
+            );
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! The chunked writer: streams `<url>` entries into `sitemap-00001.xml`, `sitemap-00002.xml`,
+//! ... within the limits, then writes `sitemap.xml`: the single file renamed, or the index.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::write::GzEncoder;
+use flate2::{Compression, GzBuilder};
+use jiff::Timestamp;
+
+use crate::limits::{Limits, MAX_URLS_PER_FILE};
+use crate::xml::{
+    INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, URLSET_HEADER, push_sitemap, push_url,
+};
+use crate::{ROOT_FILE_NAME, SitemapError};
+
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub limits: Limits,
+    /// Write `.xml.gz` children; the index `sitemap.xml` stays uncompressed.
+    pub gzip: bool,
+    /// Absolute URL ending in `/` under which the files are published.
+    pub base_url: String,
+}
+
+/// One sitemap entry: an absolute, normalized URL and its last modification.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    pub loc: &'a str,
+    pub lastmod: Option<Timestamp>,
+}
+
+/// What `finish` wrote: file names in the directory, the index (`sitemap.xml`) last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub files: Vec<String>,
+    pub urls: u64,
+    pub is_index: bool,
+}
+
+/// Writes entries, pushed in URL order, into size-limited files in one directory.
+#[derive(Debug)]
+pub struct ChunkedWriter {
+    directory: PathBuf,
+    options: WriteOptions,
+    current: Option<Chunk>,
+    finished: Vec<FinishedChunk>,
+    entry: String,
+    urls: u64,
+}
+
+#[derive(Debug)]
+struct Chunk {
+    name: String,
+    path: PathBuf,
+    sink: Sink,
+    bytes: u64,
+    urls: usize,
+    newest: Option<Timestamp>,
+}
+
+#[derive(Debug)]
+struct FinishedChunk {
+    name: String,
+    newest: Option<Timestamp>,
+}
+
+enum Sink {
+    Plain(BufWriter<File>),
+    Gzip(GzEncoder<BufWriter<File>>),
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(match self {
+            Sink::Plain(_) => "Sink::Plain",
+            Sink::Gzip(_) => "Sink::Gzip",
+        })
+    }
+}
+
+impl Sink {
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(writer) => writer.write_all(bytes),
+            Sink::Gzip(writer) => writer.write_all(bytes),
+        }
+    }
+
+    fn close(self) -> std::io::Result<()> {
+        let mut writer = match self {
+            Sink::Plain(writer) => writer,
+            Sink::Gzip(writer) => writer.finish()?,
+        };
+        writer.flush()?;
+        writer.get_ref().sync_all()
+    }
+}
+
+impl ChunkedWriter {
+    pub fn new(directory: &Path, options: WriteOptions) -> Result<ChunkedWriter, SitemapError> {
+        Ok(ChunkedWriter {
+            directory: directory.to_path_buf(),
+            options,
+            current: None,
+            finished: Vec::new(),
+            entry: String::with_capacity(512),
+            urls: 0,
+        })
+    }
+
+    /// Appends an entry, closing the current file first when the entry would not fit in it.
+    pub fn push(&mut self, entry: &Entry<'_>) -> Result<(), SitemapError> {
+        self.entry.clear();
+        push_url(&mut self.entry, entry.loc, entry.lastmod);
+        let entry_bytes = self.entry.len() as u64;
+        let limits = self.options.limits;
+        let fits = |chunk: &Chunk| {
+            chunk.urls < limits.max_urls
+                && chunk.bytes + entry_bytes + URLSET_FOOTER.len() as u64 <= limits.max_bytes
+        };
+        if self.current.as_ref().is_some_and(|chunk| !fits(chunk)) {
+            self.close_current()?;
+        }
+        if self.current.is_none() {
+            let needed = (URLSET_HEADER.len() + URLSET_FOOTER.len()) as u64 + entry_bytes;
+            if needed > limits.max_bytes {
+                return Err(SitemapError::EntryTooLarge {
+                    loc: entry.loc.to_string(),
+                    needed,
+                    limit: limits.max_bytes,
+                });
+            }
+            self.current = Some(self.open_chunk()?);
+        }
+        let Some(chunk) = self.current.as_mut() else {
+            return Ok(());
+        };
+        write(&mut chunk.sink, &chunk.path, self.entry.as_bytes())?;
+        chunk.bytes += entry_bytes;
+        chunk.urls += 1;
+        chunk.newest = chunk.newest.max(entry.lastmod);
+        self.urls += 1;
+        Ok(())
+    }
+
+    fn open_chunk(&mut self) -> Result<Chunk, SitemapError> {
+        let number = self.finished.len() + 1;
+        if number > MAX_URLS_PER_FILE {
+            return Err(SitemapError::TooManyFiles {
+                max: MAX_URLS_PER_FILE,
+            });
+        }
+        let extension = if self.options.gzip { "xml.gz" } else { "xml" };
+        let name = format!("sitemap-{number:05}.{extension}");
+        let path = self.directory.join(&name);
+        let file = File::create(&path).map_err(|source| SitemapError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        let file = BufWriter::new(file);
+        let mut sink = if self.options.gzip {
+            // No file name and a zero mtime in the gzip header: identical input, identical bytes.
+            Sink::Gzip(
+                GzBuilder::new()
+                    .mtime(0)
+                    .write(file, Compression::default()),
+            )
+        } else {
+            Sink::Plain(file)
+        };
+        write(&mut sink, &path, URLSET_HEADER.as_bytes())?;
+        Ok(Chunk {
+            name,
+            path,
+            sink,
+            bytes: URLSET_HEADER.len() as u64,
+            urls: 0,
+            newest: None,
+        })
+    }
+
+    fn close_current(&mut self) -> Result<(), SitemapError> {
+        if let Some(mut chunk) = self.current.take() {
+            write(&mut chunk.sink, &chunk.path, URLSET_FOOTER.as_bytes())?;
+            chunk.sink.close().map_err(|source| SitemapError::Write {
+                path: chunk.path.clone(),
+                source,
+            })?;
+            self.finished.push(FinishedChunk {
+                name: chunk.name,
+                newest: chunk.newest,
+            });
+        }
+        Ok(())
+    }
+
+    /// Closes the last file and writes `sitemap.xml`: the only file itself when there is one
+    /// uncompressed file, otherwise an index of all of them (always with gzip, so that the
+    /// robots.txt `Sitemap:` line never changes).
+    pub fn finish(mut self) -> Result<Written, SitemapError> {
+        self.close_current()?;
+        if self.finished.is_empty() {
+            return Err(SitemapError::NoEntries);
+        }
+        if self.finished.len() == 1 && !self.options.gzip {
+            let from = self.directory.join(&self.finished[0].name);
+            let to = self.directory.join(ROOT_FILE_NAME);
+            std::fs::rename(&from, &to)
+                .map_err(|source| SitemapError::Write { path: to, source })?;
+            return Ok(Written {
+                files: vec![ROOT_FILE_NAME.to_string()],
+                urls: self.urls,
+                is_index: false,
+            });
+        }
+        self.write_index()?;
+        let mut files: Vec<String> = self
+            .finished
+            .iter()
+            .map(|chunk| chunk.name.clone())
+            .collect();
+        files.push(ROOT_FILE_NAME.to_string());
+        Ok(Written {
+            files,
+            urls: self.urls,
+            is_index: true,
+        })
+    }
+
+    fn write_index(&self) -> Result<(), SitemapError> {
+        let path = self.directory.join(ROOT_FILE_NAME);
+        let file = File::create(&path).map_err(|source| SitemapError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        let mut sink = Sink::Plain(BufWriter::new(file));
+        write(&mut sink, &path, INDEX_HEADER.as_bytes())?;
+        let mut entry = String::new();
+        for chunk in &self.finished {
+            entry.clear();
+            push_sitemap(
+                &mut entry,
+                &format!("{}{}", self.options.base_url, chunk.name),
+                chunk.newest,
+            );
+            write(&mut sink, &path, entry.as_bytes())?;
+        }
+        write(&mut sink, &path, INDEX_FOOTER.as_bytes())?;
+        sink.close()
+            .map_err(|source| SitemapError::Write { path, source })
+    }
+}
+
+fn write(sink: &mut Sink, path: &Path, bytes: &[u8]) -> Result<(), SitemapError> {
+    sink.write_all(bytes).map_err(|source| SitemapError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
