@@ -1,0 +1,235 @@
+//! The inclusion rules (DESIGN.md, Inclusion): from a response and its page facts to a verdict.
+
+use sitemapper_extract::PageFacts;
+use url::Url;
+
+use crate::event::{Exclusion, ResponseFacts, Verdict};
+use crate::normalize::UrlNormalizer;
+use crate::scope::Scope;
+
+/// A verdict and what goes with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Classification {
+    pub verdict: Verdict,
+    /// The page's one distinct canonical hint, normalized (recorded whether honoured or not).
+    pub canonical: Option<Url>,
+    /// Whether the page's links are followed (not for nofollow pages, nor error pages).
+    pub follow_links: bool,
+}
+
+/// Classifies the final (non-redirect) response for `page_url`, already normalized.
+pub(crate) fn classify(
+    page_url: &Url,
+    response: &ResponseFacts,
+    facts: Option<&PageFacts>,
+    scope: &Scope,
+    normalizer: &UrlNormalizer,
+) -> Classification {
+    let excluded = |exclusion| Classification {
+        verdict: Verdict::Excluded(exclusion),
+        canonical: None,
+        follow_links: false,
+    };
+    if response.status != 200 {
+        return excluded(Exclusion::HttpStatus(response.status));
+    }
+    let Some(facts) = facts.filter(|_| response.is_html_ok()) else {
+        return excluded(Exclusion::NotHtml);
+    };
+    let follow_links = !facts.robots.nofollow;
+    let canonical = distinct_canonical(facts, normalizer);
+    let verdict = if let Some(target) = instant_refresh_target(page_url, facts, normalizer) {
+        Verdict::Redirect { to: target }
+    } else if facts.robots.noindex {
+        Verdict::Excluded(Exclusion::NoIndex)
+    } else {
+        match &canonical {
+            None => Verdict::Indexable,
+            Some(target) if target == page_url => Verdict::Indexable,
+            Some(target) if scope.contains(target) => Verdict::Canonicalised { to: target.clone() },
+            Some(target) => Verdict::Excluded(Exclusion::CanonicalOutOfScope(target.clone())),
+        }
+    };
+    Classification {
+        verdict,
+        canonical,
+        follow_links,
+    }
+}
+
+/// The canonical target when the page names exactly one after normalization; conflicting
+/// hints are ignored, and the page is its own canonical.
+fn distinct_canonical(facts: &PageFacts, normalizer: &UrlNormalizer) -> Option<Url> {
+    let mut targets: Vec<Url> = facts
+        .canonicals
+        .iter()
+        .filter_map(|candidate| normalizer.normalize(candidate))
+        .collect();
+    targets.sort();
+    targets.dedup();
+    match targets.len() {
+        1 => targets.pop(),
+        0 => None,
+        _ => {
+            tracing::debug!(?targets, "conflicting canonicals ignored");
+            None
+        }
+    }
+}
+
+/// An instant meta refresh to another URL acts as a redirect.
+fn instant_refresh_target(
+    page_url: &Url,
+    facts: &PageFacts,
+    normalizer: &UrlNormalizer,
+) -> Option<Url> {
+    let target = normalizer.normalize(facts.refresh.as_ref()?)?;
+    (target != *page_url).then_some(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{DEFAULT_STRIP_PARAMETERS, ScopeOptions};
+    use jiff::Timestamp;
+    use sitemapper_extract::RobotsDirectives;
+    use std::time::Duration;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    fn response(status: u16, content_type: &str) -> ResponseFacts {
+        ResponseFacts {
+            status,
+            content_type: Some(content_type.to_string()),
+            last_modified: None,
+            etag: None,
+            fetched_at: Timestamp::UNIX_EPOCH,
+            elapsed: Duration::ZERO,
+            body_bytes: 0,
+            truncated: false,
+        }
+    }
+
+    fn verdict(status: u16, content_type: &str, facts: &PageFacts) -> Verdict {
+        let scope = Scope::from_seed(&url("https://e.com/"), &ScopeOptions::default());
+        let normalizer = UrlNormalizer::new(DEFAULT_STRIP_PARAMETERS);
+        classify(
+            &url("https://e.com/page"),
+            &response(status, content_type),
+            Some(facts),
+            &scope,
+            &normalizer,
+        )
+        .verdict
+    }
+
+    fn with_canonicals(targets: &[&str]) -> PageFacts {
+        PageFacts {
+            canonicals: targets.iter().map(|target| url(target)).collect(),
+            ..PageFacts::default()
+        }
+    }
+
+    #[test]
+    fn only_200_html_can_be_listed() {
+        let facts = PageFacts::default();
+        assert_eq!(verdict(200, "text/html", &facts), Verdict::Indexable);
+        assert_eq!(
+            verdict(200, "Application/XHTML+XML; charset=utf-8", &facts),
+            Verdict::Indexable
+        );
+        assert_eq!(
+            verdict(200, "application/pdf", &facts),
+            Verdict::Excluded(Exclusion::NotHtml)
+        );
+        for status in [204, 404, 410, 500] {
+            assert_eq!(
+                verdict(status, "text/html", &facts),
+                Verdict::Excluded(Exclusion::HttpStatus(status))
+            );
+        }
+    }
+
+    #[test]
+    fn noindex_excludes() {
+        let facts = PageFacts {
+            robots: RobotsDirectives {
+                noindex: true,
+                nofollow: false,
+            },
+            ..PageFacts::default()
+        };
+        assert_eq!(
+            verdict(200, "text/html", &facts),
+            Verdict::Excluded(Exclusion::NoIndex)
+        );
+    }
+
+    #[test]
+    fn canonicals() {
+        assert_eq!(
+            verdict(200, "text/html", &with_canonicals(&["https://e.com/page"])),
+            Verdict::Indexable
+        );
+        assert_eq!(
+            verdict(
+                200,
+                "text/html",
+                &with_canonicals(&["https://E.com/page#x"])
+            ),
+            Verdict::Indexable
+        );
+        assert_eq!(
+            verdict(200, "text/html", &with_canonicals(&["https://e.com/other"])),
+            Verdict::Canonicalised {
+                to: url("https://e.com/other")
+            }
+        );
+        assert_eq!(
+            verdict(
+                200,
+                "text/html",
+                &with_canonicals(&["https://other.com/page"])
+            ),
+            Verdict::Excluded(Exclusion::CanonicalOutOfScope(url(
+                "https://other.com/page"
+            )))
+        );
+        assert_eq!(
+            verdict(
+                200,
+                "text/html",
+                &with_canonicals(&["https://e.com/a", "https://e.com/b"])
+            ),
+            Verdict::Indexable,
+            "conflicting canonicals are ignored"
+        );
+        assert_eq!(
+            verdict(
+                200,
+                "text/html",
+                &with_canonicals(&["https://e.com/a", "https://e.com/a?utm_source=x"])
+            ),
+            Verdict::Canonicalised {
+                to: url("https://e.com/a")
+            },
+            "one distinct target after normalization"
+        );
+    }
+
+    #[test]
+    fn instant_refresh_is_a_redirect() {
+        let facts = PageFacts {
+            refresh: Some(url("https://e.com/next")),
+            ..PageFacts::default()
+        };
+        assert_eq!(
+            verdict(200, "text/html", &facts),
+            Verdict::Redirect {
+                to: url("https://e.com/next")
+            }
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! The crawl engine's plain configuration: every field resolved, every default in `Default`.
+
+use std::time::Duration;
+
+use regex::Regex;
+
+/// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
+/// A trailing `*` matches any suffix. Compared case-insensitively.
+pub const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
+    "utm_*",
+    "gclid",
+    "fbclid",
+    "msclkid",
+    "PHPSESSID",
+    "jsessionid",
+    "sid",
+    "sessionid",
+];
+
+/// The User-Agent header sent when none is configured: `sitemapper/<version> (+<project url>)`.
+pub fn default_user_agent() -> String {
+    format!(
+        "sitemapper/{} (+{})",
+        env!("CARGO_PKG_VERSION"),
+        env!("CARGO_PKG_REPOSITORY")
+    )
+}
+
+/// Widening and narrowing of the seed's scope (DESIGN.md, Scope).
+#[derive(Debug, Clone, Default)]
+pub struct ScopeOptions {
+    /// Also crawl subdomains of the seed's host (a leading `www.` of the seed is ignored).
+    pub allow_subdomains: bool,
+    /// When not empty, a URL must match at least one of these (the seed always passes).
+    pub include: Vec<Regex>,
+    /// A URL matching any of these is out of scope.
+    pub exclude: Vec<Regex>,
+}
+
+/// Everything the engine needs to know, resolved by the caller.
+#[derive(Debug, Clone)]
+pub struct CrawlConfig {
+    /// Fetches in flight at once, over all origins.
+    pub concurrency: usize,
+    /// Stop requesting pages after this many (robots.txt requests not counted).
+    pub max_pages: Option<u64>,
+    /// Links found at this depth are not followed (the seed is depth 0).
+    pub max_depth: Option<u32>,
+    /// Minimum time between two requests to one origin. `None`: the robots.txt `Crawl-delay`,
+    /// if any, else no delay. `Some` overrides `Crawl-delay`.
+    pub delay: Option<Duration>,
+    /// The upper bound for a robots.txt `Crawl-delay`, so one line cannot stall a crawl for hours.
+    pub max_crawl_delay: Duration,
+    pub user_agent: String,
+    /// Obey robots.txt. Off only for auditing one's own site.
+    pub respect_robots: bool,
+    pub connect_timeout: Duration,
+    /// Deadline for one whole request, body included: a body that trickles forever ends here.
+    pub request_timeout: Duration,
+    /// Body cap on the decompressed size; longer bodies are truncated.
+    pub max_body_bytes: usize,
+    /// Redirect hops followed from one requested URL.
+    pub max_redirects: usize,
+    /// Extra attempts after a timeout, a connection error, 429, 502, 503 or 504.
+    pub retries: u32,
+    /// First backoff before a retry; doubled for each further attempt, with jitter.
+    pub retry_base_delay: Duration,
+    /// The longest `Retry-After` honoured; longer values are cut to this.
+    pub max_retry_after: Duration,
+    pub scope: ScopeOptions,
+    /// Parameters stripped before fetching; see [`DEFAULT_STRIP_PARAMETERS`].
+    pub strip_parameters: Vec<String>,
+    /// URLs longer than this are never fetched nor listed (sitemaps.org: 2,048 characters).
+    pub max_url_length: usize,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            concurrency: 8,
+            max_pages: None,
+            max_depth: None,
+            delay: None,
+            max_crawl_delay: Duration::from_secs(30),
+            user_agent: default_user_agent(),
+            respect_robots: true,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_body_bytes: 10 * 1024 * 1024,
+            max_redirects: 10,
+            retries: 2,
+            retry_base_delay: Duration::from_millis(500),
+            max_retry_after: Duration::from_secs(60),
+            scope: ScopeOptions::default(),
+            strip_parameters: DEFAULT_STRIP_PARAMETERS
+                .iter()
+                .map(|parameter| parameter.to_string())
+                .collect(),
+            max_url_length: 2048,
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// The robots.txt product token: the User-Agent up to its first `/` or space, which is what
+    /// a site names in `User-agent:` lines (RFC 9309 section 2.2.1).
+    pub fn robots_token(&self) -> String {
+        let token: String = self
+            .user_agent
+            .chars()
+            .take_while(|character| {
+                character.is_ascii_alphanumeric() || matches!(character, '-' | '_')
+            })
+            .collect();
+        if token.is_empty() {
+            "sitemapper".to_string()
+        } else {
+            token
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robots_token_is_the_product_token_of_the_user_agent() {
+        let mut config = CrawlConfig::default();
+        assert_eq!(config.robots_token(), "sitemapper");
+        config.user_agent = "AcmeBot/2.1 (+https://acme.example/bot)".to_string();
+        assert_eq!(config.robots_token(), "AcmeBot");
+        config.user_agent = "/weird".to_string();
+        assert_eq!(config.robots_token(), "sitemapper");
+    }
+
+    #[test]
+    fn default_user_agent_names_version_and_project() {
+        let agent = default_user_agent();
+        assert!(agent.starts_with(&format!("sitemapper/{} (+http", env!("CARGO_PKG_VERSION"))));
+        assert!(agent.ends_with(')'));
+    }
+}

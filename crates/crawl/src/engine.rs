@@ -1,0 +1,561 @@
+//! The crawl loop: one task owns the frontier, fetch jobs run in a bounded set, and the crawl
+//! ends when both are empty (DESIGN.md, Data flow).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use reqwest::header;
+use sitemapper_extract::{Document, ExtractOptions, PageFacts, ResponseHeaders};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use url::Url;
+
+use crate::CrawlError;
+use crate::classify::classify;
+use crate::config::CrawlConfig;
+use crate::event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
+use crate::fetch::{BodyWanted, FetchedResponse, Fetcher};
+use crate::frontier::{Frontier, QueuedUrl, SeenSet};
+use crate::lastmod::parse_last_modified;
+use crate::normalize::UrlNormalizer;
+use crate::origins::Origins;
+use crate::scope::Scope;
+
+/// Counters the caller may read while the crawl runs (for a progress bar).
+#[derive(Debug, Default)]
+pub struct CrawlProgress {
+    /// HTTP requests for pages sent so far (redirect hops included, robots.txt not).
+    pub requests: AtomicU64,
+    /// URLs waiting in the frontier.
+    pub queued: AtomicU64,
+}
+
+/// What a finished crawl reports besides its events.
+#[derive(Debug, Clone)]
+pub struct CrawlSummary {
+    /// Where the crawl's scope ended up (after a seed redirect): the sitemaps' directory.
+    pub scope_root: Url,
+    /// URLs taken from the frontier and visited.
+    pub pages_visited: u64,
+    pub requests: u64,
+    /// Distinct in-scope URLs discovered.
+    pub urls_discovered: u64,
+    /// Links not followed because they were deeper than `max_depth`.
+    pub beyond_max_depth: u64,
+    /// URLs still queued when `max_pages` stopped the crawl.
+    pub left_by_max_pages: u64,
+    pub elapsed: Duration,
+}
+
+/// A configured crawler. [`Crawler::run`] crawls one site.
+#[derive(Debug)]
+pub struct Crawler {
+    config: Arc<CrawlConfig>,
+    fetcher: Arc<Fetcher>,
+    normalizer: Arc<UrlNormalizer>,
+    progress: Arc<CrawlProgress>,
+}
+
+/// Everything a fetch job shares with the others.
+#[derive(Debug)]
+struct JobContext {
+    config: Arc<CrawlConfig>,
+    fetcher: Arc<Fetcher>,
+    normalizer: Arc<UrlNormalizer>,
+    origins: Origins,
+    seen: SeenSet,
+    extract_options: Arc<ExtractOptions>,
+    events: mpsc::Sender<CrawlEvent>,
+    progress: Arc<CrawlProgress>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VisitMode {
+    /// The seed: a redirect to another origin moves the scope instead of ending the chain.
+    Seed,
+    Page,
+}
+
+/// What a fetch job hands back to the frontier's owner.
+#[derive(Debug)]
+struct Visit {
+    depth: u32,
+    /// The page whose links these are.
+    page: Option<Url>,
+    links: Vec<Url>,
+    /// Whether the chain ended in a successful response; why not, otherwise.
+    reached: Result<(), String>,
+    moved_scope: Option<Scope>,
+}
+
+impl Visit {
+    fn ended(depth: u32, reason: String, moved_scope: Option<Scope>) -> Visit {
+        Visit {
+            depth,
+            page: None,
+            links: Vec::new(),
+            reached: Err(reason),
+            moved_scope,
+        }
+    }
+}
+
+impl Crawler {
+    pub fn new(config: CrawlConfig) -> Result<Crawler, CrawlError> {
+        let fetcher = Fetcher::new(&config)?;
+        Ok(Crawler {
+            normalizer: Arc::new(UrlNormalizer::new(&config.strip_parameters)),
+            config: Arc::new(config),
+            fetcher: Arc::new(fetcher),
+            progress: Arc::default(),
+        })
+    }
+
+    pub fn progress(&self) -> Arc<CrawlProgress> {
+        Arc::clone(&self.progress)
+    }
+
+    /// Parses and normalizes a seed URL given by the user.
+    pub fn parse_seed(&self, seed: &str) -> Result<Url, CrawlError> {
+        self.normalizer
+            .parse(seed)
+            .ok_or_else(|| CrawlError::InvalidSeed {
+                url: seed.to_string(),
+            })
+    }
+
+    /// Crawls from `seed`, sending one event per decision to `events`. Returns when the
+    /// frontier is empty and every job has finished, or when the seed cannot be crawled.
+    pub async fn run(
+        &self,
+        seed: &Url,
+        events: mpsc::Sender<CrawlEvent>,
+    ) -> Result<CrawlSummary, CrawlError> {
+        let started = Instant::now();
+        let seed = self
+            .normalizer
+            .normalize(seed)
+            .ok_or_else(|| CrawlError::InvalidSeed {
+                url: seed.to_string(),
+            })?;
+        let context = Arc::new(JobContext {
+            origins: Origins::new(
+                self.config.respect_robots,
+                self.config.robots_token(),
+                self.config.delay,
+                self.config.max_crawl_delay,
+                events.clone(),
+            ),
+            config: Arc::clone(&self.config),
+            fetcher: Arc::clone(&self.fetcher),
+            normalizer: Arc::clone(&self.normalizer),
+            seen: SeenSet::default(),
+            extract_options: Arc::new(ExtractOptions {
+                robots_token: self.config.robots_token(),
+            }),
+            events: events.clone(),
+            progress: Arc::clone(&self.progress),
+        });
+        if !self.config.respect_robots {
+            tracing::warn!("robots.txt is IGNORED for this crawl (--ignore-robots)");
+        }
+
+        let initial_scope = Scope::from_seed(&seed, &self.config.scope);
+        context.seen.insert(&seed);
+        let seed_item = QueuedUrl {
+            url: seed.clone(),
+            depth: 0,
+            referrer: None,
+        };
+        let seed_visit = visit(
+            Arc::clone(&context),
+            Arc::new(initial_scope.clone()),
+            seed_item,
+            VisitMode::Seed,
+        )
+        .await;
+        let scope = match &seed_visit.moved_scope {
+            Some(moved) => {
+                tracing::info!(from = %initial_scope.root(), to = %moved.root(), "the seed redirected: scope moved");
+                let _ = events
+                    .send(CrawlEvent::ScopeMoved {
+                        from: initial_scope.root().clone(),
+                        to: moved.root().clone(),
+                    })
+                    .await;
+                moved.clone()
+            }
+            None => initial_scope,
+        };
+        if let Err(reason) = &seed_visit.reached {
+            return Err(if reason.contains("robots.txt") {
+                CrawlError::SeedDisallowed {
+                    url: seed.to_string(),
+                    robots: reason.clone(),
+                }
+            } else {
+                CrawlError::SeedUnreachable {
+                    url: seed.to_string(),
+                    reason: reason.clone(),
+                }
+            });
+        }
+
+        let scope = Arc::new(scope);
+        let mut owner = FrontierOwner {
+            context: Arc::clone(&context),
+            scope: Arc::clone(&scope),
+            frontier: Frontier::default(),
+            beyond_max_depth: 0,
+        };
+        owner.enqueue_links(seed_visit).await;
+
+        let mut jobs = JoinSet::new();
+        let mut visited: u64 = 1;
+        let concurrency = self.config.concurrency.max(1);
+        loop {
+            while jobs.len() < concurrency && self.config.max_pages.is_none_or(|max| visited < max)
+            {
+                let Some(item) = owner.frontier.pop() else {
+                    break;
+                };
+                visited += 1;
+                jobs.spawn(visit(
+                    Arc::clone(&context),
+                    Arc::clone(&scope),
+                    item,
+                    VisitMode::Page,
+                ));
+            }
+            self.progress
+                .queued
+                .store(owner.frontier.len() as u64, Ordering::Relaxed);
+            let Some(joined) = jobs.join_next().await else {
+                break;
+            };
+            match joined {
+                Ok(finished) => owner.enqueue_links(finished).await,
+                Err(error) => tracing::error!(%error, "a fetch job failed"),
+            }
+        }
+        Ok(CrawlSummary {
+            scope_root: scope.root().clone(),
+            pages_visited: visited,
+            requests: self.progress.requests.load(Ordering::Relaxed),
+            urls_discovered: context.seen.len() as u64,
+            beyond_max_depth: owner.beyond_max_depth,
+            left_by_max_pages: owner.frontier.len() as u64,
+            elapsed: started.elapsed(),
+        })
+    }
+}
+
+/// The one task that owns the frontier: it turns found links into queued URLs.
+struct FrontierOwner {
+    context: Arc<JobContext>,
+    scope: Arc<Scope>,
+    frontier: Frontier,
+    beyond_max_depth: u64,
+}
+
+impl FrontierOwner {
+    async fn enqueue_links(&mut self, visit: Visit) {
+        let Some(page) = visit.page else {
+            return;
+        };
+        let depth = visit.depth + 1;
+        let config = &self.context.config;
+        for link in visit.links {
+            let Some(url) = self.context.normalizer.normalize(&link) else {
+                continue;
+            };
+            if !self.scope.contains(&url) {
+                continue;
+            }
+            if config.max_depth.is_some_and(|max| depth > max) {
+                self.beyond_max_depth += 1;
+                continue;
+            }
+            if !self.context.seen.insert(&url) {
+                continue;
+            }
+            if url.as_str().len() > config.max_url_length {
+                let outcome = unfetched(url, depth, Some(page.clone()), Exclusion::UrlTooLong);
+                emit(&self.context.events, outcome).await;
+                continue;
+            }
+            self.frontier.push(QueuedUrl {
+                url,
+                depth,
+                referrer: Some(page.clone()),
+            });
+        }
+    }
+}
+
+fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) -> PageOutcome {
+    PageOutcome {
+        url,
+        depth,
+        referrer,
+        response: None,
+        canonical: None,
+        title: None,
+        links_found: 0,
+        verdict: Verdict::Excluded(exclusion),
+    }
+}
+
+async fn emit(events: &mpsc::Sender<CrawlEvent>, outcome: PageOutcome) {
+    // A closed channel means the caller stopped listening; the crawl winds down by itself.
+    let _ = events.send(CrawlEvent::Page(Box::new(outcome))).await;
+}
+
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// Fetches one queued URL, following its redirects hop by hop, and classifies the page the
+/// chain ends on. Emits one event per URL of the chain.
+async fn visit(
+    context: Arc<JobContext>,
+    scope: Arc<Scope>,
+    item: QueuedUrl,
+    mode: VisitMode,
+) -> Visit {
+    let QueuedUrl {
+        mut url,
+        depth,
+        mut referrer,
+    } = item;
+    let mut moved_scope: Option<Scope> = None;
+    let mut hops = 0;
+    loop {
+        let current_scope = moved_scope.as_ref().unwrap_or(&scope);
+        let policy = context.origins.robots(&url, &context.fetcher).await;
+        if !policy.is_allowed(&url) {
+            emit(
+                &context.events,
+                unfetched(url, depth, referrer, Exclusion::RobotsDisallowed),
+            )
+            .await;
+            return Visit::ended(
+                depth,
+                format!("disallowed by robots.txt ({})", policy.describe()),
+                moved_scope,
+            );
+        }
+        context.origins.pace(&url).await;
+        context.progress.requests.fetch_add(1, Ordering::Relaxed);
+        let response = match context.fetcher.fetch(&url, BodyWanted::Html200).await {
+            Ok(response) => response,
+            Err(failure) => {
+                let reason = failure.to_string();
+                emit(
+                    &context.events,
+                    unfetched(url, depth, referrer, Exclusion::FetchFailed(reason.clone())),
+                )
+                .await;
+                return Visit::ended(depth, reason, moved_scope);
+            }
+        };
+        let facts = response_facts(&response);
+        if !is_redirect(facts.status) {
+            let mut finished = finish_page(
+                &context,
+                current_scope,
+                url,
+                depth,
+                referrer,
+                response,
+                facts,
+            )
+            .await;
+            finished.moved_scope = moved_scope;
+            return finished;
+        }
+
+        let location = response.header(header::LOCATION);
+        let target = location
+            .as_deref()
+            .and_then(|location| url.join(location.trim()).ok())
+            .and_then(|target| context.normalizer.normalize(&target));
+        let mut outcome = PageOutcome {
+            url: url.clone(),
+            depth,
+            referrer: referrer.clone(),
+            response: Some(facts.clone()),
+            canonical: None,
+            title: None,
+            links_found: 0,
+            verdict: Verdict::Excluded(Exclusion::InvalidRedirect(format!(
+                "{} with Location {:?}",
+                facts.status, location
+            ))),
+        };
+        let Some(target) = target else {
+            emit(&context.events, outcome).await;
+            return Visit::ended(
+                depth,
+                format!("redirect without a usable Location ({})", facts.status),
+                moved_scope,
+            );
+        };
+        hops += 1;
+        if hops > context.config.max_redirects {
+            outcome.verdict = Verdict::Excluded(Exclusion::TooManyRedirects);
+            emit(&context.events, outcome).await;
+            return Visit::ended(depth, "too many redirects".to_string(), moved_scope);
+        }
+        if !current_scope.contains(&target) {
+            if mode == VisitMode::Seed && target.as_str().len() <= context.config.max_url_length {
+                moved_scope = Some(current_scope.moved_to(&target));
+            } else {
+                outcome.verdict = Verdict::Excluded(Exclusion::RedirectOutOfScope(target.clone()));
+                emit(&context.events, outcome).await;
+                return Visit::ended(
+                    depth,
+                    format!("redirected out of scope to {target}"),
+                    moved_scope,
+                );
+            }
+        }
+        outcome.verdict = Verdict::Redirect { to: target.clone() };
+        emit(&context.events, outcome).await;
+        if !context.seen.insert(&target) {
+            // Reached by another path already (or a loop): that visit reports it.
+            let reason = if mode == VisitMode::Seed {
+                Err(format!("redirect loop at {target}"))
+            } else {
+                Ok(())
+            };
+            return Visit {
+                reached: reason,
+                ..Visit::ended(depth, String::new(), moved_scope)
+            };
+        }
+        if target.as_str().len() > context.config.max_url_length {
+            emit(
+                &context.events,
+                unfetched(target, depth, Some(url), Exclusion::UrlTooLong),
+            )
+            .await;
+            return Visit::ended(depth, "redirect target too long".to_string(), moved_scope);
+        }
+        referrer = Some(url);
+        url = target;
+    }
+}
+
+/// Classifies the response a chain ended on, and collects the links to follow.
+async fn finish_page(
+    context: &JobContext,
+    scope: &Scope,
+    url: Url,
+    depth: u32,
+    referrer: Option<Url>,
+    response: FetchedResponse,
+    facts: ResponseFacts,
+) -> Visit {
+    let page_facts = if facts.is_html_ok() {
+        extract_off_thread(&context.extract_options, &url, response).await
+    } else {
+        None
+    };
+    let classification = classify(
+        &url,
+        &facts,
+        page_facts.as_ref(),
+        scope,
+        &context.normalizer,
+    );
+    let mut links: Vec<Url> = Vec::new();
+    if classification.follow_links
+        && let Some(page_facts) = &page_facts
+    {
+        links = page_facts
+            .links
+            .iter()
+            .map(|link| link.url.clone())
+            .collect();
+    }
+    if let Some(target) = classification.verdict.target() {
+        links.push(target.clone());
+    }
+    let reached = if (200..300).contains(&facts.status) {
+        Ok(())
+    } else {
+        Err(format!("{url} answered {}", facts.status))
+    };
+    let outcome = PageOutcome {
+        url: url.clone(),
+        depth,
+        referrer,
+        canonical: classification.canonical,
+        title: page_facts
+            .as_ref()
+            .and_then(|page_facts| page_facts.title.clone()),
+        links_found: page_facts
+            .as_ref()
+            .map_or(0, |page_facts| page_facts.links.len()),
+        response: Some(facts),
+        verdict: classification.verdict,
+    };
+    emit(&context.events, outcome).await;
+    Visit {
+        depth,
+        page: Some(url),
+        links,
+        reached,
+        moved_scope: None,
+    }
+}
+
+/// HTML parsing is CPU work: it runs on the blocking pool so that it never stalls the
+/// async workers that drive the network.
+async fn extract_off_thread(
+    options: &Arc<ExtractOptions>,
+    url: &Url,
+    response: FetchedResponse,
+) -> Option<PageFacts> {
+    let headers = ResponseHeaders {
+        content_type: response.header(header::CONTENT_TYPE),
+        link: response.header_values(header::LINK),
+        x_robots_tag: response.header_values(header::HeaderName::from_static("x-robots-tag")),
+    };
+    let options = Arc::clone(options);
+    let url = url.clone();
+    let body = response.body;
+    let task = tokio::task::spawn_blocking(move || {
+        let document = Document {
+            url: &url,
+            body: &body,
+            headers: &headers,
+        };
+        sitemapper_extract::extract(&document, &options)
+    });
+    match task.await {
+        Ok(facts) => Some(facts),
+        Err(error) => {
+            tracing::error!(%error, "extraction failed");
+            None
+        }
+    }
+}
+
+fn response_facts(response: &FetchedResponse) -> ResponseFacts {
+    ResponseFacts {
+        status: response.status.as_u16(),
+        content_type: response.header(header::CONTENT_TYPE),
+        last_modified: response
+            .header(header::LAST_MODIFIED)
+            .and_then(|value| parse_last_modified(&value, Timestamp::now())),
+        etag: response.header(header::ETAG),
+        fetched_at: response.fetched_at,
+        elapsed: response.elapsed,
+        body_bytes: response.body.len(),
+        truncated: response.truncated,
+    }
+}

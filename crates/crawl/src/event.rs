@@ -1,0 +1,176 @@
+//! What the engine reports: one [`CrawlEvent`] per decision, with the [`Verdict`] and its reason.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use url::Url;
+
+/// One thing the engine learned. Every URL it decided about is reported exactly once.
+#[derive(Debug, Clone)]
+pub enum CrawlEvent {
+    /// The seed redirected to another origin or directory: the scope moved there.
+    ScopeMoved { from: Url, to: Url },
+    /// robots.txt of an origin was read (or could not be).
+    Robots { origin: String, policy: String },
+    /// A URL was decided: fetched, or skipped before any request (robots, URL length).
+    Page(Box<PageOutcome>),
+}
+
+/// The facts about one URL and the verdict on it.
+#[derive(Debug, Clone)]
+pub struct PageOutcome {
+    /// The normalized URL requested.
+    pub url: Url,
+    /// Clicks from the seed (the seed is 0).
+    pub depth: u32,
+    /// The first page that linked to it, or the URL that redirected to it.
+    pub referrer: Option<Url>,
+    /// The response, when one was received.
+    pub response: Option<ResponseFacts>,
+    /// The page's canonical hint, normalized, as found (whether or not it was honoured).
+    pub canonical: Option<Url>,
+    pub title: Option<String>,
+    /// Outgoing links found (before scope and dedup), for the summary and the link graph.
+    pub links_found: usize,
+    pub verdict: Verdict,
+}
+
+/// What the response said, trimmed to what the crawl database keeps.
+#[derive(Debug, Clone)]
+pub struct ResponseFacts {
+    pub status: u16,
+    pub content_type: Option<String>,
+    pub last_modified: Option<Timestamp>,
+    pub etag: Option<String>,
+    pub fetched_at: Timestamp,
+    pub elapsed: Duration,
+    /// Body bytes read (after decompression), up to the cap.
+    pub body_bytes: usize,
+    /// The body was longer than the cap and was cut.
+    pub truncated: bool,
+}
+
+impl ResponseFacts {
+    /// A 200 with an HTML content type: the only kind of response that can be listed.
+    pub fn is_html_ok(&self) -> bool {
+        self.status == 200
+            && self
+                .content_type
+                .as_deref()
+                .is_some_and(is_html_content_type)
+    }
+}
+
+/// `text/html` or `application/xhtml+xml`, any case, with or without parameters.
+pub(crate) fn is_html_content_type(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("text/html")
+        || essence.eq_ignore_ascii_case("application/xhtml+xml")
+}
+
+/// Whether a URL goes in the sitemap, and if not, why (DESIGN.md, Inclusion).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Listed.
+    Indexable,
+    /// Declares another in-scope URL as its canonical; that one is listed instead if it is
+    /// itself indexable.
+    Canonicalised {
+        to: Url,
+    },
+    /// Answered with a redirect (or an instant meta refresh) to `to`.
+    Redirect {
+        to: Url,
+    },
+    Excluded(Exclusion),
+}
+
+impl Verdict {
+    pub fn is_indexable(&self) -> bool {
+        matches!(self, Verdict::Indexable)
+    }
+
+    /// The URL this verdict points at, if any.
+    pub fn target(&self) -> Option<&Url> {
+        match self {
+            Verdict::Canonicalised { to } | Verdict::Redirect { to } => Some(to),
+            Verdict::Excluded(exclusion) => exclusion.target(),
+            Verdict::Indexable => None,
+        }
+    }
+}
+
+/// Why a URL is not listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exclusion {
+    RobotsDisallowed,
+    NoIndex,
+    NotHtml,
+    HttpStatus(u16),
+    FetchFailed(String),
+    TooManyRedirects,
+    RedirectOutOfScope(Url),
+    InvalidRedirect(String),
+    CanonicalOutOfScope(Url),
+    UrlTooLong,
+}
+
+impl Exclusion {
+    /// A stable, machine-readable code for the crawl database and reports.
+    pub fn code(&self) -> String {
+        match self {
+            Exclusion::RobotsDisallowed => "robots-disallowed".to_string(),
+            Exclusion::NoIndex => "noindex".to_string(),
+            Exclusion::NotHtml => "not-html".to_string(),
+            Exclusion::HttpStatus(status) => format!("http-{status}"),
+            Exclusion::FetchFailed(_) => "fetch-error".to_string(),
+            Exclusion::TooManyRedirects => "too-many-redirects".to_string(),
+            Exclusion::RedirectOutOfScope(_) => "redirect-out-of-scope".to_string(),
+            Exclusion::InvalidRedirect(_) => "invalid-redirect".to_string(),
+            Exclusion::CanonicalOutOfScope(_) => "canonical-out-of-scope".to_string(),
+            Exclusion::UrlTooLong => "url-too-long".to_string(),
+        }
+    }
+
+    /// Free text that goes with the code, when there is any.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            Exclusion::FetchFailed(message) | Exclusion::InvalidRedirect(message) => {
+                Some(message.clone())
+            }
+            _ => None,
+        }
+    }
+
+    pub fn target(&self) -> Option<&Url> {
+        match self {
+            Exclusion::RedirectOutOfScope(to) | Exclusion::CanonicalOutOfScope(to) => Some(to),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_content_types() {
+        for (content_type, expected) in [
+            ("text/html", true),
+            ("TEXT/HTML; charset=UTF-8", true),
+            ("application/xhtml+xml", true),
+            (" text/html ;charset=x", true),
+            ("text/plain", false),
+            ("application/pdf", false),
+            ("text/htmlx", false),
+            ("", false),
+        ] {
+            assert_eq!(
+                is_html_content_type(content_type),
+                expected,
+                "{content_type}"
+            );
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! One HTTP request at a time, bounded in time and memory, with retries for transient failures.
+//!
+//! Redirects are not followed here: the engine follows them itself so that every hop is checked
+//! against scope and robots.txt before it is requested (DESIGN.md, Fetching and politeness).
+
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+use url::Url;
+
+use crate::CrawlError;
+use crate::config::CrawlConfig;
+use crate::event::is_html_content_type;
+
+/// Which bodies are worth reading. Others are not downloaded at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyWanted {
+    /// 200 responses with an HTML content type (pages).
+    Html200,
+    /// Any 2xx response, whatever its type (robots.txt), up to the given cap.
+    AnySuccess { cap: usize },
+}
+
+/// A response as far as the crawl cares.
+#[derive(Debug)]
+pub(crate) struct FetchedResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+    pub truncated: bool,
+    pub fetched_at: Timestamp,
+    pub elapsed: Duration,
+}
+
+impl FetchedResponse {
+    pub fn header(&self, name: header::HeaderName) -> Option<String> {
+        self.headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string)
+    }
+
+    pub fn header_values(&self, name: header::HeaderName) -> Vec<String> {
+        self.headers
+            .get_all(name)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Why no response could be had.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum FetchFailure {
+    #[error("timed out")]
+    Timeout,
+    #[error("connection failed: {0}")]
+    Connect(String),
+    #[error("reading the body failed: {0}")]
+    Body(String),
+    #[error("request failed: {0}")]
+    Other(String),
+}
+
+impl FetchFailure {
+    fn from_reqwest(error: &reqwest::Error) -> FetchFailure {
+        let message = error_chain(error);
+        if error.is_timeout() {
+            FetchFailure::Timeout
+        } else if error.is_connect() {
+            FetchFailure::Connect(message)
+        } else if error.is_body() || error.is_decode() {
+            FetchFailure::Body(message)
+        } else {
+            FetchFailure::Other(message)
+        }
+    }
+
+    fn is_transient(&self) -> bool {
+        matches!(self, FetchFailure::Timeout | FetchFailure::Connect(_))
+    }
+}
+
+/// The error and its sources on one line: reqwest's own message alone rarely says why.
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+#[derive(Debug)]
+pub(crate) struct Fetcher {
+    client: reqwest::Client,
+    max_body_bytes: usize,
+    retries: u32,
+    retry_base_delay: Duration,
+    max_retry_after: Duration,
+}
+
+impl Fetcher {
+    pub fn new(config: &CrawlConfig) -> Result<Fetcher, CrawlError> {
+        // reqwest is built without a bundled crypto provider; ring is the lean one. An error
+        // only means a provider was installed already, which is as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .user_agent(config.user_agent.clone())
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.request_timeout)
+            .pool_max_idle_per_host(config.concurrency.max(1))
+            .referer(false)
+            .build()
+            .map_err(|error| CrawlError::Client(error_chain(&error)))?;
+        Ok(Fetcher {
+            client,
+            max_body_bytes: config.max_body_bytes,
+            retries: config.retries,
+            retry_base_delay: config.retry_base_delay,
+            max_retry_after: config.max_retry_after,
+        })
+    }
+
+    /// GET `url`, retrying timeouts, connection errors, 429, 502, 503 and 504 with exponential
+    /// backoff and jitter, honouring `Retry-After` up to a cap. After the last attempt the last
+    /// response (or failure) is returned as it is.
+    pub async fn fetch(
+        &self,
+        url: &Url,
+        wanted: BodyWanted,
+    ) -> Result<FetchedResponse, FetchFailure> {
+        let mut attempt = 0;
+        loop {
+            let result = self.fetch_once(url, wanted).await;
+            let retry_after = match &result {
+                Ok(response) if is_retryable_status(response.status) => {
+                    Some(retry_after(&response.headers, response.fetched_at))
+                }
+                Err(failure) if failure.is_transient() => Some(None),
+                _ => None,
+            };
+            let Some(retry_after) = retry_after else {
+                return result;
+            };
+            if attempt >= self.retries {
+                return result;
+            }
+            let backoff = self.backoff(attempt, url);
+            let wait = retry_after.map_or(backoff, |requested| requested.min(self.max_retry_after));
+            tracing::debug!(%url, attempt, ?wait, "retrying");
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    async fn fetch_once(
+        &self,
+        url: &Url,
+        wanted: BodyWanted,
+    ) -> Result<FetchedResponse, FetchFailure> {
+        let started = Instant::now();
+        let fetched_at = Timestamp::now();
+        let mut response = self
+            .client
+            .get(url.clone())
+            .send()
+            .await
+            .map_err(|error| FetchFailure::from_reqwest(&error))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let cap = match wanted {
+            BodyWanted::Html200 => {
+                let is_html = headers
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|value| value.to_str().ok())
+                    .is_some_and(is_html_content_type);
+                (status == StatusCode::OK && is_html).then_some(self.max_body_bytes)
+            }
+            BodyWanted::AnySuccess { cap } => status.is_success().then_some(cap),
+        };
+        let mut body = Vec::new();
+        let mut truncated = false;
+        if let Some(cap) = cap {
+            // Chunks arrive decompressed, so the cap bounds the expanded size: a gzip bomb
+            // costs at most `cap` bytes.
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|error| FetchFailure::from_reqwest(&error))?
+            {
+                let room = cap - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    truncated = true;
+                    break;
+                }
+                body.extend_from_slice(&chunk);
+            }
+        }
+        Ok(FetchedResponse {
+            status,
+            headers,
+            body,
+            truncated,
+            fetched_at,
+            elapsed: started.elapsed(),
+        })
+    }
+
+    /// `base * 2^attempt`, plus up to half of that again as jitter so that retries of many
+    /// URLs do not arrive together.
+    fn backoff(&self, attempt: u32, url: &Url) -> Duration {
+        let base = self.retry_base_delay.saturating_mul(1 << attempt.min(10));
+        let jitter_fraction = f64::from(jitter_seed(url) % 1000) / 2000.0;
+        base + base.mul_f64(jitter_fraction)
+    }
+}
+
+fn is_retryable_status(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 429 | 502 | 503 | 504)
+}
+
+/// `Retry-After` as delay-seconds or an HTTP-date (RFC 9110 section 10.2.3).
+fn retry_after(headers: &HeaderMap, now: Timestamp) -> Option<Duration> {
+    let value = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let date = Timestamp::try_from(httpdate::parse_http_date(value).ok()?).ok()?;
+    let seconds = date.as_second().saturating_sub(now.as_second());
+    Some(Duration::from_secs(u64::try_from(seconds).unwrap_or(0)))
+}
+
+/// Cheap per-request randomness for jitter, without a random number generator dependency.
+fn jitter_seed(url: &Url) -> u32 {
+    use std::hash::{BuildHasher, RandomState};
+    let hash = RandomState::new().hash_one((url.as_str(), Instant::now()));
+    (hash % u64::from(u32::MAX)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_in_seconds_and_as_a_date() {
+        let now: Timestamp = "2025-01-01T00:00:00Z"
+            .parse()
+            .unwrap_or_else(|error| panic!("{error}"));
+        let mut headers = HeaderMap::new();
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("7"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(7)));
+        headers.insert(
+            header::RETRY_AFTER,
+            HeaderValue::from_static("Wed, 01 Jan 2025 00:00:30 GMT"),
+        );
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(30)));
+        headers.insert(
+            header::RETRY_AFTER,
+            HeaderValue::from_static("Tue, 31 Dec 2024 00:00:30 GMT"),
+        );
+        assert_eq!(retry_after(&headers, now), Some(Duration::ZERO));
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&headers, now), None);
+    }
+
+    #[test]
+    fn backoff_grows_and_stays_within_its_jitter() {
+        let fetcher =
+            Fetcher::new(&CrawlConfig::default()).unwrap_or_else(|error| panic!("{error}"));
+        let url = Url::parse("http://example.com/").unwrap_or_else(|error| panic!("{error}"));
+        for attempt in 0..4 {
+            let base = Duration::from_millis(500) * (1 << attempt);
+            let backoff = fetcher.backoff(attempt, &url);
+            assert!(
+                backoff >= base && backoff <= base + base / 2,
+                "attempt {attempt}: {backoff:?}"
+            );
+        }
+    }
+}

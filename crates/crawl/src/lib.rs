@@ -1,0 +1,39 @@
+//! The crawl engine of sitemapper: scope, URL normalization, robots.txt, fetching, classification.
+//!
+//! The engine takes a seed URL and a [`CrawlConfig`] and produces a stream of [`CrawlEvent`]s, one
+//! per URL it decided something about. It never writes sitemaps or databases: the binary consumes
+//! the events. A failure on one URL is an event with a reason; [`CrawlError`] is for the fatal
+//! conditions that end a run (a seed that cannot be reached, an HTTP client that cannot be built).
+
+mod classify;
+mod config;
+mod engine;
+mod event;
+mod fetch;
+mod frontier;
+mod lastmod;
+mod normalize;
+mod origins;
+mod robots;
+mod scope;
+
+pub use config::{CrawlConfig, DEFAULT_STRIP_PARAMETERS, ScopeOptions, default_user_agent};
+pub use engine::{CrawlProgress, CrawlSummary, Crawler};
+pub use event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
+pub use lastmod::parse_last_modified;
+pub use normalize::UrlNormalizer;
+pub use robots::{RobotsPolicy, RobotsRules};
+pub use scope::Scope;
+
+/// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    #[error("the seed {url} is not an http or https URL")]
+    InvalidSeed { url: String },
+    #[error("cannot reach the seed {url}: {reason}")]
+    SeedUnreachable { url: String, reason: String },
+    #[error("the seed {url} is disallowed by {robots}")]
+    SeedDisallowed { url: String, robots: String },
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+}

@@ -1,0 +1,176 @@
+//! Per-origin state: the robots.txt policy, read once, and the pace of requests.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dashmap::DashMap;
+use reqwest::header;
+use tokio::sync::{Mutex, OnceCell, mpsc};
+use tokio::time::Instant;
+use url::Url;
+
+use crate::event::CrawlEvent;
+use crate::fetch::{BodyWanted, Fetcher};
+use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules};
+
+/// RFC 9309 section 2.3.1.2: follow at least five consecutive redirects for robots.txt.
+const MAX_ROBOTS_REDIRECTS: usize = 5;
+
+#[derive(Debug)]
+pub(crate) struct Origins {
+    entries: DashMap<String, Arc<OriginState>>,
+    respect_robots: bool,
+    product_token: String,
+    delay: Option<Duration>,
+    max_crawl_delay: Duration,
+    events: mpsc::Sender<CrawlEvent>,
+}
+
+#[derive(Debug, Default)]
+struct OriginState {
+    robots: OnceCell<Arc<RobotsPolicy>>,
+    /// When the next request to this origin may start.
+    next_request: Mutex<Option<Instant>>,
+}
+
+impl Origins {
+    pub fn new(
+        respect_robots: bool,
+        product_token: String,
+        delay: Option<Duration>,
+        max_crawl_delay: Duration,
+        events: mpsc::Sender<CrawlEvent>,
+    ) -> Origins {
+        Origins {
+            entries: DashMap::new(),
+            respect_robots,
+            product_token,
+            delay,
+            max_crawl_delay,
+            events,
+        }
+    }
+
+    fn state(&self, url: &Url) -> Arc<OriginState> {
+        let key = url.origin().ascii_serialization();
+        if let Some(state) = self.entries.get(&key) {
+            return Arc::clone(&state);
+        }
+        Arc::clone(&self.entries.entry(key).or_default())
+    }
+
+    /// The robots.txt policy of `url`'s origin, fetched on first use. Concurrent callers for
+    /// one origin wait for the same fetch, so robots.txt is requested before anything else.
+    pub async fn robots(&self, url: &Url, fetcher: &Fetcher) -> Arc<RobotsPolicy> {
+        let state = self.state(url);
+        let policy = state
+            .robots
+            .get_or_init(|| async {
+                let policy = if self.respect_robots {
+                    self.fetch_robots(url, fetcher).await
+                } else {
+                    RobotsPolicy::AllowAll {
+                        reason: "robots.txt ignored by request".to_string(),
+                    }
+                };
+                let origin = url.origin().ascii_serialization();
+                tracing::info!(%origin, policy = %policy.describe(), "robots.txt");
+                let _ = self
+                    .events
+                    .send(CrawlEvent::Robots {
+                        origin,
+                        policy: policy.describe(),
+                    })
+                    .await;
+                Arc::new(policy)
+            })
+            .await;
+        Arc::clone(policy)
+    }
+
+    async fn fetch_robots(&self, url: &Url, fetcher: &Fetcher) -> RobotsPolicy {
+        let Ok(mut location) = url.join("/robots.txt") else {
+            return RobotsPolicy::AllowAll {
+                reason: "no robots.txt URL".to_string(),
+            };
+        };
+        for _ in 0..=MAX_ROBOTS_REDIRECTS {
+            self.pace(&location).await;
+            let response = match fetcher
+                .fetch(
+                    &location,
+                    BodyWanted::AnySuccess {
+                        cap: MAX_ROBOTS_BYTES,
+                    },
+                )
+                .await
+            {
+                Ok(response) => response,
+                Err(failure) => {
+                    return RobotsPolicy::DisallowAll {
+                        reason: format!("robots.txt unreachable: {failure}"),
+                    };
+                }
+            };
+            let status = response.status;
+            if status.is_redirection() {
+                let target = response
+                    .header(header::LOCATION)
+                    .and_then(|value| location.join(value.trim()).ok());
+                match target {
+                    Some(target) => {
+                        location = target;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            if status.is_success() {
+                let body = String::from_utf8_lossy(&response.body);
+                return RobotsPolicy::Rules(RobotsRules::parse(&body, &self.product_token));
+            }
+            if status.is_client_error() {
+                return RobotsPolicy::AllowAll {
+                    reason: format!("robots.txt answered {}", status.as_u16()),
+                };
+            }
+            return RobotsPolicy::DisallowAll {
+                reason: format!("robots.txt answered {}", status.as_u16()),
+            };
+        }
+        // RFC 9309 section 2.3.1.2: past the redirect limit robots.txt counts as unavailable.
+        RobotsPolicy::AllowAll {
+            reason: "robots.txt redirects too often".to_string(),
+        }
+    }
+
+    /// The delay between two requests to `url`'s origin: the user's choice, else robots.txt
+    /// `Crawl-delay` (capped), else none.
+    fn delay_for(&self, state: &OriginState) -> Duration {
+        if let Some(delay) = self.delay {
+            return delay;
+        }
+        state
+            .robots
+            .get()
+            .and_then(|policy| policy.crawl_delay())
+            .map_or(Duration::ZERO, |delay| delay.min(self.max_crawl_delay))
+    }
+
+    /// Waits until a request to `url`'s origin may start, and books the next slot.
+    pub async fn pace(&self, url: &Url) {
+        let state = self.state(url);
+        let delay = self.delay_for(&state);
+        if delay.is_zero() {
+            return;
+        }
+        let start = {
+            let mut next_request = state.next_request.lock().await;
+            let now = Instant::now();
+            let start = next_request.map_or(now, |next| next.max(now));
+            *next_request = Some(start + delay);
+            start
+        };
+        tokio::time::sleep_until(start).await;
+    }
+}

@@ -1,0 +1,424 @@
+//! robots.txt (RFC 9309): parsed once per origin into the rules for our product token.
+//!
+//! The `robotstxt` crate's parser reads the lines (it accepts the usual typos such as
+//! `disalow`); its callbacks feed [`GroupCollector`], which keeps the groups, `Crawl-delay` and
+//! `Sitemap:` lines. Matching is done here on the pre-parsed rules, so checking a URL never
+//! re-parses the file, and because the crate's own `matches` loses candidate positions for some
+//! wildcard patterns (`/*c$` does not match `/cxc`): see `wildcard_match`.
+
+use std::time::Duration;
+
+use robotstxt::RobotsParseHandler;
+use url::Url;
+
+use crate::normalize::normalize_percent_encoding;
+
+/// At least 500 KiB must be parsed (RFC 9309 section 2.5); more is ignored.
+pub(crate) const MAX_ROBOTS_BYTES: usize = 512 * 1024;
+
+/// Lines longer than this are cut before parsing: the `robotstxt` parser slices such lines by
+/// character count as if it were a byte count and can panic on multi-byte text. No useful path
+/// pattern comes near it.
+const MAX_LINE_BYTES: usize = 16 * 1024;
+
+/// What robots.txt says for one origin.
+#[derive(Debug, Clone)]
+pub enum RobotsPolicy {
+    /// No robots.txt (4xx, RFC 9309 section 2.3.1.3), or robots ignored by the user.
+    AllowAll { reason: String },
+    /// robots.txt unreachable (5xx, network errors: section 2.3.1.4).
+    DisallowAll { reason: String },
+    /// A parsed robots.txt.
+    Rules(RobotsRules),
+}
+
+impl RobotsPolicy {
+    pub fn is_allowed(&self, url: &Url) -> bool {
+        match self {
+            RobotsPolicy::AllowAll { .. } => true,
+            RobotsPolicy::DisallowAll { .. } => url.path() == "/robots.txt",
+            RobotsPolicy::Rules(rules) => rules.is_allowed(url),
+        }
+    }
+
+    pub fn crawl_delay(&self) -> Option<Duration> {
+        match self {
+            RobotsPolicy::Rules(rules) => rules.crawl_delay,
+            _ => None,
+        }
+    }
+
+    pub fn sitemaps(&self) -> &[String] {
+        match self {
+            RobotsPolicy::Rules(rules) => &rules.sitemaps,
+            _ => &[],
+        }
+    }
+
+    /// A short description for logs and summaries.
+    pub fn describe(&self) -> String {
+        match self {
+            RobotsPolicy::AllowAll { reason } => format!("allow all ({reason})"),
+            RobotsPolicy::DisallowAll { reason } => format!("disallow all ({reason})"),
+            RobotsPolicy::Rules(rules) => format!("{} rules for us", rules.rules.len()),
+        }
+    }
+}
+
+/// The rules of the groups that apply to one product token, merged.
+#[derive(Debug, Clone, Default)]
+pub struct RobotsRules {
+    rules: Vec<Rule>,
+    crawl_delay: Option<Duration>,
+    sitemaps: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rule {
+    allow: bool,
+    pattern: String,
+}
+
+impl RobotsRules {
+    /// Parses a robots.txt body for `product_token` (case-insensitive).
+    pub fn parse(body: &str, product_token: &str) -> RobotsRules {
+        let body = prepare_body(body);
+        let mut collector = GroupCollector::default();
+        robotstxt::parse_robotstxt(&body, &mut collector);
+        collector.into_rules(product_token)
+    }
+
+    /// Longest match wins; Allow wins a tie; no match allows (RFC 9309 section 2.2.2).
+    pub fn is_allowed(&self, url: &Url) -> bool {
+        let mut target = normalize_percent_encoding(url.path()).into_owned();
+        if let Some(query) = url.query() {
+            target.push('?');
+            target.push_str(&normalize_percent_encoding(query));
+        }
+        if target == "/robots.txt" {
+            return true;
+        }
+        let mut best_allow = 0;
+        let mut best_disallow = 0;
+        for rule in &self.rules {
+            // An empty pattern matches nothing (`Disallow:` allows all).
+            if rule.pattern.is_empty() || !wildcard_match(&rule.pattern, &target) {
+                continue;
+            }
+            let length = rule.pattern.len();
+            if rule.allow {
+                best_allow = best_allow.max(length);
+            } else {
+                best_disallow = best_disallow.max(length);
+            }
+        }
+        best_disallow == 0 || best_allow >= best_disallow
+    }
+
+    pub fn crawl_delay(&self) -> Option<Duration> {
+        self.crawl_delay
+    }
+
+    pub fn sitemaps(&self) -> &[String] {
+        &self.sitemaps
+    }
+}
+
+/// Removes a UTF-8 byte order mark (the crate compares characters with bytes and misses it)
+/// and cuts over-long lines at a character boundary.
+fn prepare_body(body: &str) -> String {
+    let body = body.strip_prefix('\u{feff}').unwrap_or(body);
+    let mut prepared = String::with_capacity(body.len().min(MAX_ROBOTS_BYTES));
+    for line in body.split_inclusive('\n') {
+        if line.len() <= MAX_LINE_BYTES {
+            prepared.push_str(line);
+        } else {
+            let mut cut = MAX_LINE_BYTES;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            prepared.push_str(&line[..cut]);
+            prepared.push('\n');
+        }
+    }
+    prepared
+}
+
+/// Matches a robots.txt path pattern against a path: `*` matches any run of characters, a
+/// final `$` anchors the end, everything else is literal, anchored at the start.
+/// Linear in pattern and path length (greedy with backtracking to the last `*`).
+fn wildcard_match(pattern: &str, path: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(stripped) => (stripped, true),
+        None => (pattern, false),
+    };
+    let pattern = pattern.as_bytes();
+    let path = path.as_bytes();
+    let (mut pattern_index, mut path_index) = (0, 0);
+    let mut last_star: Option<(usize, usize)> = None;
+    loop {
+        if pattern_index == pattern.len() {
+            if !anchored || path_index == path.len() {
+                return true;
+            }
+        } else if pattern[pattern_index] == b'*' {
+            last_star = Some((pattern_index, path_index));
+            pattern_index += 1;
+            continue;
+        } else if path_index < path.len() && pattern[pattern_index] == path[path_index] {
+            pattern_index += 1;
+            path_index += 1;
+            continue;
+        }
+        // Mismatch (or an anchored pattern ending early): let the last `*` eat one more byte.
+        match last_star {
+            Some((star_pattern, star_path)) if star_path < path.len() => {
+                last_star = Some((star_pattern, star_path + 1));
+                pattern_index = star_pattern + 1;
+                path_index = star_path + 1;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Collects groups from the parser's callbacks (RFC 9309 section 2.1: a group is one or more
+/// `user-agent` lines followed by rules).
+#[derive(Default)]
+struct GroupCollector {
+    groups: Vec<Group>,
+    /// True while the current group is still reading its `user-agent` lines.
+    reading_agents: bool,
+    sitemaps: Vec<String>,
+}
+
+#[derive(Default)]
+struct Group {
+    agents: Vec<String>,
+    rules: Vec<Rule>,
+    crawl_delay: Option<Duration>,
+}
+
+impl GroupCollector {
+    fn current_group(&mut self) -> Option<&mut Group> {
+        self.groups.last_mut()
+    }
+
+    fn add_rule(&mut self, allow: bool, value: &str) {
+        self.reading_agents = false;
+        if let Some(group) = self.current_group() {
+            group.rules.push(Rule {
+                allow,
+                pattern: normalize_percent_encoding(value).into_owned(),
+            });
+        }
+    }
+
+    /// Groups naming our token are merged; without one, the `*` groups are merged
+    /// (RFC 9309 section 2.2.1).
+    fn into_rules(self, product_token: &str) -> RobotsRules {
+        let token = product_token.to_ascii_lowercase();
+        let names_us = |group: &Group| group.agents.contains(&token);
+        let is_global = |group: &Group| group.agents.iter().any(|agent| agent == "*");
+        let chosen: Vec<&Group> = if self.groups.iter().any(names_us) {
+            self.groups.iter().filter(|group| names_us(group)).collect()
+        } else {
+            self.groups
+                .iter()
+                .filter(|group| is_global(group))
+                .collect()
+        };
+        RobotsRules {
+            rules: chosen
+                .iter()
+                .flat_map(|group| group.rules.iter().cloned())
+                .collect(),
+            crawl_delay: chosen.iter().filter_map(|group| group.crawl_delay).max(),
+            sitemaps: self.sitemaps,
+        }
+    }
+}
+
+/// The product token of a `User-agent:` value: `Googlebot/2.1` names `googlebot`.
+fn agent_token(value: &str) -> String {
+    let value = value.trim();
+    if value.starts_with('*') {
+        return "*".to_string();
+    }
+    value
+        .chars()
+        .take_while(|character| character.is_ascii_alphanumeric() || matches!(character, '-' | '_'))
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
+impl RobotsParseHandler for GroupCollector {
+    fn handle_robots_start(&mut self) {}
+
+    fn handle_robots_end(&mut self) {}
+
+    fn handle_user_agent(&mut self, _line_number: u32, user_agent: &str) {
+        if !self.reading_agents {
+            self.groups.push(Group::default());
+            self.reading_agents = true;
+        }
+        let token = agent_token(user_agent);
+        if let Some(group) = self.current_group()
+            && !token.is_empty()
+        {
+            group.agents.push(token);
+        }
+    }
+
+    fn handle_allow(&mut self, _line_number: u32, value: &str) {
+        self.add_rule(true, value);
+    }
+
+    fn handle_disallow(&mut self, _line_number: u32, value: &str) {
+        self.add_rule(false, value);
+    }
+
+    fn handle_sitemap(&mut self, _line_number: u32, value: &str) {
+        let value = value.trim();
+        if !value.is_empty() {
+            self.sitemaps.push(value.to_string());
+        }
+    }
+
+    fn handle_unknown_action(&mut self, _line_number: u32, action: &str, value: &str) {
+        if !action.eq_ignore_ascii_case("crawl-delay") {
+            return;
+        }
+        self.reading_agents = false;
+        let seconds = value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|seconds| seconds.is_finite() && *seconds >= 0.0);
+        if let (Some(seconds), Some(group)) = (seconds, self.current_group()) {
+            group.crawl_delay = Some(Duration::from_secs_f64(seconds.min(86_400.0)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed(body: &str, token: &str, target: &str) -> bool {
+        let url = Url::parse(&format!("http://example.com{target}"))
+            .unwrap_or_else(|error| panic!("{target}: {error}"));
+        RobotsRules::parse(body, token).is_allowed(&url)
+    }
+
+    #[test]
+    fn wildcards_and_anchors() {
+        let cases = [
+            ("/", "/", true),
+            ("/", "/abc", true),
+            ("/abc", "/", false),
+            (
+                "/*/*/tree/master",
+                "/google/robotstxt/tree/master/index.html",
+                true,
+            ),
+            ("/*/*/tree/master$", "/google/robotstxt/tree/master", true),
+            (
+                "/*/*/tree/master$",
+                "/google/robotstxt/tree/master/abc",
+                false,
+            ),
+            ("/*c$", "/cxc", true),
+            ("/*.php$", "/a.php", true),
+            ("/*.php$", "/a.php?x", false),
+            ("/*.php", "/a.php?x", true),
+            ("/fish*", "/fish.html", true),
+            ("/fish*", "/Fish.html", false),
+            ("*", "/anything", true),
+            ("/a$b", "/a$b", true),
+        ];
+        for (pattern, path, expected) in cases {
+            assert_eq!(
+                wildcard_match(pattern, path),
+                expected,
+                "{pattern} ~ {path}"
+            );
+        }
+    }
+
+    #[test]
+    fn longest_match_wins_and_allow_wins_ties() {
+        let body = "User-agent: *\nDisallow: /private\nAllow: /private/public\nDisallow: /tie\nAllow: /tie\n";
+        assert!(!allowed(body, "sitemapper", "/private/x"));
+        assert!(allowed(body, "sitemapper", "/private/public/x"));
+        assert!(allowed(body, "sitemapper", "/tie"));
+        assert!(allowed(body, "sitemapper", "/other"));
+    }
+
+    #[test]
+    fn our_group_is_chosen_case_insensitively_and_merged() {
+        let body = "User-agent: *\nDisallow: /\n\nUser-agent: SiteMapper/1.0\nDisallow: /a\n\nUser-agent: other\nDisallow: /b\n\nuser-agent: sitemapper\nDisallow: /c\n";
+        assert!(allowed(body, "sitemapper", "/b"));
+        assert!(!allowed(body, "sitemapper", "/a"));
+        assert!(!allowed(body, "sitemapper", "/c"));
+        assert!(!allowed(body, "otherbot", "/b"), "falls back to *");
+    }
+
+    #[test]
+    fn consecutive_agent_lines_share_one_group() {
+        let body =
+            "User-agent: a\nUser-agent: sitemapper\nDisallow: /x\nUser-agent: b\nDisallow: /y\n";
+        assert!(!allowed(body, "sitemapper", "/x"));
+        assert!(allowed(body, "sitemapper", "/y"));
+    }
+
+    #[test]
+    fn query_and_percent_encoding_take_part_in_the_match() {
+        let body =
+            "User-agent: *\nDisallow: /search?q=\nDisallow: /%7Euser\nDisallow: /caf%c3%a9\n";
+        assert!(!allowed(body, "sitemapper", "/search?q=shoes"));
+        assert!(allowed(body, "sitemapper", "/search"));
+        assert!(!allowed(body, "sitemapper", "/~user/page"));
+        assert!(!allowed(body, "sitemapper", "/caf%C3%A9"));
+    }
+
+    #[test]
+    fn empty_disallow_allows_everything() {
+        assert!(allowed("User-agent: *\nDisallow:\n", "sitemapper", "/x"));
+    }
+
+    #[test]
+    fn byte_order_mark_and_long_lines_are_harmless() {
+        let body = "\u{feff}User-agent: *\nDisallow: /x\n";
+        assert!(!allowed(body, "sitemapper", "/x"));
+        let long = format!(
+            "User-agent: *\nDisallow: /{}\nDisallow: /y\n",
+            "é".repeat(40_000)
+        );
+        assert!(!allowed(&long, "sitemapper", "/y"));
+    }
+
+    #[test]
+    fn crawl_delay_and_sitemaps_are_read() {
+        let body = "Sitemap: https://example.com/sitemap.xml\nUser-agent: *\nCrawl-delay: 2.5\nDisallow: /x\n";
+        let rules = RobotsRules::parse(body, "sitemapper");
+        assert_eq!(rules.crawl_delay(), Some(Duration::from_millis(2500)));
+        assert_eq!(
+            rules.sitemaps(),
+            ["https://example.com/sitemap.xml".to_string()]
+        );
+    }
+
+    #[test]
+    fn robots_txt_itself_is_always_allowed() {
+        let url =
+            Url::parse("http://example.com/robots.txt").unwrap_or_else(|error| panic!("{error}"));
+        let policy = RobotsPolicy::DisallowAll {
+            reason: "503".to_string(),
+        };
+        assert!(policy.is_allowed(&url));
+        assert!(!policy.is_allowed(
+            &Url::parse("http://example.com/").unwrap_or_else(|error| panic!("{error}"))
+        ));
+    }
+}

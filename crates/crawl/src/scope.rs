@@ -1,0 +1,202 @@
+//! Scope: which URLs a crawl may request (DESIGN.md, Scope).
+//!
+//! The seed's origin (scheme, host, port) and, when the seed has a path, only URLs under its
+//! directory: a sitemap covers only its own directory and below (sitemaps.org, "Sitemap file
+//! location").
+
+use url::Url;
+
+use crate::config::ScopeOptions;
+
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// The scope's directory as an absolute URL: where its sitemaps are published.
+    root: Url,
+    options: ScopeOptions,
+}
+
+impl Scope {
+    /// The scope of a crawl started at `seed`: its origin and the directory of its path
+    /// (`/blog/` for `/blog/` and for `/blog/index.html`).
+    pub fn from_seed(seed: &Url, options: &ScopeOptions) -> Scope {
+        let mut root = seed.clone();
+        root.set_path(directory_of(seed.path()));
+        root.set_query(None);
+        root.set_fragment(None);
+        Scope {
+            root,
+            options: options.clone(),
+        }
+    }
+
+    /// The scope after the seed redirected to `target`: the target's origin, the same
+    /// directory when the target is under it, else the target's directory.
+    pub fn moved_to(&self, target: &Url) -> Scope {
+        let mut moved = Scope::from_seed(target, &self.options);
+        if target.path().starts_with(self.root.path()) {
+            moved.root.set_path(self.root.path());
+        }
+        moved
+    }
+
+    /// The absolute URL of the scope's directory: where its sitemaps are published.
+    pub fn root(&self) -> &Url {
+        &self.root
+    }
+
+    /// Whether a crawl may request `url`.
+    pub fn contains(&self, url: &Url) -> bool {
+        self.is_same_site(url)
+            && url.path().starts_with(self.root.path())
+            && self.passes_filters(url)
+    }
+
+    /// Whether `url` shares the scope's origin (or, with subdomains allowed, its site).
+    pub fn is_same_site(&self, url: &Url) -> bool {
+        if url.scheme() != self.root.scheme()
+            || url.port_or_known_default() != self.root.port_or_known_default()
+        {
+            return false;
+        }
+        let (Some(host), Some(own_host)) = (url.host_str(), self.root.host_str()) else {
+            return false;
+        };
+        if host == own_host {
+            return true;
+        }
+        if !self.options.allow_subdomains {
+            return false;
+        }
+        let site = own_host.strip_prefix("www.").unwrap_or(own_host);
+        host == site
+            || host
+                .strip_suffix(site)
+                .is_some_and(|prefix| prefix.ends_with('.'))
+    }
+
+    fn passes_filters(&self, url: &Url) -> bool {
+        let text = url.as_str();
+        if self
+            .options
+            .exclude
+            .iter()
+            .any(|pattern| pattern.is_match(text))
+        {
+            return false;
+        }
+        self.options.include.is_empty()
+            || self
+                .options
+                .include
+                .iter()
+                .any(|pattern| pattern.is_match(text))
+            || self.root.as_str() == text
+    }
+}
+
+/// The directory part of a URL path: everything up to and including the last `/`.
+fn directory_of(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(index) => &path[..=index],
+        None => "/",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex::Regex;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    fn scope(seed: &str) -> Scope {
+        Scope::from_seed(&url(seed), &ScopeOptions::default())
+    }
+
+    #[test]
+    fn the_seed_origin_is_the_scope() {
+        let scope = scope("https://example.com/");
+        assert!(scope.contains(&url("https://example.com/a/b?c=d")));
+        assert!(
+            !scope.contains(&url("http://example.com/a")),
+            "other scheme"
+        );
+        assert!(
+            !scope.contains(&url("https://www.example.com/a")),
+            "other host"
+        );
+        assert!(
+            !scope.contains(&url("https://example.com:8443/a")),
+            "other port"
+        );
+        assert!(
+            scope.contains(&url("https://example.com:443/a")),
+            "default port"
+        );
+    }
+
+    #[test]
+    fn localhost_and_loopback_address_are_different_hosts() {
+        let scope = scope("http://127.0.0.1:8080/");
+        assert!(!scope.contains(&url("http://localhost:8080/")));
+    }
+
+    #[test]
+    fn a_seed_path_limits_the_scope_to_its_directory() {
+        for seed in [
+            "https://example.com/blog/",
+            "https://example.com/blog/index.html",
+        ] {
+            let scope = scope(seed);
+            assert!(
+                scope.contains(&url("https://example.com/blog/post")),
+                "{seed}"
+            );
+            assert!(scope.contains(&url("https://example.com/blog/")), "{seed}");
+            assert!(!scope.contains(&url("https://example.com/blog")), "{seed}");
+            assert!(!scope.contains(&url("https://example.com/about")), "{seed}");
+            assert_eq!(scope.root().as_str(), "https://example.com/blog/");
+        }
+    }
+
+    #[test]
+    fn subdomains_only_when_allowed() {
+        let options = ScopeOptions {
+            allow_subdomains: true,
+            ..ScopeOptions::default()
+        };
+        let scope = Scope::from_seed(&url("https://www.example.com/"), &options);
+        assert!(scope.contains(&url("https://blog.example.com/x")));
+        assert!(scope.contains(&url("https://example.com/x")));
+        assert!(!scope.contains(&url("https://badexample.com/x")));
+        assert!(!scope.contains(&url("https://example.com.evil.net/x")));
+    }
+
+    #[test]
+    fn include_and_exclude_patterns_narrow_the_scope() {
+        let options = ScopeOptions {
+            include: vec![Regex::new("/docs/").unwrap_or_else(|error| panic!("{error}"))],
+            exclude: vec![Regex::new(r"\.pdf$").unwrap_or_else(|error| panic!("{error}"))],
+            ..ScopeOptions::default()
+        };
+        let scope = Scope::from_seed(&url("https://example.com/"), &options);
+        assert!(
+            scope.contains(&url("https://example.com/")),
+            "the seed always passes"
+        );
+        assert!(scope.contains(&url("https://example.com/docs/a")));
+        assert!(!scope.contains(&url("https://example.com/blog/a")));
+        assert!(!scope.contains(&url("https://example.com/docs/a.pdf")));
+    }
+
+    #[test]
+    fn a_redirected_seed_moves_the_scope() {
+        let scope = scope("http://example.com/");
+        let moved = scope.moved_to(&url("https://www.example.com/home"));
+        assert!(moved.contains(&url("https://www.example.com/about")));
+        assert!(!moved.contains(&url("http://example.com/about")));
+        assert_eq!(moved.root().as_str(), "https://www.example.com/");
+    }
+}
