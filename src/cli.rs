@@ -1,0 +1,127 @@
+//! Command-line arguments (clap). Every value is optional here: defaults are applied once, in
+//! `settings.rs`, after the config file is merged.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sitemapper",
+    version,
+    about = "Crawl a website and write correct, chunked sitemaps.",
+    long_about = "Crawl a website from its root URL, respecting robots.txt, and write the sitemaps \
+                  (sitemaps.org protocol 0.9) that search engines read.",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Print nothing but errors.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Log what happens on stderr (-v: info, -vv: debug, -vvv: trace).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Crawl a site from URL and write its sitemaps.
+    Crawl(CrawlArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CrawlArgs {
+    /// The seed: the site's root URL, or a directory of it (https://example.com/blog/).
+    pub url: String,
+
+    /// Directory to write sitemap.xml (and its children) into [default: .]
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// TOML file with options (see config/example.toml); flags given here win over it.
+    #[arg(short, long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Keep the crawl database in FILE (SQLite) instead of a temporary file.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// Requests in flight at once [default: 8]
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+
+    /// Stop after requesting this many pages.
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+
+    /// Do not follow links deeper than N clicks from the seed.
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+
+    /// Seconds between two requests to one host; overrides robots.txt Crawl-delay.
+    #[arg(long, value_name = "SECONDS")]
+    pub delay: Option<f64>,
+
+    /// User-Agent header; its product token selects the robots.txt group
+    /// [default: sitemapper/<version> (+<project url>)]
+    #[arg(long, value_name = "STRING")]
+    pub user_agent: Option<String>,
+
+    /// Ignore robots.txt (only for auditing your own site).
+    #[arg(long)]
+    pub ignore_robots: bool,
+
+    /// Also crawl subdomains of the seed's host.
+    #[arg(long)]
+    pub allow_subdomains: bool,
+
+    /// Only crawl URLs matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub include: Vec<String>,
+
+    /// Never crawl URLs matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude: Vec<String>,
+
+    /// Query parameter stripped from URLs before fetching; `name*` matches a prefix.
+    /// Repeatable; replaces the default list (utm_*, gclid, fbclid, msclkid, PHPSESSID,
+    /// jsessionid, sid, sessionid).
+    #[arg(long, value_name = "NAME")]
+    pub strip_param: Vec<String>,
+
+    /// Seconds one request may take, body included [default: 30]
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// Seconds to wait for a connection [default: 10]
+    #[arg(long, value_name = "SECONDS")]
+    pub connect_timeout: Option<f64>,
+
+    /// Bytes of a page read at most, after decompression [default: 10485760]
+    #[arg(long, value_name = "BYTES")]
+    pub max_body_size: Option<usize>,
+
+    /// Retries after a timeout, connection error, 429, 502, 503 or 504 [default: 2]
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+
+    /// Write gzip-compressed children (sitemap-00001.xml.gz) under a sitemap.xml index.
+    #[arg(long)]
+    pub gzip: bool,
+
+    /// Absolute URL under which the sitemaps are published [default: the seed's directory]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// URLs per sitemap file, at most 50000 [default: 50000]
+    #[arg(long, value_name = "N")]
+    pub max_urls_per_file: Option<usize>,
+
+    /// Uncompressed bytes per sitemap file, at most 52428800 [default: 52428800]
+    #[arg(long, value_name = "BYTES")]
+    pub max_bytes_per_file: Option<u64>,
+}

@@ -1,0 +1,242 @@
+//! `sitemapper crawl URL`: crawl a site, record every URL in the crawl database, and publish
+//! the sitemaps of the indexable ones.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use sitemapper_crawl::{CrawlSummary, Crawler};
+use sitemapper_sitemap::{ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written};
+use sitemapper_store::{ReasonCount, RunId, RunStatus, Store, Verdict};
+use tokio::sync::mpsc;
+
+use super::Output;
+use super::record::{Notes, Recorder};
+use crate::Failure;
+use crate::cli::CrawlArgs;
+use crate::progress::{EventCounts, Progress};
+use crate::settings::CrawlSettings;
+
+/// Events in flight between the crawl and the recorder.
+const EVENT_CHANNEL_CAPACITY: usize = 4096;
+
+pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
+    let started = Instant::now();
+    let settings = CrawlSettings::resolve(args).map_err(Failure::usage)?;
+    let crawler = Crawler::new(settings.crawl.clone()).map_err(Failure::fatal)?;
+    let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
+    // Before any request: an output directory that cannot be written fails the run now, not
+    // after an hour of crawling.
+    let staging = StagingDir::create_in(&settings.out).map_err(Failure::fatal)?;
+    let database = Database::open(settings.state.as_deref()).map_err(Failure::fatal)?;
+    let mut store = database.open_store().map_err(Failure::fatal)?;
+    let run = store.begin_run(seed.as_str()).map_err(Failure::fatal)?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(Failure::fatal)?;
+    let counts = Arc::new(EventCounts::default());
+    let (sender, receiver) = mpsc::channel(EVENT_CHANNEL_CAPACITY);
+    let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
+    let progress = Progress::start(output.quiet, crawler.progress(), counts);
+    let crawled = runtime.block_on(crawler.run(&seed, sender));
+    progress.finish();
+    let (mut store, notes) = recorder.finish().map_err(Failure::fatal)?;
+
+    let summary = match crawled {
+        Ok(summary) => summary,
+        Err(error) => {
+            let _ = store.finish_run(run, RunStatus::Failed);
+            return Err(Failure::fatal(anyhow::anyhow!(
+                "{error}; {} left as it was",
+                settings.out.join("sitemap.xml").display()
+            )));
+        }
+    };
+    let published = publish(&mut store, run, &settings, &summary, staging).inspect_err(|_| {
+        let _ = store.finish_run(run, RunStatus::Failed);
+    })?;
+    store
+        .finish_run(run, RunStatus::Complete)
+        .map_err(Failure::fatal)?;
+    if !output.quiet {
+        let report = Report {
+            store: &store,
+            run,
+            settings: &settings,
+            summary: &summary,
+            notes: &notes,
+            published: &published,
+            started,
+        };
+        report.print().map_err(Failure::fatal)?;
+    }
+    Ok(())
+}
+
+/// Writes the listed pages, ordered by URL, into the staging directory and moves them into
+/// place. The previous sitemap stays untouched when anything fails before the final renames.
+fn publish(
+    store: &mut Store,
+    run: RunId,
+    settings: &CrawlSettings,
+    summary: &CrawlSummary,
+    staging: StagingDir,
+) -> Result<(Written, Published), Failure> {
+    store.resolve_canonicals(run).map_err(Failure::fatal)?;
+    let listed = store.listed_count(run).map_err(Failure::fatal)?;
+    if listed == 0 {
+        return Err(Failure::fatal(anyhow::anyhow!(
+            "no indexable page found under {}; {} left as it was",
+            summary.scope_root,
+            settings.out.join("sitemap.xml").display()
+        )));
+    }
+    let base_url = settings
+        .base_url
+        .clone()
+        .unwrap_or_else(|| summary.scope_root.to_string());
+    let options = WriteOptions {
+        limits: settings.limits,
+        gzip: settings.gzip,
+        base_url,
+    };
+    let mut writer = ChunkedWriter::new(staging.path(), options).map_err(Failure::fatal)?;
+    store
+        .for_each_listed(run, |page| -> anyhow::Result<()> {
+            writer.push(&Entry {
+                loc: page.url,
+                lastmod: page.lastmod,
+            })?;
+            Ok(())
+        })
+        .map_err(Failure::fatal)?;
+    let written = writer.finish().map_err(Failure::fatal)?;
+    let published = staging.publish(&written).map_err(Failure::fatal)?;
+    Ok((written, published))
+}
+
+/// The crawl database: the user's `--state` file, or a temporary one removed at the end.
+struct Database {
+    path: PathBuf,
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl Database {
+    fn open(state: Option<&Path>) -> anyhow::Result<Database> {
+        match state {
+            Some(path) => Ok(Database {
+                path: path.to_path_buf(),
+                _temporary: None,
+            }),
+            None => {
+                let directory = tempfile::Builder::new()
+                    .prefix("sitemapper-")
+                    .tempdir()
+                    .context("cannot create a temporary crawl database")?;
+                Ok(Database {
+                    path: directory.path().join("crawl.db"),
+                    _temporary: Some(directory),
+                })
+            }
+        }
+    }
+
+    fn open_store(&self) -> anyhow::Result<Store> {
+        Ok(Store::open(&self.path)?)
+    }
+}
+
+/// The summary printed at the end of a crawl (stderr: stdout stays free for data).
+struct Report<'a> {
+    store: &'a Store,
+    run: RunId,
+    settings: &'a CrawlSettings,
+    summary: &'a CrawlSummary,
+    notes: &'a Notes,
+    published: &'a (Written, Published),
+    started: Instant,
+}
+
+impl Report<'_> {
+    fn print(&self) -> anyhow::Result<()> {
+        let mut out = std::io::stderr().lock();
+        let (written, published) = self.published;
+        let summary = self.summary;
+        if let Some((from, to)) = &self.notes.scope_moved {
+            writeln!(out, "The seed redirected: crawled {to} instead of {from}.")?;
+        }
+        for (origin, policy) in &self.notes.robots {
+            writeln!(out, "robots.txt of {origin}: {policy}")?;
+        }
+        writeln!(
+            out,
+            "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
+            summary.scope_root,
+            self.started.elapsed().as_secs_f64(),
+            summary.pages_visited,
+            summary.requests,
+            summary.urls_discovered,
+        )?;
+        if summary.left_by_max_pages > 0 {
+            writeln!(
+                out,
+                "Stopped by --max-pages: {} queued URLs not visited.",
+                summary.left_by_max_pages
+            )?;
+        }
+        if summary.beyond_max_depth > 0 {
+            writeln!(
+                out,
+                "Not followed, deeper than --max-depth: {} links.",
+                summary.beyond_max_depth
+            )?;
+        }
+        let counts = self.store.reason_counts(self.run)?;
+        let listed: u64 = counts
+            .iter()
+            .filter(|count| count.verdict == Verdict::Indexable)
+            .map(|count| count.count)
+            .sum();
+        writeln!(out, "Listed: {listed} URLs.")?;
+        let not_listed: Vec<&ReasonCount> = counts
+            .iter()
+            .filter(|count| count.verdict != Verdict::Indexable)
+            .collect();
+        if !not_listed.is_empty() {
+            writeln!(out, "Not listed:")?;
+            for count in not_listed {
+                let reason = count.reason.as_deref().unwrap_or(count.verdict.as_str());
+                writeln!(out, "  {:>7}  {reason}", count.count)?;
+            }
+        }
+        let broken_canonicals: u64 = counts
+            .iter()
+            .filter(|count| count.verdict == Verdict::Indexable && count.reason.is_some())
+            .map(|count| count.count)
+            .sum();
+        if broken_canonicals > 0 {
+            writeln!(
+                out,
+                "Listed as themselves because their canonical target is broken: {broken_canonicals}."
+            )?;
+        }
+        let kind = if written.is_index {
+            "sitemap index and children"
+        } else {
+            "sitemap"
+        };
+        writeln!(out, "Wrote {kind} to {}:", self.settings.out.display())?;
+        for file in &published.files {
+            writeln!(out, "  {}", file.display())?;
+        }
+        for file in &published.removed_stale {
+            writeln!(out, "  removed stale {}", file.display())?;
+        }
+        Ok(())
+    }
+}

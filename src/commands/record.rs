@@ -1,0 +1,126 @@
+//! The recorder: a dedicated thread that writes crawl events into the crawl database in
+//! batched transactions, so SQLite never blocks the async workers.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+
+use sitemapper_crawl::{CrawlEvent, PageOutcome, Verdict};
+use sitemapper_store::{PageRecord, RunId, Store, StoreError};
+use tokio::sync::mpsc;
+
+use crate::progress::EventCounts;
+
+/// Records per transaction at most; a batch is also written whenever the channel is empty.
+const BATCH_SIZE: usize = 512;
+
+/// What the recorder saw besides pages, for the summary.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// `(origin, policy)` for each robots.txt read.
+    pub robots: Vec<(String, String)>,
+    /// `(from, to)` when the seed's redirect moved the scope.
+    pub scope_moved: Option<(String, String)>,
+}
+
+#[derive(Debug)]
+pub struct Recorder {
+    handle: JoinHandle<Result<(Store, Notes), StoreError>>,
+}
+
+impl Recorder {
+    pub fn spawn(
+        mut store: Store,
+        run: RunId,
+        mut events: mpsc::Receiver<CrawlEvent>,
+        counts: Arc<EventCounts>,
+    ) -> Recorder {
+        let handle = std::thread::spawn(move || {
+            let mut notes = Notes::default();
+            let mut batch = Vec::with_capacity(BATCH_SIZE);
+            while let Some(event) = events.blocking_recv() {
+                let mut next = Some(event);
+                while let Some(event) = next.take() {
+                    match event {
+                        CrawlEvent::Page(outcome) => {
+                            count(&counts, &outcome);
+                            batch.push(page_record(*outcome));
+                        }
+                        CrawlEvent::Robots { origin, policy } => {
+                            notes.robots.push((origin, policy))
+                        }
+                        CrawlEvent::ScopeMoved { from, to } => {
+                            notes.scope_moved = Some((from.to_string(), to.to_string()))
+                        }
+                    }
+                    if batch.len() < BATCH_SIZE {
+                        next = events.try_recv().ok();
+                    }
+                }
+                if !batch.is_empty() {
+                    store.record_pages(run, &batch)?;
+                    batch.clear();
+                }
+            }
+            Ok((store, notes))
+        });
+        Recorder { handle }
+    }
+
+    /// Waits for the recorder to drain the channel (the sender must be dropped first).
+    pub fn finish(self) -> anyhow::Result<(Store, Notes)> {
+        match self.handle.join() {
+            Ok(result) => Ok(result?),
+            Err(_) => anyhow::bail!("the crawl database writer stopped unexpectedly"),
+        }
+    }
+}
+
+fn count(counts: &EventCounts, outcome: &PageOutcome) {
+    match &outcome.verdict {
+        Verdict::Indexable => {
+            counts.listed.fetch_add(1, Ordering::Relaxed);
+        }
+        Verdict::Excluded(_)
+            if outcome
+                .response
+                .as_ref()
+                .is_none_or(|response| response.status >= 400) =>
+        {
+            counts.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        _ => {}
+    }
+}
+
+/// The crawl's view of a URL, flattened into the database's plain record.
+fn page_record(outcome: PageOutcome) -> PageRecord {
+    let (verdict, reason, detail) = match &outcome.verdict {
+        Verdict::Indexable => (sitemapper_store::Verdict::Indexable, None, None),
+        Verdict::Canonicalised { .. } => (sitemapper_store::Verdict::Canonicalised, None, None),
+        Verdict::Redirect { .. } => (sitemapper_store::Verdict::Redirect, None, None),
+        Verdict::Excluded(exclusion) => (
+            sitemapper_store::Verdict::Excluded,
+            Some(exclusion.code()),
+            exclusion.detail(),
+        ),
+    };
+    let response = outcome.response.as_ref();
+    PageRecord {
+        url: outcome.url.to_string(),
+        depth: outcome.depth,
+        referrer: outcome.referrer.as_ref().map(ToString::to_string),
+        status: response.map(|response| response.status),
+        final_url: None,
+        content_type: response.and_then(|response| response.content_type.clone()),
+        html_ok: response.is_some_and(|response| response.is_html_ok()),
+        target: outcome.verdict.target().map(ToString::to_string),
+        verdict,
+        reason,
+        detail,
+        canonical: outcome.canonical.as_ref().map(ToString::to_string),
+        last_modified: response.and_then(|response| response.last_modified),
+        etag: response.and_then(|response| response.etag.clone()),
+        fetched_at: response.map(|response| response.fetched_at),
+    }
+}

@@ -1,0 +1,218 @@
+//! Configuration stages: `CrawlArgs` (flags) and `CrawlOptions` (config file, every field
+//! optional) resolve into `CrawlSettings` in one place, where every default is applied.
+//! Precedence: flags, then the config file, then defaults.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use regex::Regex;
+use serde::Deserialize;
+use sitemapper_crawl::{CrawlConfig, ScopeOptions, default_user_agent};
+use sitemapper_sitemap::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
+use url::Url;
+
+use crate::cli::CrawlArgs;
+
+/// The config file: the same options as the flags, in kebab-case.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CrawlOptions {
+    pub out: Option<PathBuf>,
+    pub state: Option<PathBuf>,
+    pub concurrency: Option<usize>,
+    pub max_pages: Option<u64>,
+    pub max_depth: Option<u32>,
+    pub delay: Option<f64>,
+    pub user_agent: Option<String>,
+    pub ignore_robots: Option<bool>,
+    pub allow_subdomains: Option<bool>,
+    pub include: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+    pub strip_params: Option<Vec<String>>,
+    pub timeout: Option<f64>,
+    pub connect_timeout: Option<f64>,
+    pub max_body_size: Option<usize>,
+    pub retries: Option<u32>,
+    pub gzip: Option<bool>,
+    pub base_url: Option<String>,
+    pub max_urls_per_file: Option<usize>,
+    pub max_bytes_per_file: Option<u64>,
+}
+
+impl CrawlOptions {
+    pub fn load(path: &Path) -> anyhow::Result<CrawlOptions> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        toml::from_str(&text).map_err(|error| {
+            // toml's message spans several lines (a source excerpt); keep the first.
+            let message = error
+                .message()
+                .lines()
+                .next()
+                .unwrap_or("invalid TOML")
+                .to_string();
+            let location = error
+                .span()
+                .map(|span| line_of(&text, span.start))
+                .map_or(String::new(), |line| format!(", line {line}"));
+            anyhow::anyhow!(
+                "invalid config file {}{location}: {message}",
+                path.display()
+            )
+        })
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Everything a crawl run needs, resolved.
+#[derive(Debug)]
+pub struct CrawlSettings {
+    pub seed: String,
+    pub out: PathBuf,
+    pub state: Option<PathBuf>,
+    pub crawl: CrawlConfig,
+    pub gzip: bool,
+    /// `None`: the scope's directory once the crawl knows it (after a seed redirect).
+    pub base_url: Option<String>,
+    pub limits: Limits,
+}
+
+impl CrawlSettings {
+    pub fn resolve(args: CrawlArgs) -> anyhow::Result<CrawlSettings> {
+        let options = match &args.config {
+            Some(path) => CrawlOptions::load(path)?,
+            None => CrawlOptions::default(),
+        };
+        let defaults = CrawlConfig::default();
+        let include = args
+            .include
+            .is_empty()
+            .then_some(options.include)
+            .flatten()
+            .unwrap_or(args.include);
+        let exclude = args
+            .exclude
+            .is_empty()
+            .then_some(options.exclude)
+            .flatten()
+            .unwrap_or(args.exclude);
+        let strip_parameters = if args.strip_param.is_empty() {
+            options
+                .strip_params
+                .unwrap_or(defaults.strip_parameters.clone())
+        } else {
+            args.strip_param
+        };
+        let concurrency = args
+            .concurrency
+            .or(options.concurrency)
+            .unwrap_or(defaults.concurrency);
+        if concurrency == 0 {
+            bail!("--concurrency must be at least 1");
+        }
+        let delay = args
+            .delay
+            .or(options.delay)
+            .map(|seconds| seconds_option("--delay", seconds))
+            .transpose()?;
+        let crawl = CrawlConfig {
+            concurrency,
+            max_pages: args.max_pages.or(options.max_pages),
+            max_depth: args.max_depth.or(options.max_depth),
+            delay,
+            user_agent: args
+                .user_agent
+                .or(options.user_agent)
+                .unwrap_or_else(default_user_agent),
+            respect_robots: !(args.ignore_robots || options.ignore_robots.unwrap_or(false)),
+            connect_timeout: match args.connect_timeout.or(options.connect_timeout) {
+                Some(seconds) => seconds_option("--connect-timeout", seconds)?,
+                None => defaults.connect_timeout,
+            },
+            request_timeout: match args.timeout.or(options.timeout) {
+                Some(seconds) => seconds_option("--timeout", seconds)?,
+                None => defaults.request_timeout,
+            },
+            max_body_bytes: args
+                .max_body_size
+                .or(options.max_body_size)
+                .unwrap_or(defaults.max_body_bytes),
+            retries: args.retries.or(options.retries).unwrap_or(defaults.retries),
+            scope: ScopeOptions {
+                allow_subdomains: args.allow_subdomains
+                    || options.allow_subdomains.unwrap_or(false),
+                include: compile_patterns("--include", &include)?,
+                exclude: compile_patterns("--exclude", &exclude)?,
+            },
+            strip_parameters,
+            ..defaults
+        };
+        let base_url = args
+            .base_url
+            .or(options.base_url)
+            .map(|text| base_url(&text))
+            .transpose()?;
+        let limits = Limits::new(
+            args.max_urls_per_file
+                .or(options.max_urls_per_file)
+                .unwrap_or(MAX_URLS_PER_FILE),
+            args.max_bytes_per_file
+                .or(options.max_bytes_per_file)
+                .unwrap_or(MAX_BYTES_PER_FILE),
+        )
+        .map_err(|error| anyhow::anyhow!("{error}"))?;
+        Ok(CrawlSettings {
+            seed: args.url,
+            out: args
+                .out
+                .or(options.out)
+                .unwrap_or_else(|| PathBuf::from(".")),
+            state: args.state.or(options.state),
+            crawl,
+            gzip: args.gzip || options.gzip.unwrap_or(false),
+            base_url,
+            limits,
+        })
+    }
+}
+
+fn seconds_option(name: &str, seconds: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| anyhow::anyhow!("{name} must be a number of seconds, not {seconds}"))
+}
+
+fn compile_patterns(name: &str, patterns: &[String]) -> anyhow::Result<Vec<Regex>> {
+    patterns
+        .iter()
+        .map(|pattern| {
+            Regex::new(pattern).map_err(|error| {
+                let reason = error
+                    .to_string()
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string();
+                anyhow::anyhow!("invalid {name} pattern {pattern:?}: {reason}")
+            })
+        })
+        .collect()
+}
+
+/// An absolute http(s) URL, with a trailing slash added so that file names append to it.
+fn base_url(text: &str) -> anyhow::Result<String> {
+    let url = Url::parse(text)
+        .map_err(|error| anyhow::anyhow!("invalid --base-url {text:?}: {error}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        bail!("invalid --base-url {text:?}: not an http or https URL");
+    }
+    let mut text = url.to_string();
+    if !text.ends_with('/') {
+        text.push('/');
+    }
+    Ok(text)
+}
