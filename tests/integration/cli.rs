@@ -1,0 +1,257 @@
+//! The command line: exit codes, one-line errors, the config file, and nothing lost on failure.
+
+use std::path::Path;
+
+use crate::fixture::Site;
+use crate::harness::{crawl, listed_urls, sitemapper};
+
+fn repository_file(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// An output directory holding a sitemap from an earlier run.
+fn previous_output() -> (tempfile::TempDir, Vec<u8>) {
+    let out = tempfile::tempdir().unwrap();
+    let previous = b"<?xml version=\"1.0\"?><!-- the previous sitemap -->".to_vec();
+    std::fs::write(out.path().join("sitemap.xml"), &previous).unwrap();
+    (out, previous)
+}
+
+fn assert_one_line_error(stderr: &str) {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "expected one error line, got:\n{stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+}
+
+#[test]
+fn an_invalid_seed_is_a_usage_error() {
+    let (out, previous) = previous_output();
+    for seed in [
+        "not a url",
+        "ftp://example.com/",
+        "mailto:someone@example.com",
+    ] {
+        let run = crawl(seed, out.path(), &[]);
+        assert_eq!(run.code, 2, "{seed}: {}", run.stderr);
+        assert_one_line_error(&run.stderr);
+    }
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+}
+
+#[test]
+fn an_unreachable_seed_is_fatal_and_keeps_the_previous_sitemap() {
+    // A port that was just free: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (out, previous) = previous_output();
+    let run = crawl(
+        &format!("http://127.0.0.1:{port}/"),
+        out.path(),
+        &["--connect-timeout", "2"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_one_line_error(&run.stderr);
+    assert!(
+        run.stderr.contains(&format!("127.0.0.1:{port}")),
+        "the error names the seed: {}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+}
+
+#[test]
+fn a_seed_answering_an_error_is_fatal_and_keeps_the_previous_sitemap() {
+    let server = Site::new().serve();
+    let (out, previous) = previous_output();
+    let run = crawl(&server.url("/"), out.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("404"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+}
+
+#[test]
+fn an_unwritable_output_directory_is_fatal_before_any_request() {
+    let server = Site::new().page("/", "home").serve();
+    let directory = tempfile::tempdir().unwrap();
+    let file = directory.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let run = crawl(&server.url("/"), &file.join("out"), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_one_line_error(&run.stderr);
+    assert!(
+        server.targets().is_empty(),
+        "no request before the output is known writable"
+    );
+}
+
+#[test]
+fn unknown_options_and_bad_values_are_usage_errors() {
+    for args in [
+        &["crawl", "http://127.0.0.1:9/", "--no-such-option"][..],
+        &["crawl", "http://127.0.0.1:9/", "--concurrency", "many"][..],
+        &["crawl", "http://127.0.0.1:9/", "--concurrency", "0"][..],
+        &["crawl", "http://127.0.0.1:9/", "--include", "("][..],
+        &[
+            "crawl",
+            "http://127.0.0.1:9/",
+            "--max-urls-per-file",
+            "50001",
+        ][..],
+        &["crawl", "http://127.0.0.1:9/", "--base-url", "not a url"][..],
+        &["crawl"][..],
+    ] {
+        let run = sitemapper(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn a_malformed_config_file_is_a_one_line_usage_error() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("bad.toml");
+    for text in [
+        "concurrency = \"eight\"\n",
+        "no-such-option = 1\n",
+        "concurrency = \n",
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let run = sitemapper(&[
+            "crawl",
+            "http://127.0.0.1:9/",
+            "--config",
+            config.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, 2, "{text}: {}", run.stderr);
+        assert_one_line_error(&run.stderr);
+        assert!(
+            run.stderr.contains("bad.toml"),
+            "the error names the file: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("line 1"),
+            "the error names the line: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn the_config_file_is_used_and_flags_win_over_it() {
+    let server = Site::new()
+        .page("/", r#"<a href="/a">a</a><a href="/b">b</a>"#)
+        .page("/a", r#"<a href="/a/deeper">x</a>"#)
+        .page("/a/deeper", "x")
+        .page("/b", "b")
+        .serve();
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("sitemapper.toml");
+    std::fs::write(&config, "max-depth = 1\nexclude = [\"/b$\"]\nretries = 0\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let config_flag = config.to_str().unwrap();
+    crawl(&server.url("/"), out.path(), &["--config", config_flag]).assert_success();
+    assert_eq!(
+        listed_urls(out.path()).len(),
+        2,
+        "/ and /a: depth 1, /b excluded"
+    );
+    crawl(
+        &server.url("/"),
+        out.path(),
+        &["--config", config_flag, "--max-depth", "5"],
+    )
+    .assert_success();
+    assert_eq!(
+        listed_urls(out.path()).len(),
+        3,
+        "the flag wins over the file"
+    );
+}
+
+#[test]
+fn the_example_config_loads_and_documents_every_option() {
+    let example = repository_file("config/example.toml");
+    let text = std::fs::read_to_string(&example).unwrap();
+    // Loading: a crawl of an invalid seed fails on the seed (2), not on the config file.
+    let run = sitemapper(&["crawl", "not a url", "--config", example.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("not a url"),
+        "the example config loads: {}",
+        run.stderr
+    );
+
+    let help = sitemapper(&["crawl", "--help"]).stdout;
+    let global = ["--config", "--help", "--version", "--quiet", "--verbose"];
+    let options: Vec<&str> = help
+        .split_whitespace()
+        .map(|word| word.trim_end_matches([',', '.']))
+        .filter(|word| word.starts_with("--") && word.len() > 2 && !global.contains(word))
+        .collect();
+    assert!(options.len() > 15, "help lists the options: {options:?}");
+    for option in options {
+        let key = option
+            .trim_start_matches("--")
+            .replace("strip-param", "strip-params");
+        assert!(
+            text.contains(&format!("\n{key} =")) || text.contains(&format!("\n# {key} =")),
+            "config/example.toml does not document {option}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_usage_matches_the_help() {
+    let readme = std::fs::read_to_string(repository_file("README.md")).unwrap();
+    let help = sitemapper(&["crawl", "--help"]).stdout;
+    let start = readme
+        .find("```text\nUsage: sitemapper crawl")
+        .expect("README has the crawl usage block");
+    let block = &readme[start + "```text\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let usage = &help[help.find("Usage:").unwrap()..];
+    assert_eq!(
+        block.trim_end(),
+        usage.trim_end(),
+        "README.md's usage block differs from `sitemapper crawl --help`"
+    );
+}
+
+#[test]
+fn quiet_prints_nothing_on_success() {
+    let server = Site::new().page("/", "home").serve();
+    let out = tempfile::tempdir().unwrap();
+    let run = crawl(&server.url("/"), out.path(), &["--quiet"]);
+    run.assert_success();
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+}
+
+#[test]
+fn a_site_with_nothing_indexable_is_fatal_and_keeps_the_previous_sitemap() {
+    let server = Site::new()
+        .page("/", r#"<meta name="robots" content="noindex">"#)
+        .serve();
+    let (out, previous) = previous_output();
+    let run = crawl(&server.url("/"), out.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("no indexable page"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+}

@@ -1,0 +1,221 @@
+//! A fixture web server on 127.0.0.1 (ephemeral port) that serves a described site with
+//! controllable status codes and headers, and records every request it receives.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+
+/// One response the server gives for a path (with its query, if any).
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Route {
+    pub fn html(body: &str) -> Route {
+        Route::new(200, body).header("Content-Type", "text/html; charset=utf-8")
+    }
+
+    pub fn new(status: u16, body: &str) -> Route {
+        Route {
+            status,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    pub fn redirect(status: u16, location: &str) -> Route {
+        Route::new(status, "").header("Location", location)
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Route {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+}
+
+/// A site: routes by path. `{origin}` in bodies and header values is replaced by the
+/// server's own `http://127.0.0.1:PORT` when it starts.
+#[derive(Debug, Clone, Default)]
+pub struct Site {
+    routes: HashMap<String, Route>,
+}
+
+impl Site {
+    pub fn new() -> Site {
+        Site::default()
+    }
+
+    /// A 200 `text/html` page.
+    pub fn page(self, path: &str, body: &str) -> Site {
+        self.route(path, Route::html(body))
+    }
+
+    pub fn route(mut self, path: &str, route: Route) -> Site {
+        self.routes.insert(path.to_string(), route);
+        self
+    }
+
+    pub fn serve(self) -> Server {
+        Server::start(self)
+    }
+}
+
+/// A request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub method: String,
+    /// Path and query, as requested.
+    pub target: String,
+    pub headers: HashMap<String, String>,
+}
+
+/// A running fixture server; it stops when dropped.
+#[derive(Debug)]
+pub struct Server {
+    address: SocketAddr,
+    log: Arc<Mutex<Vec<Seen>>>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    fn start(site: Site) -> Server {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let address = listener.local_addr().expect("local address");
+        let origin = format!("http://{address}");
+        let routes: HashMap<String, Route> = site
+            .routes
+            .into_iter()
+            .map(|(path, mut route)| {
+                if let Ok(text) = std::str::from_utf8(&route.body) {
+                    route.body = text.replace("{origin}", &origin).into_bytes();
+                }
+                for (_, value) in &mut route.headers {
+                    *value = value.replace("{origin}", &origin);
+                }
+                (path, route)
+            })
+            .collect();
+        let routes = Arc::new(routes);
+        let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let (shutdown, mut stop) = tokio::sync::oneshot::channel::<()>();
+        let server_log = Arc::clone(&log);
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("fixture runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                loop {
+                    tokio::select! {
+                        _ = &mut stop => break,
+                        accepted = listener.accept() => {
+                            let Ok((stream, _)) = accepted else { continue };
+                            let routes = Arc::clone(&routes);
+                            let log = Arc::clone(&server_log);
+                            tokio::spawn(async move {
+                                let service = service_fn(move |request| {
+                                    respond(request, Arc::clone(&routes), Arc::clone(&log))
+                                });
+                                let _ = http1::Builder::new()
+                                    .serve_connection(TokioIo::new(stream), service)
+                                    .await;
+                            });
+                        }
+                    }
+                }
+            });
+        });
+        Server {
+            address,
+            log,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<Seen> {
+        self.log.lock().expect("log lock").clone()
+    }
+
+    /// The request targets received so far, in order.
+    pub fn targets(&self) -> Vec<String> {
+        self.requests()
+            .into_iter()
+            .map(|seen| seen.target)
+            .collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn respond(
+    request: Request<Incoming>,
+    routes: Arc<HashMap<String, Route>>,
+    log: Arc<Mutex<Vec<Seen>>>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let target = request
+        .uri()
+        .path_and_query()
+        .map_or("/".to_string(), |target| target.to_string());
+    let headers = request
+        .headers()
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.to_string(),
+                value.to_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    log.lock().expect("log lock").push(Seen {
+        method: request.method().to_string(),
+        target: target.clone(),
+        headers,
+    });
+    let route = routes.get(&target).cloned().unwrap_or_else(|| {
+        Route::new(404, "<html><body>not found</body></html>").header("Content-Type", "text/html")
+    });
+    let mut response = Response::builder().status(route.status);
+    for (name, value) in &route.headers {
+        response = response.header(name, value);
+    }
+    Ok(response
+        .body(Full::new(Bytes::from(route.body)))
+        .expect("valid fixture response"))
+}

@@ -1,0 +1,118 @@
+//! Running the binary and reading what it wrote, so that tests read like a spec.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The result of one `sitemapper` invocation.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn assert_success(&self) -> &Run {
+        assert_eq!(
+            self.code, 0,
+            "sitemapper failed.\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+/// Runs `sitemapper ARGS` with a clean environment for the network (no proxies) and logging.
+pub fn sitemapper(args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_sitemapper"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy")
+        .env_remove("ALL_PROXY")
+        .env_remove("all_proxy")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run sitemapper");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Crawls `seed` into `out` with fast-failing retries, plus `extra` flags.
+pub fn crawl(seed: &str, out: &Path, extra: &[&str]) -> Run {
+    let out = out.to_str().expect("utf-8 path");
+    let mut args = vec!["crawl", seed, "--out", out, "--retries", "0"];
+    args.extend_from_slice(extra);
+    sitemapper(&args)
+}
+
+/// The text of a sitemap file, gunzipped when it ends in `.gz`.
+pub fn read_sitemap(path: &Path) -> String {
+    let bytes =
+        std::fs::read(path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()));
+    if path.extension().is_some_and(|extension| extension == "gz") {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_string(&mut text)
+            .expect("gunzip");
+        text
+    } else {
+        String::from_utf8(bytes).expect("utf-8 sitemap")
+    }
+}
+
+/// The `<loc>` values of an XML sitemap or index, in order, unescaped.
+pub fn locs(xml: &str) -> Vec<String> {
+    xml.split("<loc>")
+        .skip(1)
+        .map(|rest| rest.split("</loc>").next().unwrap_or_default())
+        .map(|loc| {
+            loc.replace("&amp;", "&")
+                .replace("&apos;", "'")
+                .replace("&quot;", "\"")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+        })
+        .collect()
+}
+
+/// Every URL listed under `out`: from `sitemap.xml`, following the index into its children.
+pub fn listed_urls(out: &Path) -> BTreeSet<String> {
+    let root = read_sitemap(&out.join("sitemap.xml"));
+    if root.contains("<sitemapindex") {
+        locs(&root)
+            .iter()
+            .flat_map(|child| {
+                let name = child.rsplit('/').next().unwrap_or_default();
+                locs(&read_sitemap(&out.join(name)))
+            })
+            .collect()
+    } else {
+        locs(&root).into_iter().collect()
+    }
+}
+
+/// The sitemap files in `out` (sitemap.xml and its children), sorted.
+pub fn sitemap_files(out: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out)
+        .expect("read out dir")
+        .map(|entry| entry.expect("dir entry").path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| {
+                    name.starts_with("sitemap")
+                        && (name.ends_with(".xml") || name.ends_with(".xml.gz"))
+                })
+        })
+        .collect();
+    files.sort();
+    files
+}

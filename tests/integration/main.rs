@@ -1,0 +1,15 @@
+//! Integration tests of the `sitemapper` binary against local fixture sites.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    reason = "tests"
+)]
+
+mod chunking;
+mod cli;
+mod crawl;
+mod fixture;
+mod harness;
+mod robots;
+mod schema;
