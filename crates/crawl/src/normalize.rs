@@ -175,7 +175,7 @@ pub(crate) fn normalize_percent_encoding(text: &str) -> Cow<'_, str> {
     Cow::Owned(output)
 }
 
-const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+pub(crate) const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
 fn hex_value(byte: u8) -> Option<u8> {
     match byte {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use robotstxt::RobotsParseHandler;
 use url::Url;
 
-use crate::normalize::normalize_percent_encoding;
+use crate::normalize::{HEX_UPPER, normalize_percent_encoding};
 
 /// At least 500 KiB must be parsed (RFC 9309 section 2.5); more is ignored.
 pub(crate) const MAX_ROBOTS_BYTES: usize = 512 * 1024;
@@ -60,7 +60,7 @@ impl RobotsPolicy {
         match self {
             RobotsPolicy::AllowAll { reason } => format!("allow all ({reason})"),
             RobotsPolicy::DisallowAll { reason } => format!("disallow all ({reason})"),
-            RobotsPolicy::Rules(rules) => format!("{} rules for us", rules.rules.len()),
+            RobotsPolicy::Rules(rules) => rules.describe(),
         }
     }
 }
@@ -68,6 +68,8 @@ impl RobotsPolicy {
 /// The rules of the groups that apply to one product token, merged.
 #[derive(Debug, Clone, Default)]
 pub struct RobotsRules {
+    /// The user agent whose groups apply: our token, `*`, or empty when no group does.
+    group: String,
     rules: Vec<Rule>,
     crawl_delay: Option<Duration>,
     sitemaps: Vec<String>,
@@ -121,6 +123,24 @@ impl RobotsRules {
 
     pub fn sitemaps(&self) -> &[String] {
         &self.sitemaps
+    }
+
+    /// `3 rules for "sitemapper", Crawl-delay 2s, 1 Sitemap line`.
+    fn describe(&self) -> String {
+        let mut text = if self.group.is_empty() {
+            "no group applies: allow all".to_string()
+        } else {
+            let plural = if self.rules.len() == 1 { "" } else { "s" };
+            format!("{} rule{plural} for \"{}\"", self.rules.len(), self.group)
+        };
+        if let Some(delay) = self.crawl_delay {
+            text.push_str(&format!(", Crawl-delay {}s", delay.as_secs_f64()));
+        }
+        if !self.sitemaps.is_empty() {
+            let plural = if self.sitemaps.len() == 1 { "" } else { "s" };
+            text.push_str(&format!(", {} Sitemap line{plural}", self.sitemaps.len()));
+        }
+        text
     }
 }
 
@@ -182,6 +202,23 @@ fn wildcard_match(pattern: &str, path: &str) -> bool {
     }
 }
 
+/// RFC 9309 section 2.2.2: octets outside ASCII (and controls and spaces, which a URL path
+/// cannot hold raw) are percent-encoded before comparison, so `Disallow: /café` and
+/// `Disallow: /caf%c3%a9` both match the path `/caf%C3%A9`.
+fn encode_pattern(value: &str) -> String {
+    let mut encoded = String::with_capacity(value.len());
+    for byte in value.trim().bytes() {
+        if byte >= 0x80 || byte <= 0x20 || byte == 0x7f {
+            encoded.push('%');
+            encoded.push(char::from(HEX_UPPER[usize::from(byte >> 4)]));
+            encoded.push(char::from(HEX_UPPER[usize::from(byte & 0x0f)]));
+        } else {
+            encoded.push(char::from(byte));
+        }
+    }
+    normalize_percent_encoding(&encoded).into_owned()
+}
+
 /// Collects groups from the parser's callbacks (RFC 9309 section 2.1: a group is one or more
 /// `user-agent` lines followed by rules).
 #[derive(Default)]
@@ -209,7 +246,7 @@ impl GroupCollector {
         if let Some(group) = self.current_group() {
             group.rules.push(Rule {
                 allow,
-                pattern: normalize_percent_encoding(value).into_owned(),
+                pattern: encode_pattern(value),
             });
         }
     }
@@ -220,15 +257,24 @@ impl GroupCollector {
         let token = product_token.to_ascii_lowercase();
         let names_us = |group: &Group| group.agents.contains(&token);
         let is_global = |group: &Group| group.agents.iter().any(|agent| agent == "*");
-        let chosen: Vec<&Group> = if self.groups.iter().any(names_us) {
-            self.groups.iter().filter(|group| names_us(group)).collect()
+        let (group, chosen): (String, Vec<&Group>) = if self.groups.iter().any(names_us) {
+            (
+                token.clone(),
+                self.groups.iter().filter(|group| names_us(group)).collect(),
+            )
+        } else if self.groups.iter().any(is_global) {
+            (
+                "*".to_string(),
+                self.groups
+                    .iter()
+                    .filter(|group| is_global(group))
+                    .collect(),
+            )
         } else {
-            self.groups
-                .iter()
-                .filter(|group| is_global(group))
-                .collect()
+            (String::new(), Vec::new())
         };
         RobotsRules {
+            group,
             rules: chosen
                 .iter()
                 .flat_map(|group| group.rules.iter().cloned())
@@ -380,6 +426,25 @@ mod tests {
         assert!(allowed(body, "sitemapper", "/search"));
         assert!(!allowed(body, "sitemapper", "/~user/page"));
         assert!(!allowed(body, "sitemapper", "/caf%C3%A9"));
+        let raw = "User-agent: *\nDisallow: /naïve\nDisallow: /a b\n";
+        assert!(!allowed(raw, "sitemapper", "/na%C3%AFve/x"));
+        assert!(!allowed(raw, "sitemapper", "/a%20b"));
+        assert!(allowed(raw, "sitemapper", "/naive"));
+    }
+
+    #[test]
+    fn the_description_names_the_group_delay_and_sitemaps() {
+        let body = "User-agent: *\nDisallow: /x\nCrawl-delay: 2\nSitemap: https://e.com/s.xml\n";
+        let policy = RobotsPolicy::Rules(RobotsRules::parse(body, "sitemapper"));
+        assert_eq!(
+            policy.describe(),
+            "1 rule for \"*\", Crawl-delay 2s, 1 Sitemap line"
+        );
+        let other = RobotsPolicy::Rules(RobotsRules::parse(
+            "User-agent: other\nDisallow: /\n",
+            "sitemapper",
+        ));
+        assert_eq!(other.describe(), "no group applies: allow all");
     }
 
     #[test]
