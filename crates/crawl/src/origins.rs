@@ -1,11 +1,11 @@
 //! Per-origin state: the robots.txt policy, read once, and the pace of requests.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use dashmap::DashMap;
 use reqwest::header;
-use tokio::sync::{Mutex, OnceCell, mpsc};
+use tokio::sync::{Mutex, mpsc};
 use tokio::time::Instant;
 use url::Url;
 
@@ -15,6 +15,10 @@ use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules};
 
 /// RFC 9309 section 2.3.1.2: follow at least five consecutive redirects for robots.txt.
 const MAX_ROBOTS_REDIRECTS: usize = 5;
+
+/// How long a robots.txt stays valid: a long crawl reads it again after a day (RFC 9309
+/// section 2.4 asks crawlers not to use a cached copy for more than 24 hours).
+const ROBOTS_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
 #[derive(Debug)]
 pub(crate) struct Origins {
@@ -28,9 +32,25 @@ pub(crate) struct Origins {
 
 #[derive(Debug, Default)]
 struct OriginState {
-    robots: OnceCell<Arc<RobotsPolicy>>,
+    /// The policy in force and when it was read.
+    robots: RwLock<Option<(Instant, Arc<RobotsPolicy>)>>,
+    /// Held while robots.txt is being fetched, so that it is fetched once, before anything else.
+    fetching_robots: Mutex<()>,
     /// When the next request to this origin may start.
     next_request: Mutex<Option<Instant>>,
+}
+
+impl OriginState {
+    fn current_robots(&self) -> Option<Arc<RobotsPolicy>> {
+        let robots = self.robots.read().ok()?;
+        robots.as_ref().map(|(_, policy)| Arc::clone(policy))
+    }
+
+    fn fresh_robots(&self) -> Option<Arc<RobotsPolicy>> {
+        let robots = self.robots.read().ok()?;
+        let (read_at, policy) = robots.as_ref()?;
+        (read_at.elapsed() < ROBOTS_MAX_AGE).then(|| Arc::clone(policy))
+    }
 }
 
 impl Origins {
@@ -59,33 +79,39 @@ impl Origins {
         Arc::clone(&self.entries.entry(key).or_default())
     }
 
-    /// The robots.txt policy of `url`'s origin, fetched on first use. Concurrent callers for
-    /// one origin wait for the same fetch, so robots.txt is requested before anything else.
+    /// The robots.txt policy of `url`'s origin, fetched on first use and again when it is a
+    /// day old. Concurrent callers for one origin wait for the same fetch, so robots.txt is
+    /// requested before anything else.
     pub async fn robots(&self, url: &Url, fetcher: &Fetcher) -> Arc<RobotsPolicy> {
         let state = self.state(url);
-        let policy = state
-            .robots
-            .get_or_init(|| async {
-                let policy = if self.respect_robots {
-                    self.fetch_robots(url, fetcher).await
-                } else {
-                    RobotsPolicy::AllowAll {
-                        reason: "robots.txt ignored by request".to_string(),
-                    }
-                };
-                let origin = url.origin().ascii_serialization();
-                tracing::info!(%origin, policy = %policy.describe(), "robots.txt");
-                let _ = self
-                    .events
-                    .send(CrawlEvent::Robots {
-                        origin,
-                        policy: policy.describe(),
-                    })
-                    .await;
-                Arc::new(policy)
+        if let Some(policy) = state.fresh_robots() {
+            return policy;
+        }
+        let _fetching = state.fetching_robots.lock().await;
+        if let Some(policy) = state.fresh_robots() {
+            return policy;
+        }
+        let policy = if self.respect_robots {
+            self.fetch_robots(url, fetcher).await
+        } else {
+            RobotsPolicy::AllowAll {
+                reason: "robots.txt ignored by request".to_string(),
+            }
+        };
+        let origin = url.origin().ascii_serialization();
+        tracing::info!(%origin, policy = %policy.describe(), "robots.txt");
+        let _ = self
+            .events
+            .send(CrawlEvent::Robots {
+                origin,
+                policy: policy.describe(),
             })
             .await;
-        Arc::clone(policy)
+        let policy = Arc::new(policy);
+        if let Ok(mut robots) = state.robots.write() {
+            *robots = Some((Instant::now(), Arc::clone(&policy)));
+        }
+        policy
     }
 
     async fn fetch_robots(&self, url: &Url, fetcher: &Fetcher) -> RobotsPolicy {
@@ -151,8 +177,7 @@ impl Origins {
             return delay;
         }
         state
-            .robots
-            .get()
+            .current_robots()
             .and_then(|policy| policy.crawl_delay())
             .map_or(Duration::ZERO, |delay| delay.min(self.max_crawl_delay))
     }
