@@ -214,16 +214,19 @@ impl Report<'_> {
                 writeln!(out, "  {:>7}  {reason}", count.count)?;
             }
         }
-        let broken_canonicals: u64 = counts
+        for count in counts
             .iter()
-            .filter(|count| count.verdict == Verdict::Indexable && count.reason.is_some())
-            .map(|count| count.count)
-            .sum();
-        if broken_canonicals > 0 {
-            writeln!(
-                out,
-                "Listed as themselves because their canonical target is broken: {broken_canonicals}."
-            )?;
+            .filter(|count| count.verdict == Verdict::Indexable)
+        {
+            let Some(reason) = &count.reason else {
+                continue;
+            };
+            let why = match reason.as_str() {
+                "broken-canonical" => "their canonical target is broken",
+                "canonical-loop" => "their canonicals form a loop (one page per loop)",
+                other => other,
+            };
+            writeln!(out, "Listed as themselves because {why}: {}.", count.count)?;
         }
         let kind = if written.is_index {
             "sitemap index and children"

@@ -79,10 +79,7 @@ impl Store {
     }
 
     fn sql_error(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sql {
-            path: self.path.clone(),
-            source,
-        }
+        sql_error(&self.path, source)
     }
 
     /// The file this store lives in.
@@ -93,3 +90,10 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
+
+pub(crate) fn sql_error(path: &Path, source: rusqlite::Error) -> StoreError {
+    StoreError::Sql {
+        path: path.to_path_buf(),
+        source,
+    }
+}

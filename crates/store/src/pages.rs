@@ -1,10 +1,12 @@
 //! Pages: one row per URL ever seen, replaced each time a run sees it again.
 
+use std::collections::{HashMap, HashSet};
+
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
 
 use crate::runs::{RunId, timestamp};
-use crate::{Store, StoreError};
+use crate::{Store, StoreError, sql_error};
 
 /// Whether a URL is listed, and if not, in which way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,10 +130,15 @@ impl Store {
     /// DESIGN.md, Inclusion: a canonical whose target is broken (not seen in this run, or not a
     /// 200 HTML page) is ignored, and the page is listed as itself, keeping its target and the
     /// reason `broken-canonical` for the audit. A target that is itself canonicalised is a chain,
-    /// not a broken hint.
-    pub fn resolve_canonicals(&mut self, run: RunId) -> Result<u64, StoreError> {
-        let changed = self
+    /// resolved to its final self-canonical page. A chain that comes back on itself has no such
+    /// page: the smallest URL of the loop is listed, with the reason `canonical-loop`, so that
+    /// the content is listed exactly once.
+    pub fn resolve_canonicals(&mut self, run: RunId) -> Result<(), StoreError> {
+        let transaction = self
             .connection
+            .transaction()
+            .map_err(|source| sql_error(&self.path, source))?;
+        transaction
             .execute(
                 "UPDATE pages SET verdict = 'indexable', reason = 'broken-canonical'
                  WHERE last_seen_run = ?1 AND verdict = 'canonicalised' AND target IS NOT NULL
@@ -140,8 +147,30 @@ impl Store {
                                      AND target_page.last_seen_run = ?1 AND target_page.html_ok = 1)",
                 params![run.0],
             )
-            .map_err(|source| self.sql_error(source))?;
-        Ok(changed as u64)
+            .map_err(|source| sql_error(&self.path, source))?;
+        let targets: HashMap<String, String> = {
+            let mut statement = transaction
+                .prepare(
+                    "SELECT url, target FROM pages
+                     WHERE last_seen_run = ?1 AND verdict = 'canonicalised' AND target IS NOT NULL",
+                )
+                .map_err(|source| sql_error(&self.path, source))?;
+            statement
+                .query_map(params![run.0], |row| Ok((row.get(0)?, row.get(1)?)))
+                .and_then(Iterator::collect)
+                .map_err(|source| sql_error(&self.path, source))?
+        };
+        for url in loop_representatives(&targets) {
+            transaction
+                .execute(
+                    "UPDATE pages SET verdict = 'indexable', reason = 'canonical-loop' WHERE url = ?1",
+                    params![url],
+                )
+                .map_err(|source| sql_error(&self.path, source))?;
+        }
+        transaction
+            .commit()
+            .map_err(|source| sql_error(&self.path, source))
     }
 
     /// How many pages `run` lists.
@@ -272,4 +301,30 @@ fn raw_page(row: &Row<'_>) -> rusqlite::Result<(PageRecord, String)> {
         },
         row.get(7)?,
     ))
+}
+
+/// The smallest URL of every cycle in the canonical graph (`url -> target`).
+fn loop_representatives(targets: &HashMap<String, String>) -> Vec<&str> {
+    let mut done: HashSet<&str> = HashSet::new();
+    let mut representatives = Vec::new();
+    for start in targets.keys() {
+        let mut path: Vec<&str> = Vec::new();
+        let mut current = start.as_str();
+        while !done.contains(current) {
+            if let Some(position) = path.iter().position(|seen| *seen == current) {
+                if let Some(smallest) = path[position..].iter().min() {
+                    representatives.push(*smallest);
+                }
+                break;
+            }
+            path.push(current);
+            match targets.get(current) {
+                Some(next) => current = next,
+                None => break,
+            }
+        }
+        done.extend(path);
+    }
+    representatives.sort_unstable();
+    representatives
 }

@@ -181,10 +181,15 @@ fn broken_canonicals_are_listed_as_themselves_and_chains_are_kept() {
                 canonicalised("https://e.com/chain-a", "https://e.com/chain-b"),
                 canonicalised("https://e.com/chain-b", "https://e.com/chain-c"),
                 page("https://e.com/chain-c", Verdict::Indexable),
+                canonicalised("https://e.com/loop-y", "https://e.com/loop-z"),
+                canonicalised("https://e.com/loop-z", "https://e.com/loop-x"),
+                canonicalised("https://e.com/loop-x", "https://e.com/loop-y"),
+                canonicalised("https://e.com/into-loop", "https://e.com/loop-z"),
+                canonicalised("https://e.com/self-loop", "https://e.com/self-loop"),
             ],
         )
         .unwrap();
-    assert_eq!(store.resolve_canonicals(run).unwrap(), 2);
+    store.resolve_canonicals(run).unwrap();
     let verdict = |url: &str| {
         let page = store.page(url).unwrap().unwrap();
         (page.verdict, page.reason)
@@ -209,6 +214,20 @@ fn broken_canonicals_are_listed_as_themselves_and_chains_are_kept() {
         verdict("https://e.com/chain-b"),
         (Verdict::Canonicalised, None)
     );
+    let in_loop = (Verdict::Indexable, Some("canonical-loop".to_string()));
+    assert_eq!(
+        verdict("https://e.com/loop-x"),
+        in_loop,
+        "the smallest URL of the loop"
+    );
+    assert_eq!(verdict("https://e.com/self-loop"), in_loop);
+    for url in [
+        "https://e.com/loop-y",
+        "https://e.com/loop-z",
+        "https://e.com/into-loop",
+    ] {
+        assert_eq!(verdict(url), (Verdict::Canonicalised, None), "{url}");
+    }
 }
 
 #[test]
