@@ -30,6 +30,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Crawl a site from URL and write its sitemaps.
+    // A flag given twice takes its last value, so scripts can override earlier flags.
+    #[command(args_override_self = true)]
     Crawl(CrawlArgs),
 }
 
