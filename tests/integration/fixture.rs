@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
@@ -20,6 +22,8 @@ pub struct Route {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// How long the server waits before answering.
+    pub delay: Duration,
 }
 
 impl Route {
@@ -32,6 +36,7 @@ impl Route {
             status,
             headers: Vec::new(),
             body: body.as_bytes().to_vec(),
+            delay: Duration::ZERO,
         }
     }
 
@@ -43,13 +48,24 @@ impl Route {
         self.headers.push((name.to_string(), value.to_string()));
         self
     }
+
+    pub fn bytes(mut self, body: Vec<u8>) -> Route {
+        self.body = body;
+        self
+    }
+
+    pub fn delay(mut self, delay: Duration) -> Route {
+        self.delay = delay;
+        self
+    }
 }
 
 /// A site: routes by path. `{origin}` in bodies and header values is replaced by the
-/// server's own `http://127.0.0.1:PORT` when it starts.
+/// server's own `http://127.0.0.1:PORT` when it starts, `{host}` by `127.0.0.1:PORT`,
+/// `{port}` by `PORT`.
 #[derive(Debug, Clone, Default)]
 pub struct Site {
-    routes: HashMap<String, Route>,
+    routes: HashMap<String, Vec<Route>>,
 }
 
 impl Site {
@@ -62,13 +78,39 @@ impl Site {
         self.route(path, Route::html(body))
     }
 
-    pub fn route(mut self, path: &str, route: Route) -> Site {
-        self.routes.insert(path.to_string(), route);
+    pub fn route(self, path: &str, route: Route) -> Site {
+        self.sequence(path, vec![route])
+    }
+
+    /// Answers the requests for `path` with `routes` in turn, the last one repeating.
+    pub fn sequence(mut self, path: &str, routes: Vec<Route>) -> Site {
+        assert!(!routes.is_empty(), "a sequence of routes for {path}");
+        self.routes.insert(path.to_string(), routes);
         self
     }
 
     pub fn serve(self) -> Server {
         Server::start(self)
+    }
+}
+
+fn substitute_names(text: &str, address: SocketAddr) -> String {
+    text.replace("{origin}", &format!("http://{address}"))
+        .replace("{host}", &address.to_string())
+        .replace("{port}", &address.port().to_string())
+}
+
+/// The responses for one path, served in turn.
+#[derive(Debug)]
+struct Sequence {
+    routes: Vec<Route>,
+    served: AtomicUsize,
+}
+
+impl Sequence {
+    fn next(&self) -> Route {
+        let index = self.served.fetch_add(1, Ordering::Relaxed);
+        self.routes[index.min(self.routes.len() - 1)].clone()
     }
 }
 
@@ -79,6 +121,8 @@ pub struct Seen {
     /// Path and query, as requested.
     pub target: String,
     pub headers: HashMap<String, String>,
+    /// When the request arrived.
+    pub at: std::time::Instant,
 }
 
 /// A running fixture server; it stops when dropped.
@@ -97,18 +141,24 @@ impl Server {
             .set_nonblocking(true)
             .expect("non-blocking listener");
         let address = listener.local_addr().expect("local address");
-        let origin = format!("http://{address}");
-        let routes: HashMap<String, Route> = site
+        let substitute = |mut route: Route| {
+            if let Ok(text) = std::str::from_utf8(&route.body) {
+                route.body = substitute_names(text, address).into_bytes();
+            }
+            for (_, value) in &mut route.headers {
+                *value = substitute_names(value, address);
+            }
+            route
+        };
+        let routes: HashMap<String, Sequence> = site
             .routes
             .into_iter()
-            .map(|(path, mut route)| {
-                if let Ok(text) = std::str::from_utf8(&route.body) {
-                    route.body = text.replace("{origin}", &origin).into_bytes();
-                }
-                for (_, value) in &mut route.headers {
-                    *value = value.replace("{origin}", &origin);
-                }
-                (path, route)
+            .map(|(path, routes)| {
+                let sequence = Sequence {
+                    routes: routes.into_iter().map(substitute).collect(),
+                    served: AtomicUsize::new(0),
+                };
+                (path, sequence)
             })
             .collect();
         let routes = Arc::new(routes);
@@ -186,7 +236,7 @@ impl Drop for Server {
 
 async fn respond(
     request: Request<Incoming>,
-    routes: Arc<HashMap<String, Route>>,
+    routes: Arc<HashMap<String, Sequence>>,
     log: Arc<Mutex<Vec<Seen>>>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let target = request
@@ -207,10 +257,18 @@ async fn respond(
         method: request.method().to_string(),
         target: target.clone(),
         headers,
+        at: std::time::Instant::now(),
     });
-    let route = routes.get(&target).cloned().unwrap_or_else(|| {
-        Route::new(404, "<html><body>not found</body></html>").header("Content-Type", "text/html")
-    });
+    let route = routes.get(&target).map_or_else(
+        || {
+            Route::new(404, "<html><body>not found</body></html>")
+                .header("Content-Type", "text/html")
+        },
+        Sequence::next,
+    );
+    if !route.delay.is_zero() {
+        tokio::time::sleep(route.delay).await;
+    }
     let mut response = Response::builder().status(route.status);
     for (name, value) in &route.headers {
         response = response.header(name, value);

@@ -116,3 +116,25 @@ pub fn sitemap_files(out: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// Crawls like [`crawl`], keeping the crawl database, and opens it.
+pub fn crawl_recorded(seed: &str, out: &Path, extra: &[&str]) -> (Run, sitemapper_store::Store) {
+    let state = out.join("crawl.db");
+    let mut args = vec!["--state", state.to_str().expect("utf-8 path")];
+    args.extend_from_slice(extra);
+    let run = crawl(seed, out, &args);
+    let store = sitemapper_store::Store::open(&state).expect("open the crawl database");
+    (run, store)
+}
+
+/// The verdict and reason recorded for `url`.
+pub fn verdict_of(
+    store: &sitemapper_store::Store,
+    url: &str,
+) -> (sitemapper_store::Verdict, Option<String>) {
+    let page = store
+        .page(url)
+        .expect("read the crawl database")
+        .unwrap_or_else(|| panic!("{url} is not recorded"));
+    (page.verdict, page.reason)
+}

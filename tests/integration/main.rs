@@ -11,5 +11,7 @@ mod cli;
 mod crawl;
 mod fixture;
 mod harness;
+mod inclusion;
+mod normalization;
 mod robots;
 mod schema;
