@@ -117,7 +117,7 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         target: outcome.verdict.target().map(ToString::to_string),
         verdict,
         reason,
-        detail,
+        detail: detail.or(outcome.ignored_hints),
         canonical: outcome.canonical.as_ref().map(ToString::to_string),
         last_modified: response.and_then(|response| response.last_modified),
         etag: response.and_then(|response| response.etag.clone()),

@@ -157,9 +157,10 @@ fn canonicals_resolve_to_the_final_self_canonical_page() {
             "/",
             &links_to(&[
                 "/c/upper", "/c/relative", "/c/header", "/c/chain-a", "/c/conflict", "/c/offsite",
-                "/c/to-404", "/c/to-disallowed", "/c/loop-a", "/c/in-body",
+                "/c/to-404", "/c/to-disallowed", "/c/loop-a", "/c/in-body", "/c/invalid",
             ]),
         )
+        .page("/c/invalid", r#"<link rel="canonical" href="urn:isbn:0451450523">"#)
         .page(
             "/c/upper",
             r#"<head><LINK REL="Canonical" HREF="  /c/target#section "></head>"#,
@@ -222,6 +223,7 @@ fn canonicals_resolve_to_the_final_self_canonical_page() {
                 "/c/to-disallowed",
                 "/c/loop-a",
                 "/c/in-body",
+                "/c/invalid",
             ]
         )
     );
@@ -252,6 +254,19 @@ fn canonicals_resolve_to_the_final_self_canonical_page() {
     );
     assert_eq!(reason("/c/loop-a").1.as_deref(), Some("canonical-loop"));
     assert_eq!(reason("/c/loop-b"), (Verdict::Canonicalised, None));
+    let detail = |path: &str| store.page(&server.url(path)).unwrap().unwrap().detail;
+    assert_eq!(
+        detail("/c/conflict"),
+        Some(format!(
+            "conflicting canonicals: {} {}",
+            server.url("/c/one"),
+            server.url("/c/two")
+        ))
+    );
+    assert_eq!(
+        detail("/c/invalid").as_deref(),
+        Some("invalid canonical: urn:isbn:0451450523")
+    );
     assert_eq!(times_requested(&server, "/private/page"), 0);
     assert_eq!(
         times_requested(&server, "/c/one") + times_requested(&server, "/c/two"),

@@ -15,6 +15,8 @@ pub(crate) struct Classification {
     pub canonical: Option<Url>,
     /// Whether the page's links are followed (not for nofollow pages, nor error pages).
     pub follow_links: bool,
+    /// Canonical hints that were ignored, and why: conflicting targets, or not http(s) URLs.
+    pub ignored_hints: Option<String>,
 }
 
 /// Classifies the final (non-redirect) response for `page_url`, already normalized.
@@ -29,6 +31,7 @@ pub(crate) fn classify(
         verdict: Verdict::Excluded(exclusion),
         canonical: None,
         follow_links: false,
+        ignored_hints: None,
     };
     if response.status != 200 {
         return excluded(Exclusion::HttpStatus(response.status));
@@ -37,7 +40,7 @@ pub(crate) fn classify(
         return excluded(Exclusion::NotHtml);
     };
     let follow_links = !facts.robots.nofollow;
-    let canonical = distinct_canonical(facts, normalizer);
+    let (canonical, ignored_hints) = distinct_canonical(facts, normalizer);
     let verdict = if let Some(target) = instant_refresh_target(page_url, facts, normalizer) {
         Verdict::Redirect { to: target }
     } else if facts.robots.noindex {
@@ -54,12 +57,16 @@ pub(crate) fn classify(
         verdict,
         canonical,
         follow_links,
+        ignored_hints,
     }
 }
 
 /// The canonical target when the page names exactly one after normalization; conflicting
-/// hints are ignored, and the page is its own canonical.
-fn distinct_canonical(facts: &PageFacts, normalizer: &UrlNormalizer) -> Option<Url> {
+/// hints are ignored, and the page is its own canonical. Also says which hints were ignored.
+fn distinct_canonical(
+    facts: &PageFacts,
+    normalizer: &UrlNormalizer,
+) -> (Option<Url>, Option<String>) {
     let mut targets: Vec<Url> = facts
         .canonicals
         .iter()
@@ -67,14 +74,21 @@ fn distinct_canonical(facts: &PageFacts, normalizer: &UrlNormalizer) -> Option<U
         .collect();
     targets.sort();
     targets.dedup();
-    match targets.len() {
-        1 => targets.pop(),
-        0 => None,
-        _ => {
-            tracing::debug!(?targets, "conflicting canonicals ignored");
-            None
-        }
+    let mut ignored = Vec::new();
+    if !facts.invalid_canonicals.is_empty() {
+        ignored.push(format!(
+            "invalid canonical: {}",
+            facts.invalid_canonicals.join(" ")
+        ));
     }
+    let canonical = if targets.len() > 1 {
+        let list: Vec<&str> = targets.iter().map(Url::as_str).collect();
+        ignored.push(format!("conflicting canonicals: {}", list.join(" ")));
+        None
+    } else {
+        targets.pop()
+    };
+    (canonical, (!ignored.is_empty()).then(|| ignored.join("; ")))
 }
 
 /// An instant meta refresh to another URL acts as a redirect.

@@ -305,6 +305,7 @@ fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) 
         title: None,
         links_found: 0,
         verdict: Verdict::Excluded(exclusion),
+        ignored_hints: None,
     }
 }
 
@@ -390,6 +391,7 @@ async fn visit(
             canonical: None,
             title: None,
             links_found: 0,
+            ignored_hints: None,
             verdict: Verdict::Excluded(Exclusion::InvalidRedirect(format!(
                 "{} with Location {:?}",
                 facts.status, location
@@ -502,6 +504,7 @@ async fn finish_page(
             .map_or(0, |page_facts| page_facts.links.len()),
         response: Some(facts),
         verdict: classification.verdict,
+        ignored_hints: classification.ignored_hints,
     };
     emit(&context.events, outcome).await;
     Visit {

@@ -33,6 +33,8 @@ pub struct PageOutcome {
     /// Outgoing links found (before scope and dedup), for the summary and the link graph.
     pub links_found: usize,
     pub verdict: Verdict,
+    /// Canonical hints the page gave that were ignored, and why (for the audit).
+    pub ignored_hints: Option<String>,
 }
 
 /// What the response said, trimmed to what the crawl database keeps.
