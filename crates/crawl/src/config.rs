@@ -6,6 +6,10 @@ use regex::Regex;
 
 /// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
 /// A trailing `*` matches any suffix. Compared case-insensitively.
+/// The default limit of a chain of same-shaped pages: deep enough for long "next page"
+/// paginations, short enough to stop an endless calendar within seconds.
+pub const DEFAULT_MAX_PATTERN_CHAIN: u32 = 100;
+
 pub const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
     "utm_*",
     "gclid",
@@ -72,6 +76,11 @@ pub struct CrawlConfig {
     pub strip_parameters: Vec<String>,
     /// URLs longer than this are never fetched nor listed (sitemaps.org: 2,048 characters).
     pub max_url_length: usize,
+    /// Stop after this many page requests in all (redirect hops included).
+    pub max_requests: Option<u64>,
+    /// Same-shaped pages each found only on the one before (an endless calendar) followed at
+    /// most this deep; 0 turns the limit off. See `traps`.
+    pub max_pattern_chain: u32,
 }
 
 impl Default for CrawlConfig {
@@ -97,6 +106,8 @@ impl Default for CrawlConfig {
                 .map(|parameter| parameter.to_string())
                 .collect(),
             max_url_length: 2048,
+            max_requests: None,
+            max_pattern_chain: DEFAULT_MAX_PATTERN_CHAIN,
         }
     }
 }

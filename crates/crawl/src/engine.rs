@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 use reqwest::header;
 use sitemapper_extract::{Document, ExtractOptions, PageFacts, ResponseHeaders};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
 use url::Url;
 
@@ -22,6 +22,7 @@ use crate::lastmod::parse_last_modified;
 use crate::normalize::UrlNormalizer;
 use crate::origins::Origins;
 use crate::scope::Scope;
+use crate::traps::{LinkCheck, TrapGuard, TrapReport};
 
 /// Counters the caller may read while the crawl runs (for a progress bar).
 #[derive(Debug, Default)]
@@ -46,6 +47,14 @@ pub struct CrawlSummary {
     pub beyond_max_depth: u64,
     /// URLs still queued when `max_pages` stopped the crawl.
     pub left_by_max_pages: u64,
+    /// Whether `max_requests` ran out.
+    pub request_budget_exhausted: bool,
+    /// Crawler traps found and cut short.
+    pub traps: Vec<TrapReport>,
+    /// Query parameters found to be session identifiers, stripped from every URL.
+    pub session_parameters: Vec<String>,
+    /// Whether [`CrawlStopper::stop`] ended the crawl early.
+    pub interrupted: bool,
     pub elapsed: Duration,
 }
 
@@ -56,6 +65,18 @@ pub struct Crawler {
     fetcher: Arc<Fetcher>,
     normalizer: Arc<UrlNormalizer>,
     progress: Arc<CrawlProgress>,
+    stop: watch::Sender<bool>,
+}
+
+/// Stops a running crawl (on Ctrl-C): no new request starts, requests in flight are dropped,
+/// and [`Crawler::run`] returns what it has, marked interrupted.
+#[derive(Debug, Clone)]
+pub struct CrawlStopper(watch::Sender<bool>);
+
+impl CrawlStopper {
+    pub fn stop(&self) {
+        self.0.send_replace(true);
+    }
 }
 
 /// Everything a fetch job shares with the others.
@@ -67,6 +88,9 @@ struct JobContext {
     origins: Origins,
     seen: SeenSet,
     extract_options: Arc<ExtractOptions>,
+    /// One HTML parse per core at a time: parsing is CPU work, and a page's DOM costs many
+    /// times its size, so this also bounds the memory that parsing can take.
+    parse_slots: Arc<Semaphore>,
     events: mpsc::Sender<CrawlEvent>,
     progress: Arc<CrawlProgress>,
 }
@@ -82,6 +106,8 @@ enum VisitMode {
 #[derive(Debug)]
 struct Visit {
     depth: u32,
+    /// The chain length of the page (see `traps`).
+    chain: u32,
     /// The page whose links these are.
     page: Option<Url>,
     links: Vec<Url>,
@@ -94,11 +120,20 @@ impl Visit {
     fn ended(depth: u32, reason: String, moved_scope: Option<Scope>) -> Visit {
         Visit {
             depth,
+            chain: 0,
             page: None,
             links: Vec::new(),
             reached: Err(reason),
             moved_scope,
         }
+    }
+}
+
+impl JobContext {
+    fn budget_exhausted(&self) -> bool {
+        self.config
+            .max_requests
+            .is_some_and(|max| self.progress.requests.load(Ordering::Relaxed) >= max)
     }
 }
 
@@ -110,7 +145,12 @@ impl Crawler {
             config: Arc::new(config),
             fetcher: Arc::new(fetcher),
             progress: Arc::default(),
+            stop: watch::Sender::new(false),
         })
+    }
+
+    pub fn stopper(&self) -> CrawlStopper {
+        CrawlStopper(self.stop.clone())
     }
 
     pub fn progress(&self) -> Arc<CrawlProgress> {
@@ -152,6 +192,9 @@ impl Crawler {
             fetcher: Arc::clone(&self.fetcher),
             normalizer: Arc::clone(&self.normalizer),
             seen: SeenSet::default(),
+            parse_slots: Arc::new(Semaphore::new(
+                std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
+            )),
             extract_options: Arc::new(ExtractOptions {
                 robots_token: self.config.robots_token(),
             }),
@@ -168,6 +211,7 @@ impl Crawler {
             url: seed.clone(),
             depth: 0,
             referrer: None,
+            chain: 0,
         };
         let seed_visit = visit(
             Arc::clone(&context),
@@ -209,14 +253,20 @@ impl Crawler {
             scope: Arc::clone(&scope),
             frontier: Frontier::default(),
             beyond_max_depth: 0,
+            traps: TrapGuard::new(self.config.max_pattern_chain),
         };
         owner.enqueue_links(seed_visit).await;
 
+        let mut stopped = self.stop.subscribe();
+        let mut interrupted = *stopped.borrow_and_update();
         let mut jobs = JoinSet::new();
         let mut visited: u64 = 1;
         let concurrency = self.config.concurrency.max(1);
         loop {
-            while jobs.len() < concurrency && self.config.max_pages.is_none_or(|max| visited < max)
+            while !interrupted
+                && jobs.len() < concurrency
+                && self.config.max_pages.is_none_or(|max| visited < max)
+                && !context.budget_exhausted()
             {
                 let Some(item) = owner.frontier.pop() else {
                     break;
@@ -232,11 +282,20 @@ impl Crawler {
             self.progress
                 .queued
                 .store(owner.frontier.len() as u64, Ordering::Relaxed);
-            let Some(joined) = jobs.join_next().await else {
+            let joined = tokio::select! {
+                joined = jobs.join_next() => joined,
+                _ = stopped.changed(), if !interrupted => {
+                    interrupted = true;
+                    jobs.abort_all();
+                    continue;
+                }
+            };
+            let Some(joined) = joined else {
                 break;
             };
             match joined {
                 Ok(finished) => owner.enqueue_links(finished).await,
+                Err(error) if error.is_cancelled() => {}
                 Err(error) => tracing::error!(%error, "a fetch job failed"),
             }
         }
@@ -247,6 +306,10 @@ impl Crawler {
             urls_discovered: context.seen.len() as u64,
             beyond_max_depth: owner.beyond_max_depth,
             left_by_max_pages: owner.frontier.len() as u64,
+            request_budget_exhausted: context.budget_exhausted(),
+            traps: owner.traps.reports(),
+            session_parameters: owner.traps.session_parameters(),
+            interrupted,
             elapsed: started.elapsed(),
         })
     }
@@ -258,6 +321,7 @@ struct FrontierOwner {
     scope: Arc<Scope>,
     frontier: Frontier,
     beyond_max_depth: u64,
+    traps: TrapGuard,
 }
 
 impl FrontierOwner {
@@ -268,9 +332,10 @@ impl FrontierOwner {
         let depth = visit.depth + 1;
         let config = &self.context.config;
         for link in visit.links {
-            let Some(url) = self.context.normalizer.normalize(&link) else {
+            let Some(mut url) = self.context.normalizer.normalize(&link) else {
                 continue;
             };
+            self.traps.strip_sessions(&mut url);
             if !self.scope.contains(&url) {
                 continue;
             }
@@ -286,10 +351,19 @@ impl FrontierOwner {
                 emit(&self.context.events, outcome).await;
                 continue;
             }
+            let chain = match self.traps.check(&page, visit.chain, &url) {
+                LinkCheck::Follow { chain } => chain,
+                LinkCheck::Cut(kind) => {
+                    let outcome = unfetched(url, depth, Some(page.clone()), Exclusion::Trap(kind));
+                    emit(&self.context.events, outcome).await;
+                    continue;
+                }
+            };
             self.frontier.push(QueuedUrl {
                 url,
                 depth,
                 referrer: Some(page.clone()),
+                chain,
             });
         }
     }
@@ -330,6 +404,7 @@ async fn visit(
         mut url,
         depth,
         mut referrer,
+        chain,
     } = item;
     let mut moved_scope: Option<Scope> = None;
     let mut hops = 0;
@@ -347,6 +422,14 @@ async fn visit(
                 format!("disallowed by robots.txt ({})", policy.describe()),
                 moved_scope,
             );
+        }
+        if context.budget_exhausted() {
+            emit(
+                &context.events,
+                unfetched(url, depth, referrer, Exclusion::RequestBudget),
+            )
+            .await;
+            return Visit::ended(depth, "the request budget ran out".to_string(), moved_scope);
         }
         context.origins.pace(&url).await;
         context.progress.requests.fetch_add(1, Ordering::Relaxed);
@@ -375,6 +458,7 @@ async fn visit(
             )
             .await;
             finished.moved_scope = moved_scope;
+            finished.chain = chain;
             return finished;
         }
 
@@ -462,6 +546,7 @@ async fn finish_page(
     facts: ResponseFacts,
 ) -> Visit {
     let page_facts = if facts.is_html_ok() {
+        let _slot = context.parse_slots.acquire().await.ok();
         extract_off_thread(&context.extract_options, &url, response).await
     } else {
         None
@@ -509,6 +594,7 @@ async fn finish_page(
     emit(&context.events, outcome).await;
     Visit {
         depth,
+        chain: 0,
         page: Some(url),
         links,
         reached,

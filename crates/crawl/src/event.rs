@@ -5,6 +5,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 use url::Url;
 
+use crate::traps::TrapKind;
+
 /// One thing the engine learned. Every URL it decided about is reported exactly once.
 #[derive(Debug, Clone)]
 pub enum CrawlEvent {
@@ -115,6 +117,9 @@ pub enum Exclusion {
     InvalidRedirect(String),
     CanonicalOutOfScope(Url),
     UrlTooLong,
+    Trap(TrapKind),
+    /// The crawl's request budget (`max_requests`) ran out before this URL was fetched.
+    RequestBudget,
 }
 
 impl Exclusion {
@@ -131,6 +136,8 @@ impl Exclusion {
             Exclusion::InvalidRedirect(_) => "invalid-redirect".to_string(),
             Exclusion::CanonicalOutOfScope(_) => "canonical-out-of-scope".to_string(),
             Exclusion::UrlTooLong => "url-too-long".to_string(),
+            Exclusion::Trap(kind) => kind.code().to_string(),
+            Exclusion::RequestBudget => "request-budget".to_string(),
         }
     }
 

@@ -16,6 +16,8 @@ pub(crate) struct QueuedUrl {
     pub url: Url,
     pub depth: u32,
     pub referrer: Option<Url>,
+    /// Same-shaped ancestors in a row (see `traps`).
+    pub chain: u32,
 }
 
 #[derive(Debug, Default)]

@@ -16,14 +16,19 @@ mod normalize;
 mod origins;
 mod robots;
 mod scope;
+mod traps;
 
-pub use config::{CrawlConfig, DEFAULT_STRIP_PARAMETERS, ScopeOptions, default_user_agent};
-pub use engine::{CrawlProgress, CrawlSummary, Crawler};
+pub use config::{
+    CrawlConfig, DEFAULT_MAX_PATTERN_CHAIN, DEFAULT_STRIP_PARAMETERS, ScopeOptions,
+    default_user_agent,
+};
+pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler};
 pub use event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
 pub use lastmod::parse_last_modified;
 pub use normalize::UrlNormalizer;
 pub use robots::{RobotsPolicy, RobotsRules};
 pub use scope::Scope;
+pub use traps::{TrapKind, TrapReport};
 
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.
 #[derive(Debug, thiserror::Error)]
