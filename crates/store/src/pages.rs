@@ -173,6 +173,28 @@ impl Store {
             .map_err(|source| sql_error(&self.path, source))
     }
 
+    /// Unlists the pages of `run` whose URL carries one of `parameters` (session identifiers
+    /// found during the crawl: the same pages without them were crawled too). Returns how many.
+    pub fn exclude_session_urls(
+        &mut self,
+        run: RunId,
+        parameters: &[String],
+    ) -> Result<u64, StoreError> {
+        let mut excluded = 0;
+        for parameter in parameters {
+            excluded += self
+                .connection
+                .execute(
+                    "UPDATE pages SET verdict = 'excluded', reason = 'session-parameter', detail = ?2
+                     WHERE last_seen_run = ?1 AND verdict = 'indexable'
+                       AND (instr(url, '?' || ?2 || '=') > 0 OR instr(url, '&' || ?2 || '=') > 0)",
+                    params![run.0, parameter],
+                )
+                .map_err(|source| self.sql_error(source))?;
+        }
+        Ok(excluded as u64)
+    }
+
     /// How many pages `run` lists.
     pub fn listed_count(&self, run: RunId) -> Result<u64, StoreError> {
         self.connection

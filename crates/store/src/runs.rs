@@ -13,6 +13,8 @@ pub enum RunStatus {
     Running,
     Complete,
     Failed,
+    /// Stopped by the user (Ctrl-C) before it finished.
+    Interrupted,
 }
 
 impl RunStatus {
@@ -21,6 +23,7 @@ impl RunStatus {
             RunStatus::Running => "running",
             RunStatus::Complete => "complete",
             RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
         }
     }
 
@@ -29,6 +32,7 @@ impl RunStatus {
             "running" => Some(RunStatus::Running),
             "complete" => Some(RunStatus::Complete),
             "failed" => Some(RunStatus::Failed),
+            "interrupted" => Some(RunStatus::Interrupted),
             _ => None,
         }
     }
