@@ -64,6 +64,15 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N")]
     pub max_depth: Option<u32>,
 
+    /// Stop after this many HTTP requests in all, redirect hops included.
+    #[arg(long, value_name = "N")]
+    pub max_requests: Option<u64>,
+
+    /// Follow a chain of same-shaped pages (an endless calendar) at most N deep; 0: no limit
+    /// [default: 100]
+    #[arg(long, value_name = "N")]
+    pub max_pattern_chain: Option<u32>,
+
     /// Seconds between two requests to one host; overrides robots.txt Crawl-delay.
     #[arg(long, value_name = "SECONDS")]
     pub delay: Option<f64>,

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod memory;
 mod progress;
 mod settings;
 
@@ -23,6 +24,8 @@ pub enum ExitStatus {
     Fatal = 1,
     /// The command line or the config file is wrong.
     Usage = 2,
+    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+    Interrupted = 130,
 }
 
 /// An error that ends the run with its exit status.

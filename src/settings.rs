@@ -23,6 +23,8 @@ pub struct CrawlOptions {
     pub concurrency: Option<usize>,
     pub max_pages: Option<u64>,
     pub max_depth: Option<u32>,
+    pub max_requests: Option<u64>,
+    pub max_pattern_chain: Option<u32>,
     pub delay: Option<f64>,
     pub user_agent: Option<String>,
     pub ignore_robots: Option<bool>,
@@ -123,6 +125,11 @@ impl CrawlSettings {
             concurrency,
             max_pages: args.max_pages.or(options.max_pages),
             max_depth: args.max_depth.or(options.max_depth),
+            max_requests: args.max_requests.or(options.max_requests),
+            max_pattern_chain: args
+                .max_pattern_chain
+                .or(options.max_pattern_chain)
+                .unwrap_or(defaults.max_pattern_chain),
             delay,
             user_agent: args
                 .user_agent

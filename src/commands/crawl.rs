@@ -7,17 +7,17 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use sitemapper_crawl::{CrawlSummary, Crawler};
+use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, TrapKind};
 use sitemapper_sitemap::{ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written};
 use sitemapper_store::{ReasonCount, RunId, RunStatus, Store, Verdict};
 use tokio::sync::mpsc;
 
 use super::Output;
 use super::record::{Notes, Recorder};
-use crate::Failure;
 use crate::cli::CrawlArgs;
 use crate::progress::{EventCounts, Progress};
 use crate::settings::CrawlSettings;
+use crate::{ExitStatus, Failure};
 
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
@@ -43,6 +43,7 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     let (sender, receiver) = mpsc::channel(EVENT_CHANNEL_CAPACITY);
     let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
     let progress = Progress::start(output.quiet, crawler.progress(), counts);
+    runtime.spawn(stop_on_ctrl_c(crawler.stopper()));
     let crawled = runtime.block_on(crawler.run(&seed, sender));
     progress.finish();
     let (mut store, notes) = recorder.finish().map_err(Failure::fatal)?;
@@ -57,6 +58,22 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
             )));
         }
     };
+    if summary.interrupted {
+        let _ = store.finish_run(run, RunStatus::Interrupted);
+        let kept = match &settings.state {
+            Some(path) => format!("; what was crawled is in {}", path.display()),
+            None => String::new(),
+        };
+        return Err(Failure {
+            status: ExitStatus::Interrupted,
+            error: anyhow::anyhow!(
+                "interrupted after {} pages and {} requests: nothing published, {} left as it was{kept}",
+                summary.pages_visited,
+                summary.requests,
+                settings.out.join("sitemap.xml").display()
+            ),
+        });
+    }
     let published = publish(&mut store, run, &settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
@@ -78,6 +95,18 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The first Ctrl-C stops the crawl gracefully; a second one ends the process at once.
+async fn stop_on_ctrl_c(stopper: CrawlStopper) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    tracing::warn!("Ctrl-C: stopping (press it again to quit at once)");
+    stopper.stop();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(ExitStatus::Interrupted as i32);
+    }
+}
+
 /// Writes the listed pages, ordered by URL, into the staging directory and moves them into
 /// place. The previous sitemap stays untouched when anything fails before the final renames.
 fn publish(
@@ -87,6 +116,9 @@ fn publish(
     summary: &CrawlSummary,
     staging: StagingDir,
 ) -> Result<(Written, Published), Failure> {
+    store
+        .exclude_session_urls(run, &summary.session_parameters)
+        .map_err(Failure::fatal)?;
     store.resolve_canonicals(run).map_err(Failure::fatal)?;
     let listed = store.listed_count(run).map_err(Failure::fatal)?;
     if listed == 0 {
@@ -189,6 +221,33 @@ impl Report<'_> {
                 summary.left_by_max_pages
             )?;
         }
+        if summary.request_budget_exhausted {
+            writeln!(
+                out,
+                "Stopped by --max-requests: the request budget ran out."
+            )?;
+        }
+        if let Some(pace) = self.pace() {
+            writeln!(out, "Pace: {pace}.")?;
+        }
+        for trap in &summary.traps {
+            let what = match trap.kind {
+                TrapKind::RepeatedSegments => "paths repeating a segment",
+                TrapKind::PatternChain => "an endless chain of same-shaped pages",
+            };
+            writeln!(
+                out,
+                "Crawler trap cut short ({what}): {} URLs not followed, such as {}",
+                trap.urls_cut, trap.example
+            )?;
+        }
+        if !summary.session_parameters.is_empty() {
+            writeln!(
+                out,
+                "Session parameters detected and stripped from every URL: {}.",
+                summary.session_parameters.join(", ")
+            )?;
+        }
         if summary.beyond_max_depth > 0 {
             writeln!(
                 out,
@@ -240,6 +299,34 @@ impl Report<'_> {
         for file in &published.removed_stale {
             writeln!(out, "  removed stale {}", file.display())?;
         }
+        if let Some(peak) = crate::memory::peak_rss_bytes() {
+            writeln!(
+                out,
+                "Peak memory: {:.1} MiB.",
+                peak as f64 / (1024.0 * 1024.0)
+            )?;
+        }
         Ok(())
+    }
+
+    /// Which pace applied between two requests to one host, and where it came from.
+    fn pace(&self) -> Option<String> {
+        if let Some(delay) = self.settings.crawl.delay {
+            return Some(format!(
+                "{}s between requests to one host, from --delay (robots.txt Crawl-delay not used)",
+                delay.as_secs_f64()
+            ));
+        }
+        let from_robots = self
+            .notes
+            .robots
+            .iter()
+            .any(|(_, policy)| policy.contains("Crawl-delay"));
+        from_robots.then(|| {
+            format!(
+                "robots.txt Crawl-delay (at most {}s), see above",
+                self.settings.crawl.max_crawl_delay.as_secs()
+            )
+        })
     }
 }
