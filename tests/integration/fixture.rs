@@ -9,7 +9,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::Full;
+use futures_util::stream;
+
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::Frame;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -24,6 +28,19 @@ pub struct Route {
     pub body: Vec<u8>,
     /// How long the server waits before answering.
     pub delay: Duration,
+    /// How the body is sent.
+    pub pacing: BodyPacing,
+}
+
+/// How a route's body goes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyPacing {
+    /// All at once.
+    Whole,
+    /// One byte per interval.
+    Trickle(Duration),
+    /// This many bytes, then nothing more, ever (the connection stays open).
+    Stall(usize),
 }
 
 impl Route {
@@ -37,6 +54,7 @@ impl Route {
             headers: Vec::new(),
             body: body.as_bytes().to_vec(),
             delay: Duration::ZERO,
+            pacing: BodyPacing::Whole,
         }
     }
 
@@ -58,14 +76,34 @@ impl Route {
         self.delay = delay;
         self
     }
+
+    pub fn pacing(mut self, pacing: BodyPacing) -> Route {
+        self.pacing = pacing;
+        self
+    }
 }
 
 /// A site: routes by path. `{origin}` in bodies and header values is replaced by the
 /// server's own `http://127.0.0.1:PORT` when it starts, `{host}` by `127.0.0.1:PORT`,
 /// `{port}` by `PORT`.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Site {
     routes: HashMap<String, Vec<Route>>,
+    /// Answers requests no fixed route matches: generated, possibly endless, sites.
+    generator: Option<Generator>,
+}
+
+/// Makes a response for a request target (path and query), or None for a 404.
+pub type Generator = Arc<dyn Fn(&str) -> Option<Route> + Send + Sync>;
+
+impl std::fmt::Debug for Site {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Site")
+            .field("routes", &self.routes.len())
+            .field("generator", &self.generator.is_some())
+            .finish()
+    }
 }
 
 impl Site {
@@ -89,6 +127,15 @@ impl Site {
         self
     }
 
+    /// Generates the responses for targets that no fixed route matches.
+    pub fn generated(
+        mut self,
+        generator: impl Fn(&str) -> Option<Route> + Send + Sync + 'static,
+    ) -> Site {
+        self.generator = Some(Arc::new(generator));
+        self
+    }
+
     pub fn serve(self) -> Server {
         Server::start(self)
     }
@@ -98,6 +145,25 @@ fn substitute_names(text: &str, address: SocketAddr) -> String {
     text.replace("{origin}", &format!("http://{address}"))
         .replace("{host}", &address.to_string())
         .replace("{port}", &address.port().to_string())
+}
+
+struct Routes {
+    fixed: HashMap<String, Sequence>,
+    generator: Option<Generator>,
+    address: SocketAddr,
+}
+
+impl Routes {
+    fn route(&self, target: &str) -> Option<Route> {
+        if let Some(sequence) = self.fixed.get(target) {
+            return Some(sequence.next());
+        }
+        let mut route = (self.generator.as_ref()?)(target)?;
+        if let Ok(text) = std::str::from_utf8(&route.body) {
+            route.body = substitute_names(text, self.address).into_bytes();
+        }
+        Some(route)
+    }
 }
 
 /// The responses for one path, served in turn.
@@ -161,7 +227,11 @@ impl Server {
                 (path, sequence)
             })
             .collect();
-        let routes = Arc::new(routes);
+        let routes = Arc::new(Routes {
+            fixed: routes,
+            generator: site.generator,
+            address,
+        });
         let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let (shutdown, mut stop) = tokio::sync::oneshot::channel::<()>();
         let server_log = Arc::clone(&log);
@@ -236,9 +306,9 @@ impl Drop for Server {
 
 async fn respond(
     request: Request<Incoming>,
-    routes: Arc<HashMap<String, Sequence>>,
+    routes: Arc<Routes>,
     log: Arc<Mutex<Vec<Seen>>>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+) -> Result<Response<BoxBody<Bytes, Infallible>>, Infallible> {
     let target = request
         .uri()
         .path_and_query()
@@ -259,13 +329,9 @@ async fn respond(
         headers,
         at: std::time::Instant::now(),
     });
-    let route = routes.get(&target).map_or_else(
-        || {
-            Route::new(404, "<html><body>not found</body></html>")
-                .header("Content-Type", "text/html")
-        },
-        Sequence::next,
-    );
+    let route = routes.route(&target).unwrap_or_else(|| {
+        Route::new(404, "<html><body>not found</body></html>").header("Content-Type", "text/html")
+    });
     if !route.delay.is_zero() {
         tokio::time::sleep(route.delay).await;
     }
@@ -273,7 +339,29 @@ async fn respond(
     for (name, value) in &route.headers {
         response = response.header(name, value);
     }
-    Ok(response
-        .body(Full::new(Bytes::from(route.body)))
-        .expect("valid fixture response"))
+    let body = match route.pacing {
+        BodyPacing::Whole => Full::new(Bytes::from(route.body)).boxed(),
+        BodyPacing::Trickle(interval) => {
+            let bytes = stream::unfold((route.body, 0), move |(body, sent)| async move {
+                if sent >= body.len() {
+                    return None;
+                }
+                tokio::time::sleep(interval).await;
+                let frame = Frame::data(Bytes::copy_from_slice(&body[sent..=sent]));
+                Some((Ok::<_, Infallible>(frame), (body, sent + 1)))
+            });
+            StreamBody::new(bytes).boxed()
+        }
+        BodyPacing::Stall(sent) => {
+            let head = Bytes::from(route.body[..sent.min(route.body.len())].to_vec());
+            let bytes = stream::unfold(Some(head), |head| async move {
+                match head {
+                    Some(head) => Some((Ok::<_, Infallible>(Frame::data(head)), None)),
+                    None => std::future::pending().await,
+                }
+            });
+            StreamBody::new(bytes).boxed()
+        }
+    };
+    Ok(response.body(body).expect("valid fixture response"))
 }

@@ -11,6 +11,7 @@ mod cli;
 mod crawl;
 mod fixture;
 mod harness;
+mod hostile;
 mod inclusion;
 mod normalization;
 mod robots;
