@@ -1,8 +1,10 @@
 //! The sitemaps.org protocol 0.9: a chunked, streaming writer of `<urlset>` files, the sitemap
-//! index over them, gzip, and atomic publishing into the output directory.
+//! index over them, gzip, and atomic publishing into the output directory; and a reader of
+//! sitemaps and indexes.
 
 mod limits;
 mod publish;
+mod reader;
 mod writer;
 mod xml;
 
@@ -10,6 +12,7 @@ use std::path::PathBuf;
 
 pub use limits::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE};
 pub use publish::{Published, StagingDir};
+pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use writer::{ChunkedWriter, Entry, WriteOptions, Written};
 pub use xml::format_lastmod;
 
