@@ -486,4 +486,32 @@ mod tests {
             &Url::parse("http://example.com/").unwrap_or_else(|error| panic!("{error}"))
         ));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_robots_txt_parses_and_answers_without_panicking(
+            body in "(\\PC|\n|\r|\u{feff}){0,400}",
+            token in "[a-zA-Z*/ ]{0,12}",
+            path in "/[ -~é]{0,40}",
+        ) {
+            let rules = RobotsRules::parse(&body, &token);
+            if let Ok(url) = Url::parse(&format!("http://example.com{path}")) {
+                let _ = rules.is_allowed(&url);
+            }
+        }
+
+        #[test]
+        fn rule_like_lines_never_panic(
+            lines in proptest::collection::vec(
+                "(User-agent|Allow|Disallow|Crawl-delay|Sitemap|disalow): ?[*$/a-zé%0-9?=.]{0,12}",
+                0..30,
+            ),
+            path in "/[*$/a-zé%0-9?=.]{0,20}",
+        ) {
+            let rules = RobotsRules::parse(&lines.join("\n"), "sitemapper");
+            if let Ok(url) = Url::parse(&format!("http://example.com{path}")) {
+                let _ = rules.is_allowed(&url);
+            }
+        }
+    }
 }
