@@ -1,4 +1,5 @@
-//! The process's peak memory, for the summary (and the benchmark, which reads it there).
+//! The process's peak memory and CPU time, for the summary (and the benchmark, which reads
+//! them there).
 
 /// Peak resident set size in bytes (`VmHWM` in `/proc/self/status`), where the system
 /// reports it.
@@ -15,6 +16,17 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// CPU seconds used by the whole process so far, user and system (`/proc/self/stat`, in
+/// clock ticks of 1/100 s, the value Linux uses for USER_HZ on every architecture).
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name may hold spaces: the fields after it start past the last ')'.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    let user: u64 = fields.get(11)?.parse().ok()?;
+    let system: u64 = fields.get(12)?.parse().ok()?;
+    Some((user + system) as f64 / 100.0)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -22,6 +34,12 @@ mod tests {
         if cfg!(target_os = "linux") {
             let peak = super::peak_rss_bytes().unwrap_or(0);
             assert!(peak > 1024 * 1024, "{peak} bytes");
+            let mut spin = 0u64;
+            for number in 0..20_000_000u64 {
+                spin = spin.wrapping_add(number * number);
+            }
+            assert!(spin > 0);
+            assert!(super::cpu_seconds().is_some_and(|seconds| seconds > 0.0));
         }
     }
 }

@@ -306,6 +306,9 @@ impl Report<'_> {
                 peak as f64 / (1024.0 * 1024.0)
             )?;
         }
+        if let Some(seconds) = crate::memory::cpu_seconds() {
+            writeln!(out, "CPU time: {seconds:.2} s.")?;
+        }
         Ok(())
     }
 

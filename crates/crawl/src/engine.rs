@@ -21,8 +21,12 @@ use crate::frontier::{Frontier, QueuedUrl, SeenSet};
 use crate::lastmod::parse_last_modified;
 use crate::normalize::UrlNormalizer;
 use crate::origins::Origins;
+use crate::robots::RobotsPolicy;
 use crate::scope::Scope;
 use crate::traps::{LinkCheck, TrapGuard, TrapReport};
+
+/// Marks a visit that ended on robots.txt, for the seed's error message.
+const DISALLOWED: &str = "disallowed: ";
 
 /// Counters the caller may read while the crawl runs (for a progress bar).
 #[derive(Debug, Default)]
@@ -234,10 +238,10 @@ impl Crawler {
             None => initial_scope,
         };
         if let Err(reason) = &seed_visit.reached {
-            return Err(if reason.contains("robots.txt") {
+            return Err(if let Some(robots) = reason.strip_prefix(DISALLOWED) {
                 CrawlError::SeedDisallowed {
                     url: seed.to_string(),
-                    robots: reason.clone(),
+                    robots: robots.to_string(),
                 }
             } else {
                 CrawlError::SeedUnreachable {
@@ -417,11 +421,11 @@ async fn visit(
                 unfetched(url, depth, referrer, Exclusion::RobotsDisallowed),
             )
             .await;
-            return Visit::ended(
-                depth,
-                format!("disallowed by robots.txt ({})", policy.describe()),
-                moved_scope,
-            );
+            let reason = match policy.as_ref() {
+                RobotsPolicy::DisallowAll { reason } => reason.clone(),
+                _ => format!("robots.txt ({})", policy.describe()),
+            };
+            return Visit::ended(depth, format!("{DISALLOWED}{reason}"), moved_scope);
         }
         if context.budget_exhausted() {
             emit(

@@ -37,7 +37,7 @@ pub enum CrawlError {
     InvalidSeed { url: String },
     #[error("cannot reach the seed {url}: {reason}")]
     SeedUnreachable { url: String, reason: String },
-    #[error("the seed {url} is disallowed by {robots}")]
+    #[error("the seed {url} is disallowed: {robots}")]
     SeedDisallowed { url: String, robots: String },
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
