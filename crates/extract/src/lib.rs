@@ -6,6 +6,7 @@ mod canonical;
 mod charset;
 mod directives;
 mod document;
+mod fingerprint;
 mod refresh;
 
 use url::Url;
@@ -64,6 +65,9 @@ pub struct PageFacts {
     pub title: Option<String>,
     /// The encoding the document was decoded with.
     pub encoding: &'static str,
+    /// A stable fingerprint of the visible text and links (16 hex digits): it changes when
+    /// a reader would see a change, not when scripts, tokens or whitespace do.
+    pub fingerprint: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -262,6 +262,33 @@ fn malformed_html_yields_what_a_browser_sees() {
     }
 }
 
+#[test]
+fn the_fingerprint_ignores_volatile_markup_and_sees_visible_changes() {
+    let page = |body: &str| facts(body).fingerprint.unwrap();
+    let base = page(
+        r#"<title>Shop</title><script>var t = 1;</script><p>Hello   world</p>
+        <input type="hidden" name="csrf" value="abc123"><a href="/next?session=a1b2c3d4e5f6g7h8i9">next</a>"#,
+    );
+    let re_rendered = page(
+        r#"<title>Shop</title><script>var t = 2;</script><style>p{}</style><p>Hello
+        world</p><input type="hidden" name="csrf" value="zzz999"><!-- built 12:03 -->
+        <a class="x" href="/next?session=q9w8e7r6t5y4u3i2o1">next</a>"#,
+    );
+    assert_eq!(
+        base, re_rendered,
+        "scripts, tokens, comments and whitespace do not count"
+    );
+    assert_eq!(base.len(), 16);
+    let edited = page(
+        r#"<title>Shop</title><p>Hello there</p><a href="/next?session=a1b2c3d4e5f6g7h8i9">next</a>"#,
+    );
+    assert_ne!(base, edited, "visible text counts");
+    let relinked = page(
+        r#"<title>Shop</title><p>Hello world</p><a href="/other?session=a1b2c3d4e5f6g7h8i9">next</a>"#,
+    );
+    assert_ne!(base, relinked, "links count");
+}
+
 proptest! {
     #[test]
     fn extraction_never_panics(body in proptest::collection::vec(any::<u8>(), 0..2048), content_type in "[ -~]{0,40}") {
