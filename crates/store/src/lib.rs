@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use pages::{ListedPage, PageRecord, ReasonCount, Verdict};
-pub use runs::{RunId, RunStatus, RunSummary};
+pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -61,9 +61,19 @@ pub struct PageRecord {
     pub target: Option<String>,
     /// The page's own canonical hint, normalized.
     pub canonical: Option<String>,
+    /// The final response's valid `Last-Modified`.
     pub last_modified: Option<Timestamp>,
     pub etag: Option<String>,
     pub fetched_at: Option<Timestamp>,
+    /// The fingerprint of the page's visible text and links (hex).
+    pub fingerprint: Option<String>,
+    pub title: Option<String>,
+    /// The page answered 304 Not Modified to a conditional request: its facts are the
+    /// previous run's, and its lastmod stays.
+    pub revalidated: bool,
+    /// The links the page was followed through, normalized; `None` leaves the recorded links
+    /// as they are (and reading a page does not load them).
+    pub links: Option<Vec<String>>,
 }
 
 /// One entry for the sitemap writer.
@@ -80,14 +90,27 @@ pub struct ReasonCount {
     pub count: u64,
 }
 
+/// One row per URL. `lastmod` is the one rule of DESIGN.md, lastmod: a valid `Last-Modified`
+/// wins; else, when the page's fingerprint differs from the one recorded, the time this
+/// run saw it change; else (unchanged, revalidated, or no history) the recorded value stays.
+/// A page seen for the first time without the header gets none: nothing is invented.
 const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, final_url, content_type, html_ok, verdict,
-        reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, first_seen_run, last_seen_run)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14, ?15, ?16, ?16)
+        reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, fingerprint, title,
+        revalidated, first_seen_run, last_seen_run)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         final_url = excluded.final_url, content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
-        canonical = excluded.canonical, last_modified = excluded.last_modified, lastmod = excluded.lastmod,
-        etag = excluded.etag, fetched_at = excluded.fetched_at, last_seen_run = excluded.last_seen_run";
+        canonical = excluded.canonical, last_modified = excluded.last_modified,
+        lastmod = CASE
+            WHEN excluded.last_modified IS NOT NULL THEN excluded.last_modified
+            WHEN excluded.revalidated = 0 AND pages.fingerprint IS NOT NULL AND excluded.fingerprint IS NOT NULL
+                 AND pages.fingerprint != excluded.fingerprint THEN excluded.fetched_at
+            ELSE pages.lastmod
+        END,
+        etag = excluded.etag, fetched_at = excluded.fetched_at,
+        fingerprint = coalesce(excluded.fingerprint, pages.fingerprint),
+        title = excluded.title, revalidated = excluded.revalidated, last_seen_run = excluded.last_seen_run";
 
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
@@ -119,9 +142,27 @@ impl Store {
                         page.last_modified.map(|time| time.as_second()),
                         page.etag,
                         page.fetched_at.map(|time| time.as_second()),
+                        page.fingerprint,
+                        page.title,
+                        page.revalidated,
                         run.0,
                     ])
                     .map_err(sql_error)?;
+            }
+            let mut forget = transaction
+                .prepare_cached("DELETE FROM links WHERE source = ?1")
+                .map_err(sql_error)?;
+            let mut link = transaction
+                .prepare_cached("INSERT OR IGNORE INTO links (source, target) VALUES (?1, ?2)")
+                .map_err(sql_error)?;
+            for page in pages {
+                let Some(links) = &page.links else {
+                    continue;
+                };
+                forget.execute(params![page.url]).map_err(sql_error)?;
+                for target in links {
+                    link.execute(params![page.url, target]).map_err(sql_error)?;
+                }
             }
         }
         transaction.commit().map_err(sql_error)
@@ -267,13 +308,25 @@ impl Store {
         Ok(counts)
     }
 
+    /// The links `url` was last followed through.
+    pub fn links_of(&self, url: &str) -> Result<Vec<String>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT target FROM links WHERE source = ?1 ORDER BY target")
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_map(params![url], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
+    }
+
     /// Everything recorded about `url`, if it was ever seen.
     pub fn page(&self, url: &str) -> Result<Option<PageRecord>, StoreError> {
         let mut statement = self
             .connection
             .prepare_cached(
                 "SELECT url, depth, referrer, status, final_url, content_type, html_ok, verdict, reason, detail,
-                        target, canonical, last_modified, etag, fetched_at
+                        target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated
                  FROM pages WHERE url = ?1",
             )
             .map_err(|source| self.sql_error(source))?;
@@ -320,6 +373,10 @@ fn raw_page(row: &Row<'_>) -> rusqlite::Result<(PageRecord, String)> {
             last_modified: seconds(12)?,
             etag: row.get(13)?,
             fetched_at: seconds(14)?,
+            fingerprint: row.get(15)?,
+            title: row.get(16)?,
+            revalidated: row.get(17)?,
+            links: None,
         },
         row.get(7)?,
     ))

@@ -47,7 +47,57 @@ pub struct RunSummary {
     pub status: RunStatus,
     pub pages_seen: u64,
     pub pages_listed: u64,
+    /// Page requests sent (None for runs recorded before it was kept).
+    pub requests: Option<u64>,
+    /// Pages that answered 304 Not Modified.
+    pub revalidated: Option<u64>,
+    /// The change report's counts, against the previous complete run.
+    pub changes: Option<ChangeCounts>,
 }
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChangeCounts {
+    pub added: u64,
+    pub removed: u64,
+    pub changed: u64,
+}
+
+/// What changed in the sitemap between two runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeReport {
+    pub run: RunId,
+    /// The previous complete run; `None` on the first one, when everything is added.
+    pub previous: Option<RunId>,
+    /// Listed now, not before.
+    pub added: Vec<String>,
+    /// Listed before, not now.
+    pub removed: Vec<String>,
+    /// Listed in both, with another lastmod.
+    pub changed: Vec<String>,
+}
+
+impl ChangeReport {
+    pub fn counts(&self) -> ChangeCounts {
+        ChangeCounts {
+            added: self.added.len() as u64,
+            removed: self.removed.len() as u64,
+            changed: self.changed.len() as u64,
+        }
+    }
+}
+
+/// Where an unfinished run stood.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumeState {
+    /// Every URL the run recorded.
+    pub finished: Vec<String>,
+    /// `(source, source depth, target)`: links of recorded pages to URLs not yet recorded.
+    pub pending: Vec<(String, u32, String)>,
+}
+
+/// Listings kept per database: enough history for the change reports and the observed
+/// change intervals, bounded so that a nightly cron job does not grow the file forever.
+const LISTINGS_KEPT: i64 = 30;
 
 pub(crate) fn timestamp(seconds: i64) -> Option<Timestamp> {
     Timestamp::from_second(seconds).ok()
@@ -83,12 +133,100 @@ impl Store {
         Ok(())
     }
 
+    /// Stores which URLs `run` lists (with their lastmod), for later change reports, and
+    /// forgets the listings of runs older than the last [`LISTINGS_KEPT`].
+    pub fn record_listing(&mut self, run: RunId) -> Result<(), StoreError> {
+        self.connection
+            .execute_batch(&format!(
+                "DELETE FROM listed WHERE run = {run};
+                 INSERT INTO listed (run, url, lastmod)
+                    SELECT {run}, url, lastmod FROM pages WHERE last_seen_run = {run} AND verdict = 'indexable';
+                 DELETE FROM listed WHERE run <= (SELECT max(id) FROM runs) - {LISTINGS_KEPT};",
+                run = run.0
+            ))
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// The newest complete run before `run`.
+    pub fn previous_complete_run(&self, run: RunId) -> Result<Option<RunId>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT max(id) FROM runs WHERE id < ?1 AND status = 'complete'",
+                params![run.0],
+                |row| row.get::<_, Option<i64>>(0),
+            )
+            .map(|id| id.map(RunId))
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// What `run` lists that the previous complete run did not, and the other way round, and
+    /// which URLs both list with another lastmod. Call after [`Store::record_listing`].
+    pub fn change_report(&self, run: RunId) -> Result<ChangeReport, StoreError> {
+        let previous = self.previous_complete_run(run)?;
+        let previous_id = previous.map_or(-1, |previous| previous.0);
+        let urls = |sql: &str| -> Result<Vec<String>, StoreError> {
+            let mut statement = self
+                .connection
+                .prepare(sql)
+                .map_err(|source| self.sql_error(source))?;
+            statement
+                .query_map(params![run.0, previous_id], |row| row.get(0))
+                .and_then(Iterator::collect)
+                .map_err(|source| self.sql_error(source))
+        };
+        Ok(ChangeReport {
+            run,
+            previous,
+            added: urls(
+                "SELECT url FROM listed WHERE run = ?1
+                 EXCEPT SELECT url FROM listed WHERE run = ?2 ORDER BY url",
+            )?,
+            removed: urls(
+                "SELECT url FROM listed WHERE run = ?2
+                 EXCEPT SELECT url FROM listed WHERE run = ?1 ORDER BY url",
+            )?,
+            changed: urls(
+                "SELECT now.url FROM listed AS now JOIN listed AS before
+                    ON before.url = now.url AND before.run = ?2
+                 WHERE now.run = ?1 AND now.lastmod IS NOT before.lastmod ORDER BY now.url",
+            )?,
+        })
+    }
+
+    /// Stores a run's request counts and change counts, for `sitemapper runs`.
+    pub fn record_run_counts(
+        &mut self,
+        run: RunId,
+        requests: u64,
+        revalidated: u64,
+        changes: Option<ChangeCounts>,
+    ) -> Result<(), StoreError> {
+        let count = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+        self.connection
+            .execute(
+                "UPDATE runs SET requests = ?2, revalidated = ?3, added = ?4, removed = ?5, changed = ?6
+                 WHERE id = ?1",
+                params![
+                    run.0,
+                    count(requests),
+                    count(revalidated),
+                    changes.map(|changes| count(changes.added)),
+                    changes.map(|changes| count(changes.removed)),
+                    changes.map(|changes| count(changes.changed)),
+                ],
+            )
+            .map_err(|source| self.sql_error(source))?;
+        Ok(())
+    }
+
     /// Every run, newest first.
     pub fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT id, seed, started_at, finished_at, status, pages_seen, pages_listed FROM runs ORDER BY id DESC",
+                "SELECT id, seed, started_at, finished_at, status, pages_seen, pages_listed, requests, revalidated,
+                        added, removed, changed
+                 FROM runs ORDER BY id DESC",
             )
             .map_err(|source| self.sql_error(source))?;
         let rows = statement
@@ -101,13 +239,29 @@ impl Store {
                     row.get::<_, String>(4)?,
                     row.get::<_, Option<i64>>(5)?,
                     row.get::<_, Option<i64>>(6)?,
+                    [row.get::<_, Option<i64>>(7)?, row.get::<_, Option<i64>>(8)?],
+                    [
+                        row.get::<_, Option<i64>>(9)?,
+                        row.get::<_, Option<i64>>(10)?,
+                        row.get::<_, Option<i64>>(11)?,
+                    ],
                 ))
             })
             .map_err(|source| self.sql_error(source))?;
         let mut runs = Vec::new();
         for row in rows {
-            let (id, seed, started_at, finished_at, status, seen, listed) =
-                row.map_err(|source| self.sql_error(source))?;
+            let (
+                id,
+                seed,
+                started_at,
+                finished_at,
+                status,
+                seen,
+                listed,
+                [requests, revalidated],
+                changes,
+            ) = row.map_err(|source| self.sql_error(source))?;
+            let count = |value: i64| value.max(0) as u64;
             let corrupt = |detail: String| StoreError::Corrupt {
                 path: self.path.clone(),
                 detail,
@@ -120,11 +274,99 @@ impl Store {
                 finished_at: finished_at.and_then(timestamp),
                 status: RunStatus::parse(&status)
                     .ok_or_else(|| corrupt(format!("run {id} status {status:?}")))?,
-                pages_seen: seen.map_or(0, |count| count.max(0) as u64),
-                pages_listed: listed.map_or(0, |count| count.max(0) as u64),
+                pages_seen: seen.map_or(0, count),
+                pages_listed: listed.map_or(0, count),
+                requests: requests.map(count),
+                revalidated: revalidated.map(count),
+                changes: match changes {
+                    [Some(added), Some(removed), Some(changed)] => Some(ChangeCounts {
+                        added: count(added),
+                        removed: count(removed),
+                        changed: count(changed),
+                    }),
+                    _ => None,
+                },
             });
         }
         Ok(runs)
+    }
+
+    /// The newest run, with its status.
+    pub fn latest_run_status(&self) -> Result<Option<(RunId, RunStatus)>, StoreError> {
+        let row = self
+            .connection
+            .query_row(
+                "SELECT id, status FROM runs ORDER BY id DESC LIMIT 1",
+                [],
+                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
+            )
+            .optional()
+            .map_err(|source| self.sql_error(source))?;
+        row.map(|(id, status)| {
+            RunStatus::parse(&status)
+                .map(|status| (RunId(id), status))
+                .ok_or_else(|| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    detail: format!("run {id} status {status:?}"),
+                })
+        })
+        .transpose()
+    }
+
+    /// Marks runs left `running` by a process that died (the caller holds the run lock, so
+    /// no other process is running them) as failed. Returns how many.
+    pub fn abandon_unfinished_runs(&mut self) -> Result<u64, StoreError> {
+        self.connection
+            .execute(
+                "UPDATE runs SET status = 'failed', finished_at = ?1 WHERE status IN ('running', 'interrupted')",
+                params![Timestamp::now().as_second()],
+            )
+            .map(|count| count as u64)
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Takes up an unfinished run again.
+    pub fn reopen_run(&mut self, run: RunId) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1",
+                params![run.0],
+            )
+            .map_err(|source| self.sql_error(source))?;
+        Ok(())
+    }
+
+    /// For resuming `run`: every URL it already recorded, and the links (and redirect
+    /// targets) of its pages that lead to URLs it has not, as `(source, source depth, target)`.
+    pub fn resume_state(&self, run: RunId) -> Result<ResumeState, StoreError> {
+        let mut finished_statement = self
+            .connection
+            .prepare("SELECT url FROM pages WHERE last_seen_run = ?1")
+            .map_err(|source| self.sql_error(source))?;
+        let finished = finished_statement
+            .query_map(params![run.0], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))?;
+        let mut pending_statement = self
+            .connection
+            .prepare(
+                "SELECT source.url, source.depth, links.target FROM links
+                    JOIN pages AS source ON source.url = links.source AND source.last_seen_run = ?1
+                 WHERE NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = links.target AND done.last_seen_run = ?1)
+                 UNION
+                 SELECT url, depth, target FROM pages
+                 WHERE last_seen_run = ?1 AND verdict = 'redirect' AND target IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = pages.target AND done.last_seen_run = ?1)
+                 ORDER BY 1, 3",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let pending = pending_statement
+            .query_map(params![run.0], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))?;
+        Ok(ResumeState { finished, pending })
     }
 
     /// The newest run, if any.

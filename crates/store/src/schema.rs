@@ -7,7 +7,7 @@ use rusqlite::Connection;
 
 use crate::StoreError;
 
-const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: runs and pages.
     "CREATE TABLE runs (
         id INTEGER PRIMARY KEY,
@@ -40,6 +40,41 @@ const MIGRATIONS: &[&str] = &[
         last_seen_run INTEGER NOT NULL REFERENCES runs(id)
     );
     CREATE INDEX pages_by_run ON pages (last_seen_run, verdict);",
+    // 2: incremental recrawls. The page's title and whether it was revalidated (304); the
+    // links it was followed through (for 304 pages, and the audit); every URL listed by each
+    // run (for the change report); every observed change of a page's lastmod.
+    "ALTER TABLE pages ADD COLUMN title TEXT;
+    ALTER TABLE pages ADD COLUMN revalidated INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE links (
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        PRIMARY KEY (source, target)
+    ) WITHOUT ROWID;
+    CREATE TABLE listed (
+        run INTEGER NOT NULL REFERENCES runs(id),
+        url TEXT NOT NULL,
+        lastmod INTEGER,
+        PRIMARY KEY (run, url)
+    ) WITHOUT ROWID;
+    CREATE TABLE changes (
+        url TEXT NOT NULL,
+        changed_at INTEGER NOT NULL,
+        PRIMARY KEY (url, changed_at)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER lastmod_inserted AFTER INSERT ON pages WHEN NEW.lastmod IS NOT NULL
+    BEGIN
+        INSERT OR IGNORE INTO changes (url, changed_at) VALUES (NEW.url, NEW.lastmod);
+    END;
+    CREATE TRIGGER lastmod_changed AFTER UPDATE OF lastmod ON pages
+        WHEN NEW.lastmod IS NOT NULL AND NEW.lastmod IS NOT OLD.lastmod
+    BEGIN
+        INSERT OR IGNORE INTO changes (url, changed_at) VALUES (NEW.url, NEW.lastmod);
+    END;
+    ALTER TABLE runs ADD COLUMN requests INTEGER;
+    ALTER TABLE runs ADD COLUMN revalidated INTEGER;
+    ALTER TABLE runs ADD COLUMN added INTEGER;
+    ALTER TABLE runs ADD COLUMN removed INTEGER;
+    ALTER TABLE runs ADD COLUMN changed INTEGER;",
 ];
 
 /// The schema version this build writes.

@@ -20,7 +20,187 @@ fn page(url: &str, verdict: Verdict) -> PageRecord {
         last_modified: None,
         etag: None,
         fetched_at: None,
+        fingerprint: None,
+        title: None,
+        revalidated: false,
+        links: None,
     }
+}
+
+fn at(seconds: i64) -> Timestamp {
+    Timestamp::from_second(seconds).unwrap()
+}
+
+/// A fetched HTML page with a content fingerprint and, maybe, a Last-Modified header.
+fn fetched(
+    url: &str,
+    fingerprint: &str,
+    last_modified: Option<i64>,
+    fetched_at: i64,
+) -> PageRecord {
+    PageRecord {
+        fingerprint: Some(fingerprint.to_string()),
+        last_modified: last_modified.map(at),
+        fetched_at: Some(at(fetched_at)),
+        ..page(url, Verdict::Indexable)
+    }
+}
+
+fn lastmod(store: &Store, run: RunId, url: &str) -> Option<Timestamp> {
+    listed(store, run)
+        .into_iter()
+        .find(|(listed_url, _)| listed_url == url)
+        .unwrap_or_else(|| panic!("{url} is not listed"))
+        .1
+}
+
+#[test]
+fn lastmod_is_the_header_or_the_first_time_a_change_was_seen() {
+    let (_directory, mut store) = open();
+    let header = "https://e.com/header";
+    let quiet = "https://e.com/quiet";
+    let edited = "https://e.com/edited";
+    let first = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(
+            first,
+            &[
+                fetched(header, "a", Some(1_000), 10_000),
+                fetched(quiet, "b", None, 10_000),
+                fetched(edited, "c", None, 10_000),
+            ],
+        )
+        .unwrap();
+    assert_eq!(lastmod(&store, first, header), Some(at(1_000)));
+    assert_eq!(
+        lastmod(&store, first, quiet),
+        None,
+        "no history: no invented lastmod"
+    );
+    assert_eq!(lastmod(&store, first, edited), None);
+
+    let second = store.begin_run("https://e.com/").unwrap();
+    let revalidated = PageRecord {
+        revalidated: true,
+        ..fetched(header, "a", Some(1_000), 20_000)
+    };
+    store
+        .record_pages(
+            second,
+            &[
+                revalidated,
+                fetched(quiet, "b", None, 20_000),
+                fetched(edited, "c2", None, 20_000),
+            ],
+        )
+        .unwrap();
+    assert_eq!(lastmod(&store, second, header), Some(at(1_000)));
+    assert_eq!(lastmod(&store, second, quiet), None, "unchanged");
+    assert_eq!(
+        lastmod(&store, second, edited),
+        Some(at(20_000)),
+        "changed: seen at 20,000"
+    );
+
+    let third = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(
+            third,
+            &[
+                fetched(header, "a2", Some(2_000), 30_000),
+                fetched(quiet, "b", None, 30_000),
+                fetched(edited, "c2", None, 30_000),
+            ],
+        )
+        .unwrap();
+    assert_eq!(lastmod(&store, third, header), Some(at(2_000)));
+    assert_eq!(
+        lastmod(&store, third, edited),
+        Some(at(20_000)),
+        "unchanged since"
+    );
+}
+
+#[test]
+fn links_are_replaced_per_page_and_kept_when_not_given() {
+    let (_directory, mut store) = open();
+    let run = store.begin_run("https://e.com/").unwrap();
+    let with_links = |links: Option<&[&str]>| PageRecord {
+        links: links.map(|links| links.iter().map(|link| link.to_string()).collect()),
+        ..page("https://e.com/", Verdict::Indexable)
+    };
+    store
+        .record_pages(
+            run,
+            &[with_links(Some(&["https://e.com/a", "https://e.com/b"]))],
+        )
+        .unwrap();
+    store
+        .record_pages(
+            run,
+            &[with_links(Some(&["https://e.com/c", "https://e.com/b"]))],
+        )
+        .unwrap();
+    assert_eq!(
+        store.links_of("https://e.com/").unwrap(),
+        ["https://e.com/b", "https://e.com/c"]
+    );
+    store.record_pages(run, &[with_links(None)]).unwrap();
+    assert_eq!(store.links_of("https://e.com/").unwrap().len(), 2);
+}
+
+#[test]
+fn the_change_report_compares_with_the_previous_complete_run() {
+    let (_directory, mut store) = open();
+    let crawl = |store: &mut Store, pages: &[PageRecord], status: RunStatus| {
+        let run = store.begin_run("https://e.com/").unwrap();
+        store.record_pages(run, pages).unwrap();
+        store.record_listing(run).unwrap();
+        let report = store.change_report(run).unwrap();
+        store.finish_run(run, status).unwrap();
+        report
+    };
+    let first = crawl(
+        &mut store,
+        &[
+            fetched("https://e.com/a", "a", None, 1),
+            fetched("https://e.com/b", "b", None, 1),
+        ],
+        RunStatus::Complete,
+    );
+    assert_eq!(first.previous, None);
+    assert_eq!(first.added, ["https://e.com/a", "https://e.com/b"]);
+    // A failed run is not a baseline.
+    crawl(
+        &mut store,
+        &[fetched("https://e.com/z", "z", None, 2)],
+        RunStatus::Failed,
+    );
+    let second = crawl(
+        &mut store,
+        &[
+            fetched("https://e.com/b", "b2", None, 3),
+            fetched("https://e.com/c", "c", None, 3),
+        ],
+        RunStatus::Complete,
+    );
+    assert_eq!(second.previous, Some(first.run));
+    assert_eq!(second.added, ["https://e.com/c"]);
+    assert_eq!(second.removed, ["https://e.com/a"]);
+    assert_eq!(second.changed, ["https://e.com/b"]);
+    store
+        .record_run_counts(second.run, 7, 1, Some(second.counts()))
+        .unwrap();
+    let runs = store.runs().unwrap();
+    assert_eq!(
+        runs[0].changes,
+        Some(ChangeCounts {
+            added: 1,
+            removed: 1,
+            changed: 1
+        })
+    );
+    assert_eq!((runs[0].requests, runs[0].revalidated), (Some(7), Some(1)));
 }
 
 fn canonicalised(url: &str, target: &str) -> PageRecord {
@@ -302,4 +482,39 @@ fn runs_are_listed_newest_first_with_their_counts() {
     assert_eq!((runs[1].id, runs[1].status), (first, RunStatus::Failed));
     assert!(runs[0].finished_at.is_some());
     assert_eq!(store.latest_run().unwrap(), Some(second));
+}
+
+#[test]
+fn a_database_of_the_first_schema_opens_and_keeps_its_pages() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("old.db");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute_batch(crate::schema::MIGRATIONS[0])
+            .unwrap();
+        connection
+            .execute_batch(
+                "PRAGMA user_version = 1;
+                 INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+                 INSERT INTO pages (url, depth, html_ok, verdict, lastmod, fingerprint, first_seen_run, last_seen_run)
+                    VALUES ('https://e.com/', 0, 1, 'indexable', 1000, 'f', 1, 1);",
+            )
+            .unwrap();
+    }
+    let mut store = Store::open(&path).unwrap();
+    let page = store.page("https://e.com/").unwrap().unwrap();
+    assert_eq!(
+        (page.verdict, page.revalidated),
+        (Verdict::Indexable, false)
+    );
+    let run = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(run, &[fetched("https://e.com/", "f", None, 2_000)])
+        .unwrap();
+    assert_eq!(
+        lastmod(&store, run, "https://e.com/"),
+        Some(at(1_000)),
+        "history carried over"
+    );
 }
