@@ -9,6 +9,9 @@ use tempfile::TempDir;
 use crate::SitemapError;
 use crate::writer::Written;
 
+/// The name of staging directories: hidden, and recognisable as ours.
+const STAGING_PREFIX: &str = ".sitemapper-staging-";
+
 /// A temporary directory in the output directory, removed when dropped.
 #[derive(Debug)]
 pub struct StagingDir {
@@ -32,7 +35,7 @@ impl StagingDir {
             source,
         })?;
         let directory = tempfile::Builder::new()
-            .prefix(".sitemapper-staging-")
+            .prefix(STAGING_PREFIX)
             .tempdir_in(output_directory)
             .map_err(|source| SitemapError::Staging {
                 path: output_directory.to_path_buf(),
@@ -42,6 +45,26 @@ impl StagingDir {
             directory,
             output: output_directory.to_path_buf(),
         })
+    }
+
+    /// Removes staging directories that a killed run left in `output_directory`. Only safe
+    /// while holding the run lock on it: another run's staging directory looks the same.
+    pub fn remove_abandoned(output_directory: &Path) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(output_directory) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter(|entry| {
+                entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|name| name.starts_with(STAGING_PREFIX))
+                    && entry.file_type().is_ok_and(|kind| kind.is_dir())
+            })
+            .map(|entry| entry.path())
+            .filter(|path| std::fs::remove_dir_all(path).is_ok())
+            .collect()
     }
 
     pub fn path(&self) -> &Path {
