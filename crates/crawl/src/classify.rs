@@ -123,6 +123,7 @@ mod tests {
             elapsed: Duration::ZERO,
             body_bytes: 0,
             truncated: false,
+            revalidated: false,
         }
     }
 

@@ -81,6 +81,8 @@ pub struct CrawlConfig {
     /// Same-shaped pages each found only on the one before (an endless calendar) followed at
     /// most this deep; 0 turns the limit off. See `traps`.
     pub max_pattern_chain: u32,
+    /// Report each page's links in its outcome (for a crawl database kept across runs).
+    pub record_links: bool,
 }
 
 impl Default for CrawlConfig {
@@ -108,6 +110,7 @@ impl Default for CrawlConfig {
             max_url_length: 2048,
             max_requests: None,
             max_pattern_chain: DEFAULT_MAX_PATTERN_CHAIN,
+            record_links: false,
         }
     }
 }

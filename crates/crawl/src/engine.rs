@@ -16,8 +16,9 @@ use crate::CrawlError;
 use crate::classify::classify;
 use crate::config::CrawlConfig;
 use crate::event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
-use crate::fetch::{BodyWanted, FetchedResponse, Fetcher};
+use crate::fetch::{BodyWanted, FetchedResponse, Fetcher, Validators};
 use crate::frontier::{Frontier, QueuedUrl, SeenSet};
+use crate::history::{History, PreviousPage};
 use crate::lastmod::parse_last_modified;
 use crate::normalize::UrlNormalizer;
 use crate::origins::Origins;
@@ -35,6 +36,8 @@ pub struct CrawlProgress {
     pub requests: AtomicU64,
     /// URLs waiting in the frontier.
     pub queued: AtomicU64,
+    /// Pages that answered 304 Not Modified to a conditional request.
+    pub revalidated: AtomicU64,
 }
 
 /// What a finished crawl reports besides its events.
@@ -45,6 +48,8 @@ pub struct CrawlSummary {
     /// URLs taken from the frontier and visited.
     pub pages_visited: u64,
     pub requests: u64,
+    /// Pages that answered 304 Not Modified: no body downloaded, nothing parsed.
+    pub revalidated: u64,
     /// Distinct in-scope URLs discovered.
     pub urls_discovered: u64,
     /// Links not followed because they were deeper than `max_depth`.
@@ -70,6 +75,17 @@ pub struct Crawler {
     normalizer: Arc<UrlNormalizer>,
     progress: Arc<CrawlProgress>,
     stop: watch::Sender<bool>,
+    history: Option<Arc<dyn History>>,
+    resume: Option<ResumePoint>,
+}
+
+/// Where an interrupted crawl stood: it continues from there instead of starting over.
+#[derive(Debug, Clone, Default)]
+pub struct ResumePoint {
+    /// URLs already done: not requested again (the seed excepted, which restores the scope).
+    pub finished: Vec<Url>,
+    /// `(source, source depth, target)`: links of finished pages to URLs not done yet.
+    pub pending: Vec<(Url, u32, Url)>,
 }
 
 /// Stops a running crawl (on Ctrl-C): no new request starts, requests in flight are dropped,
@@ -95,6 +111,7 @@ struct JobContext {
     /// One HTML parse per core at a time: parsing is CPU work, and a page's DOM costs many
     /// times its size, so this also bounds the memory that parsing can take.
     parse_slots: Arc<Semaphore>,
+    history: Option<Arc<dyn History>>,
     events: mpsc::Sender<CrawlEvent>,
     progress: Arc<CrawlProgress>,
 }
@@ -150,7 +167,22 @@ impl Crawler {
             fetcher: Arc::new(fetcher),
             progress: Arc::default(),
             stop: watch::Sender::new(false),
+            history: None,
+            resume: None,
         })
+    }
+
+    /// Continues an interrupted crawl from `point`.
+    pub fn with_resume(mut self, point: ResumePoint) -> Crawler {
+        self.resume = Some(point);
+        self
+    }
+
+    /// Makes the crawl incremental: URLs an earlier run fetched are revalidated with
+    /// conditional requests, and a 304 reuses what that run found.
+    pub fn with_history(mut self, history: Arc<dyn History>) -> Crawler {
+        self.history = Some(history);
+        self
     }
 
     pub fn stopper(&self) -> CrawlStopper {
@@ -196,6 +228,7 @@ impl Crawler {
             fetcher: Arc::clone(&self.fetcher),
             normalizer: Arc::clone(&self.normalizer),
             seen: SeenSet::default(),
+            history: self.history.clone(),
             parse_slots: Arc::new(Semaphore::new(
                 std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
             )),
@@ -259,7 +292,28 @@ impl Crawler {
             beyond_max_depth: 0,
             traps: TrapGuard::new(self.config.max_pattern_chain),
         };
+        let resume = self.resume.clone().unwrap_or_default();
+        for url in &resume.finished {
+            context.seen.insert(url);
+        }
         owner.enqueue_links(seed_visit).await;
+        let mut pending = resume.pending.into_iter().peekable();
+        while let Some((source, depth, target)) = pending.next() {
+            let mut links = vec![target];
+            while let Some((_, _, target)) = pending.next_if(|(next, _, _)| *next == source) {
+                links.push(target);
+            }
+            owner
+                .enqueue_links(Visit {
+                    depth,
+                    chain: 0,
+                    page: Some(source),
+                    links,
+                    reached: Ok(()),
+                    moved_scope: None,
+                })
+                .await;
+        }
 
         let mut stopped = self.stop.subscribe();
         let mut interrupted = *stopped.borrow_and_update();
@@ -307,6 +361,7 @@ impl Crawler {
             scope_root: scope.root().clone(),
             pages_visited: visited,
             requests: self.progress.requests.load(Ordering::Relaxed),
+            revalidated: self.progress.revalidated.load(Ordering::Relaxed),
             urls_discovered: context.seen.len() as u64,
             beyond_max_depth: owner.beyond_max_depth,
             left_by_max_pages: owner.frontier.len() as u64,
@@ -384,6 +439,8 @@ fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) 
         links_found: 0,
         verdict: Verdict::Excluded(exclusion),
         ignored_hints: None,
+        fingerprint: None,
+        links: None,
     }
 }
 
@@ -435,9 +492,22 @@ async fn visit(
             .await;
             return Visit::ended(depth, "the request budget ran out".to_string(), moved_scope);
         }
+        let previous = context
+            .history
+            .as_ref()
+            .and_then(|history| history.previous(&url))
+            .filter(PreviousPage::can_revalidate);
+        let validators = previous.as_ref().map(|previous| Validators {
+            etag: previous.etag.clone(),
+            last_modified: previous.last_modified,
+        });
         context.origins.pace(&url).await;
         context.progress.requests.fetch_add(1, Ordering::Relaxed);
-        let response = match context.fetcher.fetch(&url, BodyWanted::Html200).await {
+        let fetched = context
+            .fetcher
+            .fetch(&url, BodyWanted::Html200, validators.as_ref())
+            .await;
+        let response = match fetched {
             Ok(response) => response,
             Err(failure) => {
                 let reason = failure.to_string();
@@ -450,6 +520,13 @@ async fn visit(
             }
         };
         let facts = response_facts(&response);
+        if let Some(previous) = previous.filter(|_| facts.status == 304) {
+            let mut finished =
+                revalidated_page(&context, url, depth, referrer, facts, previous).await;
+            finished.moved_scope = moved_scope;
+            finished.chain = chain;
+            return finished;
+        }
         if !is_redirect(facts.status) {
             let mut finished = finish_page(
                 &context,
@@ -480,6 +557,8 @@ async fn visit(
             title: None,
             links_found: 0,
             ignored_hints: None,
+            fingerprint: None,
+            links: None,
             verdict: Verdict::Excluded(Exclusion::InvalidRedirect(format!(
                 "{} with Location {:?}",
                 facts.status, location
@@ -594,6 +673,10 @@ async fn finish_page(
         response: Some(facts),
         verdict: classification.verdict,
         ignored_hints: classification.ignored_hints,
+        fingerprint: page_facts
+            .as_ref()
+            .and_then(|page_facts| page_facts.fingerprint.clone()),
+        links: context.config.record_links.then(|| links.clone()),
     };
     emit(&context.events, outcome).await;
     Visit {
@@ -602,6 +685,53 @@ async fn finish_page(
         page: Some(url),
         links,
         reached,
+        moved_scope: None,
+    }
+}
+
+/// A page that answered 304 Not Modified: the previous run's facts stand, its links are
+/// followed from the database, and nothing is downloaded or parsed.
+async fn revalidated_page(
+    context: &JobContext,
+    url: Url,
+    depth: u32,
+    referrer: Option<Url>,
+    response: ResponseFacts,
+    previous: PreviousPage,
+) -> Visit {
+    context.progress.revalidated.fetch_add(1, Ordering::Relaxed);
+    let mut links = previous.links;
+    if let Some(target) = previous.verdict.target() {
+        links.push(target.clone());
+    }
+    let facts = ResponseFacts {
+        status: 200,
+        content_type: previous.content_type,
+        last_modified: previous.last_modified,
+        etag: response.etag.or(previous.etag),
+        revalidated: true,
+        ..response
+    };
+    let outcome = PageOutcome {
+        url: url.clone(),
+        depth,
+        referrer,
+        response: Some(facts),
+        canonical: previous.canonical,
+        title: previous.title,
+        links_found: links.len(),
+        verdict: previous.verdict,
+        ignored_hints: None,
+        fingerprint: previous.fingerprint,
+        links: context.config.record_links.then(|| links.clone()),
+    };
+    emit(&context.events, outcome).await;
+    Visit {
+        depth,
+        chain: 0,
+        page: Some(url),
+        links,
+        reached: Ok(()),
         moved_scope: None,
     }
 }
@@ -650,5 +780,6 @@ fn response_facts(response: &FetchedResponse) -> ResponseFacts {
         elapsed: response.elapsed,
         body_bytes: response.body.len(),
         truncated: response.truncated,
+        revalidated: false,
     }
 }

@@ -37,6 +37,10 @@ pub struct PageOutcome {
     pub verdict: Verdict,
     /// Canonical hints the page gave that were ignored, and why (for the audit).
     pub ignored_hints: Option<String>,
+    /// The fingerprint of the page's visible text and links.
+    pub fingerprint: Option<String>,
+    /// The links the page was followed through, when [`crate::CrawlConfig::record_links`].
+    pub links: Option<Vec<Url>>,
 }
 
 /// What the response said, trimmed to what the crawl database keeps.
@@ -52,6 +56,9 @@ pub struct ResponseFacts {
     pub body_bytes: usize,
     /// The body was longer than the cap and was cut.
     pub truncated: bool,
+    /// The server answered 304 Not Modified to a conditional request: the other facts are
+    /// the previous run's.
+    pub revalidated: bool,
 }
 
 impl ResponseFacts {

@@ -23,6 +23,13 @@ pub(crate) enum BodyWanted {
     AnySuccess { cap: usize },
 }
 
+/// The validators of a conditional request (RFC 9110 section 13).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Validators {
+    pub etag: Option<String>,
+    pub last_modified: Option<Timestamp>,
+}
+
 /// A response as far as the crawl cares.
 #[derive(Debug)]
 pub(crate) struct FetchedResponse {
@@ -99,6 +106,14 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     message
 }
 
+/// A reqwest client builder with TLS ready: reqwest is built without a bundled crypto
+/// provider, and ring is the lean one. (Installing fails only when one is installed already,
+/// which is as good.)
+pub fn client_builder() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+}
+
 #[derive(Debug)]
 pub(crate) struct Fetcher {
     client: reqwest::Client,
@@ -110,10 +125,7 @@ pub(crate) struct Fetcher {
 
 impl Fetcher {
     pub fn new(config: &CrawlConfig) -> Result<Fetcher, CrawlError> {
-        // reqwest is built without a bundled crypto provider; ring is the lean one. An error
-        // only means a provider was installed already, which is as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
+        let client = client_builder()
             .user_agent(config.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(config.connect_timeout)
@@ -138,10 +150,11 @@ impl Fetcher {
         &self,
         url: &Url,
         wanted: BodyWanted,
+        validators: Option<&Validators>,
     ) -> Result<FetchedResponse, FetchFailure> {
         let mut attempt = 0;
         loop {
-            let result = self.fetch_once(url, wanted).await;
+            let result = self.fetch_once(url, wanted, validators).await;
             let retry_after = match &result {
                 Ok(response) if is_retryable_status(response.status) => {
                     Some(retry_after(&response.headers, response.fetched_at))
@@ -167,12 +180,23 @@ impl Fetcher {
         &self,
         url: &Url,
         wanted: BodyWanted,
+        validators: Option<&Validators>,
     ) -> Result<FetchedResponse, FetchFailure> {
         let started = Instant::now();
         let fetched_at = Timestamp::now();
-        let mut response = self
-            .client
-            .get(url.clone())
+        let mut request = self.client.get(url.clone());
+        if let Some(validators) = validators {
+            if let Some(etag) = &validators.etag {
+                request = request.header(header::IF_NONE_MATCH, etag);
+            }
+            if let Some(time) = validators.last_modified
+                && let Ok(seconds) = u64::try_from(time.as_second())
+            {
+                let time = std::time::UNIX_EPOCH + Duration::from_secs(seconds);
+                request = request.header(header::IF_MODIFIED_SINCE, httpdate::fmt_http_date(time));
+            }
+        }
+        let mut response = request
             .send()
             .await
             .map_err(|error| FetchFailure::from_reqwest(&error))?;

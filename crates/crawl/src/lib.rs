@@ -11,6 +11,7 @@ mod engine;
 mod event;
 mod fetch;
 mod frontier;
+mod history;
 mod lastmod;
 mod normalize;
 mod origins;
@@ -22,8 +23,10 @@ pub use config::{
     CrawlConfig, DEFAULT_MAX_PATTERN_CHAIN, DEFAULT_STRIP_PARAMETERS, ScopeOptions,
     default_user_agent,
 };
-pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler};
+pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
+pub use fetch::client_builder;
+pub use history::{History, PreviousPage};
 pub use lastmod::parse_last_modified;
 pub use normalize::UrlNormalizer;
 pub use robots::{RobotsPolicy, RobotsRules};

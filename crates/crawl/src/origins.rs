@@ -128,6 +128,7 @@ impl Origins {
                     BodyWanted::AnySuccess {
                         cap: MAX_ROBOTS_BYTES,
                     },
+                    None,
                 )
                 .await
             {

@@ -1,0 +1,37 @@
+//! What earlier runs recorded, for an incremental recrawl: the validators of a conditional
+//! request and, when the server answers 304 Not Modified, the verdict and links to reuse
+//! without downloading or parsing the page again.
+
+use jiff::Timestamp;
+use url::Url;
+
+use crate::event::Verdict;
+
+/// One URL as an earlier run left it.
+#[derive(Debug, Clone)]
+pub struct PreviousPage {
+    pub etag: Option<String>,
+    /// The valid `Last-Modified` it was served with.
+    pub last_modified: Option<Timestamp>,
+    pub content_type: Option<String>,
+    /// The verdict its content gave, before canonicals were resolved across the site.
+    pub verdict: Verdict,
+    pub canonical: Option<Url>,
+    pub title: Option<String>,
+    pub fingerprint: Option<String>,
+    /// The links it was followed through (none for a nofollow page).
+    pub links: Vec<Url>,
+}
+
+impl PreviousPage {
+    /// Whether a conditional request can be made: a validator to send.
+    pub fn can_revalidate(&self) -> bool {
+        self.etag.is_some() || self.last_modified.is_some()
+    }
+}
+
+/// The crawl database as the crawler sees it: looked up once per URL, before its request.
+pub trait History: Send + Sync + std::fmt::Debug {
+    /// The page `url` was when last fetched as a 200 HTML page, if it was.
+    fn previous(&self, url: &Url) -> Option<PreviousPage>;
+}
