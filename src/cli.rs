@@ -32,7 +32,16 @@ pub enum Command {
     /// Crawl a site from URL and write its sitemaps.
     // A flag given twice takes its last value, so scripts can override earlier flags.
     #[command(args_override_self = true)]
-    Crawl(CrawlArgs),
+    Crawl(Box<CrawlArgs>),
+    /// List the runs a crawl database remembers, newest first.
+    Runs(RunsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// The crawl database (the --state file of `sitemapper crawl`).
+    #[arg(long, value_name = "FILE")]
+    pub state: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -135,4 +144,24 @@ pub struct CrawlArgs {
     /// Uncompressed bytes per sitemap file, at most 52428800 [default: 52428800]
     #[arg(long, value_name = "BYTES")]
     pub max_bytes_per_file: Option<u64>,
+
+    /// Continue the interrupted run kept in --state instead of starting over
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Write the URLs added, removed and changed since the previous run to FILE (JSON)
+    #[arg(long, value_name = "FILE")]
+    pub report_changes: Option<PathBuf>,
+
+    /// Notify IndexNow of added, changed and removed URLs, with this key (see README)
+    #[arg(long, value_name = "KEY")]
+    pub indexnow_key: Option<String>,
+
+    /// Where the key file is, if not at the site's root (https://example.com/KEY.txt)
+    #[arg(long, value_name = "URL")]
+    pub indexnow_key_location: Option<String>,
+
+    /// IndexNow endpoint [default: https://api.indexnow.org/indexnow]
+    #[arg(long, value_name = "URL")]
+    pub indexnow_endpoint: Option<String>,
 }

@@ -24,6 +24,8 @@ pub enum ExitStatus {
     Fatal = 1,
     /// The command line or the config file is wrong.
     Usage = 2,
+    /// Another run holds the output directory or the crawl database.
+    Locked = 3,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted = 130,
 }
@@ -56,7 +58,8 @@ fn main() -> ExitCode {
     init_logging(cli.quiet, cli.verbose);
     let output = commands::Output { quiet: cli.quiet };
     let result = match cli.command {
-        Command::Crawl(args) => commands::crawl::run(args, output),
+        Command::Crawl(args) => commands::crawl::run(*args, output),
+        Command::Runs(args) => commands::runs::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(ExitStatus::Success as u8),

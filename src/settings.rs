@@ -13,6 +13,7 @@ use sitemapper_sitemap::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
 use crate::cli::CrawlArgs;
+use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
 /// The config file: the same options as the flags, in kebab-case.
 #[derive(Debug, Default, Deserialize)]
@@ -40,6 +41,11 @@ pub struct CrawlOptions {
     pub base_url: Option<String>,
     pub max_urls_per_file: Option<usize>,
     pub max_bytes_per_file: Option<u64>,
+    pub resume: Option<bool>,
+    pub report_changes: Option<PathBuf>,
+    pub indexnow_key: Option<String>,
+    pub indexnow_key_location: Option<String>,
+    pub indexnow_endpoint: Option<String>,
 }
 
 impl CrawlOptions {
@@ -81,6 +87,9 @@ pub struct CrawlSettings {
     /// `None`: the scope's directory once the crawl knows it (after a seed redirect).
     pub base_url: Option<String>,
     pub limits: Limits,
+    pub resume: bool,
+    pub report_changes: Option<PathBuf>,
+    pub indexnow: Option<IndexNow>,
 }
 
 impl CrawlSettings {
@@ -172,17 +181,47 @@ impl CrawlSettings {
                 .unwrap_or(MAX_BYTES_PER_FILE),
         )
         .map_err(|error| anyhow::anyhow!("{error}"))?;
+        let state = args.state.or(options.state);
+        let resume = args.resume || options.resume.unwrap_or(false);
+        if resume && state.is_none() {
+            bail!("--resume needs --state: the interrupted run is kept in the crawl database");
+        }
+        let indexnow = match args.indexnow_key.or(options.indexnow_key) {
+            None => None,
+            Some(key) => Some(IndexNow {
+                key: indexnow_key(&key)?,
+                key_location: args
+                    .indexnow_key_location
+                    .or(options.indexnow_key_location)
+                    .map(|text| absolute_url("--indexnow-key-location", &text))
+                    .transpose()?,
+                endpoint: absolute_url(
+                    "--indexnow-endpoint",
+                    &args
+                        .indexnow_endpoint
+                        .or(options.indexnow_endpoint)
+                        .unwrap_or_else(|| DEFAULT_INDEXNOW_ENDPOINT.to_string()),
+                )?,
+                user_agent: crawl.user_agent.clone(),
+            }),
+        };
         Ok(CrawlSettings {
             seed: args.url,
             out: args
                 .out
                 .or(options.out)
                 .unwrap_or_else(|| PathBuf::from(".")),
-            state: args.state.or(options.state),
-            crawl,
+            crawl: CrawlConfig {
+                record_links: state.is_some(),
+                ..crawl
+            },
+            state,
             gzip: args.gzip || options.gzip.unwrap_or(false),
             base_url,
             limits,
+            resume,
+            report_changes: args.report_changes.or(options.report_changes),
+            indexnow,
         })
     }
 }
@@ -208,6 +247,27 @@ fn compile_patterns(name: &str, patterns: &[String]) -> anyhow::Result<Vec<Regex
             })
         })
         .collect()
+}
+
+/// IndexNow keys are 8 to 128 characters of letters, digits and dashes.
+fn indexnow_key(key: &str) -> anyhow::Result<String> {
+    let valid = (8..=128).contains(&key.len())
+        && key
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-');
+    if !valid {
+        bail!("invalid --indexnow-key {key:?}: 8 to 128 letters, digits or dashes");
+    }
+    Ok(key.to_string())
+}
+
+fn absolute_url(name: &str, text: &str) -> anyhow::Result<Url> {
+    let url =
+        Url::parse(text).map_err(|error| anyhow::anyhow!("invalid {name} {text:?}: {error}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        bail!("invalid {name} {text:?}: not an http or https URL");
+    }
+    Ok(url)
 }
 
 /// An absolute http(s) URL, with a trailing slash added so that file names append to it.

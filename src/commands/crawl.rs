@@ -7,12 +7,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, TrapKind};
+use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, ResumePoint, TrapKind};
 use sitemapper_sitemap::{ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written};
-use sitemapper_store::{ReasonCount, RunId, RunStatus, Store, Verdict};
+use sitemapper_store::{ChangeReport, ReasonCount, RunId, RunStatus, Store, Verdict};
 use tokio::sync::mpsc;
+use url::Url;
 
 use super::Output;
+use super::changes::{self, IndexNow};
+use super::history::StoreHistory;
+use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
 use crate::cli::CrawlArgs;
 use crate::progress::{EventCounts, Progress};
@@ -28,11 +32,36 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     let crawler = Crawler::new(settings.crawl.clone()).map_err(Failure::fatal)?;
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
     // Before any request: an output directory that cannot be written fails the run now, not
-    // after an hour of crawling.
+    // after an hour of crawling. The lock comes first, so that nothing in the output
+    // directory is touched while another run uses it.
+    std::fs::create_dir_all(&settings.out)
+        .with_context(|| format!("cannot create output directory {}", settings.out.display()))
+        .map_err(Failure::fatal)?;
+    let mut locked: Vec<&Path> = vec![&settings.out];
+    locked.extend(settings.state.as_deref());
+    let _lock = RunLock::acquire(&locked).map_err(|error| match error {
+        LockError::Busy(_) => Failure {
+            status: ExitStatus::Locked,
+            error: error.into(),
+        },
+        LockError::Io { .. } => Failure::fatal(error),
+    })?;
+    for abandoned in StagingDir::remove_abandoned(&settings.out) {
+        tracing::info!(path = %abandoned.display(), "removed a staging directory left by a killed run");
+    }
     let staging = StagingDir::create_in(&settings.out).map_err(Failure::fatal)?;
     let database = Database::open(settings.state.as_deref()).map_err(Failure::fatal)?;
     let mut store = database.open_store().map_err(Failure::fatal)?;
-    let run = store.begin_run(seed.as_str()).map_err(Failure::fatal)?;
+    let (run, resume) = start_run(&mut store, &settings, &seed).map_err(Failure::fatal)?;
+    let resumed = resume.is_some();
+    let mut crawler = crawler;
+    if settings.state.is_some() {
+        let history = StoreHistory::new(database.open_store().map_err(Failure::fatal)?);
+        crawler = crawler.with_history(Arc::new(history));
+    }
+    if let Some(point) = resume {
+        crawler = crawler.with_resume(point);
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -61,7 +90,10 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     if summary.interrupted {
         let _ = store.finish_run(run, RunStatus::Interrupted);
         let kept = match &settings.state {
-            Some(path) => format!("; what was crawled is in {}", path.display()),
+            Some(path) => format!(
+                "; what was crawled is in {} (continue with --resume)",
+                path.display()
+            ),
             None => String::new(),
         };
         return Err(Failure {
@@ -77,9 +109,17 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     let published = publish(&mut store, run, &settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
+    let changes = record_changes(&mut store, run, &summary).map_err(Failure::fatal)?;
     store
         .finish_run(run, RunStatus::Complete)
         .map_err(Failure::fatal)?;
+    if let Some(path) = &settings.report_changes {
+        changes::write_report(&changes, path).map_err(Failure::fatal)?;
+    }
+    let notified = settings
+        .indexnow
+        .as_ref()
+        .and_then(|indexnow| notify_indexnow(&runtime, indexnow, &summary, &changes));
     if !output.quiet {
         let report = Report {
             store: &store,
@@ -88,11 +128,92 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
             summary: &summary,
             notes: &notes,
             published: &published,
+            changes: &changes,
+            resumed,
+            notified,
             started,
         };
         report.print().map_err(Failure::fatal)?;
     }
     Ok(())
+}
+
+/// Begins this run: a new one, or with `--resume` the interrupted one, with where it stood.
+/// Runs a killed process left unfinished are marked failed.
+fn start_run(
+    store: &mut Store,
+    settings: &CrawlSettings,
+    seed: &Url,
+) -> anyhow::Result<(RunId, Option<ResumePoint>)> {
+    if settings.resume
+        && let Some((run, RunStatus::Running | RunStatus::Interrupted)) =
+            store.latest_run_status()?
+    {
+        let state = store.resume_state(run)?;
+        store.reopen_run(run)?;
+        let parse = |text: &str| Url::parse(text).ok();
+        let point = ResumePoint {
+            finished: state.finished.iter().filter_map(|url| parse(url)).collect(),
+            pending: state
+                .pending
+                .iter()
+                .filter_map(|(source, depth, target)| {
+                    Some((parse(source)?, *depth, parse(target)?))
+                })
+                .collect(),
+        };
+        tracing::info!(run = run.0, finished = point.finished.len(), "resuming");
+        return Ok((run, Some(point)));
+    }
+    if settings.resume {
+        tracing::warn!("--resume: no interrupted run to continue; starting a new one");
+    }
+    let abandoned = store.abandon_unfinished_runs()?;
+    if abandoned > 0 {
+        tracing::info!(abandoned, "unfinished earlier runs marked failed");
+    }
+    Ok((store.begin_run(seed.as_str())?, None))
+}
+
+/// Stores what this run lists and compares it with the previous complete run.
+fn record_changes(
+    store: &mut Store,
+    run: RunId,
+    summary: &CrawlSummary,
+) -> anyhow::Result<ChangeReport> {
+    store.record_listing(run)?;
+    let changes = store.change_report(run)?;
+    let counts = changes.previous.map(|_| changes.counts());
+    store.record_run_counts(run, summary.requests, summary.revalidated, counts)?;
+    Ok(changes)
+}
+
+/// Notifies IndexNow of what changed since the previous run. A failure is reported but does
+/// not fail the run: the sitemap is published already. Returns what to say in the summary.
+fn notify_indexnow(
+    runtime: &tokio::runtime::Runtime,
+    indexnow: &IndexNow,
+    summary: &CrawlSummary,
+    changes: &ChangeReport,
+) -> Option<String> {
+    if changes.previous.is_none() {
+        return Some("IndexNow: first run, nothing to compare with: not notified.".to_string());
+    }
+    let counts = changes.counts();
+    if counts.added + counts.removed + counts.changed == 0 {
+        return Some("IndexNow: nothing changed: not notified.".to_string());
+    }
+    let host = summary.scope_root.host_str().unwrap_or_default();
+    match runtime.block_on(indexnow.notify(host, changes)) {
+        Ok(notified) => Some(format!(
+            "IndexNow: notified {} of {} URLs in {} request(s).",
+            indexnow.endpoint, notified.urls, notified.batches
+        )),
+        Err(error) => {
+            tracing::error!("{error:#}");
+            None
+        }
+    }
 }
 
 /// The first Ctrl-C stops the crawl gracefully; a second one ends the process at once.
@@ -191,6 +312,9 @@ struct Report<'a> {
     summary: &'a CrawlSummary,
     notes: &'a Notes,
     published: &'a (Written, Published),
+    changes: &'a ChangeReport,
+    resumed: bool,
+    notified: Option<String>,
     started: Instant,
 }
 
@@ -201,6 +325,9 @@ impl Report<'_> {
         let summary = self.summary;
         if let Some((from, to)) = &self.notes.scope_moved {
             writeln!(out, "The seed redirected: crawled {to} instead of {from}.")?;
+        }
+        if self.resumed {
+            writeln!(out, "Resumed run #{} where it was interrupted.", self.run.0)?;
         }
         for (origin, policy) in &self.notes.robots {
             writeln!(out, "robots.txt of {origin}: {policy}")?;
@@ -298,6 +425,34 @@ impl Report<'_> {
         }
         for file in &published.removed_stale {
             writeln!(out, "  removed stale {}", file.display())?;
+        }
+        if summary.revalidated > 0 {
+            writeln!(
+                out,
+                "Unchanged (304 Not Modified, not downloaded): {} pages.",
+                summary.revalidated
+            )?;
+        }
+        match self.changes.previous {
+            Some(previous) => {
+                let counts = self.changes.counts();
+                writeln!(
+                    out,
+                    "Since run #{}: {} added, {} removed, {} changed.",
+                    previous.0, counts.added, counts.removed, counts.changed
+                )?;
+            }
+            None if self.settings.state.is_some() => {
+                writeln!(
+                    out,
+                    "First run in {}: no changes to report.",
+                    self.store.path().display()
+                )?;
+            }
+            None => {}
+        }
+        if let Some(notified) = &self.notified {
+            writeln!(out, "{notified}")?;
         }
         if let Some(peak) = crate::memory::peak_rss_bytes() {
             writeln!(

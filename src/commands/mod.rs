@@ -1,7 +1,11 @@
 //! One module per subcommand.
 
+pub mod changes;
 pub mod crawl;
+mod history;
+mod lock;
 mod record;
+pub mod runs;
 
 /// How the user asked the binary to speak.
 #[derive(Debug, Clone, Copy)]

@@ -122,5 +122,11 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         last_modified: response.and_then(|response| response.last_modified),
         etag: response.and_then(|response| response.etag.clone()),
         fetched_at: response.map(|response| response.fetched_at),
+        revalidated: response.is_some_and(|response| response.revalidated),
+        fingerprint: outcome.fingerprint,
+        title: outcome.title,
+        links: outcome
+            .links
+            .map(|links| links.iter().map(ToString::to_string).collect()),
     }
 }

@@ -1,0 +1,77 @@
+//! Two runs must never overlap on the same output directory or crawl database (cron jobs
+//! that run long, or a manual run during the nightly one). Each run holds an exclusive
+//! advisory lock (flock) on the output directory and on the database file for its whole
+//! life. The kernel drops the locks when the process ends, however it ends, so a crash or a
+//! SIGKILL never leaves a stale lock behind, and no lock file is ever written. SQLite's own
+//! locks are POSIX record locks, which do not interact with flock.
+
+use std::fs::{File, TryLockError};
+use std::path::Path;
+
+/// Held locks; released when dropped (or when the process ends).
+#[derive(Debug)]
+pub struct RunLock {
+    _held: Vec<File>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error("another sitemapper run is using {0}; this one stops without touching it")]
+    Busy(String),
+    #[error("cannot lock {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl RunLock {
+    /// Locks each path that exists (a database file not yet created cannot be in use).
+    pub fn acquire(paths: &[&Path]) -> Result<RunLock, LockError> {
+        let mut held = Vec::new();
+        for path in paths {
+            let file = match File::open(path) {
+                Ok(file) => file,
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => {
+                    return Err(LockError::Io {
+                        path: path.display().to_string(),
+                        source,
+                    });
+                }
+            };
+            match file.try_lock() {
+                Ok(()) => held.push(file),
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockError::Busy(path.display().to_string()));
+                }
+                Err(TryLockError::Error(source)) => {
+                    return Err(LockError::Io {
+                        path: path.display().to_string(),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(RunLock { _held: held })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_on_the_same_directory_is_refused_until_the_first_is_dropped() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let first = RunLock::acquire(&[directory.path()]).unwrap_or_else(|error| panic!("{error}"));
+        assert!(matches!(
+            RunLock::acquire(&[directory.path()]),
+            Err(LockError::Busy(_))
+        ));
+        drop(first);
+        assert!(
+            RunLock::acquire(&[directory.path(), &directory.path().join("missing.db")]).is_ok()
+        );
+    }
+}
