@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -154,6 +154,34 @@ struct Routes {
 }
 
 impl Routes {
+    fn new(site: Site, address: SocketAddr) -> Routes {
+        let substitute = |mut route: Route| {
+            if let Ok(text) = std::str::from_utf8(&route.body) {
+                route.body = substitute_names(text, address).into_bytes();
+            }
+            for (_, value) in &mut route.headers {
+                *value = substitute_names(value, address);
+            }
+            route
+        };
+        let fixed = site
+            .routes
+            .into_iter()
+            .map(|(path, routes)| {
+                let sequence = Sequence {
+                    routes: routes.into_iter().map(substitute).collect(),
+                    served: AtomicUsize::new(0),
+                };
+                (path, sequence)
+            })
+            .collect();
+        Routes {
+            fixed,
+            generator: site.generator,
+            address,
+        }
+    }
+
     fn route(&self, target: &str) -> Option<Route> {
         if let Some(sequence) = self.fixed.get(target) {
             return Some(sequence.next());
@@ -163,6 +191,15 @@ impl Routes {
             route.body = substitute_names(text, self.address).into_bytes();
         }
         Some(route)
+    }
+}
+
+impl std::fmt::Debug for Routes {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Routes")
+            .field("fixed", &self.fixed.len())
+            .finish()
     }
 }
 
@@ -189,12 +226,15 @@ pub struct Seen {
     pub headers: HashMap<String, String>,
     /// When the request arrived.
     pub at: std::time::Instant,
+    /// The request body (a POST's).
+    pub body: Vec<u8>,
 }
 
 /// A running fixture server; it stops when dropped.
 #[derive(Debug)]
 pub struct Server {
     address: SocketAddr,
+    routes: Arc<RwLock<Arc<Routes>>>,
     log: Arc<Mutex<Vec<Seen>>>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -207,34 +247,11 @@ impl Server {
             .set_nonblocking(true)
             .expect("non-blocking listener");
         let address = listener.local_addr().expect("local address");
-        let substitute = |mut route: Route| {
-            if let Ok(text) = std::str::from_utf8(&route.body) {
-                route.body = substitute_names(text, address).into_bytes();
-            }
-            for (_, value) in &mut route.headers {
-                *value = substitute_names(value, address);
-            }
-            route
-        };
-        let routes: HashMap<String, Sequence> = site
-            .routes
-            .into_iter()
-            .map(|(path, routes)| {
-                let sequence = Sequence {
-                    routes: routes.into_iter().map(substitute).collect(),
-                    served: AtomicUsize::new(0),
-                };
-                (path, sequence)
-            })
-            .collect();
-        let routes = Arc::new(Routes {
-            fixed: routes,
-            generator: site.generator,
-            address,
-        });
+        let routes = Arc::new(RwLock::new(Arc::new(Routes::new(site, address))));
         let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let (shutdown, mut stop) = tokio::sync::oneshot::channel::<()>();
         let server_log = Arc::clone(&log);
+        let server_routes = Arc::clone(&routes);
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -247,7 +264,7 @@ impl Server {
                         _ = &mut stop => break,
                         accepted = listener.accept() => {
                             let Ok((stream, _)) = accepted else { continue };
-                            let routes = Arc::clone(&routes);
+                            let routes = Arc::clone(&server_routes);
                             let log = Arc::clone(&server_log);
                             tokio::spawn(async move {
                                 let service = service_fn(move |request| {
@@ -264,10 +281,16 @@ impl Server {
         });
         Server {
             address,
+            routes,
             log,
             shutdown: Some(shutdown),
             thread: Some(thread),
         }
+    }
+
+    /// Serves `site` from now on, on the same address (a site that changes between runs).
+    pub fn change(&self, site: Site) {
+        *self.routes.write().expect("routes lock") = Arc::new(Routes::new(site, self.address));
     }
 
     /// `http://127.0.0.1:PORT` followed by `path`.
@@ -304,9 +327,41 @@ impl Drop for Server {
     }
 }
 
+/// Answers a conditional request for an unchanged route with 304 Not Modified (RFC 9110
+/// section 13.1): `If-None-Match` against the route's `ETag`, else `If-Modified-Since`
+/// against its `Last-Modified` (compared as text, which is enough for fixtures).
+fn not_modified(route: Route, request: &hyper::HeaderMap) -> Result<Route, Route> {
+    let header = |name: &str| {
+        route
+            .headers
+            .iter()
+            .find(|(header, _)| header.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.clone())
+    };
+    let asked = |name: &str| request.get(name).and_then(|value| value.to_str().ok());
+    let unchanged = match (asked("if-none-match"), header("etag")) {
+        (Some(asked), Some(etag)) => asked.split(',').any(|tag| tag.trim() == etag),
+        (Some(_), None) => false,
+        (None, _) => matches!(
+            (asked("if-modified-since"), header("last-modified")),
+            (Some(since), Some(modified)) if since == modified
+        ),
+    };
+    if route.status != 200 || !unchanged {
+        return Err(route);
+    }
+    let mut answer = Route::new(304, "");
+    answer.headers = route
+        .headers
+        .into_iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("etag"))
+        .collect();
+    Ok(answer)
+}
+
 async fn respond(
     request: Request<Incoming>,
-    routes: Arc<Routes>,
+    routes: Arc<RwLock<Arc<Routes>>>,
     log: Arc<Mutex<Vec<Seen>>>,
 ) -> Result<Response<BoxBody<Bytes, Infallible>>, Infallible> {
     let target = request
@@ -323,15 +378,26 @@ async fn respond(
             )
         })
         .collect();
+    let method = request.method().to_string();
+    let request_headers = request.headers().clone();
+    let body = request
+        .into_body()
+        .collect()
+        .await
+        .map(|collected| collected.to_bytes().to_vec())
+        .unwrap_or_default();
     log.lock().expect("log lock").push(Seen {
-        method: request.method().to_string(),
+        method,
         target: target.clone(),
         headers,
         at: std::time::Instant::now(),
+        body,
     });
+    let routes = Arc::clone(&routes.read().expect("routes lock"));
     let route = routes.route(&target).unwrap_or_else(|| {
         Route::new(404, "<html><body>not found</body></html>").header("Content-Type", "text/html")
     });
+    let route = not_modified(route, &request_headers).unwrap_or_else(|route| route);
     if !route.delay.is_zero() {
         tokio::time::sleep(route.delay).await;
     }

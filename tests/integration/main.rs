@@ -14,5 +14,6 @@ mod harness;
 mod hostile;
 mod inclusion;
 mod normalization;
+mod recrawl;
 mod robots;
 mod schema;

@@ -1,0 +1,427 @@
+//! Scheduled recrawls: consecutive runs over one crawl database against a site that changes
+//! between them. Conditional requests, lastmod kept true and stable, the change report, the
+//! run lock, resuming an interrupted run, and IndexNow.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use sitemapper_store::Store;
+
+use crate::fixture::{Route, Server, Site};
+use crate::harness::{crawl, listed_urls, sitemapper};
+use crate::schema::assert_all_valid;
+
+const A_MODIFIED: &str = "Tue, 02 Jan 2024 03:04:05 GMT";
+const A_LASTMOD: &str = "2024-01-02T03:04:05+00:00";
+
+/// `loc -> lastmod` of the sitemap in `out`.
+fn lastmods(out: &Path) -> BTreeMap<String, Option<String>> {
+    let xml = std::fs::read_to_string(out.join("sitemap.xml")).unwrap();
+    xml.split("<url>")
+        .skip(1)
+        .map(|entry| {
+            let field = |name: &str| {
+                entry
+                    .split(&format!("<{name}>"))
+                    .nth(1)
+                    .and_then(|rest| rest.split(&format!("</{name}>")).next())
+                    .map(str::to_string)
+            };
+            (field("loc").unwrap(), field("lastmod"))
+        })
+        .collect()
+}
+
+fn links_to(paths: &[&str]) -> String {
+    paths
+        .iter()
+        .map(|path| format!("<a href=\"{path}\">{path}</a>"))
+        .collect()
+}
+
+/// The site as it is on the first night.
+fn first_version() -> Site {
+    Site::new()
+        .page("/", &links_to(&["/a", "/b", "/c", "/d"]))
+        .route(
+            "/a",
+            Route::html("<p>a, with validators</p>")
+                .header("ETag", "\"a1\"")
+                .header("Last-Modified", A_MODIFIED),
+        )
+        .page("/b", "<p>b, version 1</p><script>var build = 1;</script>")
+        .page("/c", "<p>c</p>")
+        .route(
+            "/d",
+            Route::html("<p>d, version 1</p>").header("ETag", "\"d1\""),
+        )
+}
+
+/// The next night: /b edited (no validators), /d edited (new ETag), /c gone, /e new.
+fn second_version() -> Site {
+    Site::new()
+        .page("/", &links_to(&["/a", "/b", "/d", "/e"]))
+        .route(
+            "/a",
+            Route::html("<p>a, with validators</p>")
+                .header("ETag", "\"a1\"")
+                .header("Last-Modified", A_MODIFIED),
+        )
+        .page("/b", "<p>b, version 2</p><script>var build = 2;</script>")
+        .route(
+            "/d",
+            Route::html("<p>d, version 2</p>").header("ETag", "\"d2\""),
+        )
+        .page("/e", "<p>e is new</p>")
+}
+
+/// The third night: only markup noise changes (a script, whitespace).
+fn third_version() -> Site {
+    second_version().page(
+        "/b",
+        "<p>b,   version 2</p>\n<script>var build = 3;</script>",
+    )
+}
+
+fn nightly(server: &Server, out: &Path, report: &Path) -> crate::harness::Run {
+    let state = out.join("state.db");
+    crawl(
+        &server.url("/"),
+        out,
+        &[
+            "--state",
+            state.to_str().unwrap(),
+            "--report-changes",
+            report.to_str().unwrap(),
+        ],
+    )
+}
+
+fn report(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn urls_in(report: &serde_json::Value, key: &str, server: &Server) -> Vec<String> {
+    report[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|url| {
+            url.as_str()
+                .unwrap()
+                .trim_start_matches(&server.origin())
+                .to_string()
+        })
+        .collect()
+}
+
+/// How each request for `path` since `from` was answered: whether it was conditional.
+fn conditional_requests(server: &Server, from: usize, path: &str) -> Vec<bool> {
+    server.requests()[from..]
+        .iter()
+        .filter(|seen| seen.target == path)
+        .map(|seen| {
+            seen.headers.contains_key("if-none-match")
+                || seen.headers.contains_key("if-modified-since")
+        })
+        .collect()
+}
+
+#[test]
+fn three_nights_of_a_changing_site() {
+    let server = first_version().serve();
+    let out = tempfile::tempdir().unwrap();
+    let report_file = out.path().join("changes.json");
+
+    // Night 1: no history, so no invented lastmod; everything is added.
+    let run = nightly(&server, out.path(), &report_file);
+    run.assert_success();
+    let first = lastmods(out.path());
+    assert_eq!(first[&server.url("/a")].as_deref(), Some(A_LASTMOD));
+    for path in ["/", "/b", "/c", "/d"] {
+        assert_eq!(
+            first[&server.url(path)],
+            None,
+            "{path}: first run, no header"
+        );
+    }
+    let first_report = report(&report_file);
+    assert_eq!(first_report["previous_run"], serde_json::Value::Null);
+    assert_eq!(urls_in(&first_report, "added", &server).len(), 5);
+    assert_all_valid(out.path());
+
+    // Night 2.
+    server.change(second_version());
+    let before_second = server.requests().len();
+    let run = nightly(&server, out.path(), &report_file);
+    run.assert_success();
+    assert_eq!(
+        conditional_requests(&server, before_second, "/a"),
+        [true],
+        "revalidated with its validators"
+    );
+    assert!(
+        run.stderr
+            .contains("Unchanged (304 Not Modified, not downloaded): 1 pages."),
+        "{}",
+        run.stderr
+    );
+    let second = lastmods(out.path());
+    assert_eq!(
+        second[&server.url("/a")].as_deref(),
+        Some(A_LASTMOD),
+        "304 keeps it"
+    );
+    let changed_b = second[&server.url("/b")]
+        .clone()
+        .expect("/b changed: it gets the time the change was seen");
+    let changed_d = second[&server.url("/d")]
+        .clone()
+        .expect("/d changed: it gets the time the change was seen");
+    assert!(changed_b.as_str() > "2025", "{changed_b}");
+    assert!(changed_d.as_str() > "2025", "{changed_d}");
+    assert_eq!(
+        second[&server.url("/e")],
+        None,
+        "new, no header: no lastmod"
+    );
+    assert!(
+        second[&server.url("/")].is_some(),
+        "the home page changed visibly: its links to /c and /e"
+    );
+    assert!(!second.contains_key(&server.url("/c")));
+    let second_report = report(&report_file);
+    assert_eq!(urls_in(&second_report, "added", &server), ["/e"]);
+    assert_eq!(urls_in(&second_report, "removed", &server), ["/c"]);
+    assert_eq!(
+        urls_in(&second_report, "changed", &server),
+        ["/", "/b", "/d"]
+    );
+    assert!(
+        run.stderr
+            .contains("Since run #1: 1 added, 1 removed, 3 changed."),
+        "{}",
+        run.stderr
+    );
+    let sitemap_after_second = std::fs::read(out.path().join("sitemap.xml")).unwrap();
+
+    // Night 3: only noise changed: the same sitemap, byte for byte, and an empty report.
+    server.change(third_version());
+    let before_third = server.requests().len();
+    let run = nightly(&server, out.path(), &report_file);
+    run.assert_success();
+    assert_eq!(conditional_requests(&server, before_third, "/a"), [true]);
+    assert_eq!(conditional_requests(&server, before_third, "/d"), [true]);
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        sitemap_after_second,
+        "lastmod is stable while nothing visible changes"
+    );
+    let third_report = report(&report_file);
+    for key in ["added", "removed", "changed"] {
+        assert!(urls_in(&third_report, key, &server).is_empty(), "{key}");
+    }
+
+    let runs = sitemapper(&[
+        "runs",
+        "--state",
+        out.path().join("state.db").to_str().unwrap(),
+    ]);
+    assert_eq!(runs.code, 0, "{}", runs.stderr);
+    let lines: Vec<&str> = runs.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "a header and three runs:\n{}", runs.stdout);
+    assert!(lines[1].trim_start().starts_with("3 ") && lines[1].contains("complete"));
+    assert!(lines[2].contains("complete") && lines[2].contains(&server.url("/")));
+}
+
+#[test]
+fn a_second_run_on_the_same_output_or_database_is_refused() {
+    let server = Site::new().page("/", "home").serve();
+    let out = tempfile::tempdir().unwrap();
+    let other_out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state.db");
+    crawl(
+        &server.url("/"),
+        out.path(),
+        &["--state", state.to_str().unwrap()],
+    )
+    .assert_success();
+
+    // Another process (this test) holds the output directory, as a running crawl would.
+    let held = std::fs::File::open(out.path()).unwrap();
+    held.try_lock().unwrap();
+    let before = std::fs::read(out.path().join("sitemap.xml")).unwrap();
+    let run = crawl(&server.url("/"), out.path(), &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("another sitemapper run is using"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.trim().lines().count(), 1);
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        before
+    );
+    drop(held);
+
+    let held = std::fs::File::open(&state).unwrap();
+    held.try_lock().unwrap();
+    let run = crawl(
+        &server.url("/"),
+        other_out.path(),
+        &["--state", state.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    drop(held);
+    crawl(
+        &server.url("/"),
+        other_out.path(),
+        &["--state", state.to_str().unwrap()],
+    )
+    .assert_success();
+}
+
+fn slow_site(delay: Duration) -> Site {
+    let mut home = String::new();
+    for page in 0..60 {
+        home.push_str(&format!("<a href=\"/p/{page}\">{page}</a>"));
+    }
+    let mut site = Site::new().page("/", &home);
+    for page in 0..60 {
+        site = site.route(
+            &format!("/p/{page}"),
+            Route::html(&format!("<p>page {page}</p>")).delay(delay),
+        );
+    }
+    site
+}
+
+#[test]
+fn a_killed_run_resumes_without_refetching_what_it_finished() {
+    let server = slow_site(Duration::from_millis(200)).serve();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state.db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitemapper"))
+        .args([
+            "crawl",
+            &server.url("/"),
+            "--out",
+            out.path().to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--concurrency",
+            "2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while server
+        .targets()
+        .iter()
+        .filter(|target| target.starts_with("/p/"))
+        .count()
+        < 12
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !out.path().join("sitemap.xml").exists(),
+        "nothing published"
+    );
+
+    let finished: Vec<String> = {
+        let store = Store::open(&state).unwrap();
+        (0..60)
+            .map(|page| format!("/p/{page}"))
+            .filter(|path| store.page(&server.url(path)).unwrap().is_some())
+            .collect()
+    };
+    assert!(
+        finished.len() >= 5,
+        "pages were recorded as they finished: {finished:?}"
+    );
+
+    server.change(slow_site(Duration::ZERO));
+    let before = server.requests().len();
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &["--state", state.to_str().unwrap(), "--resume"],
+    );
+    run.assert_success();
+    assert!(run.stderr.contains("Resumed run #1"), "{}", run.stderr);
+    let again: Vec<String> = server.targets()[before..]
+        .iter()
+        .filter(|target| finished.contains(target))
+        .cloned()
+        .collect();
+    assert!(again.is_empty(), "refetched after resuming: {again:?}");
+    assert_eq!(listed_urls(out.path()).len(), 61);
+
+    // Without --resume, the next run starts clean and works.
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &["--state", state.to_str().unwrap()],
+    );
+    run.assert_success();
+    assert_eq!(listed_urls(out.path()).len(), 61);
+}
+
+#[test]
+fn indexnow_is_told_what_changed() {
+    let endpoint = Site::new().route("/indexnow", Route::new(202, "")).serve();
+    let server = first_version().serve();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state.db");
+    let key = "0123456789abcdef";
+    let flags = [
+        "--state",
+        state.to_str().unwrap(),
+        "--indexnow-key",
+        key,
+        "--indexnow-endpoint",
+        &endpoint.url("/indexnow"),
+    ];
+    let run = crawl(&server.url("/"), out.path(), &flags);
+    run.assert_success();
+    assert!(
+        endpoint.requests().is_empty(),
+        "the first run has no baseline"
+    );
+    assert!(run.stderr.contains("IndexNow: first run"), "{}", run.stderr);
+
+    server.change(second_version());
+    let run = crawl(&server.url("/"), out.path(), &flags);
+    run.assert_success();
+    let requests = endpoint.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].method, "POST");
+    assert!(requests[0].headers["content-type"].starts_with("application/json"));
+    let body: serde_json::Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert_eq!(body["host"], "127.0.0.1");
+    assert_eq!(body["key"], key);
+    let mut submitted: Vec<String> = body["urlList"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|url| url.as_str().unwrap().to_string())
+        .collect();
+    submitted.sort();
+    let mut expected: Vec<String> = ["/", "/b", "/c", "/d", "/e"]
+        .iter()
+        .map(|path| server.url(path))
+        .collect();
+    expected.sort();
+    assert_eq!(submitted, expected, "added, changed and removed");
+    assert!(run.stderr.contains("IndexNow: notified"), "{}", run.stderr);
+
+    let bad_key = crawl(&server.url("/"), out.path(), &["--indexnow-key", "short"]);
+    assert_eq!(bad_key.code, 2, "{}", bad_key.stderr);
+}
