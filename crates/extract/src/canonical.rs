@@ -41,6 +41,21 @@ struct HeaderLink {
     target: String,
     /// Lower-cased relation types.
     relations: Vec<String>,
+    hreflang: Option<String>,
+}
+
+/// The `(hreflang, target)` of the `rel=alternate` links with an `hreflang` in one `Link`
+/// header value (Google's hreflang in HTTP headers).
+pub(crate) fn alternates_in_link_header(value: &str) -> Vec<(String, String)> {
+    parse_link_header(value)
+        .into_iter()
+        .filter(|link| {
+            link.relations
+                .iter()
+                .any(|relation| relation == "alternate")
+        })
+        .filter_map(|link| Some((link.hreflang?, link.target)))
+        .collect()
 }
 
 /// RFC 8288 section 3: `link-value = "<" URI-Reference ">" *( OWS ";" OWS link-param )`,
@@ -68,6 +83,7 @@ fn parse_link_header(value: &str) -> Vec<HeaderLink> {
         let target = after_open[..close].trim().to_string();
         rest = &after_open[close + 1..];
         let mut relations = Vec::new();
+        let mut hreflang = None;
         loop {
             rest = rest.trim_start_matches(|character: char| character.is_ascii_whitespace());
             let Some(after_semicolon) = rest.strip_prefix(';') else {
@@ -80,9 +96,16 @@ fn parse_link_header(value: &str) -> Vec<HeaderLink> {
                     .map(str::to_ascii_lowercase)
                     .collect();
             }
+            if name.eq_ignore_ascii_case("hreflang") && hreflang.is_none() {
+                hreflang = Some(value.trim().to_string());
+            }
             rest = next;
         }
-        links.push(HeaderLink { target, relations });
+        links.push(HeaderLink {
+            target,
+            relations,
+            hreflang,
+        });
         match rest.find(',') {
             Some(comma) if rest[..comma].trim().is_empty() => rest = &rest[comma + 1..],
             _ => match skip_past_separator(rest) {

@@ -83,6 +83,15 @@ impl Reader<'_> {
                 }
             }
             "meta" => self.read_meta(element),
+            "img" | "source" => {
+                if self.facts.images.len() < crate::MAX_IMAGES_PER_PAGE
+                    && let Some(image) = crate::images::image_of(element)
+                    && let Some(url) = resolve(self.base, image, self.encoding)
+                    && !self.facts.images.contains(&url)
+                {
+                    self.facts.images.push(url);
+                }
+            }
             "title" if self.facts.title.is_none() => {
                 let title = element.text().collect::<Vec<_>>().join(" ");
                 let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -106,6 +115,12 @@ impl Reader<'_> {
             && let Some(hreflang) = element.attr("hreflang")
         {
             let hreflang = hreflang.trim().to_string();
+            if let Some(url) = resolve(self.base, href, self.encoding) {
+                let alternate = (hreflang.clone(), url);
+                if !self.facts.alternates.contains(&alternate) {
+                    self.facts.alternates.push(alternate);
+                }
+            }
             self.add_link(href, LinkKind::Alternate { hreflang }, false);
         }
     }

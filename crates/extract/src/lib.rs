@@ -7,6 +7,7 @@ mod charset;
 mod directives;
 mod document;
 mod fingerprint;
+mod images;
 mod refresh;
 
 use url::Url;
@@ -63,6 +64,12 @@ pub struct PageFacts {
     /// The target of an instant (delay 0) meta refresh.
     pub refresh: Option<Url>,
     pub title: Option<String>,
+    /// The images the page shows in its body, absolute, deduplicated, at most
+    /// [`MAX_IMAGES_PER_PAGE`]: `<img src>` (or its lazy `data-src`), the largest `srcset`
+    /// candidate, `<picture><source srcset>`. data: URIs and declared 1x1 pixels are skipped.
+    pub images: Vec<Url>,
+    /// `(hreflang, URL)` alternates from `<link rel=alternate hreflang>` and `Link` headers.
+    pub alternates: Vec<(String, Url)>,
     /// The encoding the document was decoded with.
     pub encoding: &'static str,
     /// A stable fingerprint of the visible text and links (16 hex digits): it changes when
@@ -87,6 +94,9 @@ pub enum LinkKind {
     Refresh,
 }
 
+/// The image sitemap extension allows at most this many images per page.
+pub const MAX_IMAGES_PER_PAGE: usize = 1000;
+
 /// Extracts the facts of an HTML document.
 pub fn extract(document: &Document<'_>, options: &ExtractOptions) -> PageFacts {
     let mut facts = extract_headers(document.url, document.headers, options);
@@ -108,6 +118,16 @@ pub fn extract_headers(
     for value in &headers.link {
         for target in canonical::canonical_targets_in_link_header(value) {
             canonical::add_candidate(&mut facts, url.join(&target).ok(), &target);
+        }
+    }
+    for value in &headers.link {
+        for (hreflang, target) in canonical::alternates_in_link_header(value) {
+            if let Some(url) = resolve(url, &target, encoding_rs::UTF_8) {
+                let alternate = (hreflang, url);
+                if !facts.alternates.contains(&alternate) {
+                    facts.alternates.push(alternate);
+                }
+            }
         }
     }
     for value in &headers.x_robots_tag {

@@ -289,6 +289,69 @@ fn the_fingerprint_ignores_volatile_markup_and_sees_visible_changes() {
     assert_ne!(base, relinked, "links count");
 }
 
+#[test]
+fn images_the_page_shows() {
+    let facts = facts(
+        r#"<html><head><link rel="icon" href="/favicon.png"><meta property="og:image" content="/og.png">
+        <link rel="alternate" hreflang="de" href="/de/"></head><body>
+        <img src="/a.jpg"><img src="/a.jpg#again">
+        <img src="/small.jpg" srcset="/small.jpg 480w, /large.jpg 1080w">
+        <picture><source srcset="/pic.webp 1x, /pic@2x.webp 2x" type="image/webp"><img src="/pic.jpg"></picture>
+        <img src="https://cdn.example.net/c.png">
+        <img src="data:image/gif;base64,R0lGOD" data-src="/lazy.jpg">
+        <img src="/pixel.gif" width="1" height="1">
+        <video><source src="/movie.mp4"></video>
+        </body></html>"#,
+    );
+    let images: Vec<String> = facts.images.iter().map(Url::to_string).collect();
+    assert_eq!(
+        images,
+        [
+            "https://example.com/a.jpg",
+            "https://example.com/large.jpg",
+            "https://example.com/pic@2x.webp",
+            "https://example.com/pic.jpg",
+            "https://cdn.example.net/c.png",
+            "https://example.com/lazy.jpg",
+        ]
+    );
+    assert_eq!(
+        facts.alternates,
+        [(
+            "de".to_string(),
+            Url::parse("https://example.com/de/").unwrap()
+        )]
+    );
+}
+
+#[test]
+fn at_most_a_thousand_images() {
+    let html: String = (0..1200)
+        .map(|index| format!("<img src=\"/{index}.jpg\">"))
+        .collect();
+    assert_eq!(facts(&format!("<body>{html}</body>")).images.len(), 1000);
+}
+
+#[test]
+fn hreflang_alternates_from_link_headers() {
+    let mut headers = headers("text/html");
+    headers.link = vec![r#"<https://example.com/fr/>; rel="alternate"; hreflang="fr", </>; rel=alternate; hreflang=x-default"#.to_string()];
+    let url = Url::parse(PAGE).unwrap();
+    let facts = extract_headers(&url, &headers, &ExtractOptions::default());
+    let alternates: Vec<(String, String)> = facts
+        .alternates
+        .iter()
+        .map(|(hreflang, url)| (hreflang.clone(), url.to_string()))
+        .collect();
+    assert_eq!(
+        alternates,
+        [
+            ("fr".to_string(), "https://example.com/fr/".to_string()),
+            ("x-default".to_string(), "https://example.com/".to_string())
+        ]
+    );
+}
+
 proptest! {
     #[test]
     fn extraction_never_panics(body in proptest::collection::vec(any::<u8>(), 0..2048), content_type in "[ -~]{0,40}") {

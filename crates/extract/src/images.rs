@@ -1,0 +1,137 @@
+//! The images a page shows, for image sitemaps (Google, "Image sitemaps"): what a browser
+//! would load for `<img>` and `<picture><source>`, at the best resolution offered.
+
+use scraper::ElementRef;
+
+/// The image URL an `<img>` or a `<picture>`'s `<source>` shows, as written; `None` for
+/// tracking pixels (declared 1x1), inline data, and elements outside the body.
+pub(crate) fn image_of<'a>(element: &ElementRef<'a>) -> Option<&'a str> {
+    let name = element.value().name();
+    if name == "source" && !has_picture_parent(element) {
+        // <source> of <audio> and <video> is not an image.
+        return None;
+    }
+    if !in_body(element) || is_pixel(element) {
+        return None;
+    }
+    let srcset = element.attr("srcset").and_then(largest_candidate);
+    let src = element.attr("src").filter(|src| !is_inline(src));
+    let lazy = element.attr("data-src").filter(|src| !is_inline(src));
+    let chosen = srcset.or(src).or(lazy)?;
+    (!is_inline(chosen)).then_some(chosen)
+}
+
+fn is_inline(url: &str) -> bool {
+    let url = url.trim_start();
+    url.is_empty()
+        || url
+            .get(..5)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("data:"))
+}
+
+fn has_picture_parent(element: &ElementRef<'_>) -> bool {
+    element
+        .parent()
+        .and_then(ElementRef::wrap)
+        .is_some_and(|parent| parent.value().name() == "picture")
+}
+
+fn in_body(element: &ElementRef<'_>) -> bool {
+    element
+        .ancestors()
+        .filter_map(ElementRef::wrap)
+        .any(|ancestor| ancestor.value().name() == "body")
+}
+
+/// A declared 1x1 image: a tracking pixel.
+fn is_pixel(element: &ElementRef<'_>) -> bool {
+    let one = |name: &str| {
+        element
+            .attr(name)
+            .is_some_and(|value| value.trim().trim_end_matches("px") == "1")
+    };
+    one("width") && one("height")
+}
+
+/// The candidate of a `srcset` with the largest width (`800w`) or density (`2x`)
+/// descriptor; a candidate without one counts as `1x`.
+fn largest_candidate(srcset: &str) -> Option<&str> {
+    candidates(srcset)
+        .into_iter()
+        .filter(|(url, _)| !is_inline(url))
+        .filter_map(|(url, descriptor)| {
+            let size = match descriptor {
+                Some(descriptor) => {
+                    let (number, unit) = descriptor.split_at(descriptor.len().saturating_sub(1));
+                    let number: f64 = number.parse().ok()?;
+                    match unit {
+                        // Widths outrank densities: a width is in pixels.
+                        "w" => number * 1_000.0,
+                        "x" => number,
+                        _ => return None,
+                    }
+                }
+                None => 1.0,
+            };
+            Some((url, size))
+        })
+        .max_by(|first, second| first.1.total_cmp(&second.1))
+        .map(|(url, _)| url)
+}
+
+/// The HTML "parse a srcset attribute" steps, simplified: a URL runs to the next whitespace
+/// (so a data: URI keeps its commas), a trailing comma ends a candidate without a
+/// descriptor, otherwise the descriptor runs to the next comma.
+fn candidates(srcset: &str) -> Vec<(&str, Option<&str>)> {
+    let mut candidates = Vec::new();
+    let mut rest = srcset;
+    loop {
+        rest = rest.trim_start_matches(|character: char| {
+            character.is_ascii_whitespace() || character == ','
+        });
+        if rest.is_empty() {
+            return candidates;
+        }
+        let url_end = rest
+            .find(|character: char| character.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let url = &rest[..url_end];
+        rest = &rest[url_end..];
+        if url.ends_with(',') {
+            candidates.push((url.trim_end_matches(','), None));
+            continue;
+        }
+        let descriptor_end = rest.find(',').unwrap_or(rest.len());
+        let descriptor = rest[..descriptor_end].split_ascii_whitespace().next();
+        candidates.push((url, descriptor));
+        rest = &rest[descriptor_end..];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::largest_candidate;
+
+    #[test]
+    fn the_largest_srcset_candidate_wins() {
+        assert_eq!(
+            largest_candidate("small.jpg 480w, large.jpg 1080w, medium.jpg 800w"),
+            Some("large.jpg")
+        );
+        assert_eq!(
+            largest_candidate("a.jpg, b.jpg 2x, c.jpg 1.5x"),
+            Some("b.jpg")
+        );
+        assert_eq!(
+            largest_candidate("data:image/png;base64,xyz 2x, real.png 1x"),
+            Some("real.png")
+        );
+        assert_eq!(largest_candidate(""), None);
+        assert_eq!(largest_candidate("one.jpg, two.jpg 2x"), Some("two.jpg"));
+        // As in browsers, a comma without whitespace after it belongs to the URL.
+        assert_eq!(
+            largest_candidate("one.jpg,two.jpg 2x"),
+            Some("one.jpg,two.jpg")
+        );
+    }
+}
