@@ -2,6 +2,7 @@
 //! index over them, gzip, and atomic publishing into the output directory; and a reader of
 //! sitemaps and indexes.
 
+mod extensions;
 mod limits;
 mod publish;
 mod reader;
@@ -10,11 +11,12 @@ mod xml;
 
 use std::path::PathBuf;
 
+pub use extensions::{depth_priority, is_valid_hreflang, observed_changefreq};
 pub use limits::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE};
 pub use publish::{Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
-pub use writer::{ChunkedWriter, Entry, WriteOptions, Written};
-pub use xml::format_lastmod;
+pub use writer::{ChunkedWriter, Entry, Format, TEXT_ROOT_FILE_NAME, WriteOptions, Written};
+pub use xml::{Alternate, ChangeFreq, format_lastmod};
 
 /// The name of the file that is the sitemap, or the index over its children.
 pub const ROOT_FILE_NAME: &str = "sitemap.xml";

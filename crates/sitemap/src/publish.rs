@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use crate::SitemapError;
-use crate::writer::Written;
+use crate::writer::{Format, Written};
 
 /// The name of staging directories: hidden, and recognisable as ours.
 const STAGING_PREFIX: &str = ".sitemapper-staging-";
@@ -71,11 +71,12 @@ impl StagingDir {
         self.directory.path()
     }
 
-    /// Renames the written files into the output directory (the index last), then removes
-    /// children of an earlier, larger run that the new index no longer names.
-    pub fn publish(self, written: &Written) -> Result<Published, SitemapError> {
-        let mut files = Vec::with_capacity(written.files.len());
-        for name in &written.files {
+    /// Renames the written files into the output directory (each index last), then removes
+    /// children of an earlier, larger run that the new files no longer include (of the
+    /// formats written).
+    pub fn publish(self, written: &[&Written]) -> Result<Published, SitemapError> {
+        let mut files = Vec::new();
+        for name in written.iter().flat_map(|written| &written.files) {
             let target = self.output.join(name);
             std::fs::rename(self.directory.path().join(name), &target).map_err(|source| {
                 SitemapError::Publish {
@@ -92,7 +93,7 @@ impl StagingDir {
         })
     }
 
-    fn remove_stale_children(&self, written: &Written) -> Result<Vec<PathBuf>, SitemapError> {
+    fn remove_stale_children(&self, written: &[&Written]) -> Result<Vec<PathBuf>, SitemapError> {
         let entries = std::fs::read_dir(&self.output).map_err(|source| SitemapError::Publish {
             path: self.output.clone(),
             source,
@@ -103,7 +104,13 @@ impl StagingDir {
             let Some(name) = name.to_str() else {
                 continue;
             };
-            if is_child_name(name) && !written.files.iter().any(|file| file == name) {
+            let stale = child_format(name).is_some_and(|format| {
+                written.iter().any(|written| written.format == format)
+                    && !written
+                        .iter()
+                        .any(|written| written.files.iter().any(|file| file == name))
+            });
+            if stale {
                 let path = entry.path();
                 std::fs::remove_file(&path).map_err(|source| SitemapError::Publish {
                     path: path.clone(),
@@ -117,18 +124,18 @@ impl StagingDir {
     }
 }
 
-/// `sitemap-NNNNN.xml` or `sitemap-NNNNN.xml.gz`: the names this writer gives children.
-fn is_child_name(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("sitemap-") else {
-        return false;
+/// `sitemap-NNNNN.xml`, `sitemap-NNNNN.xml.gz` or `sitemap-NNNNN.txt`: the names this writer
+/// gives children, and their format.
+fn child_format(name: &str) -> Option<Format> {
+    let rest = name.strip_prefix("sitemap-")?;
+    let (number, format) = if let Some(number) = rest.strip_suffix(".xml") {
+        (number, Format::Xml)
+    } else if let Some(number) = rest.strip_suffix(".xml.gz") {
+        (number, Format::Xml)
+    } else {
+        (rest.strip_suffix(".txt")?, Format::Text)
     };
-    let Some(number) = rest
-        .strip_suffix(".xml")
-        .or_else(|| rest.strip_suffix(".xml.gz"))
-    else {
-        return false;
-    };
-    number.len() == 5 && number.bytes().all(|byte| byte.is_ascii_digit())
+    (number.len() == 5 && number.bytes().all(|byte| byte.is_ascii_digit())).then_some(format)
 }
 
 #[cfg(test)]
@@ -138,15 +145,17 @@ mod tests {
     #[test]
     fn child_names() {
         for (name, expected) in [
-            ("sitemap-00001.xml", true),
-            ("sitemap-12345.xml.gz", true),
-            ("sitemap.xml", false),
-            ("sitemap-notes.txt", false),
-            ("sitemap-1.xml", false),
-            ("sitemap-0000a.xml", false),
-            ("sitemap-00001.xml.bak", false),
+            ("sitemap-00001.xml", Some(Format::Xml)),
+            ("sitemap-12345.xml.gz", Some(Format::Xml)),
+            ("sitemap-00002.txt", Some(Format::Text)),
+            ("sitemap.xml", None),
+            ("sitemap.txt", None),
+            ("sitemap-notes.txt", None),
+            ("sitemap-1.xml", None),
+            ("sitemap-0000a.xml", None),
+            ("sitemap-00001.xml.bak", None),
         ] {
-            assert_eq!(is_child_name(name), expected, "{name}");
+            assert_eq!(child_format(name), expected, "{name}");
         }
     }
 }

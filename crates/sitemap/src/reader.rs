@@ -223,7 +223,7 @@ mod tests {
             let lastmod = jiff::Timestamp::from_second(seconds).ok();
             let mut xml = String::from("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
             for loc in &locs {
-                crate::xml::push_url(&mut xml, loc, lastmod);
+                crate::xml::push_url(&mut xml, &crate::Entry::new(loc, lastmod));
             }
             xml.push_str("</urlset>\n");
             let Ok(SitemapDocument::UrlSet(entries)) = read_sitemap(xml.as_bytes()) else {

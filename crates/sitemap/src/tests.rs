@@ -12,6 +12,9 @@ fn options(max_urls: usize, max_bytes: u64, gzip: bool) -> WriteOptions {
         limits: Limits::new(max_urls, max_bytes).unwrap(),
         gzip,
         base_url: "https://example.com/".to_string(),
+        format: Format::Xml,
+        images: false,
+        alternates: false,
     }
 }
 
@@ -31,7 +34,7 @@ fn write(directory: &Path, locs: &[String], options: WriteOptions) -> Written {
     for (index, loc) in locs.iter().enumerate() {
         let lastmod =
             (index % 3 == 0).then(|| Timestamp::from_second(1_700_000_000 + index as i64).unwrap());
-        writer.push(&Entry { loc, lastmod }).unwrap();
+        writer.push(&Entry::new(loc, lastmod)).unwrap();
     }
     writer.finish().unwrap()
 }
@@ -84,20 +87,20 @@ fn a_small_set_is_one_sitemap_xml() {
             limits: Limits::default(),
             gzip: false,
             base_url: "https://example.com/".into(),
+            format: Format::Xml,
+            images: false,
+            alternates: false,
         },
     )
     .unwrap();
     writer
-        .push(&Entry {
-            loc: "https://example.com/",
-            lastmod: Some(time("2024-01-02T03:04:05Z")),
-        })
+        .push(&Entry::new(
+            "https://example.com/",
+            Some(time("2024-01-02T03:04:05Z")),
+        ))
         .unwrap();
     writer
-        .push(&Entry {
-            loc: "https://example.com/a?x=1&y=2",
-            lastmod: None,
-        })
+        .push(&Entry::new("https://example.com/a?x=1&y=2", None))
         .unwrap();
     let written = writer.finish().unwrap();
     assert_eq!(
@@ -105,7 +108,8 @@ fn a_small_set_is_one_sitemap_xml() {
         Written {
             files: vec!["sitemap.xml".into()],
             urls: 2,
-            is_index: false
+            is_index: false,
+            format: Format::Xml,
         }
     );
     let path = directory.path().join("sitemap.xml");
@@ -154,7 +158,7 @@ fn the_index_lastmod_is_the_newest_of_its_child() {
         ("https://example.com/c", None),
     ];
     for (loc, lastmod) in entries {
-        writer.push(&Entry { loc, lastmod }).unwrap();
+        writer.push(&Entry::new(loc, lastmod)).unwrap();
     }
     writer.finish().unwrap();
     let index = read(&directory.path().join("sitemap.xml"));
@@ -171,14 +175,15 @@ fn a_byte_limit_is_never_passed_even_at_the_boundary() {
     let all = locs(400);
     // The limit holds exactly eighty entries: header + 80 entries + footer.
     let mut entry = String::new();
-    xml::push_url(&mut entry, &all[1], None);
-    let exact = (xml::URLSET_HEADER.len() + 80 * entry.len() + xml::URLSET_FOOTER.len()) as u64;
+    xml::push_url(&mut entry, &Entry::new(&all[1], None));
+    let header = xml::urlset_header(false, false);
+    let exact = (header.len() + 80 * entry.len() + xml::URLSET_FOOTER.len()) as u64;
     assert!(exact >= MIN_BYTES_PER_FILE);
     let limit = exact;
     let mut writer =
         ChunkedWriter::new(directory.path(), options(MAX_URLS_PER_FILE, limit, false)).unwrap();
     for loc in &all {
-        writer.push(&Entry { loc, lastmod: None }).unwrap();
+        writer.push(&Entry::new(loc, None)).unwrap();
     }
     let written = writer.finish().unwrap();
     let mut total = 0;
@@ -210,12 +215,7 @@ fn an_entry_larger_than_a_file_is_an_error() {
     let mut writer =
         ChunkedWriter::new(directory.path(), options(10, MIN_BYTES_PER_FILE, false)).unwrap();
     let huge = format!("https://example.com/{}", "&".repeat(2000));
-    let error = writer
-        .push(&Entry {
-            loc: &huge,
-            lastmod: None,
-        })
-        .unwrap_err();
+    let error = writer.push(&Entry::new(&huge, None)).unwrap_err();
     assert!(
         matches!(error, SitemapError::EntryTooLarge { .. }),
         "{error}"
@@ -230,10 +230,7 @@ fn a_maximal_url_fits_in_the_smallest_file() {
     let longest = format!("https://example.com/{}", "a".repeat(2048 - 20));
     assert_eq!(longest.len(), 2048);
     writer
-        .push(&Entry {
-            loc: &longest,
-            lastmod: Some(time("2024-01-01T00:00:00Z")),
-        })
+        .push(&Entry::new(&longest, Some(time("2024-01-01T00:00:00Z"))))
         .unwrap();
     writer.finish().unwrap();
 }
@@ -341,7 +338,7 @@ fn publishing_renames_into_place_and_removes_stale_children_only() {
         &locs(3),
         options(2, MAX_BYTES_PER_FILE, false),
     );
-    let published = staging.publish(&written).unwrap();
+    let published = staging.publish(&[&written]).unwrap();
     assert_eq!(
         published.files,
         ["sitemap-00001.xml", "sitemap-00002.xml", "sitemap.xml"]
@@ -398,4 +395,107 @@ fn an_unwritable_output_directory_is_a_clear_error() {
         "{error}"
     );
     assert!(error.to_string().contains("file.txt"), "{error}");
+}
+
+#[test]
+fn extensions_priority_and_changefreq_are_written_in_schema_order_and_validate() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut options = options(MAX_URLS_PER_FILE, MAX_BYTES_PER_FILE, false);
+    options.images = true;
+    options.alternates = true;
+    let mut writer = ChunkedWriter::new(directory.path(), options).unwrap();
+    let images = vec![
+        "https://cdn.example.net/a.jpg".to_string(),
+        "https://example.com/b.png?size=2&v=1".to_string(),
+    ];
+    let alternates = vec![
+        Alternate {
+            hreflang: "de".into(),
+            href: "https://example.com/de/".into(),
+        },
+        Alternate {
+            hreflang: "en".into(),
+            href: "https://example.com/".into(),
+        },
+        Alternate {
+            hreflang: "x-default".into(),
+            href: "https://example.com/".into(),
+        },
+    ];
+    writer
+        .push(&Entry {
+            changefreq: Some(ChangeFreq::Weekly),
+            priority: Some(1.0),
+            images: &images,
+            alternates: &alternates,
+            ..Entry::new("https://example.com/", Some(time("2024-01-02T03:04:05Z")))
+        })
+        .unwrap();
+    writer
+        .push(&Entry {
+            priority: Some(0.8f64.powi(3)),
+            ..Entry::new("https://example.com/de/", None)
+        })
+        .unwrap();
+    writer.finish().unwrap();
+    let path = directory.path().join("sitemap.xml");
+    insta::assert_snapshot!("with_extensions", read(&path));
+    assert_valid(&path);
+}
+
+#[test]
+fn extension_bytes_count_against_the_byte_limit() {
+    let directory = tempfile::tempdir().unwrap();
+    let images: Vec<String> = (0..20)
+        .map(|index| format!("https://cdn.example.net/image-{index:03}.jpg"))
+        .collect();
+    let mut options = options(MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE, false);
+    options.images = true;
+    let mut writer = ChunkedWriter::new(directory.path(), options).unwrap();
+    for loc in locs(12) {
+        writer
+            .push(&Entry {
+                images: &images,
+                ..Entry::new(&loc, None)
+            })
+            .unwrap();
+    }
+    let written = writer.finish().unwrap();
+    assert!(written.files.len() > 4, "{:?}", written.files);
+    for name in &written.files {
+        let path = directory.path().join(name);
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(size <= MIN_BYTES_PER_FILE, "{name}: {size} bytes");
+        assert_valid(&path);
+    }
+}
+
+#[test]
+fn the_text_format_is_one_url_per_line_chunked_without_an_index() {
+    let single = tempfile::tempdir().unwrap();
+    let mut text = options(MAX_URLS_PER_FILE, MAX_BYTES_PER_FILE, false);
+    text.format = Format::Text;
+    let written = write(single.path(), &locs(3), text.clone());
+    assert_eq!(written.files, ["sitemap.txt"]);
+    assert_eq!(
+        read(&single.path().join("sitemap.txt")),
+        "https://example.com/page/0000\nhttps://example.com/page/0001\nhttps://example.com/page/0002\n"
+    );
+
+    let several = tempfile::tempdir().unwrap();
+    text.limits = Limits::new(2, MAX_BYTES_PER_FILE).unwrap();
+    let written = write(several.path(), &locs(5), text);
+    assert_eq!(
+        written.files,
+        [
+            "sitemap-00001.txt",
+            "sitemap-00002.txt",
+            "sitemap-00003.txt"
+        ]
+    );
+    assert!(!written.is_index);
+    assert_eq!(
+        read(&several.path().join("sitemap-00003.txt")),
+        "https://example.com/page/0004\n"
+    );
 }

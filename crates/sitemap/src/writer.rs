@@ -1,5 +1,7 @@
 //! The chunked writer: streams `<url>` entries into `sitemap-00001.xml`, `sitemap-00002.xml`,
 //! ... within the limits, then writes `sitemap.xml`: the single file renamed, or the index.
+//! The text format (one URL per line) chunks the same way into `.txt` files, without an
+//! index: a single file is `sitemap.txt`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -11,9 +13,23 @@ use jiff::Timestamp;
 
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
 use crate::xml::{
-    INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, URLSET_HEADER, push_sitemap, push_url,
+    Alternate, ChangeFreq, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url,
+    urlset_header,
 };
 use crate::{ROOT_FILE_NAME, SitemapError};
+
+/// The root file of the text format.
+pub const TEXT_ROOT_FILE_NAME: &str = "sitemap.txt";
+
+/// Which sitemap format a writer produces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Format {
+    /// sitemaps.org XML, with an index over several files.
+    #[default]
+    Xml,
+    /// One URL per line, UTF-8; several files are not indexed.
+    Text,
+}
 
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
@@ -22,13 +38,37 @@ pub struct WriteOptions {
     pub gzip: bool,
     /// Absolute URL ending in `/` under which the files are published.
     pub base_url: String,
+    pub format: Format,
+    /// Entries carry `<image:image>` elements: declare the namespace.
+    pub images: bool,
+    /// Entries carry `<xhtml:link>` alternates: declare the namespace.
+    pub alternates: bool,
 }
 
-/// One sitemap entry: an absolute, normalized URL and its last modification.
+/// One sitemap entry: an absolute, normalized URL, its last modification, and the optional
+/// parts (written in the XML format only).
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
     pub loc: &'a str,
     pub lastmod: Option<Timestamp>,
+    pub changefreq: Option<ChangeFreq>,
+    /// 0.0 to 1.0, written with two decimals.
+    pub priority: Option<f64>,
+    pub images: &'a [String],
+    pub alternates: &'a [Alternate],
+}
+
+impl<'a> Entry<'a> {
+    pub fn new(loc: &'a str, lastmod: Option<Timestamp>) -> Entry<'a> {
+        Entry {
+            loc,
+            lastmod,
+            changefreq: None,
+            priority: None,
+            images: &[],
+            alternates: &[],
+        }
+    }
 }
 
 /// What `finish` wrote: file names in the directory, the index (`sitemap.xml`) last.
@@ -37,6 +77,7 @@ pub struct Written {
     pub files: Vec<String>,
     pub urls: u64,
     pub is_index: bool,
+    pub format: Format,
 }
 
 /// Writes entries, pushed in URL order, into size-limited files in one directory.
@@ -48,6 +89,8 @@ pub struct ChunkedWriter {
     finished: Vec<FinishedChunk>,
     entry: String,
     urls: u64,
+    header: String,
+    footer: &'static str,
 }
 
 #[derive(Debug)]
@@ -100,6 +143,13 @@ impl Sink {
 
 impl ChunkedWriter {
     pub fn new(directory: &Path, options: WriteOptions) -> Result<ChunkedWriter, SitemapError> {
+        let (header, footer) = match options.format {
+            Format::Xml => (
+                urlset_header(options.images, options.alternates),
+                URLSET_FOOTER,
+            ),
+            Format::Text => (String::new(), ""),
+        };
         Ok(ChunkedWriter {
             directory: directory.to_path_buf(),
             options,
@@ -107,24 +157,33 @@ impl ChunkedWriter {
             finished: Vec::new(),
             entry: String::with_capacity(512),
             urls: 0,
+            header,
+            footer,
         })
     }
 
     /// Appends an entry, closing the current file first when the entry would not fit in it.
     pub fn push(&mut self, entry: &Entry<'_>) -> Result<(), SitemapError> {
         self.entry.clear();
-        push_url(&mut self.entry, entry.loc, entry.lastmod);
+        match self.options.format {
+            Format::Xml => push_url(&mut self.entry, entry),
+            Format::Text => {
+                self.entry.push_str(entry.loc);
+                self.entry.push('\n');
+            }
+        }
         let entry_bytes = self.entry.len() as u64;
         let limits = self.options.limits;
+        let footer_bytes = self.footer.len() as u64;
         let fits = |chunk: &Chunk| {
             chunk.urls < limits.max_urls
-                && chunk.bytes + entry_bytes + URLSET_FOOTER.len() as u64 <= limits.max_bytes
+                && chunk.bytes + entry_bytes + footer_bytes <= limits.max_bytes
         };
         if self.current.as_ref().is_some_and(|chunk| !fits(chunk)) {
             self.close_current()?;
         }
         if self.current.is_none() {
-            let needed = (URLSET_HEADER.len() + URLSET_FOOTER.len()) as u64 + entry_bytes;
+            let needed = (self.header.len() + self.footer.len()) as u64 + entry_bytes;
             if needed > limits.max_bytes {
                 return Err(SitemapError::EntryTooLarge {
                     loc: entry.loc.to_string(),
@@ -152,7 +211,11 @@ impl ChunkedWriter {
                 max: MAX_URLS_PER_FILE,
             });
         }
-        let extension = if self.options.gzip { "xml.gz" } else { "xml" };
+        let extension = match (self.options.format, self.options.gzip) {
+            (Format::Text, _) => "txt",
+            (Format::Xml, true) => "xml.gz",
+            (Format::Xml, false) => "xml",
+        };
         let name = format!("sitemap-{number:05}.{extension}");
         let path = self.directory.join(&name);
         let file = File::create(&path).map_err(|source| SitemapError::Write {
@@ -160,7 +223,7 @@ impl ChunkedWriter {
             source,
         })?;
         let file = BufWriter::new(file);
-        let mut sink = if self.options.gzip {
+        let mut sink = if self.options.gzip && self.options.format == Format::Xml {
             // No file name and a zero mtime in the gzip header: identical input, identical bytes.
             Sink::Gzip(
                 GzBuilder::new()
@@ -170,12 +233,12 @@ impl ChunkedWriter {
         } else {
             Sink::Plain(file)
         };
-        write(&mut sink, &path, URLSET_HEADER.as_bytes())?;
+        write(&mut sink, &path, self.header.as_bytes())?;
         Ok(Chunk {
             name,
             path,
             sink,
-            bytes: URLSET_HEADER.len() as u64,
+            bytes: self.header.len() as u64,
             urls: 0,
             newest: None,
         })
@@ -183,7 +246,7 @@ impl ChunkedWriter {
 
     fn close_current(&mut self) -> Result<(), SitemapError> {
         if let Some(mut chunk) = self.current.take() {
-            write(&mut chunk.sink, &chunk.path, URLSET_FOOTER.as_bytes())?;
+            write(&mut chunk.sink, &chunk.path, self.footer.as_bytes())?;
             chunk.sink.close().map_err(|source| SitemapError::Write {
                 path: chunk.path.clone(),
                 source,
@@ -204,28 +267,44 @@ impl ChunkedWriter {
         if self.finished.is_empty() {
             return Err(SitemapError::NoEntries);
         }
-        if self.finished.len() == 1 && !self.options.gzip {
+        let format = self.options.format;
+        let single_root = match format {
+            Format::Xml => (!self.options.gzip).then_some(ROOT_FILE_NAME),
+            Format::Text => Some(TEXT_ROOT_FILE_NAME),
+        };
+        if let (1, Some(root)) = (self.finished.len(), single_root) {
             let from = self.directory.join(&self.finished[0].name);
-            let to = self.directory.join(ROOT_FILE_NAME);
+            let to = self.directory.join(root);
             std::fs::rename(&from, &to)
                 .map_err(|source| SitemapError::Write { path: to, source })?;
             return Ok(Written {
-                files: vec![ROOT_FILE_NAME.to_string()],
+                files: vec![root.to_string()],
                 urls: self.urls,
                 is_index: false,
+                format,
             });
         }
-        self.write_index()?;
-        let mut files: Vec<String> = self
+        let files: Vec<String> = self
             .finished
             .iter()
             .map(|chunk| chunk.name.clone())
             .collect();
+        if format == Format::Text {
+            return Ok(Written {
+                files,
+                urls: self.urls,
+                is_index: false,
+                format,
+            });
+        }
+        self.write_index()?;
+        let mut files = files;
         files.push(ROOT_FILE_NAME.to_string());
         Ok(Written {
             files,
             urls: self.urls,
             is_index: true,
+            format,
         })
     }
 

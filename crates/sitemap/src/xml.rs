@@ -4,10 +4,29 @@
 use jiff::Timestamp;
 use quick_xml::escape::escape;
 
-pub(crate) const URLSET_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+use crate::writer::Entry;
+
 pub(crate) const URLSET_FOOTER: &str = "</urlset>\n";
 pub(crate) const INDEX_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
 pub(crate) const INDEX_FOOTER: &str = "</sitemapindex>\n";
+
+const IMAGE_NAMESPACE: &str = "http://www.google.com/schemas/sitemap-image/1.1";
+const XHTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
+
+/// The `<urlset>` opening, declaring the extension namespaces the entries use.
+pub(crate) fn urlset_header(images: bool, alternates: bool) -> String {
+    let mut header = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"",
+    );
+    if images {
+        header.push_str(&format!("\n        xmlns:image=\"{IMAGE_NAMESPACE}\""));
+    }
+    if alternates {
+        header.push_str(&format!("\n        xmlns:xhtml=\"{XHTML_NAMESPACE}\""));
+    }
+    header.push_str(">\n");
+    header
+}
 
 /// W3C Datetime with seconds and a zone, in UTC: `2024-01-02T03:04:05+00:00`
 /// (sitemaps.org, "XML tag definitions", lastmod).
@@ -15,21 +34,80 @@ pub fn format_lastmod(timestamp: Timestamp) -> String {
     timestamp.strftime("%Y-%m-%dT%H:%M:%S+00:00").to_string()
 }
 
-/// Appends one `<url>` entry to `buffer`. `&`, `<`, `>`, `'` and `"` are escaped as entities
-/// (sitemaps.org, "Entity escaping").
-pub(crate) fn push_url(buffer: &mut String, loc: &str, lastmod: Option<Timestamp>) {
-    push_entry(buffer, "url", loc, lastmod);
+/// How often a page is likely to change (sitemaps.org, changefreq).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChangeFreq {
+    Always,
+    Hourly,
+    Daily,
+    Weekly,
+    Monthly,
+    Yearly,
+    Never,
+}
+
+impl ChangeFreq {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeFreq::Always => "always",
+            ChangeFreq::Hourly => "hourly",
+            ChangeFreq::Daily => "daily",
+            ChangeFreq::Weekly => "weekly",
+            ChangeFreq::Monthly => "monthly",
+            ChangeFreq::Yearly => "yearly",
+            ChangeFreq::Never => "never",
+        }
+    }
+}
+
+/// One `<xhtml:link rel="alternate" hreflang=".." href=".."/>`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Alternate {
+    pub hreflang: String,
+    pub href: String,
+}
+
+/// Appends one `<url>` entry to `buffer`, its elements in the order the schema requires
+/// (loc, lastmod, changefreq, priority, then extensions). `&`, `<`, `>`, `'` and `"` are
+/// escaped as entities (sitemaps.org, "Entity escaping").
+pub(crate) fn push_url(buffer: &mut String, entry: &Entry<'_>) {
+    buffer.push_str("  <url>\n    <loc>");
+    buffer.push_str(&escape(entry.loc));
+    buffer.push_str("</loc>\n");
+    if let Some(lastmod) = entry.lastmod {
+        buffer.push_str("    <lastmod>");
+        buffer.push_str(&format_lastmod(lastmod));
+        buffer.push_str("</lastmod>\n");
+    }
+    if let Some(changefreq) = entry.changefreq {
+        buffer.push_str("    <changefreq>");
+        buffer.push_str(changefreq.as_str());
+        buffer.push_str("</changefreq>\n");
+    }
+    if let Some(priority) = entry.priority {
+        buffer.push_str(&format!(
+            "    <priority>{:.2}</priority>\n",
+            priority.clamp(0.0, 1.0)
+        ));
+    }
+    for image in entry.images {
+        buffer.push_str("    <image:image>\n      <image:loc>");
+        buffer.push_str(&escape(image.as_str()));
+        buffer.push_str("</image:loc>\n    </image:image>\n");
+    }
+    for alternate in entry.alternates {
+        buffer.push_str("    <xhtml:link rel=\"alternate\" hreflang=\"");
+        buffer.push_str(&escape(alternate.hreflang.as_str()));
+        buffer.push_str("\" href=\"");
+        buffer.push_str(&escape(alternate.href.as_str()));
+        buffer.push_str("\"/>\n");
+    }
+    buffer.push_str("  </url>\n");
 }
 
 /// Appends one `<sitemap>` entry of an index to `buffer`.
 pub(crate) fn push_sitemap(buffer: &mut String, loc: &str, lastmod: Option<Timestamp>) {
-    push_entry(buffer, "sitemap", loc, lastmod);
-}
-
-fn push_entry(buffer: &mut String, element: &str, loc: &str, lastmod: Option<Timestamp>) {
-    buffer.push_str("  <");
-    buffer.push_str(element);
-    buffer.push_str(">\n    <loc>");
+    buffer.push_str("  <sitemap>\n    <loc>");
     buffer.push_str(&escape(loc));
     buffer.push_str("</loc>\n");
     if let Some(lastmod) = lastmod {
@@ -37,9 +115,7 @@ fn push_entry(buffer: &mut String, element: &str, loc: &str, lastmod: Option<Tim
         buffer.push_str(&format_lastmod(lastmod));
         buffer.push_str("</lastmod>\n");
     }
-    buffer.push_str("  </");
-    buffer.push_str(element);
-    buffer.push_str(">\n");
+    buffer.push_str("  </sitemap>\n");
 }
 
 #[cfg(test)]
@@ -58,7 +134,10 @@ mod tests {
     #[test]
     fn all_five_special_characters_are_escaped() {
         let mut buffer = String::new();
-        push_url(&mut buffer, "https://e.com/?a=1&b='2'&c=\"3\"&d=<4>", None);
+        push_url(
+            &mut buffer,
+            &Entry::new("https://e.com/?a=1&b='2'&c=\"3\"&d=<4>", None),
+        );
         insta::assert_snapshot!(buffer, @r#"
           <url>
             <loc>https://e.com/?a=1&amp;b=&apos;2&apos;&amp;c=&quot;3&quot;&amp;d=&lt;4&gt;</loc>
