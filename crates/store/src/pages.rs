@@ -74,6 +74,10 @@ pub struct PageRecord {
     /// The links the page was followed through, normalized; `None` leaves the recorded links
     /// as they are (and reading a page does not load them).
     pub links: Option<Vec<String>>,
+    /// The images the page shows; `None` leaves the recorded ones.
+    pub images: Option<Vec<String>>,
+    /// `(hreflang, href)` alternates the page declares; `None` leaves the recorded ones.
+    pub alternates: Option<Vec<(String, String)>>,
 }
 
 /// One entry for the sitemap writer.
@@ -81,6 +85,8 @@ pub struct PageRecord {
 pub struct ListedPage<'a> {
     pub url: &'a str,
     pub lastmod: Option<Timestamp>,
+    /// Clicks from the seed.
+    pub depth: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,6 +168,44 @@ impl Store {
                 forget.execute(params![page.url]).map_err(sql_error)?;
                 for target in links {
                     link.execute(params![page.url, target]).map_err(sql_error)?;
+                }
+            }
+            let mut forget_images = transaction
+                .prepare_cached("DELETE FROM images WHERE page = ?1")
+                .map_err(sql_error)?;
+            let mut image = transaction
+                .prepare_cached("INSERT OR IGNORE INTO images (page, image) VALUES (?1, ?2)")
+                .map_err(sql_error)?;
+            for page in pages {
+                let Some(images) = &page.images else {
+                    continue;
+                };
+                forget_images
+                    .execute(params![page.url])
+                    .map_err(sql_error)?;
+                for url in images {
+                    image.execute(params![page.url, url]).map_err(sql_error)?;
+                }
+            }
+            let mut forget_alternates = transaction
+                .prepare_cached("DELETE FROM alternates WHERE page = ?1")
+                .map_err(sql_error)?;
+            let mut alternate = transaction
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO alternates (page, hreflang, href) VALUES (?1, ?2, ?3)",
+                )
+                .map_err(sql_error)?;
+            for page in pages {
+                let Some(alternates) = &page.alternates else {
+                    continue;
+                };
+                forget_alternates
+                    .execute(params![page.url])
+                    .map_err(sql_error)?;
+                for (hreflang, href) in alternates {
+                    alternate
+                        .execute(params![page.url, hreflang, href])
+                        .map_err(sql_error)?;
                 }
             }
         }
@@ -258,7 +302,7 @@ impl Store {
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT url, lastmod FROM pages WHERE last_seen_run = ?1 AND verdict = 'indexable' ORDER BY url",
+                "SELECT url, lastmod, depth FROM pages WHERE last_seen_run = ?1 AND verdict = 'indexable' ORDER BY url",
             )
             .map_err(|source| self.sql_error(source))?;
         let mut rows = statement
@@ -270,9 +314,11 @@ impl Store {
                 .and_then(|value| value.as_str().map_err(Into::into));
             let url = url.map_err(|source| self.sql_error(source))?;
             let lastmod: Option<i64> = row.get(1).map_err(|source| self.sql_error(source))?;
+            let depth: u32 = row.get(2).map_err(|source| self.sql_error(source))?;
             visit(ListedPage {
                 url,
                 lastmod: lastmod.and_then(timestamp),
+                depth,
             })?;
         }
         Ok(())
@@ -306,6 +352,52 @@ impl Store {
             });
         }
         Ok(counts)
+    }
+
+    /// The images `page` shows, ordered by URL.
+    pub fn images_of(&self, page: &str) -> Result<Vec<String>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT image FROM images WHERE page = ?1 ORDER BY image")
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_map(params![page], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// The `(hreflang, href)` alternates `page` declares whose target `run` lists, ordered.
+    pub fn listed_alternates_of(
+        &self,
+        run: RunId,
+        page: &str,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT alternates.hreflang, alternates.href FROM alternates
+                    JOIN pages ON pages.url = alternates.href
+                 WHERE alternates.page = ?1 AND pages.last_seen_run = ?2 AND pages.verdict = 'indexable'
+                 ORDER BY alternates.hreflang, alternates.href",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_map(params![page, run.0], |row| Ok((row.get(0)?, row.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Every time `url`'s lastmod was seen to change, oldest first.
+    pub fn change_times(&self, url: &str) -> Result<Vec<Timestamp>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT changed_at FROM changes WHERE url = ?1 ORDER BY changed_at")
+            .map_err(|source| self.sql_error(source))?;
+        let seconds: Vec<i64> = statement
+            .query_map(params![url], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))?;
+        Ok(seconds.into_iter().filter_map(timestamp).collect())
     }
 
     /// The links `url` was last followed through.
@@ -377,6 +469,8 @@ fn raw_page(row: &Row<'_>) -> rusqlite::Result<(PageRecord, String)> {
             title: row.get(16)?,
             revalidated: row.get(17)?,
             links: None,
+            images: None,
+            alternates: None,
         },
         row.get(7)?,
     ))

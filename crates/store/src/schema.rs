@@ -75,6 +75,18 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN added INTEGER;
     ALTER TABLE runs ADD COLUMN removed INTEGER;
     ALTER TABLE runs ADD COLUMN changed INTEGER;",
+    // 3: sitemap extensions: the images each page shows, its hreflang alternates.
+    "CREATE TABLE images (
+        page TEXT NOT NULL,
+        image TEXT NOT NULL,
+        PRIMARY KEY (page, image)
+    ) WITHOUT ROWID;
+    CREATE TABLE alternates (
+        page TEXT NOT NULL,
+        hreflang TEXT NOT NULL,
+        href TEXT NOT NULL,
+        PRIMARY KEY (page, hreflang, href)
+    ) WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

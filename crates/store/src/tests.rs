@@ -24,6 +24,8 @@ fn page(url: &str, verdict: Verdict) -> PageRecord {
         title: None,
         revalidated: false,
         links: None,
+        images: None,
+        alternates: None,
     }
 }
 
