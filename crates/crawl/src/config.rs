@@ -83,6 +83,10 @@ pub struct CrawlConfig {
     pub max_pattern_chain: u32,
     /// Report each page's links in its outcome (for a crawl database kept across runs).
     pub record_links: bool,
+    /// Report the images each page shows (image sitemaps).
+    pub collect_images: bool,
+    /// Report each page's hreflang alternates, normalized.
+    pub collect_alternates: bool,
 }
 
 impl Default for CrawlConfig {
@@ -111,6 +115,8 @@ impl Default for CrawlConfig {
             max_requests: None,
             max_pattern_chain: DEFAULT_MAX_PATTERN_CHAIN,
             record_links: false,
+            collect_images: false,
+            collect_alternates: false,
         }
     }
 }

@@ -441,6 +441,8 @@ fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) 
         ignored_hints: None,
         fingerprint: None,
         links: None,
+        images: None,
+        alternates: None,
     }
 }
 
@@ -559,6 +561,8 @@ async fn visit(
             ignored_hints: None,
             fingerprint: None,
             links: None,
+            images: None,
+            alternates: None,
             verdict: Verdict::Excluded(Exclusion::InvalidRedirect(format!(
                 "{} with Location {:?}",
                 facts.status, location
@@ -677,6 +681,22 @@ async fn finish_page(
             .as_ref()
             .and_then(|page_facts| page_facts.fingerprint.clone()),
         links: context.config.record_links.then(|| links.clone()),
+        images: page_facts
+            .as_ref()
+            .filter(|_| context.config.collect_images)
+            .map(|page_facts| page_facts.images.clone()),
+        alternates: page_facts
+            .as_ref()
+            .filter(|_| context.config.collect_alternates)
+            .map(|page_facts| {
+                page_facts
+                    .alternates
+                    .iter()
+                    .filter_map(|(hreflang, url)| {
+                        Some((hreflang.clone(), context.normalizer.normalize(url)?))
+                    })
+                    .collect()
+            }),
     };
     emit(&context.events, outcome).await;
     Visit {
@@ -724,6 +744,8 @@ async fn revalidated_page(
         ignored_hints: None,
         fingerprint: previous.fingerprint,
         links: context.config.record_links.then(|| links.clone()),
+        images: None,
+        alternates: None,
     };
     emit(&context.events, outcome).await;
     Visit {

@@ -41,6 +41,10 @@ pub struct PageOutcome {
     pub fingerprint: Option<String>,
     /// The links the page was followed through, when [`crate::CrawlConfig::record_links`].
     pub links: Option<Vec<Url>>,
+    /// The images the page shows, when [`crate::CrawlConfig::collect_images`].
+    pub images: Option<Vec<Url>>,
+    /// `(hreflang, normalized URL)`, when [`crate::CrawlConfig::collect_alternates`].
+    pub alternates: Option<Vec<(String, Url)>>,
 }
 
 /// What the response said, trimmed to what the crawl database keeps.
