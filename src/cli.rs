@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::settings::{ChangefreqRule, FormatName, PriorityRule};
+
 #[derive(Debug, Parser)]
 #[command(
     name = "sitemapper",
@@ -144,6 +146,29 @@ pub struct CrawlArgs {
     /// Uncompressed bytes per sitemap file, at most 52428800 [default: 52428800]
     #[arg(long, value_name = "BYTES")]
     pub max_bytes_per_file: Option<u64>,
+
+    /// Sitemap formats to write: xml (sitemap.xml), txt (sitemap.txt), or xml,txt [default:
+    /// xml]
+    #[arg(long, value_name = "FORMAT", value_delimiter = ',')]
+    pub format: Vec<FormatName>,
+
+    /// Add <image:image> entries for the images each page shows
+    #[arg(long)]
+    pub images: bool,
+
+    /// Add hreflang alternates (<xhtml:link>) between listed pages
+    #[arg(long)]
+    pub hreflang: bool,
+
+    /// Write <priority>: "depth" gives the seed 1.0 and 0.8 per click below (ignored by Google
+    /// and Bing)
+    #[arg(long, value_name = "RULE")]
+    pub priority: Option<PriorityRule>,
+
+    /// Write <changefreq>: "observed" from the changes seen across runs (needs --state;
+    /// ignored by Google and Bing)
+    #[arg(long, value_name = "RULE")]
+    pub changefreq: Option<ChangefreqRule>,
 
     /// Continue the interrupted run kept in --state instead of starting over
     #[arg(long)]

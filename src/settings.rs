@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use regex::Regex;
 use serde::Deserialize;
 use sitemapper_crawl::{CrawlConfig, ScopeOptions, default_user_agent};
-use sitemapper_sitemap::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
+use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
 use crate::cli::CrawlArgs;
@@ -42,6 +42,11 @@ pub struct CrawlOptions {
     pub max_urls_per_file: Option<usize>,
     pub max_bytes_per_file: Option<u64>,
     pub resume: Option<bool>,
+    pub format: Option<Vec<FormatName>>,
+    pub images: Option<bool>,
+    pub hreflang: Option<bool>,
+    pub priority: Option<PriorityRule>,
+    pub changefreq: Option<ChangefreqRule>,
     pub report_changes: Option<PathBuf>,
     pub indexnow_key: Option<String>,
     pub indexnow_key_location: Option<String>,
@@ -90,6 +95,36 @@ pub struct CrawlSettings {
     pub resume: bool,
     pub report_changes: Option<PathBuf>,
     pub indexnow: Option<IndexNow>,
+    /// The formats to write, without repeats, XML first.
+    pub formats: Vec<Format>,
+    pub images: bool,
+    pub hreflang: bool,
+    pub priority: Option<PriorityRule>,
+    pub changefreq: Option<ChangefreqRule>,
+}
+
+/// A sitemap format as the user names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FormatName {
+    Xml,
+    Txt,
+}
+
+/// How `<priority>` is derived (opt-in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorityRule {
+    /// 1.0 for the seed, 0.8 per click below.
+    Depth,
+}
+
+/// How `<changefreq>` is derived (opt-in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangefreqRule {
+    /// From the median interval between changes observed across runs.
+    Observed,
 }
 
 impl CrawlSettings {
@@ -182,6 +217,29 @@ impl CrawlSettings {
         )
         .map_err(|error| anyhow::anyhow!("{error}"))?;
         let state = args.state.or(options.state);
+        let names = if args.format.is_empty() {
+            options.format.unwrap_or_default()
+        } else {
+            args.format
+        };
+        let mut formats: Vec<Format> = names
+            .iter()
+            .map(|name| match name {
+                FormatName::Xml => Format::Xml,
+                FormatName::Txt => Format::Text,
+            })
+            .collect();
+        if formats.is_empty() {
+            formats.push(Format::Xml);
+        }
+        formats.sort_by_key(|format| *format != Format::Xml);
+        formats.dedup();
+        let images = args.images || options.images.unwrap_or(false);
+        let hreflang = args.hreflang || options.hreflang.unwrap_or(false);
+        let changefreq = args.changefreq.or(options.changefreq);
+        if changefreq.is_some() && state.is_none() {
+            bail!("--changefreq observed needs --state: changes are observed across runs");
+        }
         let resume = args.resume || options.resume.unwrap_or(false);
         if resume && state.is_none() {
             bail!("--resume needs --state: the interrupted run is kept in the crawl database");
@@ -213,6 +271,8 @@ impl CrawlSettings {
                 .unwrap_or_else(|| PathBuf::from(".")),
             crawl: CrawlConfig {
                 record_links: state.is_some(),
+                collect_images: images,
+                collect_alternates: hreflang,
                 ..crawl
             },
             state,
@@ -222,6 +282,11 @@ impl CrawlSettings {
             resume,
             report_changes: args.report_changes.or(options.report_changes),
             indexnow,
+            formats,
+            images,
+            hreflang,
+            priority: args.priority.or(options.priority),
+            changefreq,
         })
     }
 }

@@ -8,8 +8,11 @@ use std::time::Instant;
 
 use anyhow::Context;
 use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, ResumePoint, TrapKind};
-use sitemapper_sitemap::{ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written};
-use sitemapper_store::{ChangeReport, ReasonCount, RunId, RunStatus, Store, Verdict};
+use sitemapper_sitemap::{
+    Alternate, ChangeFreq, ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written,
+    depth_priority, is_valid_hreflang, observed_changefreq,
+};
+use sitemapper_store::{ChangeReport, ListedPage, ReasonCount, RunId, RunStatus, Store, Verdict};
 use tokio::sync::mpsc;
 use url::Url;
 
@@ -20,7 +23,7 @@ use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
 use crate::cli::CrawlArgs;
 use crate::progress::{EventCounts, Progress};
-use crate::settings::CrawlSettings;
+use crate::settings::{ChangefreqRule, CrawlSettings, PriorityRule};
 use crate::{ExitStatus, Failure};
 
 /// Events in flight between the crawl and the recorder.
@@ -236,7 +239,7 @@ fn publish(
     settings: &CrawlSettings,
     summary: &CrawlSummary,
     staging: StagingDir,
-) -> Result<(Written, Published), Failure> {
+) -> Result<(Vec<Written>, Published), Failure> {
     store
         .exclude_session_urls(run, &summary.session_parameters)
         .map_err(Failure::fatal)?;
@@ -253,24 +256,94 @@ fn publish(
         .base_url
         .clone()
         .unwrap_or_else(|| summary.scope_root.to_string());
-    let options = WriteOptions {
-        limits: settings.limits,
-        gzip: settings.gzip,
-        base_url,
-    };
-    let mut writer = ChunkedWriter::new(staging.path(), options).map_err(Failure::fatal)?;
+    let mut writers = settings
+        .formats
+        .iter()
+        .map(|&format| {
+            let options = WriteOptions {
+                limits: settings.limits,
+                gzip: settings.gzip,
+                base_url: base_url.clone(),
+                format,
+                images: settings.images,
+                alternates: settings.hreflang,
+            };
+            ChunkedWriter::new(staging.path(), options)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::fatal)?;
+    let store: &Store = store;
     store
         .for_each_listed(run, |page| -> anyhow::Result<()> {
-            writer.push(&Entry {
-                loc: page.url,
-                lastmod: page.lastmod,
-            })?;
+            let extras = EntryExtras::of(store, run, settings, &page)?;
+            let entry = Entry {
+                changefreq: extras.changefreq,
+                priority: extras.priority,
+                images: &extras.images,
+                alternates: &extras.alternates,
+                ..Entry::new(page.url, page.lastmod)
+            };
+            for writer in &mut writers {
+                writer.push(&entry)?;
+            }
             Ok(())
         })
         .map_err(Failure::fatal)?;
-    let written = writer.finish().map_err(Failure::fatal)?;
-    let published = staging.publish(&written).map_err(Failure::fatal)?;
+    let written = writers
+        .into_iter()
+        .map(ChunkedWriter::finish)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::fatal)?;
+    let published = staging
+        .publish(&written.iter().collect::<Vec<_>>())
+        .map_err(Failure::fatal)?;
     Ok((written, published))
+}
+
+/// The optional parts of one entry, as the settings ask for them.
+struct EntryExtras {
+    changefreq: Option<ChangeFreq>,
+    priority: Option<f64>,
+    images: Vec<String>,
+    alternates: Vec<Alternate>,
+}
+
+impl EntryExtras {
+    fn of(
+        store: &Store,
+        run: RunId,
+        settings: &CrawlSettings,
+        page: &ListedPage<'_>,
+    ) -> anyhow::Result<EntryExtras> {
+        let images = if settings.images {
+            store.images_of(page.url)?
+        } else {
+            Vec::new()
+        };
+        let alternates = if settings.hreflang {
+            store
+                .listed_alternates_of(run, page.url)?
+                .into_iter()
+                .filter(|(hreflang, _)| is_valid_hreflang(hreflang))
+                .map(|(hreflang, href)| Alternate { hreflang, href })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let changefreq = match settings.changefreq {
+            Some(ChangefreqRule::Observed) => observed_changefreq(&store.change_times(page.url)?),
+            None => None,
+        };
+        let priority = settings.priority.map(|rule| match rule {
+            PriorityRule::Depth => depth_priority(page.depth),
+        });
+        Ok(EntryExtras {
+            changefreq,
+            priority,
+            images,
+            alternates,
+        })
+    }
 }
 
 /// The crawl database: the user's `--state` file, or a temporary one removed at the end.
@@ -311,7 +384,7 @@ struct Report<'a> {
     settings: &'a CrawlSettings,
     summary: &'a CrawlSummary,
     notes: &'a Notes,
-    published: &'a (Written, Published),
+    published: &'a (Vec<Written>, Published),
     changes: &'a ChangeReport,
     resumed: bool,
     notified: Option<String>,
@@ -414,8 +487,10 @@ impl Report<'_> {
             };
             writeln!(out, "Listed as themselves because {why}: {}.", count.count)?;
         }
-        let kind = if written.is_index {
+        let kind = if written.iter().any(|written| written.is_index) {
             "sitemap index and children"
+        } else if written.len() > 1 || written.iter().any(|written| written.files.len() > 1) {
+            "sitemaps"
         } else {
             "sitemap"
         };

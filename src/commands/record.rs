@@ -128,5 +128,14 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         links: outcome
             .links
             .map(|links| links.iter().map(ToString::to_string).collect()),
+        images: outcome
+            .images
+            .map(|images| images.iter().map(ToString::to_string).collect()),
+        alternates: outcome.alternates.map(|alternates| {
+            alternates
+                .into_iter()
+                .map(|(hreflang, url)| (hreflang, url.to_string()))
+                .collect()
+        }),
     }
 }
