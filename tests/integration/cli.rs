@@ -198,8 +198,17 @@ fn the_example_config_loads_and_documents_every_option() {
 
     let help = sitemapper(&["crawl", "--help"]).stdout;
     let global = ["--config", "--help", "--version", "--quiet", "--verbose"];
+    // Option lines start with `-x, --name` or `--name`; descriptions may mention options too.
     let options: Vec<&str> = help
-        .split_whitespace()
+        .lines()
+        .map(str::trim_start)
+        .filter_map(|line| {
+            let line = line
+                .strip_prefix('-')
+                .filter(|rest| rest.chars().nth(1) == Some(','))
+                .map_or(line, |rest| rest[2..].trim_start());
+            line.split_whitespace().next()
+        })
         .map(|word| word.trim_end_matches([',', '.']))
         .filter(|word| word.starts_with("--") && word.len() > 2 && !global.contains(word))
         .collect();

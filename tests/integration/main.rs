@@ -9,6 +9,7 @@
 mod chunking;
 mod cli;
 mod crawl;
+mod extensions;
 mod fixture;
 mod harness;
 mod hostile;
