@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -217,6 +217,38 @@ impl Sequence {
     }
 }
 
+/// Every request received, with a way to wait for one without sleeping, and how many were
+/// being answered at once.
+#[derive(Debug, Default)]
+pub struct RequestLog {
+    seen: Mutex<Vec<Seen>>,
+    arrived: Condvar,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+}
+
+/// Counts a request as in flight until dropped.
+struct InFlight<'a>(&'a RequestLog);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl RequestLog {
+    fn push(&self, seen: Seen) {
+        self.seen.lock().expect("log lock").push(seen);
+        self.arrived.notify_all();
+    }
+
+    fn begin(&self) -> InFlight<'_> {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(self)
+    }
+}
+
 /// A request as the server saw it.
 #[derive(Debug, Clone)]
 pub struct Seen {
@@ -224,8 +256,6 @@ pub struct Seen {
     /// Path and query, as requested.
     pub target: String,
     pub headers: HashMap<String, String>,
-    /// When the request arrived.
-    pub at: std::time::Instant,
     /// The request body (a POST's).
     pub body: Vec<u8>,
 }
@@ -235,7 +265,7 @@ pub struct Seen {
 pub struct Server {
     address: SocketAddr,
     routes: Arc<RwLock<Arc<Routes>>>,
-    log: Arc<Mutex<Vec<Seen>>>,
+    log: Arc<RequestLog>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -248,7 +278,7 @@ impl Server {
             .expect("non-blocking listener");
         let address = listener.local_addr().expect("local address");
         let routes = Arc::new(RwLock::new(Arc::new(Routes::new(site, address))));
-        let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let log: Arc<RequestLog> = Arc::default();
         let (shutdown, mut stop) = tokio::sync::oneshot::channel::<()>();
         let server_log = Arc::clone(&log);
         let server_routes = Arc::clone(&routes);
@@ -304,7 +334,28 @@ impl Server {
 
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<Seen> {
-        self.log.lock().expect("log lock").clone()
+        self.log.seen.lock().expect("log lock").clone()
+    }
+
+    /// Blocks until the requests received satisfy `done` (woken by each request; a minute at
+    /// most, so that a broken crawler fails the test instead of hanging it).
+    pub fn wait_for(&self, done: impl Fn(&[Seen]) -> bool) {
+        let seen = self.log.seen.lock().expect("log lock");
+        let (seen, timeout) = self
+            .log
+            .arrived
+            .wait_timeout_while(seen, Duration::from_secs(60), |seen| !done(seen))
+            .expect("log lock");
+        assert!(
+            !timeout.timed_out(),
+            "the expected requests never came: {} so far",
+            seen.len()
+        );
+    }
+
+    /// The most requests the server was answering at one time.
+    pub fn max_in_flight(&self) -> usize {
+        self.log.max_in_flight.load(Ordering::SeqCst)
     }
 
     /// The request targets received so far, in order.
@@ -362,7 +413,7 @@ fn not_modified(route: Route, request: &hyper::HeaderMap) -> Result<Route, Route
 async fn respond(
     request: Request<Incoming>,
     routes: Arc<RwLock<Arc<Routes>>>,
-    log: Arc<Mutex<Vec<Seen>>>,
+    log: Arc<RequestLog>,
 ) -> Result<Response<BoxBody<Bytes, Infallible>>, Infallible> {
     let target = request
         .uri()
@@ -386,11 +437,11 @@ async fn respond(
         .await
         .map(|collected| collected.to_bytes().to_vec())
         .unwrap_or_default();
-    log.lock().expect("log lock").push(Seen {
+    let _in_flight = log.begin();
+    log.push(Seen {
         method,
         target: target.clone(),
         headers,
-        at: std::time::Instant::now(),
         body,
     });
     let routes = Arc::clone(&routes.read().expect("routes lock"));

@@ -323,9 +323,12 @@ fn a_crawl_killed_mid_run_leaves_the_previous_sitemap() {
     let out = tempfile::tempdir().unwrap();
     let previous = previous_sitemap(out.path());
     let mut child = spawn_crawl(&server.url("/"), out.path());
-    while requested(&server, "/slow/") < 4 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    server.wait_for(|seen| {
+        seen.iter()
+            .filter(|seen| seen.target.starts_with("/slow/"))
+            .count()
+            >= 4
+    });
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(
@@ -340,9 +343,12 @@ fn ctrl_c_stops_gracefully_and_says_what_it_did() {
     let out = tempfile::tempdir().unwrap();
     let previous = previous_sitemap(out.path());
     let child = spawn_crawl(&server.url("/"), out.path());
-    while requested(&server, "/slow/") < 4 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    server.wait_for(|seen| {
+        seen.iter()
+            .filter(|seen| seen.target.starts_with("/slow/"))
+            .count()
+            >= 4
+    });
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

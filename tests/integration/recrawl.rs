@@ -319,15 +319,12 @@ fn a_killed_run_resumes_without_refetching_what_it_finished() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    while server
-        .targets()
-        .iter()
-        .filter(|target| target.starts_with("/p/"))
-        .count()
-        < 12
-    {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.wait_for(|seen| {
+        seen.iter()
+            .filter(|seen| seen.target.starts_with("/p/"))
+            .count()
+            >= 12
+    });
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(
