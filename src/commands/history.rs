@@ -43,6 +43,7 @@ impl History for StoreHistory {
                 .canonical
                 .and_then(|canonical| Url::parse(&canonical).ok()),
             title: page.title,
+            description: page.description,
             fingerprint: page.fingerprint,
             links,
         })

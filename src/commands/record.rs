@@ -21,6 +21,8 @@ pub struct Notes {
     pub robots: Vec<(String, String)>,
     /// `(from, to)` when the seed's redirect moved the scope.
     pub scope_moved: Option<(String, String)>,
+    /// The `Sitemap:` lines of the robots.txt files read.
+    pub sitemaps: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -46,8 +48,13 @@ impl Recorder {
                             count(&counts, &outcome);
                             batch.push(page_record(*outcome));
                         }
-                        CrawlEvent::Robots { origin, policy } => {
-                            notes.robots.push((origin, policy))
+                        CrawlEvent::Robots {
+                            origin,
+                            policy,
+                            sitemaps,
+                        } => {
+                            notes.robots.push((origin, policy));
+                            notes.sitemaps.extend(sitemaps);
                         }
                         CrawlEvent::ScopeMoved { from, to } => {
                             notes.scope_moved = Some((from.to_string(), to.to_string()))
@@ -125,6 +132,11 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         revalidated: response.is_some_and(|response| response.revalidated),
         fingerprint: outcome.fingerprint,
         title: outcome.title,
+        description: outcome.description,
+        elapsed_ms: response
+            .map(|response| response.elapsed.as_millis().try_into().unwrap_or(u64::MAX)),
+        body_bytes: response.map(|response| response.body_bytes as u64),
+        truncated: response.is_some_and(|response| response.truncated),
         links: outcome
             .links
             .map(|links| links.iter().map(ToString::to_string).collect()),

@@ -436,6 +436,7 @@ fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) 
         response: None,
         canonical: None,
         title: None,
+        description: None,
         links_found: 0,
         verdict: Verdict::Excluded(exclusion),
         ignored_hints: None,
@@ -557,6 +558,7 @@ async fn visit(
             response: Some(facts.clone()),
             canonical: None,
             title: None,
+            description: None,
             links_found: 0,
             ignored_hints: None,
             fingerprint: None,
@@ -671,6 +673,9 @@ async fn finish_page(
         title: page_facts
             .as_ref()
             .and_then(|page_facts| page_facts.title.clone()),
+        description: page_facts
+            .as_ref()
+            .and_then(|page_facts| page_facts.description.clone()),
         links_found: page_facts
             .as_ref()
             .map_or(0, |page_facts| page_facts.links.len()),
@@ -680,7 +685,12 @@ async fn finish_page(
         fingerprint: page_facts
             .as_ref()
             .and_then(|page_facts| page_facts.fingerprint.clone()),
-        links: context.config.record_links.then(|| links.clone()),
+        links: context.config.record_links.then(|| {
+            links
+                .iter()
+                .filter_map(|link| context.normalizer.normalize(link))
+                .collect()
+        }),
         images: page_facts
             .as_ref()
             .filter(|_| context.config.collect_images)
@@ -739,6 +749,7 @@ async fn revalidated_page(
         response: Some(facts),
         canonical: previous.canonical,
         title: previous.title,
+        description: previous.description,
         links_found: links.len(),
         verdict: previous.verdict,
         ignored_hints: None,

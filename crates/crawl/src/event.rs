@@ -13,7 +13,12 @@ pub enum CrawlEvent {
     /// The seed redirected to another origin or directory: the scope moved there.
     ScopeMoved { from: Url, to: Url },
     /// robots.txt of an origin was read (or could not be).
-    Robots { origin: String, policy: String },
+    Robots {
+        origin: String,
+        policy: String,
+        /// The `Sitemap:` lines of robots.txt.
+        sitemaps: Vec<String>,
+    },
     /// A URL was decided: fetched, or skipped before any request (robots, URL length).
     Page(Box<PageOutcome>),
 }
@@ -32,6 +37,7 @@ pub struct PageOutcome {
     /// The page's canonical hint, normalized, as found (whether or not it was honoured).
     pub canonical: Option<Url>,
     pub title: Option<String>,
+    pub description: Option<String>,
     /// Outgoing links found (before scope and dedup), for the summary and the link graph.
     pub links_found: usize,
     pub verdict: Verdict,

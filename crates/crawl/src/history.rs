@@ -18,6 +18,7 @@ pub struct PreviousPage {
     pub verdict: Verdict,
     pub canonical: Option<Url>,
     pub title: Option<String>,
+    pub description: Option<String>,
     pub fingerprint: Option<String>,
     /// The links it was followed through (none for a nofollow page).
     pub links: Vec<Url>,

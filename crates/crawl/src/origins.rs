@@ -105,6 +105,7 @@ impl Origins {
             .send(CrawlEvent::Robots {
                 origin,
                 policy: policy.describe(),
+                sitemaps: policy.sitemaps().to_vec(),
             })
             .await;
         let policy = Arc::new(policy);

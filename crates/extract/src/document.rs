@@ -129,6 +129,10 @@ impl Reader<'_> {
         let content = element.attr("content").unwrap_or_default();
         if let Some(name) = element.attr("name") {
             let name = name.trim();
+            if name.eq_ignore_ascii_case("description") && self.facts.description.is_none() {
+                let description = content.split_whitespace().collect::<Vec<_>>().join(" ");
+                self.facts.description = Some(description);
+            }
             if name.eq_ignore_ascii_case("robots")
                 || name.eq_ignore_ascii_case(&self.options.robots_token)
             {

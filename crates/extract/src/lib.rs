@@ -64,6 +64,8 @@ pub struct PageFacts {
     /// The target of an instant (delay 0) meta refresh.
     pub refresh: Option<Url>,
     pub title: Option<String>,
+    /// The `<meta name="description">` content, whitespace collapsed.
+    pub description: Option<String>,
     /// The images the page shows in its body, absolute, deduplicated, at most
     /// [`MAX_IMAGES_PER_PAGE`]: `<img src>` (or its lazy `data-src`), the largest `srcset`
     /// candidate, `<picture><source srcset>`. data: URIs and declared 1x1 pixels are skipped.

@@ -240,6 +240,24 @@ fn instant_meta_refresh_is_a_redirect_but_a_delayed_one_is_not() {
 }
 
 #[test]
+fn the_meta_description_is_read() {
+    let facts = facts(
+        r#"<meta name="Description" content="  A shop
+        for tea ">"#,
+    );
+    assert_eq!(facts.description.as_deref(), Some("A shop for tea"));
+    assert_eq!(
+        super::extract_headers(
+            &Url::parse(PAGE).unwrap(),
+            &headers("text/html"),
+            &ExtractOptions::default()
+        )
+        .description,
+        None
+    );
+}
+
+#[test]
 fn title_is_collapsed() {
     assert_eq!(
         facts("<title>  Hello \n  world </title>").title.as_deref(),

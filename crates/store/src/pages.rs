@@ -68,6 +68,13 @@ pub struct PageRecord {
     /// The fingerprint of the page's visible text and links (hex).
     pub fingerprint: Option<String>,
     pub title: Option<String>,
+    pub description: Option<String>,
+    /// How long the final response took, body included.
+    pub elapsed_ms: Option<u64>,
+    /// Body bytes read (after decompression, up to the cap).
+    pub body_bytes: Option<u64>,
+    /// The body was cut at the cap.
+    pub truncated: bool,
     /// The page answered 304 Not Modified to a conditional request: its facts are the
     /// previous run's, and its lastmod stays.
     pub revalidated: bool,
@@ -102,8 +109,9 @@ pub struct ReasonCount {
 /// A page seen for the first time without the header gets none: nothing is invented.
 const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, final_url, content_type, html_ok, verdict,
         reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, fingerprint, title,
-        revalidated, first_seen_run, last_seen_run)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19)
+        revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19,
+        ?20, ?21, ?22, ?23)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         final_url = excluded.final_url, content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
@@ -116,7 +124,10 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, final_url
         END,
         etag = excluded.etag, fetched_at = excluded.fetched_at,
         fingerprint = coalesce(excluded.fingerprint, pages.fingerprint),
-        title = excluded.title, revalidated = excluded.revalidated, last_seen_run = excluded.last_seen_run";
+        title = excluded.title, revalidated = excluded.revalidated, last_seen_run = excluded.last_seen_run,
+        description = excluded.description, elapsed_ms = excluded.elapsed_ms,
+        body_bytes = CASE WHEN excluded.revalidated THEN pages.body_bytes ELSE excluded.body_bytes END,
+        truncated = CASE WHEN excluded.revalidated THEN pages.truncated ELSE excluded.truncated END";
 
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
@@ -152,6 +163,12 @@ impl Store {
                         page.title,
                         page.revalidated,
                         run.0,
+                        page.description,
+                        page.elapsed_ms
+                            .map(|value| i64::try_from(value).unwrap_or(i64::MAX)),
+                        page.body_bytes
+                            .map(|value| i64::try_from(value).unwrap_or(i64::MAX)),
+                        page.truncated,
                     ])
                     .map_err(sql_error)?;
             }
@@ -418,7 +435,8 @@ impl Store {
             .connection
             .prepare_cached(
                 "SELECT url, depth, referrer, status, final_url, content_type, html_ok, verdict, reason, detail,
-                        target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated
+                        target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
+                        description, elapsed_ms, body_bytes, truncated
                  FROM pages WHERE url = ?1",
             )
             .map_err(|source| self.sql_error(source))?;
@@ -468,6 +486,14 @@ fn raw_page(row: &Row<'_>) -> rusqlite::Result<(PageRecord, String)> {
             fingerprint: row.get(15)?,
             title: row.get(16)?,
             revalidated: row.get(17)?,
+            description: row.get(18)?,
+            elapsed_ms: row
+                .get::<_, Option<i64>>(19)?
+                .map(|value| value.max(0) as u64),
+            body_bytes: row
+                .get::<_, Option<i64>>(20)?
+                .map(|value| value.max(0) as u64),
+            truncated: row.get(21)?,
             links: None,
             images: None,
             alternates: None,

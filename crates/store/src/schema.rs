@@ -87,6 +87,13 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         href TEXT NOT NULL,
         PRIMARY KEY (page, hreflang, href)
     ) WITHOUT ROWID;",
+    // 4: for the audit: response time and size, the meta description, and a link index by
+    // target (who links to a broken page).
+    "ALTER TABLE pages ADD COLUMN elapsed_ms INTEGER;
+    ALTER TABLE pages ADD COLUMN body_bytes INTEGER;
+    ALTER TABLE pages ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE pages ADD COLUMN description TEXT;
+    CREATE INDEX links_by_target ON links (target);",
 ];
 
 /// The schema version this build writes.
