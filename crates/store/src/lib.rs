@@ -2,6 +2,7 @@
 //! and the runs that saw them. The binary records crawl events here and writes the sitemap from
 //! it; the store itself knows nothing of HTTP, crawling or sitemaps.
 
+mod findings;
 mod pages;
 mod runs;
 mod schema;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use findings::{AuditThresholds, DeclaredAlternate, Finding, FindingKind, Severity};
 pub use pages::{ListedPage, PageRecord, ReasonCount, Verdict};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 

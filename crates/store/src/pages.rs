@@ -371,6 +371,62 @@ impl Store {
         Ok(counts)
     }
 
+    /// Visits every page `run` recorded with the lastmod written for it, ordered by URL, one
+    /// row at a time.
+    pub fn for_each_page<E: From<StoreError>>(
+        &self,
+        run: RunId,
+        mut visit: impl FnMut(PageRecord, Option<Timestamp>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT url, depth, referrer, status, final_url, content_type, html_ok, verdict, reason, detail,
+                        target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
+                        description, elapsed_ms, body_bytes, truncated, lastmod
+                 FROM pages WHERE last_seen_run = ?1 ORDER BY url",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let mut rows = statement
+            .query(params![run.0])
+            .map_err(|source| self.sql_error(source))?;
+        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
+            let (raw, verdict) = raw_page(row).map_err(|source| self.sql_error(source))?;
+            let lastmod: Option<i64> = row.get(22).map_err(|source| self.sql_error(source))?;
+            let page = PageRecord {
+                verdict: self.verdict(&verdict)?,
+                ..raw
+            };
+            visit(page, lastmod.and_then(timestamp))?;
+        }
+        Ok(())
+    }
+
+    /// Visits every `(source, target)` link of the pages `run` recorded, ordered.
+    pub fn for_each_link<E: From<StoreError>>(
+        &self,
+        run: RunId,
+        mut visit: impl FnMut(&str, &str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT links.source, links.target FROM links
+                    JOIN pages ON pages.url = links.source AND pages.last_seen_run = ?1
+                 ORDER BY 1, 2",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let mut rows = statement
+            .query(params![run.0])
+            .map_err(|source| self.sql_error(source))?;
+        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
+            let source: String = row.get(0).map_err(|source| self.sql_error(source))?;
+            let target: String = row.get(1).map_err(|source| self.sql_error(source))?;
+            visit(&source, &target)?;
+        }
+        Ok(())
+    }
+
     /// The images `page` shows, ordered by URL.
     pub fn images_of(&self, page: &str) -> Result<Vec<String>, StoreError> {
         let mut statement = self
