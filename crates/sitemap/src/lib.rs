@@ -6,6 +6,7 @@ mod extensions;
 mod limits;
 mod publish;
 mod reader;
+mod validate;
 mod writer;
 mod xml;
 
@@ -15,6 +16,7 @@ pub use extensions::{depth_priority, is_valid_hreflang, observed_changefreq};
 pub use limits::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE};
 pub use publish::{Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
+pub use validate::{DocumentKind, Problem, Validation, validate};
 pub use writer::{ChunkedWriter, Entry, Format, TEXT_ROOT_FILE_NAME, WriteOptions, Written};
 pub use xml::{Alternate, ChangeFreq, format_lastmod};
 
