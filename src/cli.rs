@@ -35,8 +35,64 @@ pub enum Command {
     // A flag given twice takes its last value, so scripts can override earlier flags.
     #[command(args_override_self = true)]
     Crawl(Box<CrawlArgs>),
+    /// Crawl a site and report what is wrong with it and with its own sitemaps.
+    #[command(args_override_self = true)]
+    Audit(Box<AuditArgs>),
     /// List the runs a crawl database remembers, newest first.
     Runs(RunsArgs),
+    /// Check a sitemap or sitemap index (a file or a URL, gzip or not) against the protocol.
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The sitemap: a file, or an http(s) URL; an index is followed into its children.
+    pub target: String,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub crawl: CrawlArgs,
+
+    /// Directory to write the report into: report.html, findings.csv, pages.csv, links.csv,
+    /// report.json, and the crawl database crawl.db (unless --state)
+    #[arg(long, value_name = "DIR")]
+    pub report: PathBuf,
+
+    /// Exit with code 4 when there are findings at this level or worse: error, warning, notice
+    #[arg(long, value_name = "SEVERITY")]
+    pub fail_on: Option<SeverityName>,
+
+    /// Flag indexable pages more than N clicks from the start page [default: 4]
+    #[arg(long, value_name = "N")]
+    pub deep: Option<u32>,
+
+    /// Flag pages that take more than MS milliseconds to answer [default: 1500]
+    #[arg(long, value_name = "MS")]
+    pub slow: Option<u64>,
+
+    /// Flag pages larger than BYTES [default: 1048576]
+    #[arg(long, value_name = "BYTES")]
+    pub large: Option<u64>,
+}
+
+/// A finding severity as the user names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SeverityName {
+    Error,
+    Warning,
+    Notice,
+}
+
+impl SeverityName {
+    pub fn severity(self) -> sitemapper_store::Severity {
+        match self {
+            SeverityName::Error => sitemapper_store::Severity::Error,
+            SeverityName::Warning => sitemapper_store::Severity::Warning,
+            SeverityName::Notice => sitemapper_store::Severity::Notice,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -26,6 +26,8 @@ pub enum ExitStatus {
     Usage = 2,
     /// Another run holds the output directory or the crawl database.
     Locked = 3,
+    /// `audit --fail-on`: findings at that level exist.
+    Findings = 4,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted = 130,
 }
@@ -59,7 +61,9 @@ fn main() -> ExitCode {
     let output = commands::Output { quiet: cli.quiet };
     let result = match cli.command {
         Command::Crawl(args) => commands::crawl::run(*args, output),
+        Command::Audit(args) => commands::audit::run(*args, output),
         Command::Runs(args) => commands::runs::run(args),
+        Command::Validate(args) => commands::validate::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(ExitStatus::Success as u8),

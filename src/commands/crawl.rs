@@ -30,8 +30,52 @@ use crate::{ExitStatus, Failure};
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
 
 pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
-    let started = Instant::now();
     let settings = CrawlSettings::resolve(args).map_err(Failure::usage)?;
+    let crawled = crawl_and_publish(&settings, output)?;
+    if !output.quiet {
+        crawled.report(&settings).print().map_err(Failure::fatal)?;
+    }
+    Ok(())
+}
+
+/// A finished, published run, with what the summary and the audit need.
+#[derive(Debug)]
+pub struct Crawled {
+    pub store: Store,
+    pub run: RunId,
+    pub summary: CrawlSummary,
+    pub notes: Notes,
+    pub published: (Vec<Written>, Published),
+    pub changes: ChangeReport,
+    resumed: bool,
+    notified: Option<String>,
+    started: Instant,
+    /// Held until the caller is done with the output directory and the database.
+    _lock: RunLock,
+    /// Keeps a temporary database alive as long as the store.
+    _database: Database,
+}
+
+impl Crawled {
+    pub fn report<'a>(&'a self, settings: &'a CrawlSettings) -> Report<'a> {
+        Report {
+            store: &self.store,
+            run: self.run,
+            settings,
+            summary: &self.summary,
+            notes: &self.notes,
+            published: &self.published,
+            changes: &self.changes,
+            resumed: self.resumed,
+            notified: self.notified.clone(),
+            started: self.started,
+        }
+    }
+}
+
+/// Crawls, records and publishes: everything `sitemapper crawl` does but the summary.
+pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Crawled, Failure> {
+    let started = Instant::now();
     let crawler = Crawler::new(settings.crawl.clone()).map_err(Failure::fatal)?;
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
     // Before any request: an output directory that cannot be written fails the run now, not
@@ -42,7 +86,7 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
         .map_err(Failure::fatal)?;
     let mut locked: Vec<&Path> = vec![&settings.out];
     locked.extend(settings.state.as_deref());
-    let _lock = RunLock::acquire(&locked).map_err(|error| match error {
+    let lock = RunLock::acquire(&locked).map_err(|error| match error {
         LockError::Busy(_) => Failure {
             status: ExitStatus::Locked,
             error: error.into(),
@@ -55,7 +99,7 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     let staging = StagingDir::create_in(&settings.out).map_err(Failure::fatal)?;
     let database = Database::open(settings.state.as_deref()).map_err(Failure::fatal)?;
     let mut store = database.open_store().map_err(Failure::fatal)?;
-    let (run, resume) = start_run(&mut store, &settings, &seed).map_err(Failure::fatal)?;
+    let (run, resume) = start_run(&mut store, settings, &seed).map_err(Failure::fatal)?;
     let resumed = resume.is_some();
     let mut crawler = crawler;
     if settings.state.is_some() {
@@ -109,7 +153,7 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
             ),
         });
     }
-    let published = publish(&mut store, run, &settings, &summary, staging).inspect_err(|_| {
+    let published = publish(&mut store, run, settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
     let changes = record_changes(&mut store, run, &summary).map_err(Failure::fatal)?;
@@ -123,22 +167,19 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
         .indexnow
         .as_ref()
         .and_then(|indexnow| notify_indexnow(&runtime, indexnow, &summary, &changes));
-    if !output.quiet {
-        let report = Report {
-            store: &store,
-            run,
-            settings: &settings,
-            summary: &summary,
-            notes: &notes,
-            published: &published,
-            changes: &changes,
-            resumed,
-            notified,
-            started,
-        };
-        report.print().map_err(Failure::fatal)?;
-    }
-    Ok(())
+    Ok(Crawled {
+        store,
+        run,
+        summary,
+        notes,
+        published,
+        changes,
+        resumed,
+        notified,
+        started,
+        _lock: lock,
+        _database: database,
+    })
 }
 
 /// Begins this run: a new one, or with `--resume` the interrupted one, with where it stood.
@@ -347,6 +388,7 @@ impl EntryExtras {
 }
 
 /// The crawl database: the user's `--state` file, or a temporary one removed at the end.
+#[derive(Debug)]
 struct Database {
     path: PathBuf,
     _temporary: Option<tempfile::TempDir>,
@@ -378,7 +420,8 @@ impl Database {
 }
 
 /// The summary printed at the end of a crawl (stderr: stdout stays free for data).
-struct Report<'a> {
+#[derive(Debug)]
+pub struct Report<'a> {
     store: &'a Store,
     run: RunId,
     settings: &'a CrawlSettings,
@@ -392,7 +435,7 @@ struct Report<'a> {
 }
 
 impl Report<'_> {
-    fn print(&self) -> anyhow::Result<()> {
+    pub fn print(&self) -> anyhow::Result<()> {
         let mut out = std::io::stderr().lock();
         let (written, published) = self.published;
         let summary = self.summary;

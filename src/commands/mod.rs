@@ -1,11 +1,14 @@
 //! One module per subcommand.
 
+pub mod audit;
 pub mod changes;
 pub mod crawl;
 mod history;
 mod lock;
 mod record;
 pub mod runs;
+pub mod sitemap_source;
+pub mod validate;
 
 /// How the user asked the binary to speak.
 #[derive(Debug, Clone, Copy)]

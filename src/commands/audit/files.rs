@@ -1,0 +1,148 @@
+//! The audit's data files: findings.csv, pages.csv, links.csv and report.json.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Serialize;
+use sitemapper_store::{Finding, RunId, Store};
+
+/// Counts for the summary and the charts, gathered while pages.csv is written.
+#[derive(Debug, Default, Serialize)]
+pub struct PageCounts {
+    pub pages: u64,
+    pub listed: u64,
+    /// HTTP status (or "none" for URLs never fetched) -> pages.
+    pub status_codes: BTreeMap<String, u64>,
+    /// Clicks from the start page -> listed pages.
+    pub depths: BTreeMap<u32, u64>,
+}
+
+/// Writes pages.csv, one row per URL of the run, and counts them.
+pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<PageCounts> {
+    let mut writer = csv_writer(path)?;
+    writer.write_record([
+        "url",
+        "status",
+        "verdict",
+        "reason",
+        "depth",
+        "referrer",
+        "title",
+        "description",
+        "canonical",
+        "target",
+        "lastmod",
+        "elapsed_ms",
+        "bytes",
+    ])?;
+    let mut counts = PageCounts::default();
+    store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
+        counts.pages += 1;
+        let status = page
+            .status
+            .map_or_else(|| "none".to_string(), |status| status.to_string());
+        *counts.status_codes.entry(status.clone()).or_default() += 1;
+        if page.verdict == sitemapper_store::Verdict::Indexable {
+            counts.listed += 1;
+            *counts.depths.entry(page.depth).or_default() += 1;
+        }
+        let optional = |value: Option<String>| value.unwrap_or_default();
+        writer.write_record([
+            page.url,
+            status,
+            page.verdict.as_str().to_string(),
+            optional(page.reason),
+            page.depth.to_string(),
+            optional(page.referrer),
+            optional(page.title),
+            optional(page.description),
+            optional(page.canonical),
+            optional(page.target),
+            optional(lastmod.map(sitemapper_sitemap::format_lastmod)),
+            optional(page.elapsed_ms.map(|elapsed| elapsed.to_string())),
+            optional(page.body_bytes.map(|bytes| bytes.to_string())),
+        ])?;
+        Ok(())
+    })?;
+    writer.flush()?;
+    Ok(counts)
+}
+
+/// Writes links.csv: every link of every page of the run.
+pub fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
+    let mut writer = csv_writer(path)?;
+    writer.write_record(["source", "target"])?;
+    store.for_each_link(run, |source, target| -> anyhow::Result<()> {
+        writer.write_record([source, target])?;
+        Ok(())
+    })?;
+    writer.flush()?;
+    Ok(())
+}
+
+/// Writes findings.csv: one row per finding, its referrers space-separated.
+pub fn write_findings(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
+    let mut writer = csv_writer(path)?;
+    writer.write_record(["severity", "kind", "title", "url", "detail", "referrers"])?;
+    for finding in findings {
+        writer.write_record([
+            finding.kind.severity().as_str(),
+            finding.kind.code(),
+            finding.kind.title(),
+            &finding.url,
+            &finding.detail,
+            &finding.referrers.join(" "),
+        ])?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+fn csv_writer(path: &Path) -> anyhow::Result<csv::Writer<std::fs::File>> {
+    csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// One finding as report.json and the HTML report carry it.
+#[derive(Debug, Serialize)]
+pub struct FindingJson<'a> {
+    pub severity: &'static str,
+    pub kind: &'static str,
+    pub title: &'static str,
+    pub url: &'a str,
+    pub detail: &'a str,
+    pub referrers: &'a [String],
+}
+
+impl<'a> FindingJson<'a> {
+    pub fn of(finding: &'a Finding) -> FindingJson<'a> {
+        FindingJson {
+            severity: finding.kind.severity().as_str(),
+            kind: finding.kind.code(),
+            title: finding.kind.title(),
+            url: &finding.url,
+            detail: &finding.detail,
+            referrers: &finding.referrers,
+        }
+    }
+}
+
+/// The whole report as data.
+#[derive(Debug, Serialize)]
+pub struct ReportJson<'a> {
+    pub site: &'a str,
+    pub run: i64,
+    pub generated_at: String,
+    pub counts: &'a PageCounts,
+    pub severities: BTreeMap<&'static str, u64>,
+    pub site_sitemaps: Vec<String>,
+    pub site_sitemap_urls: usize,
+    pub findings: Vec<FindingJson<'a>>,
+}
+
+pub fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    serde_json::to_writer_pretty(std::io::BufWriter::new(file), report)
+        .with_context(|| format!("cannot write {}", path.display()))
+}

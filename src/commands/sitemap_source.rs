@@ -1,0 +1,53 @@
+//! Where a sitemap comes from: a URL (fetched with a size cap) or a file, gzip or not.
+
+use std::io::Read;
+
+use sitemapper_sitemap::MAX_BYTES_PER_FILE;
+use url::Url;
+
+/// The body, gunzipped when it is gzip; `None` for a 404 or 410.
+pub async fn fetch(client: &reqwest::Client, url: &Url) -> Result<Option<Vec<u8>>, String> {
+    let mut response = client
+        .get(url.clone())
+        .send()
+        .await
+        .map_err(|error| format!("request failed: {error}"))?;
+    let status = response.status();
+    if matches!(status.as_u16(), 404 | 410) {
+        return Ok(None);
+    }
+    if !status.is_success() {
+        return Err(format!("answered {status}"));
+    }
+    let limit = usize::try_from(MAX_BYTES_PER_FILE).unwrap_or(usize::MAX);
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| format!("reading failed: {error}"))?
+    {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > limit {
+            return Err(format!("larger than {limit} bytes"));
+        }
+    }
+    gunzip_if_gzip(bytes).map(Some)
+}
+
+/// `bytes` decompressed when they are gzip (by their magic number, whatever the name says),
+/// up to the protocol's 50 MiB.
+pub fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let limit = usize::try_from(MAX_BYTES_PER_FILE).unwrap_or(usize::MAX);
+    let mut expanded = Vec::new();
+    flate2::read::GzDecoder::new(bytes.as_slice())
+        .take(MAX_BYTES_PER_FILE + 1)
+        .read_to_end(&mut expanded)
+        .map_err(|error| format!("bad gzip: {error}"))?;
+    if expanded.len() > limit {
+        return Err(format!("larger than {limit} bytes uncompressed"));
+    }
+    Ok(expanded)
+}
