@@ -6,6 +6,7 @@
     reason = "tests"
 )]
 
+mod audit;
 mod chunking;
 mod cli;
 mod crawl;

@@ -524,3 +524,31 @@ fn a_database_of_the_first_schema_opens_and_keeps_its_pages() {
         "history carried over"
     );
 }
+
+#[test]
+fn https_pages_linking_to_http_urls_are_mixed_content() {
+    let (_directory, mut store) = open();
+    let run = store.begin_run("https://e.com/").unwrap();
+    let home = PageRecord {
+        title: Some("Home".into()),
+        description: Some("Home".into()),
+        links: Some(vec![
+            "https://e.com/secure".to_string(),
+            "http://e.com/plain".to_string(),
+            "http://cdn.example.net/lib.js".to_string(),
+        ]),
+        ..page("https://e.com/", Verdict::Indexable)
+    };
+    store.record_pages(run, &[home]).unwrap();
+    let findings = store.findings(run, &AuditThresholds::default()).unwrap();
+    let mixed: Vec<&Finding> = findings
+        .iter()
+        .filter(|finding| finding.kind == FindingKind::MixedContent)
+        .collect();
+    assert_eq!(mixed.len(), 1, "{findings:?}");
+    assert_eq!(mixed[0].url, "https://e.com/");
+    assert_eq!(
+        mixed[0].detail,
+        "links to http://cdn.example.net/lib.js http://e.com/plain"
+    );
+}

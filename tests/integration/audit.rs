@@ -1,0 +1,431 @@
+//! `sitemapper audit`: a fixture site seeded with every kind of finding; each is found with
+//! the right URLs and referrers, nothing clean is flagged, and the HTML report renders in a
+//! headless browser. `sitemapper validate`: valid and broken sitemaps, files and URLs.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::fixture::{Route, Server, Site};
+use crate::harness::{Run, sitemapper};
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<html><head><title>{title}</title><meta name=\"description\" content=\"About {title}\"></head><body>{body}</body></html>"
+    )
+}
+
+fn with_canonical(target: &str, text: &str) -> String {
+    format!(
+        "<html><head><title>{text}</title><meta name=\"description\" content=\"{text}\"><link rel=\"canonical\" href=\"{target}\"></head><body>{text}</body></html>"
+    )
+}
+
+/// A site with one of every problem the audit looks for, and one clean page (/about).
+fn troubled_site() -> Server {
+    let home_links: String = [
+        "/about",
+        "/broken",
+        "/gone",
+        "/old",
+        "/moved",
+        "/loop-a",
+        "/noindex",
+        "/private/secret",
+        "/canon-404",
+        "/canon-redirect",
+        "/canon-noindex",
+        "/canon-disallowed",
+        "/conflict",
+        "/offsite",
+        "/dup-a",
+        "/dup-b",
+        "/no-title",
+        "/same-1",
+        "/same-2",
+        "/level1",
+        "/slow",
+        "/big",
+        "/sub/",
+        "/en/",
+        "/de/",
+    ]
+    .iter()
+    .map(|path| format!("<a href=\"{path}\">{path}</a>"))
+    .collect();
+    let mut site = Site::new()
+        .route(
+            "/robots.txt",
+            Route::new(200, "User-agent: *\nDisallow: /private/\nSitemap: {origin}/sitemap.xml\n"),
+        )
+        .route(
+            "/sitemap.xml",
+            Route::new(
+                200,
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n\
+                 <url><loc>{origin}/</loc></url>\n<url><loc>{origin}/about</loc></url>\n\
+                 <url><loc>{origin}/orphan</loc></url>\n<url><loc>{origin}/old</loc></url>\n\
+                 <url><loc>{origin}/noindex</loc></url>\n</urlset>\n",
+            )
+            .header("Content-Type", "application/xml"),
+        )
+        .page("/", &page("Home", &home_links))
+        .page("/about", &page("About", "<a href=\"/broken\">broken again</a>"))
+        .route("/gone", Route::new(500, "oops").header("Content-Type", "text/html"))
+        .route("/old", Route::redirect(301, "/older"))
+        .route("/older", Route::redirect(301, "/final"))
+        .route("/moved", Route::redirect(301, "/final"))
+        .page("/final", &page("Final", "final"))
+        .route("/loop-a", Route::redirect(301, "/loop-b"))
+        .route("/loop-b", Route::redirect(301, "/loop-a"))
+        .page("/noindex", "<html><head><title>Hidden</title><meta name=\"robots\" content=\"noindex\"></head></html>")
+        .page("/canon-404", &with_canonical("/missing-canonical", "canon 404"))
+        .page("/canon-redirect", &with_canonical("/moved", "canon redirect"))
+        .page("/canon-noindex", &with_canonical("/noindex", "canon noindex"))
+        .page("/canon-disallowed", &with_canonical("/private/other", "canon disallowed"))
+        .page(
+            "/conflict",
+            "<html><head><title>Conflict</title><link rel=\"canonical\" href=\"/a\"><link rel=\"canonical\" href=\"/b\"></head></html>",
+        )
+        .page("/offsite", &with_canonical("http://other.example/", "offsite"))
+        .page("/dup-a", &page("Copy A", "<p>the very same words</p>").replace("Copy A", "Copy"))
+        .page("/dup-b", &page("Copy B", "<p>the very same words</p>").replace("Copy B", "Copy"))
+        .page("/no-title", "<html><head><meta name=\"description\" content=\"x\"></head><body>untitled</body></html>")
+        .page("/same-1", &page("Same", "one"))
+        .page("/same-2", &page("Same", "two"))
+        .route("/slow", Route::html(&page("Slow", "slow")).delay(Duration::from_millis(400)))
+        .page("/big", &page("Big", &"<p>padding</p>".repeat(2000)))
+        .page("/sub/", &page("Sub", "<a href=\"sub/\">deeper</a>"))
+        .page("/sub/sub/", &page("Sub sub", "<a href=\"sub/\">deeper</a>"))
+        .page(
+            "/en/",
+            "<html><head><title>English</title><meta name=\"description\" content=\"en\">\
+             <link rel=\"alternate\" hreflang=\"en\" href=\"/en/\"><link rel=\"alternate\" hreflang=\"de\" href=\"/de/\">\
+             <link rel=\"alternate\" hreflang=\"english\" href=\"/en/\"></head><body>en</body></html>",
+        )
+        .page("/de/", &page("Deutsch", "de"))
+        .page("/orphan", &page("Orphan", "nobody links here"));
+    for level in 1..=6 {
+        site = site.page(
+            &format!("/level{level}"),
+            &page(
+                &format!("Level {level}"),
+                &format!("<a href=\"/level{}\">down</a>", level + 1),
+            ),
+        );
+    }
+    site.serve()
+}
+
+fn audit(server: &Server, report: &Path, extra: &[&str]) -> Run {
+    let report = report.to_str().unwrap();
+    let seed = server.url("/");
+    let mut args = vec![
+        "audit",
+        &seed,
+        "--report",
+        report,
+        "--retries",
+        "0",
+        "--slow",
+        "200",
+        "--large",
+        "10000",
+    ];
+    args.extend_from_slice(extra);
+    sitemapper(&args)
+}
+
+/// `(kind, path) -> referrer paths` of every finding in report.json.
+fn findings(report: &Path, server: &Server) -> Vec<(String, String, Vec<String>)> {
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
+            .unwrap();
+    let path = |url: &str| url.trim_start_matches(&server.origin()).to_string();
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| {
+            (
+                finding["kind"].as_str().unwrap().to_string(),
+                path(finding["url"].as_str().unwrap()),
+                finding["referrers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|referrer| path(referrer.as_str().unwrap()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_kind_of_finding_is_found_with_its_urls_and_referrers() {
+    let server = troubled_site();
+    let report = tempfile::tempdir().unwrap();
+    let run = audit(&server, report.path(), &[]);
+    run.assert_success();
+    let found = findings(report.path(), &server);
+    let has = |kind: &str, path: &str| {
+        found
+            .iter()
+            .find(|(found_kind, found_path, _)| found_kind == kind && found_path == path)
+            .map(|(_, _, referrers)| referrers.clone())
+            .unwrap_or_else(|| panic!("no {kind} finding for {path} in {found:#?}"))
+    };
+    assert_eq!(has("broken-link", "/broken"), ["/", "/about"]);
+    assert_eq!(has("broken-link", "/gone"), ["/"]);
+    // A canonical hint counts as a link to its target.
+    assert_eq!(has("broken-link", "/missing-canonical"), ["/canon-404"]);
+    assert_eq!(has("redirect-chain", "/old"), ["/"]);
+    assert_eq!(has("redirect-loop", "/loop-a"), ["/"]);
+    assert_eq!(has("link-to-redirect", "/moved"), ["/", "/canon-redirect"]);
+    has("canonical-to-broken", "/canon-404");
+    has("canonical-to-redirect", "/canon-redirect");
+    has("canonical-to-noindex", "/canon-noindex");
+    has("canonical-to-disallowed", "/canon-disallowed");
+    has("conflicting-canonicals", "/conflict");
+    has("off-site-canonical", "/offsite");
+    assert_eq!(has("noindex-linked", "/noindex"), ["/", "/canon-noindex"]);
+    assert_eq!(has("robots-blocked-linked", "/private/secret"), ["/"]);
+    assert_eq!(has("too-deep", "/level5"), ["/level4"]);
+    has("too-deep", "/level6");
+    has("slow", "/slow");
+    has("large", "/big");
+    has("missing-title", "/no-title");
+    has("duplicate-title", "/same-1");
+    has("duplicate-title", "/same-2");
+    has("duplicate-content", "/dup-a");
+    has("duplicate-content", "/dup-b");
+    has("trap-cut-short", "/sub/sub/sub/");
+    has("hreflang-no-return", "/en/");
+    has("hreflang-invalid", "/en/");
+    has("sitemap-orphan", "/orphan");
+    has("sitemap-not-indexable", "/old");
+    has("sitemap-not-indexable", "/noindex");
+    has("not-in-sitemap", "/final");
+
+    // Nothing clean is flagged.
+    let clean: Vec<_> = found
+        .iter()
+        .filter(|(_, path, _)| path == "/about")
+        .collect();
+    assert!(clean.is_empty(), "/about is clean: {clean:?}");
+    assert!(
+        !found
+            .iter()
+            .any(|(kind, path, _)| kind == "too-deep" && path == "/level4")
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|(kind, path, _)| kind == "not-in-sitemap" && path == "/about")
+    );
+
+    for file in [
+        "report.html",
+        "findings.csv",
+        "pages.csv",
+        "links.csv",
+        "report.json",
+        "crawl.db",
+        "sitemap.xml",
+    ] {
+        assert!(report.path().join(file).is_file(), "{file}");
+    }
+    let pages_csv = std::fs::read_to_string(report.path().join("pages.csv")).unwrap();
+    assert!(pages_csv.starts_with("url,status,verdict,reason,depth"));
+    assert!(pages_csv.contains(&format!("{},404,excluded,http-404", server.url("/broken"))));
+    let links_csv = std::fs::read_to_string(report.path().join("links.csv")).unwrap();
+    assert!(links_csv.contains(&format!(
+        "{},{}",
+        server.url("/about"),
+        server.url("/broken")
+    )));
+    assert!(
+        run.stderr.contains("The site's sitemaps: 1 files, 5 URLs."),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn fail_on_makes_findings_an_exit_code() {
+    let server = troubled_site();
+    let report = tempfile::tempdir().unwrap();
+    let run = audit(&server, report.path(), &["--fail-on", "error"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("findings at error level or worse"),
+        "{}",
+        run.stderr
+    );
+
+    let clean = Site::new()
+        .page("/", &page("Home", "<a href=\"/about\">about</a>"))
+        .page("/about", &page("About", "about"))
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    let run = audit(&clean, report.path(), &["--fail-on", "warning"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// The browser to render the report with: Debian's chromium (installed by .ci/run).
+fn chromium() -> Option<&'static str> {
+    let found = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if found {
+        return Some("chromium");
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "chromium is required under CI (.ci/run installs it)"
+    );
+    eprintln!("skipping the browser check: chromium is not installed");
+    None
+}
+
+#[test]
+fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
+    let server = troubled_site();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let page = format!("file://{}", report.path().join("report.html").display());
+    let output = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--virtual-time-budget=5000",
+            &format!("--user-data-dir={}", profile.path().display()),
+            "--dump-dom",
+            &page,
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&output.stdout);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
+            .unwrap();
+    let total = json["findings"].as_array().unwrap().len();
+    let errors = json["severities"]["error"].as_u64().unwrap();
+    // The script built one row per finding and per page from the embedded data.
+    assert_eq!(
+        dom.matches("<tr class=\"finding ").count(),
+        total,
+        "finding rows"
+    );
+    assert_eq!(
+        dom.matches("<tr class=\"finding error\"").count() as u64,
+        errors,
+        "error rows"
+    );
+    let pages = json["counts"]["pages"].as_u64().unwrap();
+    assert_eq!(
+        dom.matches("<tr class=\"page\"").count() as u64,
+        pages,
+        "page rows"
+    );
+    assert!(
+        dom.contains(&format!("{total} of {total}")),
+        "the findings count is shown"
+    );
+    assert!(dom.contains(&format!(
+        "<div class=\"value\">{errors}</div><div class=\"label\">errors</div>"
+    )));
+    assert!(dom.contains("class=\"status-chart\"") && dom.contains("class=\"depth-chart\""));
+    let shown: BTreeSet<&str> = [
+        "Broken internal link target",
+        "Redirect loop",
+        "In the sitemap, not reachable by links",
+    ]
+    .into_iter()
+    .filter(|title| dom.contains(title))
+    .collect();
+    assert_eq!(shown.len(), 3, "finding titles are in the table");
+}
+
+#[test]
+fn validate_checks_files_and_urls_and_follows_indexes() {
+    let directory = tempfile::tempdir().unwrap();
+    let good = directory.path().join("sitemap.xml");
+    std::fs::write(
+        &good,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n\
+         <sitemap><loc>https://example.com/sitemap-00001.xml</loc></sitemap>\n</sitemapindex>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        directory.path().join("sitemap-00001.xml"),
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://example.com/</loc><lastmod>2024-01-02</lastmod></url>\n</urlset>\n",
+    )
+    .unwrap();
+    let run = sitemapper(&["validate", good.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("sitemap-00001.xml: valid sitemap, 1 entries"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("2 files, 2 entries, 0 problems."),
+        "{}",
+        run.stdout
+    );
+
+    let bad = directory.path().join("bad.xml");
+    std::fs::write(
+        &bad,
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://example.com/</loc></url>\n<url><loc>relative</loc><changefreq>often</changefreq></url>\n</urlset>\n",
+    )
+    .unwrap();
+    let run = sitemapper(&["validate", bad.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("bad.xml:3: <loc> \"relative\" is not an absolute http(s) URL"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("bad.xml:3: <changefreq> \"often\""),
+        "{}",
+        run.stdout
+    );
+
+    let server = Site::new()
+        .route(
+            "/sitemap.xml",
+            Route::new(200, "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>{origin}/child.xml</loc></sitemap></sitemapindex>"),
+        )
+        .route(
+            "/child.xml",
+            Route::new(200, "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://elsewhere.example/</loc></url></urlset>"),
+        )
+        .serve();
+    let run = sitemapper(&["validate", &server.url("/sitemap.xml")]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(&format!(
+            "{}:2: <loc> https://elsewhere.example/ is not under the sitemap's directory",
+            server.url("/child.xml")
+        )),
+        "{}",
+        run.stdout
+    );
+    let missing = sitemapper(&["validate", "/no/such/file.xml"]);
+    assert_eq!(missing.code, 2);
+}
