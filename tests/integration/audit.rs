@@ -429,3 +429,55 @@ fn validate_checks_files_and_urls_and_follows_indexes() {
     let missing = sitemapper(&["validate", "/no/such/file.xml"]);
     assert_eq!(missing.code, 2);
 }
+
+#[test]
+fn the_sites_sitemaps_are_read_through_indexes_and_gzip() {
+    use std::io::Write;
+    let site = |gzipped_child: Vec<u8>| {
+        Site::new()
+            .page("/", &page("Home", "<a href=\"/about\">about</a>"))
+            .page("/about", &page("About", "about"))
+            .page("/orphan", &page("Orphan", "alone"))
+            .route(
+                "/robots.txt",
+                Route::new(200, "User-agent: *\nAllow: /\nSitemap: {origin}/sitemap_index.xml\n"),
+            )
+            .route(
+                "/sitemap_index.xml",
+                Route::new(200, "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>{origin}/s1.xml.gz</loc></sitemap><sitemap><loc>{origin}/s2.xml</loc></sitemap></sitemapindex>"),
+            )
+            .route("/s1.xml.gz", Route::new(200, "").bytes(gzipped_child))
+            .route(
+                "/s2.xml",
+                Route::new(200, "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{origin}/orphan</loc></url></urlset>"),
+            )
+    };
+    let server = site(Vec::new()).serve();
+    // A gzip body gets no {origin} substitution: it is built once the port is known.
+    let child = format!(
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{0}/</loc></url><url><loc>{0}/about</loc></url></urlset>",
+        server.origin()
+    );
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(child.as_bytes()).unwrap();
+    server.change(site(encoder.finish().unwrap()));
+
+    let report = tempfile::tempdir().unwrap();
+    let run = audit(&server, report.path(), &[]);
+    run.assert_success();
+    assert!(
+        run.stderr.contains("The site's sitemaps: 3 files, 3 URLs."),
+        "{}",
+        run.stderr
+    );
+    let found = findings(report.path(), &server);
+    let kinds_for = |path: &str| -> Vec<String> {
+        found
+            .iter()
+            .filter(|(_, found_path, _)| found_path == path)
+            .map(|(kind, _, _)| kind.clone())
+            .collect()
+    };
+    assert_eq!(kinds_for("/orphan"), ["sitemap-orphan"]);
+    assert!(kinds_for("/about").is_empty(), "{found:?}");
+}
