@@ -234,6 +234,9 @@ impl Crawler {
             )),
             extract_options: Arc::new(ExtractOptions {
                 robots_token: self.config.robots_token(),
+                // Fingerprints tell changed pages from unchanged ones across runs and find
+                // duplicates: only worth computing when history is kept.
+                fingerprint: self.config.record_links,
             }),
             events: events.clone(),
             progress: Arc::clone(&self.progress),

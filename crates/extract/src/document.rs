@@ -46,7 +46,9 @@ pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts
     for element in &elements {
         reader.read(element);
     }
-    facts.fingerprint = Some(crate::fingerprint::fingerprint(&html, &facts.links));
+    if options.fingerprint {
+        facts.fingerprint = Some(crate::fingerprint::fingerprint(&html, &facts.links));
+    }
 }
 
 /// Resolves a `<base href>`, which may be any absolute URL, not only http(s).

@@ -37,12 +37,15 @@ pub struct Document<'a> {
 pub struct ExtractOptions {
     /// Our product token: `<meta name="TOKEN">` and `X-Robots-Tag: TOKEN: ...` address us.
     pub robots_token: String,
+    /// Compute [`PageFacts::fingerprint`] (only worth its cost when history is kept).
+    pub fingerprint: bool,
 }
 
 impl Default for ExtractOptions {
     fn default() -> Self {
         ExtractOptions {
             robots_token: "sitemapper".to_string(),
+            fingerprint: true,
         }
     }
 }
