@@ -1,0 +1,146 @@
+//! The results: medians (with min and max) per case, the machine they were measured on, as
+//! Markdown for BENCHMARKS.md and stdout.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+/// The measures of one case over its runs.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub pages: u64,
+    pub fetched: usize,
+    pub runs: usize,
+    pub crawl_wall: Vec<Duration>,
+    pub baseline_wall: Vec<Duration>,
+    pub cpu_seconds: Vec<f64>,
+    pub peak_rss_mib: Vec<f64>,
+    /// `None` when the listed URLs equal the expected set; otherwise what differs.
+    pub mismatch: Option<String>,
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        length if length % 2 == 1 => sorted[length / 2],
+        length => (sorted[length / 2 - 1] + sorted[length / 2]) / 2.0,
+    }
+}
+
+fn spread(values: &[f64], digits: usize) -> String {
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!(
+        "{:.digits$} ({:.digits$} to {:.digits$})",
+        median(values),
+        min,
+        max
+    )
+}
+
+impl CaseResult {
+    fn pages_per_second(&self, walls: &[Duration]) -> Vec<f64> {
+        walls
+            .iter()
+            .map(|wall| self.fetched as f64 / wall.as_secs_f64().max(1e-9))
+            .collect()
+    }
+
+    pub fn row(&self) -> String {
+        let crawl = self.pages_per_second(&self.crawl_wall);
+        let baseline = self.pages_per_second(&self.baseline_wall);
+        let ratio = if baseline.is_empty() {
+            "-".to_string()
+        } else {
+            format!(
+                "{:.0}%",
+                100.0 * median(&crawl) / median(&baseline).max(1e-9)
+            )
+        };
+        let cpu_ms_per_page: Vec<f64> = self
+            .cpu_seconds
+            .iter()
+            .map(|seconds| seconds * 1000.0 / self.fetched as f64)
+            .collect();
+        let walls: Vec<f64> = self.crawl_wall.iter().map(Duration::as_secs_f64).collect();
+        format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            self.pages,
+            self.runs,
+            spread(&walls, 1),
+            spread(&crawl, 0),
+            if baseline.is_empty() {
+                "-".to_string()
+            } else {
+                spread(&baseline, 0)
+            },
+            ratio,
+            spread(&cpu_ms_per_page, 3),
+            spread(&self.peak_rss_mib, 1),
+            match &self.mismatch {
+                None => "exact".to_string(),
+                Some(difference) => format!("MISMATCH: {difference}"),
+            }
+        )
+    }
+}
+
+/// The machine, as far as /proc and rustc tell.
+pub fn machine() -> String {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let cpuinfo = read("/proc/cpuinfo");
+    let model = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("model name"))
+        .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_string())
+        .unwrap_or_else(|| "unknown CPU".to_string());
+    let cores = std::thread::available_parallelism().map_or(0, std::num::NonZeroUsize::get);
+    let memory = read("/proc/meminfo")
+        .lines()
+        .find_map(|line| line.strip_prefix("MemTotal:"))
+        .map(|rest| rest.trim().to_string())
+        .unwrap_or_default();
+    let kernel = read("/proc/version")
+        .split_whitespace()
+        .nth(2)
+        .unwrap_or_default()
+        .to_string();
+    let rustc = std::process::Command::new("rustc")
+        .arg("--version")
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+        .unwrap_or_default();
+    format!("{model}, {cores} cores usable, {memory} memory, Linux {kernel}, {rustc}")
+}
+
+pub fn markdown(results: &[CaseResult], machine: &str, date: &str, concurrency: usize) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "# sitemapper benchmark\n");
+    let _ = writeln!(
+        text,
+        "Measured {date} on: {machine}. Server and crawler share the machine. \
+         Concurrency {concurrency}. Medians, with the range over the runs in brackets.\n"
+    );
+    let _ = writeln!(
+        text,
+        "Pages per second count every URL fetched (pages, canonical duplicates, noindex pages). \
+         The baseline is the same HTTP client at the same concurrency fetching those URLs without \
+         parsing; \"of baseline\" is the crawl's median rate over the baseline's. CPU is the \
+         crawler process's user and system time; peak memory its peak RSS. \"Correct\" compares \
+         the URLs listed with the generator's expected set.\n"
+    );
+    let _ = writeln!(
+        text,
+        "| pages | runs | crawl wall (s) | crawl pages/s | baseline pages/s | of baseline | CPU ms/page | peak RSS (MiB) | correct |"
+    );
+    let _ = writeln!(
+        text,
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for result in results {
+        let _ = writeln!(text, "{}", result.row());
+    }
+    text
+}

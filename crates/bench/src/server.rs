@@ -1,0 +1,85 @@
+//! The benchmark's web server: hyper on 127.0.0.1, on its own runtime and threads, rendering
+//! the generated site on request.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+
+use crate::site::GeneratedSite;
+
+/// A running server; it stops when dropped.
+#[derive(Debug)]
+pub struct Server {
+    pub address: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Server {
+    pub fn start(site: GeneratedSite, threads: usize) -> anyhow::Result<Server> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads.max(1))
+            .thread_name("bench-server")
+            .enable_all()
+            .build()
+            .context("server runtime")?;
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .context("bind 127.0.0.1:0")?;
+        let address = listener.local_addr()?;
+        let site = Arc::new(site);
+        runtime.spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let site = Arc::clone(&site);
+                tokio::spawn(async move {
+                    let service = service_fn(move |request| respond(request, Arc::clone(&site)));
+                    let _ = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Ok(Server {
+            address,
+            runtime: Some(runtime),
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+async fn respond(
+    request: Request<Incoming>,
+    site: Arc<GeneratedSite>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let (status, content_type, body) = match site.render(request.uri().path()) {
+        Some(html) if request.uri().query().is_none() => (200, "text/html; charset=utf-8", html),
+        _ => (404, "text/plain", String::from("not found")),
+    };
+    let response = Response::builder()
+        .status(status)
+        .header("Content-Type", content_type)
+        .body(Full::new(Bytes::from(body)));
+    Ok(response.unwrap_or_else(|_| Response::new(Full::new(Bytes::new()))))
+}
