@@ -4,6 +4,7 @@
 
 mod extensions;
 mod limits;
+mod lines;
 mod publish;
 mod reader;
 mod validate;

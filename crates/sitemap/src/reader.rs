@@ -4,6 +4,8 @@
 
 use quick_xml::events::Event;
 
+use crate::lines::LineCounter;
+
 /// What a sitemap document holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SitemapDocument {
@@ -44,16 +46,16 @@ pub fn read_sitemap(xml: &[u8]) -> Result<SitemapDocument, ReadError> {
     let mut entry: Option<SitemapEntry> = None;
     // The local name of the element whose text is being read (`loc` or `lastmod`).
     let mut field: Option<&'static str> = None;
-    let line_at = |position: u64| line_of(xml, position);
+    let mut lines = LineCounter::default();
     loop {
         let event = reader
             .read_event_into(&mut buffer)
             .map_err(|error| ReadError::Malformed {
-                line: line_at(reader.error_position()),
+                line: lines.line_at(xml, reader.error_position()),
                 message: error.to_string(),
             })?;
         // The end of the event just read: the line its tag (or text) ends on.
-        let position = reader.buffer_position();
+        let position = lines.line_at(xml, reader.buffer_position());
         match event {
             Event::Start(start) => {
                 let name = start.local_name().as_ref().to_string();
@@ -62,13 +64,13 @@ pub fn read_sitemap(xml: &[u8]) -> Result<SitemapDocument, ReadError> {
                     (None, _) => return Err(ReadError::UnknownRoot(name)),
                     (Some(root), "url") if root == "urlset" => {
                         entry = Some(SitemapEntry {
-                            line: line_at(position),
+                            line: position,
                             ..SitemapEntry::default()
                         });
                     }
                     (Some(root), "sitemap") if root == "sitemapindex" => {
                         entry = Some(SitemapEntry {
-                            line: line_at(position),
+                            line: position,
                             ..SitemapEntry::default()
                         });
                     }
@@ -92,7 +94,7 @@ pub fn read_sitemap(xml: &[u8]) -> Result<SitemapDocument, ReadError> {
                     let name = reference.into_inner().into_owned();
                     let resolved =
                         resolve_reference(&name).ok_or_else(|| ReadError::Malformed {
-                            line: line_at(position),
+                            line: position,
                             message: format!("unknown entity &{name};"),
                         })?;
                     push_text(entry, field, &resolved);
@@ -152,13 +154,6 @@ fn resolve_reference(name: &str) -> Option<String> {
     Some(character.to_string())
 }
 
-fn line_of(xml: &[u8], position: u64) -> usize {
-    let end = usize::try_from(position)
-        .unwrap_or(usize::MAX)
-        .min(xml.len());
-    1 + xml[..end].iter().filter(|byte| **byte == b'\n').count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +190,20 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_full_file_is_read_with_its_line_numbers() {
+        let mut xml = String::from("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+        for index in 0..50_000 {
+            xml.push_str(&format!("<url>\n<loc>https://e.com/{index}</loc>\n</url>\n"));
+        }
+        xml.push_str("</urlset>\n");
+        let Ok(SitemapDocument::UrlSet(entries)) = read_sitemap(xml.as_bytes()) else {
+            panic!("a urlset");
+        };
+        assert_eq!(entries.len(), 50_000);
+        assert_eq!(entries[49_999].line, 2 + 49_999 * 3);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use regex::Regex;
 use url::Url;
 
 use crate::limits::{MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
+use crate::lines::LineCounter;
 
 const NAMESPACE: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 const MAX_URL_LENGTH: usize = 2048;
@@ -331,31 +332,6 @@ fn resolve_reference(name: &str) -> Option<char> {
             };
             char::from_u32(code)
         }
-    }
-}
-
-/// Line numbers for positions that only move forward: counts newlines once.
-#[derive(Default)]
-struct LineCounter {
-    position: usize,
-    line: usize,
-}
-
-impl LineCounter {
-    fn line_at(&mut self, xml: &[u8], position: u64) -> usize {
-        let position = usize::try_from(position)
-            .unwrap_or(usize::MAX)
-            .min(xml.len());
-        if position < self.position {
-            self.position = 0;
-            self.line = 0;
-        }
-        self.line += xml[self.position..position]
-            .iter()
-            .filter(|byte| **byte == b'\n')
-            .count();
-        self.position = position;
-        self.line + 1
     }
 }
 
