@@ -1,22 +1,19 @@
 //! The images a page shows, for image sitemaps (Google, "Image sitemaps"): what a browser
 //! would load for `<img>` and `<picture><source>`, at the best resolution offered.
 
-use scraper::ElementRef;
-
-/// The image URL an `<img>` or a `<picture>`'s `<source>` shows, as written; `None` for
-/// tracking pixels (declared 1x1), inline data, and elements outside the body.
-pub(crate) fn image_of<'a>(element: &ElementRef<'a>) -> Option<&'a str> {
-    let name = element.value().name();
-    if name == "source" && !has_picture_parent(element) {
-        // <source> of <audio> and <video> is not an image.
+/// The image URL an `<img>` (or a `<source>` inside `<picture>`) shows, as written, given
+/// the element's attributes; `None` for tracking pixels (declared 1x1) and inline data.
+/// Whether the element is in the body and inside `<picture>` is the caller's to know.
+pub(crate) fn image_of<'a>(attribute: impl Fn(&str) -> Option<&'a str>) -> Option<&'a str> {
+    let one = |name: &str| {
+        attribute(name).is_some_and(|value| value.trim().trim_end_matches("px") == "1")
+    };
+    if one("width") && one("height") {
         return None;
     }
-    if !in_body(element) || is_pixel(element) {
-        return None;
-    }
-    let srcset = element.attr("srcset").and_then(largest_candidate);
-    let src = element.attr("src").filter(|src| !is_inline(src));
-    let lazy = element.attr("data-src").filter(|src| !is_inline(src));
+    let srcset = attribute("srcset").and_then(largest_candidate);
+    let src = attribute("src").filter(|src| !is_inline(src));
+    let lazy = attribute("data-src").filter(|src| !is_inline(src));
     let chosen = srcset.or(src).or(lazy)?;
     (!is_inline(chosen)).then_some(chosen)
 }
@@ -27,30 +24,6 @@ fn is_inline(url: &str) -> bool {
         || url
             .get(..5)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("data:"))
-}
-
-fn has_picture_parent(element: &ElementRef<'_>) -> bool {
-    element
-        .parent()
-        .and_then(ElementRef::wrap)
-        .is_some_and(|parent| parent.value().name() == "picture")
-}
-
-fn in_body(element: &ElementRef<'_>) -> bool {
-    element
-        .ancestors()
-        .filter_map(ElementRef::wrap)
-        .any(|ancestor| ancestor.value().name() == "body")
-}
-
-/// A declared 1x1 image: a tracking pixel.
-fn is_pixel(element: &ElementRef<'_>) -> bool {
-    let one = |name: &str| {
-        element
-            .attr(name)
-            .is_some_and(|value| value.trim().trim_end_matches("px") == "1")
-    };
-    one("width") && one("height")
 }
 
 /// The candidate of a `srcset` with the largest width (`800w`) or density (`2x`)

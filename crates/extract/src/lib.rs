@@ -9,6 +9,7 @@ mod document;
 mod fingerprint;
 mod images;
 mod refresh;
+mod tokens;
 
 use url::Url;
 
@@ -82,7 +83,7 @@ pub struct PageFacts {
     pub fingerprint: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Link {
     pub url: Url,
     pub kind: LinkKind,
@@ -90,7 +91,7 @@ pub struct Link {
     pub nofollow: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LinkKind {
     Anchor,
     Area,

@@ -163,6 +163,29 @@ fn canonical_in_head_resolved_and_trimmed() {
 }
 
 #[test]
+fn the_head_ends_where_the_body_content_starts() {
+    let after_title = facts(
+        r#"<html><head><title>A title</title><meta name="description" content="d"><link rel="canonical" href="/c"></head><body>x</body></html>"#,
+    );
+    assert_eq!(canonicals(&after_title), ["https://example.com/c"]);
+    let after_head_tag =
+        facts(r#"<head><title>t</title></head><link rel="canonical" href="/late"><p>x</p>"#);
+    assert_eq!(
+        canonicals(&after_head_tag),
+        ["https://example.com/late"],
+        "still in the head per HTML"
+    );
+    let after_text = facts(r#"<title>t</title>Some text<link rel="canonical" href="/body">"#);
+    assert!(after_text.canonicals.is_empty());
+}
+
+#[test]
+fn template_content_is_inert() {
+    let facts = facts(r#"<template><a href="/inert">x</a></template><a href="/live">y</a>"#);
+    assert_eq!(links(&facts), ["https://example.com/live"]);
+}
+
+#[test]
 fn canonical_in_body_is_ignored() {
     let facts = facts(
         r#"<head><title>t</title></head><body><p>text</p><link rel="canonical" href="/x"></body>"#,

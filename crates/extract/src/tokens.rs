@@ -1,0 +1,267 @@
+//! Reading the HTML document in one streaming pass over html5ever's HTML5 tokenizer (the
+//! tokenizer under `scraper`), without building a DOM: extraction needs a few elements and
+//! their attributes, and a tree costs many times the page's size in memory and most of the
+//! parsing time. What the tree builder would decide and extraction depends on is tracked
+//! here: the raw-text states (nothing inside `<script>`, `<style>` or `<noscript>` is a
+//! link), where the head ends (a canonical only counts in the head), inert `<template>`
+//! content, and `<picture>` sources.
+
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+
+use crate::LinkKind;
+use crate::refresh::instant_refresh_target;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+
+/// Elements that may stand in the head; any other start tag (or text) starts the body
+/// (HTML, "the in head insertion mode").
+const HEAD_ELEMENTS: &[&str] = &[
+    "html", "head", "base", "basefont", "bgsound", "link", "meta", "noscript", "script", "style",
+    "template", "title",
+];
+
+/// What the document says, as written: URLs are resolved afterwards, against the document's
+/// base, which may come after the links it applies to.
+#[derive(Debug, Default)]
+pub(crate) struct RawDocument {
+    pub base: Option<String>,
+    /// `(reference, kind, rel nofollow)` in document order.
+    pub links: Vec<(String, LinkKind, bool)>,
+    pub canonicals: Vec<String>,
+    /// `(name, content)` of `<meta name>`.
+    pub metas: Vec<(String, String)>,
+    /// The target of the first instant `<meta http-equiv=refresh>`.
+    pub refresh: Option<String>,
+    pub title: Option<String>,
+    pub images: Vec<String>,
+    /// Visible text, whitespace-collapsed, when asked for (the fingerprint's input).
+    pub text: Option<Vec<u8>>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    document: RawDocument,
+    in_body: bool,
+    /// Inside a raw-text element (script, style, noscript...): its text is not content.
+    raw_text: bool,
+    /// Inside `<template>`: inert content, no links.
+    template_depth: usize,
+    picture_depth: usize,
+    /// The `<title>` being read.
+    title: Option<String>,
+}
+
+struct Sink {
+    state: RefCell<State>,
+}
+
+/// Tokenizes `html` and collects what extraction needs.
+pub(crate) fn read(html: &str, want_text: bool) -> RawDocument {
+    let state = State {
+        document: RawDocument {
+            text: want_text.then(Vec::new),
+            ..RawDocument::default()
+        },
+        ..State::default()
+    };
+    let tokenizer = Tokenizer::new(
+        Sink {
+            state: RefCell::new(state),
+        },
+        TokenizerOpts::default(),
+    );
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    tokenizer.sink.state.into_inner().document
+}
+
+fn attribute<'a>(tag: &'a Tag, name: &str) -> Option<&'a str> {
+    tag.attrs
+        .iter()
+        .find(|attribute| attribute.name.ns.is_empty() && &*attribute.name.local == name)
+        .map(|attribute| &*attribute.value)
+}
+
+fn has_relation(tag: &Tag, relation: &str) -> bool {
+    attribute(tag, "rel").is_some_and(|rel| {
+        rel.split_ascii_whitespace()
+            .any(|token| token.eq_ignore_ascii_case(relation))
+    })
+}
+
+impl State {
+    fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+        let name: &str = &tag.name;
+        if !HEAD_ELEMENTS.contains(&name) {
+            self.in_body = true;
+        }
+        let raw_text = match name {
+            "script" => Some(TokenSinkResult::RawData(RawKind::ScriptData)),
+            "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
+                Some(TokenSinkResult::RawData(RawKind::Rawtext))
+            }
+            "textarea" | "title" => Some(TokenSinkResult::RawData(RawKind::Rcdata)),
+            "plaintext" => Some(TokenSinkResult::Plaintext),
+            _ => None,
+        };
+        if name == "template" && !tag.self_closing {
+            self.template_depth += 1;
+        }
+        if self.template_depth > 0 {
+            return raw_text.unwrap_or(TokenSinkResult::Continue);
+        }
+        let document = &mut self.document;
+        match name {
+            "base" => {
+                if document.base.is_none()
+                    && let Some(href) = attribute(tag, "href")
+                {
+                    document.base = Some(href.to_string());
+                }
+            }
+            "a" | "area" => {
+                if let Some(href) = attribute(tag, "href") {
+                    let kind = if name == "a" {
+                        LinkKind::Anchor
+                    } else {
+                        LinkKind::Area
+                    };
+                    document
+                        .links
+                        .push((href.to_string(), kind, has_relation(tag, "nofollow")));
+                }
+            }
+            "iframe" | "frame" => {
+                if let Some(source) = attribute(tag, "src") {
+                    document
+                        .links
+                        .push((source.to_string(), LinkKind::Frame, false));
+                }
+            }
+            "link" => {
+                if let Some(href) = attribute(tag, "href") {
+                    if has_relation(tag, "canonical") && !self.in_body {
+                        document.canonicals.push(href.to_string());
+                    }
+                    if has_relation(tag, "alternate")
+                        && let Some(hreflang) = attribute(tag, "hreflang")
+                    {
+                        let hreflang = hreflang.trim().to_string();
+                        document.links.push((
+                            href.to_string(),
+                            LinkKind::Alternate { hreflang },
+                            false,
+                        ));
+                    }
+                }
+            }
+            "meta" => {
+                let content = attribute(tag, "content").unwrap_or_default();
+                if let Some(meta_name) = attribute(tag, "name") {
+                    document
+                        .metas
+                        .push((meta_name.trim().to_string(), content.to_string()));
+                }
+                let is_refresh = attribute(tag, "http-equiv")
+                    .is_some_and(|equiv| equiv.trim().eq_ignore_ascii_case("refresh"));
+                if is_refresh
+                    && document.refresh.is_none()
+                    && let Some(target) = instant_refresh_target(content)
+                {
+                    document.refresh = Some(target.to_string());
+                    document
+                        .links
+                        .push((target.to_string(), LinkKind::Refresh, false));
+                }
+            }
+            "title" if document.title.is_none() && self.title.is_none() => {
+                self.title = Some(String::new());
+            }
+            "picture" if !tag.self_closing => self.picture_depth += 1,
+            "img" | "source" if self.in_body && (name == "img" || self.picture_depth > 0) => {
+                if let Some(image) = crate::images::image_of(|name| attribute(tag, name)) {
+                    document.images.push(image.to_string());
+                }
+            }
+            _ => {}
+        }
+        raw_text.unwrap_or(TokenSinkResult::Continue)
+    }
+
+    fn end_tag(&mut self, tag: &Tag) {
+        match &*tag.name {
+            "template" => self.template_depth = self.template_depth.saturating_sub(1),
+            "picture" => self.picture_depth = self.picture_depth.saturating_sub(1),
+            "title" => {
+                if let Some(title) = self.title.take() {
+                    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+                    self.document.title = Some(title);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn characters(&mut self, text: &str, in_raw_text: bool) {
+        if let Some(title) = &mut self.title {
+            // The title's text belongs to the head, not to the visible content.
+            title.push_str(text);
+            return;
+        }
+        if in_raw_text || self.template_depth > 0 {
+            return;
+        }
+        if !self.in_body && !text.trim_ascii().is_empty() {
+            self.in_body = true;
+        }
+        if let Some(normalized) = &mut self.document.text {
+            for word in text
+                .as_bytes()
+                .split(u8::is_ascii_whitespace)
+                .filter(|word| !word.is_empty())
+            {
+                normalized.extend_from_slice(word);
+                normalized.push(b' ');
+            }
+        }
+    }
+}
+
+impl TokenSink for Sink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line_number: u64) -> TokenSinkResult<()> {
+        let mut state = self.state.borrow_mut();
+        match token {
+            Token::TagToken(tag) => match tag.kind {
+                TagKind::StartTag => {
+                    let result = state.start_tag(&tag);
+                    // Title and textarea text is read (RCDATA); script, style and the like
+                    // hold no content.
+                    state.raw_text = matches!(
+                        result,
+                        TokenSinkResult::RawData(RawKind::ScriptData | RawKind::Rawtext)
+                            | TokenSinkResult::Plaintext
+                    );
+                    return result;
+                }
+                TagKind::EndTag => {
+                    state.raw_text = false;
+                    state.end_tag(&tag);
+                }
+            },
+            Token::CharacterTokens(text) => {
+                let raw = state.raw_text;
+                state.characters(&text, raw);
+            }
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
