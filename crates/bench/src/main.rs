@@ -44,7 +44,10 @@ fn main() -> anyhow::Result<()> {
     let options = Options::parse();
     if let Some(pages) = options.serve {
         let server = Server::start(GeneratedSite::new(pages), 1)?;
-        say(&format!("serving {pages} pages at {} until killed", server.url("/")));
+        say(&format!(
+            "serving {pages} pages at {} until killed",
+            server.url("/")
+        ));
         loop {
             std::thread::park();
         }

@@ -326,7 +326,11 @@ mod tests {
                 .count();
             assert_eq!(relative, 0, "{path}");
         }
-        assert!(site.render("/p/7").unwrap_or_default().contains("<a href=\"1"));
+        assert!(
+            site.render("/p/7")
+                .unwrap_or_default()
+                .contains("<a href=\"1")
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use sitemapper_extract::looks_like_a_token;
 use url::Url;
 
 /// A segment repeated this many times in one path marks a trap.
@@ -87,7 +88,7 @@ impl TrapGuard {
         };
         let query = query.to_string();
         for (name, value) in url.query_pairs() {
-            if self.session_parameters.contains(name.as_ref()) || !looks_random(&value) {
+            if self.session_parameters.contains(name.as_ref()) || !looks_like_a_token(&value) {
                 continue;
             }
             let mut without = url.clone();
@@ -164,16 +165,6 @@ fn query_without(query: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
         })
         .collect();
     (!kept.is_empty()).then(|| kept.join("&"))
-}
-
-/// A session identifier looks like a long token of letters and digits.
-fn looks_random(value: &str) -> bool {
-    value.len() >= 16
-        && value
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
-        && value.bytes().any(|byte| byte.is_ascii_digit())
-        && value.bytes().any(|byte| byte.is_ascii_alphabetic())
 }
 
 fn has_repeated_segments(path: &str) -> bool {

@@ -27,8 +27,9 @@ pub(crate) fn fingerprint(text: &[u8], links: &[Link]) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&normalized))
 }
 
-/// Long runs of letters and digits mixed: session ids, nonces, cache busters.
-fn looks_like_a_token(value: &str) -> bool {
+/// Whether a URL parameter value looks like a random token (a session id, a nonce, a cache
+/// buster): sixteen or more letters and digits, mixed.
+pub fn looks_like_a_token(value: &str) -> bool {
     value.len() >= 16
         && value
             .bytes()

@@ -14,6 +14,7 @@ mod tokens;
 use url::Url;
 
 pub use directives::RobotsDirectives;
+pub use fingerprint::looks_like_a_token;
 
 /// The response headers extraction reads.
 #[derive(Debug, Clone, Default)]

@@ -194,9 +194,12 @@ mod tests {
 
     #[test]
     fn a_full_file_is_read_with_its_line_numbers() {
-        let mut xml = String::from("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+        let mut xml =
+            String::from("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
         for index in 0..50_000 {
-            xml.push_str(&format!("<url>\n<loc>https://e.com/{index}</loc>\n</url>\n"));
+            xml.push_str(&format!(
+                "<url>\n<loc>https://e.com/{index}</loc>\n</url>\n"
+            ));
         }
         xml.push_str("</urlset>\n");
         let Ok(SitemapDocument::UrlSet(entries)) = read_sitemap(xml.as_bytes()) else {

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::params;
+use rusqlite::{Row, params};
 
 use crate::runs::RunId;
 use crate::{Store, StoreError};
@@ -290,20 +290,12 @@ impl Store {
 
     /// Every hreflang alternate declared by a page of `run`.
     pub fn declared_alternates(&self, run: RunId) -> Result<Vec<DeclaredAlternate>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT alternates.page, alternates.hreflang, alternates.href FROM alternates
-                    JOIN pages ON pages.url = alternates.page AND pages.last_seen_run = ?1
-                 ORDER BY 1, 2, 3",
-            )
-            .map_err(|source| self.sql_error(source))?;
-        statement
-            .query_map(params![run.0], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))
+        self.rows(
+            "SELECT alternates.page, alternates.hreflang, alternates.href FROM alternates
+                JOIN pages ON pages.url = alternates.page AND pages.last_seen_run = ?1
+             ORDER BY 1, 2, 3",
+            run,
+        )
     }
 
     /// `url -> (verdict, reason)` of every URL `run` recorded.
@@ -324,7 +316,7 @@ impl Store {
     }
 
     fn status_findings(&self, run: RunId, findings: &mut Vec<Finding>) -> Result<(), StoreError> {
-        let rows = self.rows3(
+        let rows = self.rows::<(String, String, String)>(
             "SELECT url, coalesce(reason, ''), coalesce(detail, '') FROM pages
              WHERE last_seen_run = ?1
                AND (status >= 400 OR reason IN ('fetch-error', 'noindex', 'robots-disallowed')
@@ -364,7 +356,7 @@ impl Store {
 
     fn redirect_findings(&self, run: RunId, findings: &mut Vec<Finding>) -> Result<(), StoreError> {
         let targets: BTreeMap<String, String> = self
-            .rows2(
+            .rows::<(String, String)>(
                 "SELECT url, target FROM pages WHERE last_seen_run = ?1 AND verdict = 'redirect' AND target IS NOT NULL",
                 run,
             )?
@@ -416,7 +408,7 @@ impl Store {
         findings: &mut Vec<Finding>,
     ) -> Result<(), StoreError> {
         // Hints whose target did not work out, classified by what the target turned out to be.
-        let rows = self.rows4(
+        let rows = self.rows::<(String, String, String, String)>(
             "SELECT page.url, coalesce(page.reason, ''), coalesce(page.target, ''),
                     coalesce(target.verdict || ':' || coalesce(target.reason, '') || ':' || coalesce(target.status, ''), 'unseen')
              FROM pages AS page LEFT JOIN pages AS target ON target.url = page.target
@@ -480,7 +472,7 @@ impl Store {
                 referrers: Vec::new(),
             });
         }
-        for (url, detail) in self.rows2(
+        for (url, detail) in self.rows::<(String, String)>(
             "SELECT url, detail FROM pages WHERE last_seen_run = ?1 AND detail IS NOT NULL
                AND (detail LIKE '%conflicting canonicals:%' OR detail LIKE '%invalid canonical:%')",
             run,
@@ -640,7 +632,7 @@ impl Store {
         run: RunId,
         findings: &mut Vec<Finding>,
     ) -> Result<(), StoreError> {
-        let rows = self.rows2(
+        let rows = self.rows::<(String, String)>(
             "SELECT links.source, links.target FROM links JOIN pages ON pages.url = links.source
              WHERE pages.last_seen_run = ?1 AND links.source LIKE 'https://%' AND links.target LIKE 'http://%'
              ORDER BY 1, 2",
@@ -666,7 +658,7 @@ impl Store {
         run: RunId,
         findings: &mut Vec<Finding>,
     ) -> Result<(), StoreError> {
-        let rows = self.rows3(
+        let rows = self.rows::<(String, String, String)>(
             "SELECT declared.page, declared.hreflang, declared.href FROM alternates AS declared
                 JOIN pages ON pages.url = declared.page AND pages.last_seen_run = ?1
              WHERE declared.href != declared.page
@@ -701,43 +693,17 @@ impl Store {
             .map_err(|source| self.sql_error(source))
     }
 
-    fn rows2(&self, sql: &str, run: RunId) -> Result<Vec<(String, String)>, StoreError> {
+    /// The rows of a query over one run, as tuples.
+    fn rows<T>(&self, sql: &str, run: RunId) -> Result<Vec<T>, StoreError>
+    where
+        T: for<'row> TryFrom<&'row Row<'row>, Error = rusqlite::Error>,
+    {
         let mut statement = self
             .connection
             .prepare(sql)
             .map_err(|source| self.sql_error(source))?;
         statement
-            .query_map(params![run.0], |row| Ok((row.get(0)?, row.get(1)?)))
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))
-    }
-
-    fn rows3(&self, sql: &str, run: RunId) -> Result<Vec<(String, String, String)>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(sql)
-            .map_err(|source| self.sql_error(source))?;
-        statement
-            .query_map(params![run.0], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))
-    }
-
-    fn rows4(
-        &self,
-        sql: &str,
-        run: RunId,
-    ) -> Result<Vec<(String, String, String, String)>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare(sql)
-            .map_err(|source| self.sql_error(source))?;
-        statement
-            .query_map(params![run.0], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-            })
+            .query_map(params![run.0], |row| T::try_from(row))
             .and_then(Iterator::collect)
             .map_err(|source| self.sql_error(source))
     }
