@@ -311,6 +311,9 @@ fn spawn_crawl(seed: &str, out: &std::path::Path) -> std::process::Child {
             "2",
         ])
         .env("NO_COLOR", "1")
+        // A killed run cannot remove its temporary crawl database: keep it in the test's
+        // directory, which the test removes.
+        .env("TMPDIR", out)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
