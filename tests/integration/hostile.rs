@@ -276,6 +276,25 @@ fn the_request_budget_bounds_any_crawl() {
         "10 requests, the seed included"
     );
     assert!(run.stderr.contains("--max-requests"), "{}", run.stderr);
+
+    // Eight requests in flight at once do not pass the budget together either.
+    let mut home = String::new();
+    let mut wide = Site::new();
+    for page in 0..50 {
+        home.push_str(&format!("<a href=\"/w/{page}\">{page}</a>"));
+        wide = wide.route(
+            &format!("/w/{page}"),
+            Route::html("wide").delay(Duration::from_millis(50)),
+        );
+    }
+    let server = wide.page("/", &home).serve();
+    let out = tempfile::tempdir().unwrap();
+    crawl(&server.url("/"), out.path(), &["--max-requests", "10"]).assert_success();
+    assert_eq!(
+        requested(&server, "/w/"),
+        9,
+        "10 requests, the seed included"
+    );
 }
 
 fn previous_sitemap(out: &std::path::Path) -> Vec<u8> {

@@ -156,6 +156,18 @@ impl JobContext {
             .max_requests
             .is_some_and(|max| self.progress.requests.load(Ordering::Relaxed) >= max)
     }
+
+    /// Counts one more request, unless the budget is spent: checked and counted in one
+    /// atomic step, so that concurrent jobs can never pass the budget together.
+    fn reserve_request(&self) -> bool {
+        let max = self.config.max_requests.unwrap_or(u64::MAX);
+        self.progress
+            .requests
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |sent| {
+                (sent < max).then_some(sent + 1)
+            })
+            .is_ok()
+    }
 }
 
 impl Crawler {
@@ -490,7 +502,7 @@ async fn visit(
             };
             return Visit::ended(depth, format!("{DISALLOWED}{reason}"), moved_scope);
         }
-        if context.budget_exhausted() {
+        if !context.reserve_request() {
             emit(
                 &context.events,
                 unfetched(url, depth, referrer, Exclusion::RequestBudget),
@@ -508,7 +520,6 @@ async fn visit(
             last_modified: previous.last_modified,
         });
         context.origins.pace(&url).await;
-        context.progress.requests.fetch_add(1, Ordering::Relaxed);
         let fetched = context
             .fetcher
             .fetch(&url, BodyWanted::Html200, validators.as_ref())
