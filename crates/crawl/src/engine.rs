@@ -24,7 +24,7 @@ use crate::normalize::UrlNormalizer;
 use crate::origins::Origins;
 use crate::robots::RobotsPolicy;
 use crate::scope::Scope;
-use crate::traps::{LinkCheck, TrapGuard, TrapReport};
+use crate::traps::{LinkCheck, PageShape, TrapGuard, TrapReport};
 
 /// Marks a visit that ended on robots.txt, for the seed's error message.
 const DISALLOWED: &str = "disallowed: ";
@@ -404,6 +404,7 @@ impl FrontierOwner {
             return;
         };
         let depth = visit.depth + 1;
+        let page_shape = PageShape::of(&page);
         let config = &self.context.config;
         for link in visit.links {
             let Some(mut url) = self.context.normalizer.normalize(&link) else {
@@ -425,7 +426,7 @@ impl FrontierOwner {
                 emit(&self.context.events, outcome).await;
                 continue;
             }
-            let chain = match self.traps.check(&page, visit.chain, &url) {
+            let chain = match self.traps.check(&page_shape, visit.chain, &url) {
                 LinkCheck::Follow { chain } => chain,
                 LinkCheck::Cut(kind) => {
                     let outcome = unfetched(url, depth, Some(page.clone()), Exclusion::Trap(kind));

@@ -58,6 +58,26 @@ pub(crate) struct TrapGuard {
     session_parameters: HashSet<String>,
     /// `(page without the parameter, parameter)` -> distinct random values seen.
     session_candidates: HashMap<(String, String), Vec<String>>,
+    /// Reused for the shapes of links: no allocation per link.
+    scratch: String,
+}
+
+/// The shape of the page whose links are checked: computed once for all of them.
+#[derive(Debug)]
+pub(crate) struct PageShape {
+    host: Option<String>,
+    shape: String,
+}
+
+impl PageShape {
+    pub fn of(page: &Url) -> PageShape {
+        let mut shape = String::new();
+        shape_into(&mut shape, page);
+        PageShape {
+            host: page.host_str().map(str::to_string),
+            shape,
+        }
+    }
 }
 
 /// What the guard decided for one link.
@@ -78,6 +98,7 @@ impl TrapGuard {
             reports: BTreeMap::new(),
             session_parameters: HashSet::new(),
             session_candidates: HashMap::new(),
+            scratch: String::new(),
         }
     }
 
@@ -113,12 +134,15 @@ impl TrapGuard {
         }
     }
 
-    /// Decides whether `link`, found on `page` (whose chain is `page_chain`), is followed.
-    pub fn check(&mut self, page: &Url, page_chain: u32, link: &Url) -> LinkCheck {
+    /// Decides whether `link`, found on the page of shape `page` (whose chain is
+    /// `page_chain`), is followed.
+    pub fn check(&mut self, page: &PageShape, page_chain: u32, link: &Url) -> LinkCheck {
         if has_repeated_segments(link.path()) {
             return self.cut(TrapKind::RepeatedSegments, link);
         }
-        let chain = if same_shape(page, link) {
+        self.scratch.clear();
+        shape_into(&mut self.scratch, link);
+        let chain = if page.host.as_deref() == link.host_str() && page.shape == self.scratch {
             page_chain + 1
         } else {
             0
@@ -168,19 +192,26 @@ fn query_without(query: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
 }
 
 fn has_repeated_segments(path: &str) -> bool {
-    let mut counts: HashMap<&str, usize> = HashMap::new();
-    path.split('/')
-        .filter(|segment| !segment.is_empty())
-        .any(|segment| {
-            let count = counts.entry(segment).or_insert(0);
-            *count += 1;
-            *count >= MAX_SEGMENT_REPEATS
-        })
+    // Paths have few segments: counting by scanning beats hashing here, and allocates nothing.
+    let segments = || path.split('/').filter(|segment| !segment.is_empty());
+    segments().enumerate().any(|(index, segment)| {
+        segments()
+            .skip(index)
+            .filter(|other| *other == segment)
+            .count()
+            >= MAX_SEGMENT_REPEATS
+    })
 }
 
 /// The URL's path and query with digit runs and query values blanked.
 fn shape(url: &Url) -> String {
     let mut shape = String::new();
+    shape_into(&mut shape, url);
+    shape
+}
+
+/// Appends the shape of `url` to `shape`.
+fn shape_into(shape: &mut String, url: &Url) {
     let mut in_digits = false;
     for character in url.path().chars() {
         if character.is_ascii_digit() {
@@ -202,9 +233,9 @@ fn shape(url: &Url) -> String {
         names.sort();
         shape.push_str(&names.join("&"));
     }
-    shape
 }
 
+#[cfg(test)]
 fn same_shape(first: &Url, second: &Url) -> bool {
     first.host_str() == second.host_str() && shape(first) == shape(second)
 }
@@ -252,14 +283,14 @@ mod tests {
         for month in 1..=3 {
             let page = url(&format!("http://e.com/cal/{month}"));
             let next = url(&format!("http://e.com/cal/{}", month + 1));
-            match guard.check(&page, chain, &next) {
+            match guard.check(&PageShape::of(&page), chain, &next) {
                 LinkCheck::Follow { chain: next_chain } => chain = next_chain,
                 LinkCheck::Cut(kind) => panic!("cut early: {kind:?}"),
             }
         }
         assert_eq!(
             guard.check(
-                &url("http://e.com/cal/4"),
+                &PageShape::of(&url("http://e.com/cal/4")),
                 chain,
                 &url("http://e.com/cal/5")
             ),
@@ -267,7 +298,7 @@ mod tests {
         );
         assert_eq!(
             guard.check(
-                &url("http://e.com/cal/4"),
+                &PageShape::of(&url("http://e.com/cal/4")),
                 chain,
                 &url("http://e.com/about")
             ),
