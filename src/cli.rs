@@ -131,9 +131,14 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "N")]
     pub max_depth: Option<u32>,
 
-    /// Stop after this many HTTP requests in all, redirect hops included.
+    /// Stop after this many HTTP requests in all, redirect hops and retries included.
     #[arg(long, value_name = "N")]
     pub max_requests: Option<u64>,
+
+    /// Stop discovering new URLs after N distinct ones (those found are still crawled)
+    /// [default: 2000000]
+    #[arg(long, value_name = "N")]
+    pub max_urls: Option<u64>,
 
     /// Follow a chain of same-shaped pages (an endless calendar) at most N deep; 0: no limit
     /// [default: 100]
@@ -156,6 +161,11 @@ pub struct CrawlArgs {
     /// Also crawl subdomains of the seed's host.
     #[arg(long)]
     pub allow_subdomains: bool,
+
+    /// Allow connections to private, loopback and link-local addresses (allowed anyway when
+    /// the seed is on one)
+    #[arg(long)]
+    pub allow_private: bool,
 
     /// Only crawl URLs matching this regex (repeatable).
     #[arg(long, value_name = "REGEX")]

@@ -30,6 +30,8 @@ pub enum ExitStatus {
     Findings = 4,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted = 130,
+    /// Stopped by SIGTERM (128 + 15).
+    Terminated = 143,
 }
 
 /// An error that ends the run with its exit status.

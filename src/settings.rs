@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use regex::Regex;
 use serde::Deserialize;
-use sitemapper_crawl::{CrawlConfig, ScopeOptions, default_user_agent};
+use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_agent};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
@@ -25,11 +25,13 @@ pub struct CrawlOptions {
     pub max_pages: Option<u64>,
     pub max_depth: Option<u32>,
     pub max_requests: Option<u64>,
+    pub max_urls: Option<u64>,
     pub max_pattern_chain: Option<u32>,
     pub delay: Option<f64>,
     pub user_agent: Option<String>,
     pub ignore_robots: Option<bool>,
     pub allow_subdomains: Option<bool>,
+    pub allow_private: Option<bool>,
     pub include: Option<Vec<String>>,
     pub exclude: Option<Vec<String>>,
     pub strip_params: Option<Vec<String>>,
@@ -170,6 +172,14 @@ impl CrawlSettings {
             max_pages: args.max_pages.or(options.max_pages),
             max_depth: args.max_depth.or(options.max_depth),
             max_requests: args.max_requests.or(options.max_requests),
+            max_urls: args
+                .max_urls
+                .or(options.max_urls)
+                .unwrap_or(defaults.max_urls),
+            addresses: AddressPolicy {
+                allow_private: args.allow_private || options.allow_private.unwrap_or(false),
+                public_exceptions: public_exceptions()?,
+            },
             max_pattern_chain: args
                 .max_pattern_chain
                 .or(options.max_pattern_chain)
@@ -289,6 +299,27 @@ impl CrawlSettings {
             changefreq,
         })
     }
+}
+
+/// The environment variable that names addresses to treat as public. It exists for the test
+/// suite, which can only play a public site on a loopback address; it is not documented
+/// for users, who have --allow-private.
+const PUBLIC_EXCEPTIONS_VARIABLE: &str = "SITEMAPPER_TEST_PUBLIC_ADDRESSES";
+
+fn public_exceptions() -> anyhow::Result<Vec<std::net::IpAddr>> {
+    let Some(value) = std::env::var_os(PUBLIC_EXCEPTIONS_VARIABLE) else {
+        return Ok(Vec::new());
+    };
+    value
+        .to_string_lossy()
+        .split(',')
+        .filter(|address| !address.trim().is_empty())
+        .map(|address| {
+            address.trim().parse().with_context(|| {
+                format!("{PUBLIC_EXCEPTIONS_VARIABLE}: {address:?} is not an IP address")
+            })
+        })
+        .collect()
 }
 
 fn seconds_option(name: &str, seconds: f64) -> anyhow::Result<Duration> {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use serde::Serialize;
+use sitemapper_crawl::AddressPolicy;
 use sitemapper_store::ChangeReport;
 use url::Url;
 
@@ -74,7 +75,14 @@ pub struct Notified {
 
 impl IndexNow {
     /// Submits the added, changed and removed URLs of `host`, in batches of at most 10,000.
-    pub async fn notify(&self, host: &str, report: &ChangeReport) -> anyhow::Result<Notified> {
+    /// Connections obey `addresses`, the crawl's own policy.
+    pub async fn notify(
+        &self,
+        host: &str,
+        report: &ChangeReport,
+        addresses: &AddressPolicy,
+    ) -> anyhow::Result<Notified> {
+        addresses.check_url(&self.endpoint)?;
         let urls: Vec<&str> = report
             .added
             .iter()
@@ -82,7 +90,7 @@ impl IndexNow {
             .chain(&report.removed)
             .map(String::as_str)
             .collect();
-        let client = sitemapper_crawl::client_builder()
+        let client = sitemapper_crawl::client_builder(addresses)
             .user_agent(self.user_agent.clone())
             .timeout(Duration::from_secs(30))
             .build()

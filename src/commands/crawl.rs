@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -21,6 +21,7 @@ use super::changes::{self, IndexNow};
 use super::history::StoreHistory;
 use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
+use super::spill::StoreSpill;
 use crate::cli::CrawlArgs;
 use crate::progress::{EventCounts, Progress};
 use crate::settings::{ChangefreqRule, CrawlSettings, PriorityRule};
@@ -76,7 +77,7 @@ impl Crawled {
 /// Crawls, records and publishes: everything `sitemapper crawl` does but the summary.
 pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Crawled, Failure> {
     let started = Instant::now();
-    let crawler = Crawler::new(settings.crawl.clone()).map_err(Failure::fatal)?;
+    let crawler = Crawler::new(settings.crawl.clone());
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
     // Before any request: an output directory that cannot be written fails the run now, not
     // after an hour of crawling. The lock comes first, so that nothing in the output
@@ -99,9 +100,12 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     let staging = StagingDir::create_in(&settings.out).map_err(Failure::fatal)?;
     let database = Database::open(settings.state.as_deref()).map_err(Failure::fatal)?;
     let mut store = database.open_store().map_err(Failure::fatal)?;
+    claim_scope(&mut store, &Crawler::scope_root(&seed))?;
     let (run, resume) = start_run(&mut store, settings, &seed).map_err(Failure::fatal)?;
     let resumed = resume.is_some();
-    let mut crawler = crawler;
+    let spill =
+        StoreSpill::new(database.open_store().map_err(Failure::fatal)?).map_err(Failure::fatal)?;
+    let mut crawler = crawler.with_spill(Arc::new(spill));
     if settings.state.is_some() {
         let history = StoreHistory::new(database.open_store().map_err(Failure::fatal)?);
         crawler = crawler.with_history(Arc::new(history));
@@ -119,7 +123,8 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     let (sender, receiver) = mpsc::channel(EVENT_CHANNEL_CAPACITY);
     let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
     let progress = Progress::start(output.quiet, crawler.progress(), counts);
-    runtime.spawn(stop_on_ctrl_c(crawler.stopper()));
+    let signal = Arc::new(OnceLock::new());
+    runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
     let crawled = runtime.block_on(crawler.run(&seed, sender));
     progress.finish();
     let (mut store, notes) = recorder.finish().map_err(Failure::fatal)?;
@@ -143,10 +148,12 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
             ),
             None => String::new(),
         };
+        let signal = signal.get().copied().unwrap_or(StopSignal::Interrupt);
         return Err(Failure {
-            status: ExitStatus::Interrupted,
+            status: signal.exit_status(),
             error: anyhow::anyhow!(
-                "interrupted after {} pages and {} requests: nothing published, {} left as it was{kept}",
+                "{} after {} pages and {} requests: nothing published, {} left as it was{kept}",
+                signal.describe(),
                 summary.pages_visited,
                 summary.requests,
                 settings.out.join("sitemap.xml").display()
@@ -248,7 +255,7 @@ fn notify_indexnow(
         return Some("IndexNow: nothing changed: not notified.".to_string());
     }
     let host = summary.scope_root.host_str().unwrap_or_default();
-    match runtime.block_on(indexnow.notify(host, changes)) {
+    match runtime.block_on(indexnow.notify(host, changes, &summary.addresses)) {
         Ok(notified) => Some(format!(
             "IndexNow: notified {} of {} URLs in {} request(s).",
             indexnow.endpoint, notified.urls, notified.batches
@@ -260,16 +267,92 @@ fn notify_indexnow(
     }
 }
 
-/// The first Ctrl-C stops the crawl gracefully; a second one ends the process at once.
-async fn stop_on_ctrl_c(stopper: CrawlStopper) {
-    if tokio::signal::ctrl_c().await.is_err() {
+/// A crawl database belongs to one scope (DESIGN.md, Safety): a run of another site on it
+/// would mix two sites' pages into one sitemap, report the first site's URLs as removed, and
+/// send them to IndexNow. A new database is bound to this run's scope; a database from
+/// before scopes were recorded is bound to the scope of its newest run's seed.
+fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), Failure> {
+    let bound = match store.scope().map_err(Failure::fatal)? {
+        Some(bound) => Some(bound),
+        None => store
+            .latest_seed()
+            .map_err(Failure::fatal)?
+            .and_then(|seed| Url::parse(&seed).ok())
+            .map(|seed| Crawler::scope_root(&seed).to_string()),
+    };
+    if let Some(bound) = bound
+        && bound != scope.as_str()
+    {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "the crawl database {} belongs to {bound}, not {scope}: give each site its own --state file",
+            store.path().display()
+        )));
+    }
+    store.bind_scope(scope.as_str()).map_err(Failure::fatal)
+}
+
+/// The signals that stop a crawl gracefully.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StopSignal {
+    /// Ctrl-C (SIGINT).
+    Interrupt,
+    /// SIGTERM: what systemd, batch schedulers and `kill` send.
+    Terminate,
+}
+
+impl StopSignal {
+    fn exit_status(self) -> ExitStatus {
+        match self {
+            StopSignal::Interrupt => ExitStatus::Interrupted,
+            StopSignal::Terminate => ExitStatus::Terminated,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            StopSignal::Interrupt => "interrupted",
+            StopSignal::Terminate => "terminated (SIGTERM)",
+        }
+    }
+}
+
+/// The first Ctrl-C or SIGTERM stops the crawl gracefully: no new request, nothing
+/// published. A second one ends the process at once.
+async fn stop_on_signals(stopper: CrawlStopper, received: Arc<OnceLock<StopSignal>>) {
+    let Some(signal) = next_stop_signal().await else {
         return;
+    };
+    let _ = received.set(signal);
+    match signal {
+        StopSignal::Interrupt => {
+            tracing::warn!("Ctrl-C: stopping (press it again to quit at once)");
+        }
+        StopSignal::Terminate => tracing::warn!("SIGTERM: stopping"),
     }
-    tracing::warn!("Ctrl-C: stopping (press it again to quit at once)");
     stopper.stop();
-    if tokio::signal::ctrl_c().await.is_ok() {
-        std::process::exit(ExitStatus::Interrupted as i32);
+    if let Some(second) = next_stop_signal().await {
+        std::process::exit(second.exit_status() as i32);
     }
+}
+
+/// Waits for SIGINT or SIGTERM; `None` when no handler could be installed.
+#[cfg(unix)]
+async fn next_stop_signal() -> Option<StopSignal> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).ok()?;
+    tokio::select! {
+        interrupted = tokio::signal::ctrl_c() => interrupted.ok().map(|()| StopSignal::Interrupt),
+        terminated = terminate.recv() => terminated.map(|()| StopSignal::Terminate),
+    }
+}
+
+/// Waits for Ctrl-C; `None` when no handler could be installed.
+#[cfg(not(unix))]
+async fn next_stop_signal() -> Option<StopSignal> {
+    tokio::signal::ctrl_c()
+        .await
+        .ok()
+        .map(|()| StopSignal::Interrupt)
 }
 
 /// Writes the listed pages, ordered by URL, into the staging directory and moves them into
@@ -464,6 +547,20 @@ impl Report<'_> {
                 summary.left_by_max_pages
             )?;
         }
+        if summary.beyond_max_urls > 0 {
+            writeln!(
+                out,
+                "Stopped discovering at --max-urls {}: {} links to new URLs not followed.",
+                self.settings.crawl.max_urls, summary.beyond_max_urls
+            )?;
+        }
+        if summary.urls_lost > 0 {
+            writeln!(
+                out,
+                "{} queued URLs were lost: the crawl database could not keep them (see the log).",
+                summary.urls_lost
+            )?;
+        }
         if summary.request_budget_exhausted {
             writeln!(
                 out,
@@ -604,5 +701,52 @@ impl Report<'_> {
                 self.settings.crawl.max_crawl_delay.as_secs()
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    #[test]
+    fn a_database_is_claimed_by_its_first_scope_and_refused_to_others() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = Store::open(&directory.path().join("crawl.db"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(claim_scope(&mut store, &url("https://e.com/blog/")).is_ok());
+        assert!(claim_scope(&mut store, &url("https://e.com/blog/")).is_ok());
+        let refused = claim_scope(&mut store, &url("https://e.com/"))
+            .err()
+            .unwrap_or_else(|| panic!("another scope was accepted"));
+        assert_eq!(refused.status, ExitStatus::Usage);
+        assert!(
+            refused
+                .error
+                .to_string()
+                .contains("belongs to https://e.com/blog/")
+        );
+    }
+
+    #[test]
+    fn a_database_from_before_scopes_were_recorded_belongs_to_its_newest_seed() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = Store::open(&directory.path().join("crawl.db"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        store
+            .begin_run("https://e.com/docs/index.html")
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(claim_scope(&mut store, &url("https://other.example/")).is_err());
+        assert!(claim_scope(&mut store, &url("https://e.com/docs/")).is_ok());
+        assert_eq!(
+            store
+                .scope()
+                .unwrap_or_else(|error| panic!("{error}"))
+                .as_deref(),
+            Some("https://e.com/docs/")
+        );
     }
 }

@@ -26,20 +26,17 @@ pub enum LockError {
 }
 
 impl RunLock {
-    /// Locks each path that exists (a database file not yet created cannot be in use).
+    /// Locks each path: directories as they are, files created first when they do not exist
+    /// yet. Creating and locking the crawl database before anything opens it means two runs
+    /// started together on a new `--state` file cannot both get in: they open the same file,
+    /// and only one gets its lock.
     pub fn acquire(paths: &[&Path]) -> Result<RunLock, LockError> {
         let mut held = Vec::new();
         for path in paths {
-            let file = match File::open(path) {
-                Ok(file) => file,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => {
-                    return Err(LockError::Io {
-                        path: path.display().to_string(),
-                        source,
-                    });
-                }
-            };
+            let file = open_for_lock(path).map_err(|source| LockError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
             match file.try_lock() {
                 Ok(()) => held.push(file),
                 Err(TryLockError::WouldBlock) => {
@@ -55,6 +52,19 @@ impl RunLock {
         }
         Ok(RunLock { _held: held })
     }
+}
+
+fn open_for_lock(path: &Path) -> std::io::Result<File> {
+    if path.is_dir() {
+        return File::open(path);
+    }
+    // Not `create_new`: an existing database is locked as it is, never truncated.
+    File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
 }
 
 #[cfg(test)]
@@ -73,5 +83,19 @@ mod tests {
         assert!(
             RunLock::acquire(&[directory.path(), &directory.path().join("missing.db")]).is_ok()
         );
+    }
+
+    #[test]
+    fn a_new_database_file_is_created_and_locked_before_first_use() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("new.db");
+        let first = RunLock::acquire(&[&database]).unwrap_or_else(|error| panic!("{error}"));
+        assert!(database.is_file());
+        assert!(matches!(
+            RunLock::acquire(&[&database]),
+            Err(LockError::Busy(_))
+        ));
+        drop(first);
+        assert!(RunLock::acquire(&[&database]).is_ok());
     }
 }

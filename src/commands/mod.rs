@@ -8,6 +8,7 @@ mod lock;
 mod record;
 pub mod runs;
 pub mod sitemap_source;
+mod spill;
 pub mod validate;
 
 /// How the user asked the binary to speak.

@@ -2,11 +2,21 @@
 
 use std::io::Read;
 
+use sitemapper_crawl::AddressPolicy;
 use sitemapper_sitemap::MAX_BYTES_PER_FILE;
 use url::Url;
 
-/// The body, gunzipped when it is gzip; `None` for a 404 or 410.
-pub async fn fetch(client: &reqwest::Client, url: &Url) -> Result<Option<Vec<u8>>, String> {
+/// The body, gunzipped when it is gzip; `None` for a 404 or 410. `client` comes from
+/// `sitemapper_crawl::client_builder(addresses)`: names are checked when they resolve, and
+/// address literals here.
+pub async fn fetch(
+    client: &reqwest::Client,
+    addresses: &AddressPolicy,
+    url: &Url,
+) -> Result<Option<Vec<u8>>, String> {
+    addresses
+        .check_url(url)
+        .map_err(|refused| refused.to_string())?;
     let mut response = client
         .get(url.clone())
         .send()

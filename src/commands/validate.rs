@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
+use sitemapper_crawl::AddressPolicy;
 use sitemapper_sitemap::{DocumentKind, validate};
 use url::Url;
 
@@ -51,7 +52,8 @@ pub fn run(args: ValidateArgs) -> Result<(), Failure> {
         .build()
         .context("cannot start the async runtime")
         .map_err(Failure::fatal)?;
-    let client = sitemapper_crawl::client_builder()
+    let addresses = addresses_for(&runtime, &first);
+    let client = sitemapper_crawl::client_builder(&addresses)
         .user_agent(sitemapper_crawl::default_user_agent())
         .timeout(Duration::from_secs(60))
         .build()
@@ -63,7 +65,7 @@ pub fn run(args: ValidateArgs) -> Result<(), Failure> {
     let (mut files, mut entries, mut problems) = (0usize, 0usize, 0usize);
     while let Some(source) = queue.pop() {
         files += 1;
-        let (bytes, location) = match runtime.block_on(load(&client, &source)) {
+        let (bytes, location) = match runtime.block_on(load(&client, &addresses, &source)) {
             Ok(loaded) => loaded,
             Err(reason) => {
                 problems += 1;
@@ -132,14 +134,30 @@ fn child_source(parent: &Source, child: &str) -> Source {
     Source::Remote(url)
 }
 
+/// Where the children of an index may be fetched from: a sitemap on a private network (or a
+/// local file, the user's own) may list private addresses; one on a public site may not.
+fn addresses_for(runtime: &tokio::runtime::Runtime, first: &Source) -> AddressPolicy {
+    match first {
+        Source::Remote(url) => runtime.block_on(AddressPolicy::default().for_seed(url)),
+        Source::File(_) => AddressPolicy {
+            allow_private: true,
+            ..AddressPolicy::default()
+        },
+    }
+}
+
 /// The sitemap's bytes, decompressed, and where it lives on the web if known.
-async fn load(client: &reqwest::Client, source: &Source) -> Result<(Vec<u8>, Option<Url>), String> {
+async fn load(
+    client: &reqwest::Client,
+    addresses: &AddressPolicy,
+    source: &Source,
+) -> Result<(Vec<u8>, Option<Url>), String> {
     match source {
         Source::File(path) => {
             let bytes = std::fs::read(path).map_err(|error| error.to_string())?;
             Ok((gunzip_if_gzip(bytes)?, None))
         }
-        Source::Remote(url) => match fetch(client, url).await? {
+        Source::Remote(url) => match fetch(client, addresses, url).await? {
             Some(bytes) => Ok((bytes, Some(url.clone()))),
             None => Err("not found".to_string()),
         },

@@ -137,7 +137,12 @@ impl Site {
     }
 
     pub fn serve(self) -> Server {
-        Server::start(self)
+        Server::start(self, "127.0.0.1")
+    }
+
+    /// Serves on another loopback address (`127.0.0.2`): a second host on this machine.
+    pub fn serve_on(self, address: &str) -> Server {
+        Server::start(self, address)
     }
 }
 
@@ -271,8 +276,9 @@ pub struct Server {
 }
 
 impl Server {
-    fn start(site: Site) -> Server {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    fn start(site: Site, address: &str) -> Server {
+        let listener = std::net::TcpListener::bind((address, 0))
+            .unwrap_or_else(|error| panic!("bind {address}:0: {error}"));
         listener
             .set_nonblocking(true)
             .expect("non-blocking listener");

@@ -257,6 +257,65 @@ fn session_ids_in_every_link_are_detected_and_stripped() {
     assert!(requested(&server, "/shop") < 20, "{:?}", server.targets());
 }
 
+/// A site that makes 1,000 new links on every page, without end.
+fn endless_links(target: &str) -> Option<Route> {
+    let number: u64 = target.strip_prefix("/n/")?.parse().ok()?;
+    let links: String = (0..1000)
+        .map(|index| format!("<a href=\"/n/{}\">{index}</a>", number * 1000 + index + 1))
+        .collect();
+    Some(Route::html(&links))
+}
+
+#[test]
+fn a_site_of_endless_new_links_stays_in_bounded_memory() {
+    let server = Site::new().generated(endless_links).serve();
+    let out = tempfile::tempdir().unwrap();
+    // 300 pages queue 300,000 URLs: most wait in the crawl database, not in memory.
+    let run = crawl(
+        &server.url("/n/0"),
+        out.path(),
+        &["--max-pages", "300", "--concurrency", "8"],
+    );
+    run.assert_success();
+    assert!(
+        run.stderr.contains("Stopped by --max-pages"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("300001 URLs discovered"),
+        "every link was queued: {}",
+        run.stderr
+    );
+    let peak = peak_memory_mib(&run.stderr);
+    assert!(peak < 160.0, "peak memory {peak} MiB");
+}
+
+#[test]
+fn discovery_stops_at_max_urls_and_the_summary_says_so() {
+    let server = Site::new().generated(endless_links).serve();
+    let out = tempfile::tempdir().unwrap();
+    let run = crawl(
+        &server.url("/n/0"),
+        out.path(),
+        &["--max-urls", "2500", "--max-pages", "50"],
+    );
+    run.assert_success();
+    assert!(
+        run.stderr.contains(
+            "Stopped discovering at --max-urls 2500: 47501 links to new URLs not followed."
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("2500 URLs discovered"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(listed_urls(out.path()).len(), 50);
+}
+
 #[test]
 fn the_request_budget_bounds_any_crawl() {
     let server = Site::new()
@@ -360,34 +419,61 @@ fn a_crawl_killed_mid_run_leaves_the_previous_sitemap() {
 }
 
 #[test]
-fn ctrl_c_stops_gracefully_and_says_what_it_did() {
-    let server = slow_site();
-    let out = tempfile::tempdir().unwrap();
-    let previous = previous_sitemap(out.path());
-    let child = spawn_crawl(&server.url("/"), out.path());
-    server.wait_for(|seen| {
-        seen.iter()
-            .filter(|seen| seen.target.starts_with("/slow/"))
-            .count()
-            >= 4
-    });
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(130), "{stderr}");
-    assert!(
-        stderr.contains("error: interrupted after") && stderr.contains("left as it was"),
-        "{stderr}"
-    );
-    assert!(requested(&server, "/slow/") < 100, "it stopped early");
-    assert_eq!(
-        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
-        previous
-    );
+fn ctrl_c_and_sigterm_stop_gracefully_and_say_what_they_did() {
+    for (signal, code, said) in [
+        ("-INT", 130, "error: interrupted after"),
+        ("-TERM", 143, "error: terminated (SIGTERM) after"),
+    ] {
+        let server = slow_site();
+        let out = tempfile::tempdir().unwrap();
+        let previous = previous_sitemap(out.path());
+        let child = spawn_crawl(&server.url("/"), out.path());
+        server.wait_for(|seen| {
+            seen.iter()
+                .filter(|seen| seen.target.starts_with("/slow/"))
+                .count()
+                >= 4
+        });
+        let status = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let at_signal = requested(&server, "/slow/");
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{signal}: {stderr}");
+        assert!(
+            stderr.contains(said) && stderr.contains("left as it was"),
+            "{signal}: {stderr}"
+        );
+        assert_eq!(
+            stderr
+                .lines()
+                .filter(|line| line.starts_with("error:"))
+                .count(),
+            1,
+            "{signal}: one error line: {stderr}"
+        );
+        // Two requests were in flight at most (--concurrency 2); none started after.
+        assert!(
+            requested(&server, "/slow/") <= at_signal + 2,
+            "{signal}: no new requests after the signal"
+        );
+        assert_eq!(
+            std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+            previous
+        );
+        let left: Vec<String> = std::fs::read_dir(out.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name != "sitemap.xml")
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{signal}: the staging directory is removed: {left:?}"
+        );
+    }
 }
 
 #[test]
@@ -517,4 +603,18 @@ fn a_hostile_site_all_at_once() {
     // body cap (10 MiB) at most, one page per core at a time.
     let peak = peak_memory_mib(&run.stderr);
     assert!(peak < 100.0, "peak memory {peak} MiB");
+}
+
+#[test]
+fn a_seed_of_100000_characters_is_a_usage_error_of_one_short_line() {
+    let out = tempfile::tempdir().unwrap();
+    for seed in [
+        format!("http://127.0.0.1:9/{}", "a".repeat(100_000)),
+        format!("not a url {}", "b".repeat(100_000)),
+    ] {
+        let run = crawl(&seed, out.path(), &[]);
+        assert_eq!(run.code, 2, "{}", &run.stderr[..run.stderr.len().min(300)]);
+        assert_eq!(run.stderr.lines().count(), 1);
+        assert!(run.stderr.len() < 400, "{} bytes", run.stderr.len());
+    }
 }

@@ -470,6 +470,16 @@ fn the_content_type_and_status_decide_what_is_a_page() {
         1,
         "a 404 is not retried"
     );
+    let page_requests = server
+        .targets()
+        .iter()
+        .filter(|target| *target != "/robots.txt")
+        .count();
+    assert!(
+        run.stderr.contains(&format!(" {page_requests} requests,")),
+        "retries are requests too ({page_requests}): {}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod harness;
 mod hostile;
 mod inclusion;
 mod normalization;
+mod private_networks;
 mod recrawl;
 mod robots;
 mod schema;

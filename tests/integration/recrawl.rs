@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use sitemapper_store::Store;
+use sitemapper_store::{RunStatus, Store};
 
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{crawl, listed_urls, sitemapper};
@@ -421,4 +421,126 @@ fn indexnow_is_told_what_changed() {
 
     let bad_key = crawl(&server.url("/"), out.path(), &["--indexnow-key", "short"]);
     assert_eq!(bad_key.code, 2, "{}", bad_key.stderr);
+}
+
+/// Starts `sitemapper crawl` in the background with `--state`, quietly.
+fn spawn_with_state(seed: &str, out: &Path, state: &Path, extra: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_sitemapper"))
+        .args([
+            "crawl",
+            seed,
+            "--out",
+            out.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+            "--concurrency",
+            "2",
+        ])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_crawl_database_belongs_to_one_site() {
+    let first = Site::new()
+        .page("/", &links_to(&["/a"]))
+        .page("/a", "a")
+        .serve();
+    let second = Site::new()
+        .page("/", &links_to(&["/b"]))
+        .page("/b", "b")
+        .serve();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state.db");
+    let state_flag = ["--state", state.to_str().unwrap()];
+    crawl(&first.url("/"), out.path(), &state_flag).assert_success();
+    let published = std::fs::read(out.path().join("sitemap.xml")).unwrap();
+
+    for extra in [&[][..], &["--resume"][..]] {
+        let other_out = tempfile::tempdir().unwrap();
+        let mut flags = state_flag.to_vec();
+        flags.extend_from_slice(extra);
+        let run = crawl(&second.url("/"), other_out.path(), &flags);
+        assert_eq!(run.code, 2, "{extra:?}: {}", run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("belongs to {}", first.url("/"))),
+            "{}",
+            run.stderr
+        );
+        assert!(!other_out.path().join("sitemap.xml").exists());
+    }
+    assert!(
+        second.requests().is_empty(),
+        "the other site was not crawled"
+    );
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        published
+    );
+    // The database was left as it was: its own site crawls on, with nothing removed.
+    let run = crawl(&first.url("/"), out.path(), &state_flag);
+    run.assert_success();
+    assert!(
+        run.stderr.contains("0 added, 0 removed, 0 changed"),
+        "{}",
+        run.stderr
+    );
+    // A directory of the same site is another scope too.
+    let run = crawl(&first.url("/a/"), out.path(), &state_flag);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
+#[test]
+fn an_interrupted_run_of_one_site_is_not_resumed_by_another() {
+    let first = slow_site(Duration::from_millis(200)).serve();
+    let second = Site::new().page("/", "other").serve();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state.db");
+    let mut child = spawn_with_state(&first.url("/"), out.path(), &state, &[]);
+    first.wait_for(|seen| {
+        seen.iter()
+            .filter(|seen| seen.target.starts_with("/p/"))
+            .count()
+            >= 6
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let run = crawl(
+        &second.url("/"),
+        out.path(),
+        &["--state", state.to_str().unwrap(), "--resume"],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(!out.path().join("sitemap.xml").exists());
+    assert!(second.requests().is_empty());
+}
+
+#[test]
+fn two_runs_started_on_a_new_database_cannot_both_run() {
+    let server = slow_site(Duration::from_millis(200)).serve();
+    let out = tempfile::tempdir().unwrap();
+    let other_out = tempfile::tempdir().unwrap();
+    let state = out.path().join("new.db");
+    assert!(!state.exists());
+    let mut first = spawn_with_state(&server.url("/"), out.path(), &state, &[]);
+    server.wait_for(|seen| seen.iter().any(|seen| seen.target.starts_with("/p/")));
+    let second = crawl(
+        &server.url("/"),
+        other_out.path(),
+        &["--state", state.to_str().unwrap()],
+    );
+    assert_eq!(second.code, 3, "{}", second.stderr);
+    assert!(!other_out.path().join("sitemap.xml").exists());
+    let status = first.wait().unwrap();
+    assert!(status.success(), "the first run was not disturbed");
+    let store = Store::open(&state).unwrap();
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 1, "one run recorded");
+    assert_eq!(runs[0].status, RunStatus::Complete);
+    assert_eq!(listed_urls(out.path()).len(), 61);
 }

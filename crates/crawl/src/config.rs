@@ -4,11 +4,18 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use crate::address::AddressPolicy;
+
 /// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
 /// A trailing `*` matches any suffix. Compared case-insensitively.
 /// The default limit of a chain of same-shaped pages: deep enough for long "next page"
 /// paginations, short enough to stop an endless calendar within seconds.
 pub const DEFAULT_MAX_PATTERN_CHAIN: u32 = 100;
+
+/// The default cap on distinct URLs discovered: far above any site that lists its pages in a
+/// sitemap by hand, low enough that the seen-set of a site that makes links without end stays
+/// within a few tens of MiB.
+pub const DEFAULT_MAX_URLS: u64 = 2_000_000;
 
 pub const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
     "utm_*",
@@ -76,8 +83,13 @@ pub struct CrawlConfig {
     pub strip_parameters: Vec<String>,
     /// URLs longer than this are never fetched nor listed (sitemaps.org: 2,048 characters).
     pub max_url_length: usize,
-    /// Stop after this many page requests in all (redirect hops included).
+    /// Stop after this many page requests in all (redirect hops and retries included).
     pub max_requests: Option<u64>,
+    /// Stop discovering after this many distinct in-scope URLs; the queued ones are still
+    /// fetched.
+    pub max_urls: u64,
+    /// Which addresses may be connected to (DESIGN.md, Safety).
+    pub addresses: AddressPolicy,
     /// Same-shaped pages each found only on the one before (an endless calendar) followed at
     /// most this deep; 0 turns the limit off. See `traps`.
     pub max_pattern_chain: u32,
@@ -113,6 +125,8 @@ impl Default for CrawlConfig {
                 .collect(),
             max_url_length: 2048,
             max_requests: None,
+            max_urls: DEFAULT_MAX_URLS,
+            addresses: AddressPolicy::default(),
             max_pattern_chain: DEFAULT_MAX_PATTERN_CHAIN,
             record_links: false,
             collect_images: false,

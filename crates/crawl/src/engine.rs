@@ -13,11 +13,12 @@ use tokio::task::JoinSet;
 use url::Url;
 
 use crate::CrawlError;
+use crate::address::AddressPolicy;
 use crate::classify::classify;
-use crate::config::CrawlConfig;
+use crate::config::{CrawlConfig, ScopeOptions};
 use crate::event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
 use crate::fetch::{BodyWanted, FetchedResponse, Fetcher, Validators};
-use crate::frontier::{Frontier, QueuedUrl, SeenSet};
+use crate::frontier::{Frontier, FrontierSpill, QueuedUrl, SeenSet};
 use crate::history::{History, PreviousPage};
 use crate::lastmod::parse_last_modified;
 use crate::normalize::UrlNormalizer;
@@ -52,6 +53,13 @@ pub struct CrawlSummary {
     pub revalidated: u64,
     /// Distinct in-scope URLs discovered.
     pub urls_discovered: u64,
+    /// Links to new URLs not followed because `max_urls` were discovered already.
+    pub beyond_max_urls: u64,
+    /// Queued URLs lost because the frontier's spill failed (a full disk).
+    pub urls_lost: u64,
+    /// The address policy the crawl applied (private addresses allowed when the seed is on
+    /// a private network): other requests made for this site should apply it too.
+    pub addresses: AddressPolicy,
     /// Links not followed because they were deeper than `max_depth`.
     pub beyond_max_depth: u64,
     /// URLs still queued when `max_pages` stopped the crawl.
@@ -71,11 +79,11 @@ pub struct CrawlSummary {
 #[derive(Debug)]
 pub struct Crawler {
     config: Arc<CrawlConfig>,
-    fetcher: Arc<Fetcher>,
     normalizer: Arc<UrlNormalizer>,
     progress: Arc<CrawlProgress>,
     stop: watch::Sender<bool>,
     history: Option<Arc<dyn History>>,
+    spill: Option<Arc<dyn FrontierSpill>>,
     resume: Option<ResumePoint>,
 }
 
@@ -171,17 +179,22 @@ impl JobContext {
 }
 
 impl Crawler {
-    pub fn new(config: CrawlConfig) -> Result<Crawler, CrawlError> {
-        let fetcher = Fetcher::new(&config)?;
-        Ok(Crawler {
+    pub fn new(config: CrawlConfig) -> Crawler {
+        Crawler {
             normalizer: Arc::new(UrlNormalizer::new(&config.strip_parameters)),
             config: Arc::new(config),
-            fetcher: Arc::new(fetcher),
             progress: Arc::default(),
             stop: watch::Sender::new(false),
             history: None,
+            spill: None,
             resume: None,
-        })
+        }
+    }
+
+    /// Keeps queued URLs beyond the frontier's memory budget in `spill` instead of memory.
+    pub fn with_spill(mut self, spill: Arc<dyn FrontierSpill>) -> Crawler {
+        self.spill = Some(spill);
+        self
     }
 
     /// Continues an interrupted crawl from `point`.
@@ -205,8 +218,23 @@ impl Crawler {
         Arc::clone(&self.progress)
     }
 
+    /// The directory a crawl from `seed` covers, before any redirect of the seed: what a
+    /// crawl database belongs to.
+    pub fn scope_root(seed: &Url) -> Url {
+        Scope::from_seed(seed, &ScopeOptions::default())
+            .root()
+            .clone()
+    }
+
     /// Parses and normalizes a seed URL given by the user.
     pub fn parse_seed(&self, seed: &str) -> Result<Url, CrawlError> {
+        let max = self.config.max_url_length;
+        if seed.len() > max {
+            return Err(CrawlError::SeedTooLong {
+                length: seed.len(),
+                max,
+            });
+        }
         self.normalizer
             .parse(seed)
             .ok_or_else(|| CrawlError::InvalidSeed {
@@ -228,6 +256,8 @@ impl Crawler {
             .ok_or_else(|| CrawlError::InvalidSeed {
                 url: seed.to_string(),
             })?;
+        let addresses = self.config.addresses.clone().for_seed(&seed).await;
+        let fetcher = Arc::new(Fetcher::new(&self.config, addresses.clone())?);
         let context = Arc::new(JobContext {
             origins: Origins::new(
                 self.config.respect_robots,
@@ -237,7 +267,7 @@ impl Crawler {
                 events.clone(),
             ),
             config: Arc::clone(&self.config),
-            fetcher: Arc::clone(&self.fetcher),
+            fetcher,
             normalizer: Arc::clone(&self.normalizer),
             seen: SeenSet::default(),
             history: self.history.clone(),
@@ -303,8 +333,9 @@ impl Crawler {
         let mut owner = FrontierOwner {
             context: Arc::clone(&context),
             scope: Arc::clone(&scope),
-            frontier: Frontier::default(),
+            frontier: Frontier::new(self.spill.clone()),
             beyond_max_depth: 0,
+            beyond_max_urls: 0,
             traps: TrapGuard::new(self.config.max_pattern_chain),
         };
         let resume = self.resume.clone().unwrap_or_default();
@@ -377,7 +408,10 @@ impl Crawler {
             pages_visited: visited,
             requests: self.progress.requests.load(Ordering::Relaxed),
             revalidated: self.progress.revalidated.load(Ordering::Relaxed),
-            urls_discovered: context.seen.len() as u64,
+            urls_discovered: context.seen.len(),
+            beyond_max_urls: owner.beyond_max_urls,
+            urls_lost: owner.frontier.lost(),
+            addresses,
             beyond_max_depth: owner.beyond_max_depth,
             left_by_max_pages: owner.frontier.len() as u64,
             request_budget_exhausted: context.budget_exhausted(),
@@ -395,6 +429,7 @@ struct FrontierOwner {
     scope: Arc<Scope>,
     frontier: Frontier,
     beyond_max_depth: u64,
+    beyond_max_urls: u64,
     traps: TrapGuard,
 }
 
@@ -416,6 +451,13 @@ impl FrontierOwner {
             }
             if config.max_depth.is_some_and(|max| depth > max) {
                 self.beyond_max_depth += 1;
+                continue;
+            }
+            if self.context.seen.len() >= config.max_urls {
+                // Bounded discovery: past the cap only URLs already known pass.
+                if !self.context.seen.contains(&url) {
+                    self.beyond_max_urls += 1;
+                }
                 continue;
             }
             if !self.context.seen.insert(&url) {
@@ -523,7 +565,9 @@ async fn visit(
         context.origins.pace(&url).await;
         let fetched = context
             .fetcher
-            .fetch(&url, BodyWanted::Html200, validators.as_ref())
+            .fetch(&url, BodyWanted::Html200, validators.as_ref(), &|| {
+                context.reserve_request()
+            })
             .await;
         let response = match fetched {
             Ok(response) => response,

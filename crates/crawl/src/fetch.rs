@@ -11,6 +11,7 @@ use reqwest::header::{self, HeaderMap};
 use url::Url;
 
 use crate::CrawlError;
+use crate::address::{AddressPolicy, PrivateAddress};
 use crate::config::CrawlConfig;
 use crate::event::is_html_content_type;
 
@@ -70,12 +71,16 @@ pub(crate) enum FetchFailure {
     Body(String),
     #[error("request failed: {0}")]
     Other(String),
+    #[error("{0}")]
+    Refused(PrivateAddress),
 }
 
 impl FetchFailure {
     fn from_reqwest(error: &reqwest::Error) -> FetchFailure {
         let message = error_chain(error);
-        if error.is_timeout() {
+        if let Some(refused) = refusal_in(error) {
+            FetchFailure::Refused(refused)
+        } else if error.is_timeout() {
             FetchFailure::Timeout
         } else if error.is_connect() {
             FetchFailure::Connect(message)
@@ -89,6 +94,18 @@ impl FetchFailure {
     fn is_transient(&self) -> bool {
         matches!(self, FetchFailure::Timeout | FetchFailure::Connect(_))
     }
+}
+
+/// The address policy's refusal, when that is why the connection failed.
+fn refusal_in(error: &(dyn std::error::Error + 'static)) -> Option<PrivateAddress> {
+    let mut source = error.source();
+    while let Some(cause) = source {
+        if let Some(refused) = cause.downcast_ref::<PrivateAddress>() {
+            return Some(refused.clone());
+        }
+        source = cause.source();
+    }
+    None
 }
 
 /// The error and its sources on one line: reqwest's own message alone rarely says why.
@@ -106,17 +123,34 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     message
 }
 
-/// A reqwest client builder with TLS ready: reqwest is built without a bundled crypto
-/// provider, and ring is the lean one. (Installing fails only when one is installed already,
-/// which is as good.)
-pub fn client_builder() -> reqwest::ClientBuilder {
+/// A reqwest client builder with TLS ready and `addresses` enforced on every connection,
+/// redirects included. reqwest is built without a bundled crypto provider, and ring is the
+/// lean one. (Installing fails only when one is installed already, which is as good.) Requests to URLs whose host is an address literal must
+/// still pass [`AddressPolicy::check_url`] first: they are not resolved.
+pub fn client_builder(addresses: &AddressPolicy) -> reqwest::ClientBuilder {
     let _ = rustls::crypto::ring::default_provider().install_default();
+    let redirect_policy = addresses.clone();
     reqwest::Client::builder()
+        .dns_resolver(addresses.resolver())
+        .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= MAX_CLIENT_REDIRECTS {
+                attempt.error("too many redirects")
+            } else if let Err(refused) = redirect_policy.check_url(attempt.url()) {
+                attempt.error(refused)
+            } else {
+                attempt.follow()
+            }
+        }))
 }
+
+/// Redirects a client built by [`client_builder`] follows by itself (the crawl follows its
+/// own, hop by hop).
+const MAX_CLIENT_REDIRECTS: usize = 10;
 
 #[derive(Debug)]
 pub(crate) struct Fetcher {
     client: reqwest::Client,
+    addresses: AddressPolicy,
     max_body_bytes: usize,
     retries: u32,
     retry_base_delay: Duration,
@@ -124,8 +158,8 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    pub fn new(config: &CrawlConfig) -> Result<Fetcher, CrawlError> {
-        let client = client_builder()
+    pub fn new(config: &CrawlConfig, addresses: AddressPolicy) -> Result<Fetcher, CrawlError> {
+        let client = client_builder(&addresses)
             .user_agent(config.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(config.connect_timeout)
@@ -136,6 +170,7 @@ impl Fetcher {
             .map_err(|error| CrawlError::Client(error_chain(&error)))?;
         Ok(Fetcher {
             client,
+            addresses,
             max_body_bytes: config.max_body_bytes,
             retries: config.retries,
             retry_base_delay: config.retry_base_delay,
@@ -145,12 +180,14 @@ impl Fetcher {
 
     /// GET `url`, retrying timeouts, connection errors, 429, 502, 503 and 504 with exponential
     /// backoff and jitter, honouring `Retry-After` up to a cap. After the last attempt the last
-    /// response (or failure) is returned as it is.
+    /// response (or failure) is returned as it is. A retry is a request like any other: it
+    /// happens only when `reserve_retry` grants it one from the crawl's request budget.
     pub async fn fetch(
         &self,
         url: &Url,
         wanted: BodyWanted,
         validators: Option<&Validators>,
+        reserve_retry: &(dyn Fn() -> bool + Send + Sync),
     ) -> Result<FetchedResponse, FetchFailure> {
         let mut attempt = 0;
         loop {
@@ -165,7 +202,7 @@ impl Fetcher {
             let Some(retry_after) = retry_after else {
                 return result;
             };
-            if attempt >= self.retries {
+            if attempt >= self.retries || !reserve_retry() {
                 return result;
             }
             let backoff = self.backoff(attempt, url);
@@ -182,6 +219,9 @@ impl Fetcher {
         wanted: BodyWanted,
         validators: Option<&Validators>,
     ) -> Result<FetchedResponse, FetchFailure> {
+        self.addresses
+            .check_url(url)
+            .map_err(FetchFailure::Refused)?;
         let started = Instant::now();
         let fetched_at = Timestamp::now();
         let mut request = self.client.get(url.clone());
@@ -301,8 +341,8 @@ mod tests {
 
     #[test]
     fn backoff_grows_and_stays_within_its_jitter() {
-        let fetcher =
-            Fetcher::new(&CrawlConfig::default()).unwrap_or_else(|error| panic!("{error}"));
+        let fetcher = Fetcher::new(&CrawlConfig::default(), AddressPolicy::default())
+            .unwrap_or_else(|error| panic!("{error}"));
         let url = Url::parse("http://example.com/").unwrap_or_else(|error| panic!("{error}"));
         for attempt in 0..4 {
             let base = Duration::from_millis(500) * (1 << attempt);

@@ -2,10 +2,13 @@
 //!
 //! The seen-set holds 128-bit fingerprints of normalized URLs, not the URLs themselves, so its
 //! memory is a small constant per URL. It is shared with fetch jobs, which claim redirect targets
-//! in it so that a URL reached by several paths is fetched once.
+//! in it so that a URL reached by several paths is fetched once. The queue keeps a bounded
+//! number of URLs in memory and spills the rest (see [`FrontierSpill`]).
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use dashmap::DashSet;
 use url::Url;
@@ -23,16 +26,26 @@ pub(crate) struct QueuedUrl {
 #[derive(Debug, Default)]
 pub(crate) struct SeenSet {
     fingerprints: DashSet<u128, FingerprintHasherBuilder>,
+    /// Counted apart: the set's own `len` visits every shard.
+    count: AtomicU64,
 }
 
 impl SeenSet {
     /// Records `url`; true when it was not seen before.
     pub fn insert(&self, url: &Url) -> bool {
-        self.fingerprints.insert(fingerprint(url.as_str()))
+        let new = self.fingerprints.insert(fingerprint(url.as_str()));
+        if new {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+        new
     }
 
-    pub fn len(&self) -> usize {
-        self.fingerprints.len()
+    pub fn contains(&self, url: &Url) -> bool {
+        self.fingerprints.contains(&fingerprint(url.as_str()))
+    }
+
+    pub fn len(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
     }
 }
 
@@ -81,24 +94,148 @@ impl Hasher for FingerprintHasher {
     }
 }
 
+/// A queued URL as it is kept outside memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpilledUrl {
+    pub url: String,
+    pub depth: u32,
+    pub referrer: Option<String>,
+    pub chain: u32,
+}
+
+/// Where the frontier keeps queued URLs beyond its memory budget: a first-in, first-out
+/// queue on disk (the crawl database, in the binary). On a site that makes new links without
+/// end the queue grows by a thousand URLs per page; on disk that costs nothing that matters.
+pub trait FrontierSpill: Send + Sync + std::fmt::Debug {
+    /// Appends `urls`, in order, after every URL appended before.
+    fn push(&self, urls: &[SpilledUrl]) -> Result<(), String>;
+    /// Removes and returns up to `max` of the oldest URLs.
+    fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, String>;
+}
+
+/// URLs kept in memory before the frontier spills; about 300 bytes each.
+pub(crate) const MEMORY_BUDGET: usize = 50_000;
+/// URLs written to or read from the spill at once.
+const SPILL_BATCH: usize = 5_000;
+
 /// Breadth-first queue: pages are fetched roughly in order of depth, so a URL's recorded depth
-/// is its shortest click distance from the seed.
-#[derive(Debug, Default)]
+/// is its shortest click distance from the seed. Beyond [`MEMORY_BUDGET`] URLs, newer URLs
+/// go to the spill (when there is one) and come back in order once the older ones are done:
+/// the oldest are in `memory`, then those spilled, then those in `outgoing`.
+#[derive(Debug)]
 pub(crate) struct Frontier {
-    queue: VecDeque<QueuedUrl>,
+    memory: VecDeque<QueuedUrl>,
+    /// Waiting to be written to the spill, as one batch.
+    outgoing: Vec<QueuedUrl>,
+    spilled: usize,
+    spill: Option<Arc<dyn FrontierSpill>>,
+    /// URLs lost because the spill failed (a full disk).
+    lost: u64,
 }
 
 impl Frontier {
+    pub fn new(spill: Option<Arc<dyn FrontierSpill>>) -> Frontier {
+        Frontier {
+            memory: VecDeque::new(),
+            outgoing: Vec::new(),
+            spilled: 0,
+            spill,
+            lost: 0,
+        }
+    }
+
     pub fn push(&mut self, item: QueuedUrl) {
-        self.queue.push_back(item);
+        let in_order = self.spilled == 0 && self.outgoing.is_empty();
+        if self.spill.is_none() || (in_order && self.memory.len() < MEMORY_BUDGET) {
+            self.memory.push_back(item);
+            return;
+        }
+        self.outgoing.push(item);
+        if self.outgoing.len() >= SPILL_BATCH {
+            self.flush();
+        }
     }
 
     pub fn pop(&mut self) -> Option<QueuedUrl> {
-        self.queue.pop_front()
+        if self.memory.is_empty() {
+            self.refill();
+        }
+        self.memory.pop_front()
     }
 
+    /// URLs waiting, in memory and on disk.
     pub fn len(&self) -> usize {
-        self.queue.len()
+        self.memory.len() + self.spilled + self.outgoing.len()
+    }
+
+    /// URLs the spill failed to keep.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    fn flush(&mut self) {
+        let Some(spill) = &self.spill else {
+            return;
+        };
+        let batch: Vec<SpilledUrl> = self.outgoing.drain(..).map(SpilledUrl::from).collect();
+        match spill.push(&batch) {
+            Ok(()) => self.spilled += batch.len(),
+            Err(error) => {
+                tracing::error!(%error, urls = batch.len(), "cannot spill queued URLs; they are dropped");
+                self.lost += batch.len() as u64;
+            }
+        }
+    }
+
+    /// Brings the oldest waiting URLs into memory: from the spill first, then those not yet
+    /// written to it.
+    fn refill(&mut self) {
+        if self.spilled > 0
+            && let Some(spill) = &self.spill
+        {
+            match spill.pop(SPILL_BATCH) {
+                Ok(batch) if !batch.is_empty() => {
+                    self.spilled = self.spilled.saturating_sub(batch.len());
+                    self.memory
+                        .extend(batch.into_iter().filter_map(SpilledUrl::into_queued));
+                    return;
+                }
+                Ok(_) => {
+                    tracing::error!(urls = self.spilled, "spilled URLs missing from the spill");
+                    self.lost += self.spilled as u64;
+                }
+                Err(error) => {
+                    tracing::error!(%error, urls = self.spilled, "cannot read spilled URLs back");
+                    self.lost += self.spilled as u64;
+                }
+            }
+            self.spilled = 0;
+        }
+        self.memory.extend(self.outgoing.drain(..));
+    }
+}
+
+impl From<QueuedUrl> for SpilledUrl {
+    fn from(item: QueuedUrl) -> SpilledUrl {
+        SpilledUrl {
+            url: item.url.into(),
+            depth: item.depth,
+            referrer: item.referrer.map(String::from),
+            chain: item.chain,
+        }
+    }
+}
+
+impl SpilledUrl {
+    fn into_queued(self) -> Option<QueuedUrl> {
+        Some(QueuedUrl {
+            url: Url::parse(&self.url).ok()?,
+            depth: self.depth,
+            referrer: self
+                .referrer
+                .and_then(|referrer| Url::parse(&referrer).ok()),
+            chain: self.chain,
+        })
     }
 }
 
@@ -115,6 +252,85 @@ mod tests {
         assert!(!seen.insert(&url));
         assert!(seen.insert(&other));
         assert_eq!(seen.len(), 2);
+    }
+
+    /// A spill in memory, to test the order the frontier keeps across it.
+    #[derive(Debug, Default)]
+    struct QueueSpill(std::sync::Mutex<VecDeque<SpilledUrl>>);
+
+    impl FrontierSpill for QueueSpill {
+        fn push(&self, urls: &[SpilledUrl]) -> Result<(), String> {
+            let mut queue = self.0.lock().map_err(|error| error.to_string())?;
+            queue.extend(urls.iter().cloned());
+            Ok(())
+        }
+
+        fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, String> {
+            let mut queue = self.0.lock().map_err(|error| error.to_string())?;
+            let count = max.min(queue.len());
+            Ok(queue.drain(..count).collect())
+        }
+    }
+
+    fn queued(index: usize) -> QueuedUrl {
+        QueuedUrl {
+            url: Url::parse(&format!("http://e.com/{index}"))
+                .unwrap_or_else(|error| panic!("{error}")),
+            depth: 1,
+            referrer: None,
+            chain: 0,
+        }
+    }
+
+    #[test]
+    fn the_frontier_keeps_its_order_across_the_spill_and_bounds_its_memory() {
+        let spill = Arc::new(QueueSpill::default());
+        let mut frontier = Frontier::new(Some(spill.clone()));
+        let total = MEMORY_BUDGET + 3 * SPILL_BATCH + 17;
+        for index in 0..total / 2 {
+            frontier.push(queued(index));
+        }
+        assert!(frontier.memory.len() <= MEMORY_BUDGET);
+        // Pops and pushes interleaved, as the crawl does them.
+        let mut popped = Vec::new();
+        for index in total / 2..total {
+            frontier.push(queued(index));
+            if index.is_multiple_of(2) {
+                popped.extend(frontier.pop());
+            }
+            assert!(frontier.memory.len() <= MEMORY_BUDGET + SPILL_BATCH);
+        }
+        assert_eq!(frontier.len() + popped.len(), total);
+        while let Some(item) = frontier.pop() {
+            popped.push(item);
+        }
+        let paths: Vec<String> = popped
+            .iter()
+            .map(|item| item.url.path().to_string())
+            .collect();
+        let expected: Vec<String> = (0..total).map(|index| format!("/{index}")).collect();
+        assert_eq!(paths, expected);
+        assert_eq!(frontier.lost(), 0);
+        assert!(
+            spill
+                .0
+                .lock()
+                .map(|queue| queue.is_empty())
+                .unwrap_or(false)
+        );
+    }
+
+    #[test]
+    fn without_a_spill_everything_stays_in_memory() {
+        let mut frontier = Frontier::new(None);
+        for index in 0..MEMORY_BUDGET + 10 {
+            frontier.push(queued(index));
+        }
+        assert_eq!(frontier.memory.len(), MEMORY_BUDGET + 10);
+        assert_eq!(
+            frontier.pop().map(|item| item.url.path().to_string()),
+            Some("/0".to_string())
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the events. A failure on one URL is an event with a reason; [`CrawlError`] is for the fatal
 //! conditions that end a run (a seed that cannot be reached, an HTTP client that cannot be built).
 
+mod address;
 mod classify;
 mod config;
 mod engine;
@@ -19,13 +20,15 @@ mod robots;
 mod scope;
 mod traps;
 
+pub use address::{AddressPolicy, PrivateAddress, is_private};
 pub use config::{
-    CrawlConfig, DEFAULT_MAX_PATTERN_CHAIN, DEFAULT_STRIP_PARAMETERS, ScopeOptions,
-    default_user_agent,
+    CrawlConfig, DEFAULT_MAX_PATTERN_CHAIN, DEFAULT_MAX_URLS, DEFAULT_STRIP_PARAMETERS,
+    ScopeOptions, default_user_agent,
 };
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
 pub use fetch::client_builder;
+pub use frontier::{FrontierSpill, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use lastmod::parse_last_modified;
 pub use normalize::UrlNormalizer;
@@ -36,12 +39,23 @@ pub use traps::{TrapKind, TrapReport};
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.
 #[derive(Debug, thiserror::Error)]
 pub enum CrawlError {
-    #[error("the seed {url} is not an http or https URL")]
+    #[error("the seed {} is not an http or https URL", shortened(url))]
     InvalidSeed { url: String },
+    #[error("the seed is {length} characters long; URLs longer than {max} are never crawled")]
+    SeedTooLong { length: usize, max: usize },
     #[error("cannot reach the seed {url}: {reason}")]
     SeedUnreachable { url: String, reason: String },
     #[error("the seed {url} is disallowed: {robots}")]
     SeedDisallowed { url: String, robots: String },
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+}
+
+/// A URL given by the user, cut for an error line that must stay one readable line.
+fn shortened(text: &str) -> String {
+    const SHOWN: usize = 200;
+    match text.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
+        None => text.to_string(),
+    }
 }

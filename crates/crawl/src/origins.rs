@@ -130,6 +130,8 @@ impl Origins {
                         cap: MAX_ROBOTS_BYTES,
                     },
                     None,
+                    // robots.txt is not counted among the page requests.
+                    &|| true,
                 )
                 .await
             {

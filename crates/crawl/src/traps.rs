@@ -22,6 +22,14 @@ const MAX_SEGMENT_REPEATS: usize = 3;
 /// Distinct random values of one parameter on one page that make it a session parameter.
 const SESSION_VALUES: u8 = 3;
 
+/// Pages tracked at once for session parameters. A site that makes fresh pages without end
+/// would grow the table without end; a session parameter shows within a few pages, so
+/// forgetting everything when the table is full loses nothing that matters.
+const MAX_SESSION_CANDIDATES: usize = 100_000;
+
+/// Distinct trap shapes reported; further ones are counted in one report per kind.
+const MAX_TRAP_REPORTS: usize = 1_000;
+
 /// Which kind of trap a URL was cut from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TrapKind {
@@ -114,6 +122,9 @@ impl TrapGuard {
             }
             let mut without = url.clone();
             without.set_query(query_without(&query, |candidate| candidate == name).as_deref());
+            if self.session_candidates.len() >= MAX_SESSION_CANDIDATES {
+                self.session_candidates.clear();
+            }
             let values = self
                 .session_candidates
                 .entry((without.to_string(), name.to_string()))
@@ -154,14 +165,15 @@ impl TrapGuard {
     }
 
     fn cut(&mut self, kind: TrapKind, link: &Url) -> LinkCheck {
-        let report = self
-            .reports
-            .entry((kind, shape(link)))
-            .or_insert_with(|| TrapReport {
-                kind,
-                example: link.to_string(),
-                urls_cut: 0,
-            });
+        let mut key = (kind, shape(link));
+        if self.reports.len() >= MAX_TRAP_REPORTS && !self.reports.contains_key(&key) {
+            key.1 = "*".to_string();
+        }
+        let report = self.reports.entry(key).or_insert_with(|| TrapReport {
+            kind,
+            example: link.to_string(),
+            urls_cut: 0,
+        });
         report.urls_cut += 1;
         LinkCheck::Cut(kind)
     }

@@ -6,6 +6,7 @@ mod findings;
 mod pages;
 mod runs;
 mod schema;
+mod site;
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,7 @@ use rusqlite::Connection;
 pub use findings::{AuditThresholds, DeclaredAlternate, Finding, FindingKind, Severity};
 pub use pages::{ListedPage, PageRecord, ReasonCount, Verdict};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
+pub use site::QueuedRow;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

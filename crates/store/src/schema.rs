@@ -94,6 +94,19 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE pages ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE pages ADD COLUMN description TEXT;
     CREATE INDEX links_by_target ON links (target);",
+    // 5: the scope the database belongs to (one key-value row: `scope`), and the queued URLs
+    // a crawl keeps on disk beyond its memory budget, first in, first out.
+    "CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE frontier (
+        position INTEGER PRIMARY KEY,
+        url TEXT NOT NULL,
+        depth INTEGER NOT NULL,
+        referrer TEXT,
+        chain INTEGER NOT NULL
+    );",
 ];
 
 /// The schema version this build writes.

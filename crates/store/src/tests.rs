@@ -552,3 +552,51 @@ fn https_pages_linking_to_http_urls_are_mixed_content() {
         "links to http://cdn.example.net/lib.js http://e.com/plain"
     );
 }
+
+#[test]
+fn the_scope_is_bound_once_and_read_back() {
+    let (_directory, mut store) = open();
+    assert_eq!(store.scope().unwrap(), None);
+    assert_eq!(store.latest_seed().unwrap(), None);
+    store.bind_scope("https://e.com/blog/").unwrap();
+    store.begin_run("https://e.com/blog/post").unwrap();
+    assert_eq!(
+        store.scope().unwrap().as_deref(),
+        Some("https://e.com/blog/")
+    );
+    assert_eq!(
+        store.latest_seed().unwrap().as_deref(),
+        Some("https://e.com/blog/post")
+    );
+}
+
+#[test]
+fn the_disk_queue_is_first_in_first_out_across_batches() {
+    let (_directory, mut store) = open();
+    let row = |index: u32| QueuedRow {
+        url: format!("https://e.com/{index}"),
+        depth: index % 7,
+        referrer: index
+            .is_multiple_of(2)
+            .then(|| "https://e.com/".to_string()),
+        chain: index % 3,
+    };
+    store
+        .queue_push(&(0..10).map(row).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(
+        store.queue_pop(4).unwrap(),
+        (0..4).map(row).collect::<Vec<_>>()
+    );
+    store
+        .queue_push(&(10..15).map(row).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(
+        store.queue_pop(100).unwrap(),
+        (4..15).map(row).collect::<Vec<_>>()
+    );
+    assert!(store.queue_pop(5).unwrap().is_empty());
+    store.queue_push(&[row(20)]).unwrap();
+    store.queue_clear().unwrap();
+    assert!(store.queue_pop(5).unwrap().is_empty());
+}

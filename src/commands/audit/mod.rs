@@ -126,6 +126,7 @@ fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitem
         &crawled.summary.scope_root,
         &settings.crawl.user_agent,
         settings.crawl.request_timeout,
+        &crawled.summary.addresses,
     ))
 }
 

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use sitemapper_crawl::AddressPolicy;
 use sitemapper_sitemap::{SitemapDocument, read_sitemap};
 
 use crate::commands::sitemap_source::fetch;
@@ -32,9 +33,10 @@ pub async fn read(
     root: &Url,
     user_agent: &str,
     timeout: Duration,
+    addresses: &AddressPolicy,
 ) -> SiteSitemaps {
     let mut found = SiteSitemaps::default();
-    let client = match sitemapper_crawl::client_builder()
+    let client = match sitemapper_crawl::client_builder(addresses)
         .user_agent(user_agent.to_string())
         .timeout(timeout)
         .build()
@@ -60,7 +62,7 @@ pub async fn read(
         if !seen.insert(url.to_string()) || found.files.len() >= MAX_FILES {
             continue;
         }
-        let body = match fetch(&client, &url).await {
+        let body = match fetch(&client, addresses, &url).await {
             Ok(Some(body)) => body,
             Ok(None) if !must_exist => continue,
             Ok(None) => {

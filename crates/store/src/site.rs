@@ -1,0 +1,135 @@
+//! What belongs to the database as a whole: the scope it was made for, and the queue of URLs a
+//! crawl keeps on disk (its frontier beyond the memory budget).
+
+use rusqlite::{OptionalExtension, params};
+
+use crate::{Store, StoreError, sql_error};
+
+/// A URL waiting in the on-disk queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedRow {
+    pub url: String,
+    pub depth: u32,
+    pub referrer: Option<String>,
+    pub chain: u32,
+}
+
+impl Store {
+    /// The scope this database belongs to: as bound by [`Store::bind_scope`], or for a database
+    /// from before scopes were recorded, `None` (the caller derives it from [`Store::latest_seed`]).
+    pub fn scope(&self) -> Result<Option<String>, StoreError> {
+        self.connection
+            .query_row("SELECT value FROM meta WHERE key = 'scope'", [], |row| {
+                row.get(0)
+            })
+            .optional()
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Records the scope this database belongs to.
+    pub fn bind_scope(&mut self, scope: &str) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "INSERT INTO meta (key, value) VALUES ('scope', ?1)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![scope],
+            )
+            .map(|_| ())
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// The seed of the newest run, if any run was recorded.
+    pub fn latest_seed(&self) -> Result<Option<String>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT seed FROM runs ORDER BY id DESC LIMIT 1",
+                [],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Appends `rows` to the on-disk queue, in order, in one transaction.
+    pub fn queue_push(&mut self, rows: &[QueuedRow]) -> Result<(), StoreError> {
+        let transaction = self
+            .connection
+            .transaction()
+            .map_err(|source| sql_error(&self.path, source))?;
+        {
+            let mut insert = transaction
+                .prepare_cached(
+                    "INSERT INTO frontier (url, depth, referrer, chain) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(|source| sql_error(&self.path, source))?;
+            for row in rows {
+                insert
+                    .execute(params![row.url, row.depth, row.referrer, row.chain])
+                    .map_err(|source| sql_error(&self.path, source))?;
+            }
+        }
+        transaction
+            .commit()
+            .map_err(|source| sql_error(&self.path, source))
+    }
+
+    /// Removes and returns up to `max` of the oldest rows of the on-disk queue.
+    pub fn queue_pop(&mut self, max: usize) -> Result<Vec<QueuedRow>, StoreError> {
+        let limit = i64::try_from(max).unwrap_or(i64::MAX);
+        let transaction = self
+            .connection
+            .transaction()
+            .map_err(|source| sql_error(&self.path, source))?;
+        let (rows, last) = {
+            let mut select = transaction
+                .prepare_cached(
+                    "SELECT position, url, depth, referrer, chain FROM frontier
+                     ORDER BY position LIMIT ?1",
+                )
+                .map_err(|source| sql_error(&self.path, source))?;
+            let mut rows = Vec::new();
+            let mut last = None;
+            let mut cursor = select
+                .query(params![limit])
+                .map_err(|source| sql_error(&self.path, source))?;
+            while let Some(row) = cursor
+                .next()
+                .map_err(|source| sql_error(&self.path, source))?
+            {
+                last = Some(
+                    row.get::<_, i64>(0)
+                        .map_err(|source| sql_error(&self.path, source))?,
+                );
+                rows.push(queued_row(row).map_err(|source| sql_error(&self.path, source))?);
+            }
+            (rows, last)
+        };
+        if let Some(last) = last {
+            transaction
+                .execute("DELETE FROM frontier WHERE position <= ?1", params![last])
+                .map_err(|source| sql_error(&self.path, source))?;
+        }
+        transaction
+            .commit()
+            .map_err(|source| sql_error(&self.path, source))?;
+        Ok(rows)
+    }
+
+    /// Empties the on-disk queue (what a killed run left there is found again on resume
+    /// from the links it recorded).
+    pub fn queue_clear(&mut self) -> Result<(), StoreError> {
+        self.connection
+            .execute("DELETE FROM frontier", [])
+            .map(|_| ())
+            .map_err(|source| self.sql_error(source))
+    }
+}
+
+fn queued_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<QueuedRow> {
+    Ok(QueuedRow {
+        url: row.get(1)?,
+        depth: row.get(2)?,
+        referrer: row.get(3)?,
+        chain: row.get(4)?,
+    })
+}
