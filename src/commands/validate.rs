@@ -1,21 +1,23 @@
 //! `sitemapper validate FILE|URL`: checks a sitemap or an index (and, through an index, its
-//! children) against the protocol. Problems go to stdout as `WHERE:LINE: message`; the exit
-//! code is 1 when anything is invalid.
+//! children, each read once however often it is listed) against the protocol. Problems go to
+//! stdout as `WHERE:LINE: message`, warnings as `WHERE:LINE: warning: message`; the exit code
+//! is 1 when anything is invalid.
 
+use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use sitemapper_sitemap::{DocumentKind, validate};
+use sitemapper_sitemap::{
+    DocumentKind, IndexProblem, IndexProblemKind, IndexWalk, Listed, Severity, SitemapKey, Visit,
+    validate,
+};
 use url::Url;
 
 use super::sitemap_source::{fetch, gunzip_if_gzip};
 use crate::cli::ValidateArgs;
 use crate::{ExitStatus, Failure};
-
-/// Files checked at most through indexes (an index holds at most 50,000 children).
-const MAX_FILES: usize = 50_001;
 
 /// Where one sitemap is.
 #[derive(Debug, Clone)]
@@ -24,8 +26,8 @@ enum Source {
     Remote(Url),
 }
 
-impl std::fmt::Display for Source {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Source {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::File(path) => write!(formatter, "{}", path.display()),
             Source::Remote(url) => write!(formatter, "{url}"),
@@ -33,84 +35,158 @@ impl std::fmt::Display for Source {
     }
 }
 
-pub fn run(args: ValidateArgs) -> Result<(), Failure> {
-    let first = match Url::parse(&args.target) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") => Source::Remote(url),
-        _ => Source::File(PathBuf::from(&args.target)),
-    };
-    if let Source::File(path) = &first
-        && !path.is_file()
-    {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "{} is neither a file nor an http(s) URL",
-            args.target
-        )));
+impl Source {
+    /// The sitemap on the command line.
+    fn parse(target: &str) -> Result<Source, Failure> {
+        match Url::parse(target) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(Source::Remote(url)),
+            _ if Path::new(target).is_file() => Ok(Source::File(PathBuf::from(target))),
+            _ => Err(Failure::usage(anyhow::anyhow!(
+                "{target} is neither a file nor an http(s) URL"
+            ))),
+        }
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-        .map_err(Failure::fatal)?;
-    let client = sitemapper_crawl::client_builder()
-        .user_agent(sitemapper_crawl::default_user_agent())
-        .timeout(Duration::from_secs(60))
-        .build()
-        .context("cannot build the HTTP client")
-        .map_err(Failure::fatal)?;
 
-    let mut out = std::io::stdout().lock();
-    let mut queue = vec![first];
-    let (mut files, mut entries, mut problems) = (0usize, 0usize, 0usize);
-    while let Some(source) = queue.pop() {
-        files += 1;
-        let (bytes, location) = match runtime.block_on(load(&client, &source)) {
+    /// What makes two listings the same sitemap: the canonical path, or the normalized URL.
+    fn key(&self) -> SitemapKey {
+        match self {
+            Source::File(path) => SitemapKey::file(path),
+            Source::Remote(url) => SitemapKey::url(url),
+        }
+    }
+}
+
+pub fn run(args: ValidateArgs) -> Result<(), Failure> {
+    let first = Source::parse(&args.target)?;
+    let mut checker = Checker {
+        runtime: tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")
+            .map_err(Failure::fatal)?,
+        client: sitemapper_crawl::client_builder()
+            .user_agent(sitemapper_crawl::default_user_agent())
+            .timeout(Duration::from_secs(60))
+            .build()
+            .context("cannot build the HTTP client")
+            .map_err(Failure::fatal)?,
+        out: std::io::stdout().lock(),
+        tally: Tally::default(),
+    };
+    let mut walk = IndexWalk::new([(first.key(), first)]);
+    while let Some(visit) = walk.next_to_read() {
+        checker.check(&mut walk, visit)?;
+    }
+    checker.finish(&args.target)
+}
+
+/// What was checked, for the summary line.
+#[derive(Debug, Default)]
+struct Tally {
+    files: usize,
+    entries: usize,
+    problems: usize,
+    warnings: usize,
+}
+
+#[derive(Debug)]
+struct Checker<W> {
+    runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+    out: W,
+    tally: Tally,
+}
+
+impl<W: Write> Checker<W> {
+    /// Checks one sitemap, prints its problems, and hands an index's children to `walk`.
+    fn check(&mut self, walk: &mut IndexWalk<Source>, visit: Visit<Source>) -> Result<(), Failure> {
+        self.tally.files += 1;
+        let source = &visit.source;
+        let (bytes, location) = match self.runtime.block_on(load(&self.client, source)) {
             Ok(loaded) => loaded,
             Err(reason) => {
-                problems += 1;
-                writeln!(out, "{source}: cannot be read: {reason}").map_err(Failure::fatal)?;
-                continue;
+                self.tally.problems += 1;
+                return self.print(format_args!("{source}: cannot be read: {reason}"));
             }
         };
         let validation = validate(&bytes, location.as_ref());
-        entries += validation.entries;
-        problems += validation.problems.len();
+        self.tally.entries += validation.entries;
+        self.tally.problems += validation.problems.len();
         for problem in &validation.problems {
-            writeln!(out, "{source}:{}: {}", problem.line, problem.message)
-                .map_err(Failure::fatal)?;
+            self.print(format_args!(
+                "{source}:{}: {}",
+                problem.line, problem.message
+            ))?;
         }
+        let mut sound = validation.is_valid();
         let kind = match validation.kind {
             Some(DocumentKind::Index) => "sitemap index",
             _ => "sitemap",
         };
-        if validation.is_valid() {
-            writeln!(
-                out,
-                "{source}: valid {kind}, {} entries",
-                validation.entries
-            )
-            .map_err(Failure::fatal)?;
+        if validation.kind == Some(DocumentKind::Index) {
+            let listed = validation.children.iter().map(|child| {
+                let source = child_source(source, &child.loc);
+                Listed {
+                    key: source.key(),
+                    source,
+                    line: child.line,
+                }
+            });
+            for problem in walk.follow(visit.id, listed) {
+                // A nested index is reported where it is listed, against the parent index.
+                let here = !matches!(problem.kind, IndexProblemKind::NestedIndex { .. });
+                sound &= !(here && problem.kind.severity() == Severity::Error);
+                self.report(&problem)?;
+            }
         }
-        for child in validation.children.iter().rev() {
-            if files + queue.len() < MAX_FILES {
-                queue.push(child_source(&source, child));
+        if sound {
+            let entries = validation.entries;
+            self.print(format_args!("{source}: valid {kind}, {entries} entries"))?;
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, problem: &IndexProblem<Source>) -> Result<(), Failure> {
+        let IndexProblem { index, line, kind } = problem;
+        match kind.severity() {
+            Severity::Error => {
+                self.tally.problems += 1;
+                self.print(format_args!("{index}:{line}: {kind}"))
+            }
+            Severity::Warning => {
+                self.tally.warnings += 1;
+                self.print(format_args!("{index}:{line}: warning: {kind}"))
             }
         }
     }
-    writeln!(
-        out,
-        "{files} files, {entries} entries, {problems} problems."
-    )
-    .map_err(Failure::fatal)?;
-    if problems > 0 {
-        return Err(Failure {
-            status: ExitStatus::Fatal,
-            error: anyhow::anyhow!(
-                "{problems} problems in {} ({files} files checked)",
-                args.target
-            ),
-        });
+
+    fn print(&mut self, line: fmt::Arguments<'_>) -> Result<(), Failure> {
+        writeln!(self.out, "{line}").map_err(Failure::fatal)
     }
-    Ok(())
+
+    /// The summary line, and the exit status: 1 when anything is invalid.
+    fn finish(mut self, target: &str) -> Result<(), Failure> {
+        let Tally {
+            files,
+            entries,
+            problems,
+            warnings,
+        } = self.tally;
+        let warnings = match warnings {
+            0 => String::new(),
+            count => format!(", {count} warnings"),
+        };
+        self.print(format_args!(
+            "{files} files, {entries} entries, {problems} problems{warnings}."
+        ))?;
+        if problems > 0 {
+            return Err(Failure {
+                status: ExitStatus::Fatal,
+                error: anyhow::anyhow!("{problems} problems in {target} ({files} files checked)"),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// A child of an index: beside a local index, a file of the same name is read when it is

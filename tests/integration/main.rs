@@ -19,3 +19,4 @@ mod normalization;
 mod recrawl;
 mod robots;
 mod schema;
+mod validate;
