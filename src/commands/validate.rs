@@ -4,14 +4,14 @@
 //! is 1 when anything is invalid.
 
 use std::fmt;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
 use sitemapper_sitemap::{
-    DocumentKind, IndexProblem, IndexProblemKind, IndexWalk, Listed, Severity, SitemapKey, Visit,
-    validate,
+    DocumentKind, IndexProblem, IndexProblemKind, IndexWalk, Listed, MAX_BYTES_PER_FILE, Severity,
+    SitemapKey, Visit, validate,
 };
 use url::Url;
 
@@ -211,13 +211,24 @@ fn child_source(parent: &Source, child: &str) -> Source {
 /// The sitemap's bytes, decompressed, and where it lives on the web if known.
 async fn load(client: &reqwest::Client, source: &Source) -> Result<(Vec<u8>, Option<Url>), String> {
     match source {
-        Source::File(path) => {
-            let bytes = std::fs::read(path).map_err(|error| error.to_string())?;
-            Ok((gunzip_if_gzip(bytes)?, None))
-        }
+        Source::File(path) => Ok((gunzip_if_gzip(read_file(path)?)?, None)),
         Source::Remote(url) => match fetch(client, url).await? {
             Some(bytes) => Ok((bytes, Some(url.clone()))),
             None => Err("not found".to_string()),
         },
     }
+}
+
+/// A local sitemap, read up to the protocol's 52,428,800 bytes (sitemaps.org), the cap a
+/// fetched one has: a larger file, or one that grows while read, costs no more memory.
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|error| error.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES_PER_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| error.to_string())?;
+    if bytes.len() as u64 > MAX_BYTES_PER_FILE {
+        return Err(format!("larger than {MAX_BYTES_PER_FILE} bytes"));
+    }
+    Ok(bytes)
 }

@@ -1,6 +1,6 @@
 //! `sitemapper validate` through indexes that list themselves, each other, or a child twice,
 //! as files and over HTTP: each sitemap is read once, a cycle is a problem (exit 1) and a
-//! repeated child a warning.
+//! repeated child a warning. A local file is read no further than the protocol's size.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -180,5 +180,25 @@ fn over_http_two_indexes_listing_each_other_are_requested_once_each() {
     assert_line(
         &run,
         &format!("{b}:2: a cycle of sitemap indexes: {a} -> {b} -> {a}; not read again"),
+    );
+}
+
+#[test]
+fn a_local_file_larger_than_the_protocol_allows_is_read_no_further() {
+    let directory = tempfile::tempdir().unwrap();
+    let large = directory.path().join("sitemap.xml");
+    // Sparse: one byte over 52,428,800 without writing them.
+    std::fs::File::create(&large)
+        .unwrap()
+        .set_len(52_428_801)
+        .unwrap();
+    let run = validate_file(&large);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_line(
+        &run,
+        &format!(
+            "{}: cannot be read: larger than 52428800 bytes",
+            large.display()
+        ),
     );
 }
