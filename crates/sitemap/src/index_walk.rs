@@ -3,7 +3,7 @@
 //! followed and the number of sitemaps followed are bounded, so that a hostile index costs
 //! bounded requests. The caller reads; the walk decides what to read next.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -85,10 +85,11 @@ pub struct IndexProblem<T> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexProblemKind<T> {
     /// The index lists itself or an index it was reached through: the sitemaps from the one
-    /// listed again to this index, and the one listed again. Not read again.
+    /// listed again to this index, and the one listed again. Not read again; reported once
+    /// per index.
     Cycle(Vec<T>),
     /// A sitemap listed before, by this index or another (`first`: where, unless it was a
-    /// root). sitemaps.org does not forbid it; it is read once.
+    /// root). sitemaps.org does not forbid it; it is read once, and reported once per index.
     Repeated { child: T, first: Option<(T, usize)> },
     /// The sitemap listed here is itself an index; `followed` tells whether its own
     /// sitemaps are read (they are not beyond [`MAX_INDEX_DEPTH`]).
@@ -202,7 +203,9 @@ impl<T: Clone> IndexWalk<T> {
     }
 
     /// `index` was read and is an index listing `listed`: queues the sitemaps not seen
-    /// before (read next, in the order listed) and returns the problems found.
+    /// before (read next, in the order listed) and returns the problems found. A sitemap
+    /// listed again is reported once per index, however often the index repeats it, so
+    /// that a hostile index costs a bounded report.
     pub fn follow(
         &mut self,
         index: SitemapId,
@@ -210,8 +213,15 @@ impl<T: Clone> IndexWalk<T> {
     ) -> Vec<IndexProblem<T>> {
         let SitemapId(index) = index;
         let mut problems: Vec<IndexProblem<T>> = self.nesting(index).into_iter().collect();
+        let mut reported = HashSet::new();
         let mut admitted = Vec::new();
         for child in listed {
+            if let Some(&known) = self.known.get(&child.key) {
+                if reported.insert(known) {
+                    problems.push(self.listed_again(index, known, child));
+                }
+                continue;
+            }
             match self.admit(index, child) {
                 Ok(Some(id)) => admitted.push(id),
                 Ok(None) => {}
@@ -253,26 +263,27 @@ impl<T: Clone> IndexWalk<T> {
         })
     }
 
-    /// The new sitemap's id when it is to be read, `None` when it is not (beyond the nesting
-    /// followed), or the problem with it.
-    fn admit(&mut self, index: usize, child: Listed<T>) -> Result<Option<usize>, IndexProblem<T>> {
-        let problem = |kind| IndexProblem {
+    /// A sitemap the walk knows, listed again by `index`: a cycle, or a repeat.
+    fn listed_again(&self, index: usize, known: usize, child: Listed<T>) -> IndexProblem<T> {
+        let kind = match self.cycle(index, known) {
+            Some(cycle) => IndexProblemKind::Cycle(cycle),
+            None => IndexProblemKind::Repeated {
+                child: child.source,
+                first: self.nodes[known]
+                    .listing
+                    .map(|(parent, line)| (self.nodes[parent].source.clone(), line)),
+            },
+        };
+        IndexProblem {
             index: self.nodes[index].source.clone(),
             line: child.line,
             kind,
-        };
-        if let Some(&known) = self.known.get(&child.key) {
-            let kind = match self.cycle(index, known) {
-                Some(cycle) => IndexProblemKind::Cycle(cycle),
-                None => IndexProblemKind::Repeated {
-                    child: child.source.clone(),
-                    first: self.nodes[known]
-                        .listing
-                        .map(|(parent, line)| (self.nodes[parent].source.clone(), line)),
-                },
-            };
-            return Err(problem(kind));
         }
+    }
+
+    /// A sitemap not known yet: its id when it is to be read, `None` when it is not (beyond
+    /// the nesting followed, or the limit already reported), or the limit reached.
+    fn admit(&mut self, index: usize, child: Listed<T>) -> Result<Option<usize>, IndexProblem<T>> {
         let depth = self.nodes[index].depth + 1;
         if depth > MAX_INDEX_DEPTH {
             return Ok(None);
@@ -281,9 +292,12 @@ impl<T: Clone> IndexWalk<T> {
             if self.too_many_reported {
                 return Ok(None);
             }
-            let too_many = problem(IndexProblemKind::TooMany);
             self.too_many_reported = true;
-            return Err(too_many);
+            return Err(IndexProblem {
+                index: self.nodes[index].source.clone(),
+                line: child.line,
+                kind: IndexProblemKind::TooMany,
+            });
         }
         self.followed += 1;
         let listing = Some((index, child.line));
@@ -384,6 +398,21 @@ mod tests {
         assert_eq!(
             problems[2],
             "b:2: s is listed again (first at a:2); read once"
+        );
+    }
+
+    #[test]
+    fn a_sitemap_repeated_many_times_in_one_index_is_reported_once_there() {
+        let mut children = vec!["a"; 1000];
+        children.extend(vec!["s"; 1000]);
+        let (read, problems) = walk(&["a"], &[("a", &children)]);
+        assert_eq!(read, ["a", "s"]);
+        assert_eq!(
+            problems,
+            [
+                "a:2: a cycle of sitemap indexes: a -> a; not read again",
+                "a:1003: s is listed again (first at a:1002); read once",
+            ]
         );
     }
 
