@@ -2,6 +2,7 @@
 //! optional) resolve into `CrawlSettings` in one place, where every default is applied.
 //! Precedence: flags, then the config file, then defaults.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -55,10 +56,13 @@ pub struct CrawlOptions {
     pub indexnow_endpoint: Option<String>,
 }
 
+/// The largest config file read. Every option with long lists fits in far less: anything
+/// larger is a mistake, not a config, and must not cost unbounded memory.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 impl CrawlOptions {
     pub fn load(path: &Path) -> anyhow::Result<CrawlOptions> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        let text = read_config(path)?;
         toml::from_str(&text).map_err(|error| {
             // toml's message spans several lines (a source excerpt); keep the first.
             let message = error
@@ -77,6 +81,48 @@ impl CrawlOptions {
             )
         })
     }
+}
+
+/// The text of a config file: a regular file of at most [`MAX_CONFIG_BYTES`]. Anything else
+/// is refused before it is opened (opening a FIFO waits for a writer; `/dev/zero` never
+/// ends), checked again once open (the path may have changed in between), and read through
+/// a cap, so that a file growing while it is read is bounded too.
+fn read_config(path: &Path) -> anyhow::Result<String> {
+    let cannot_read = || format!("cannot read config file {}", path.display());
+    check_config_file(path, &std::fs::metadata(path).with_context(cannot_read)?)?;
+    let file = std::fs::File::open(path).with_context(cannot_read)?;
+    check_config_file(path, &file.metadata().with_context(cannot_read)?)?;
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_string(&mut text)
+        .with_context(cannot_read)?;
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        bail!(too_large(path));
+    }
+    Ok(text)
+}
+
+fn check_config_file(path: &Path, metadata: &std::fs::Metadata) -> anyhow::Result<()> {
+    if metadata.is_dir() {
+        bail!("config file {} is a directory", path.display());
+    }
+    if !metadata.is_file() {
+        bail!(
+            "config file {} is not a regular file (a FIFO, a device or a socket)",
+            path.display()
+        );
+    }
+    if metadata.len() > MAX_CONFIG_BYTES {
+        bail!(too_large(path));
+    }
+    Ok(())
+}
+
+fn too_large(path: &Path) -> String {
+    format!(
+        "config file {} is larger than {MAX_CONFIG_BYTES} bytes (1 MiB), the most read",
+        path.display()
+    )
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

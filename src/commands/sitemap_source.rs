@@ -1,22 +1,43 @@
 //! Where a sitemap comes from: a URL (fetched with a size cap) or a file, gzip or not.
 
 use std::io::Read;
+use std::time::Duration;
 
 use sitemapper_crawl::AddressPolicy;
 use sitemapper_sitemap::MAX_BYTES_PER_FILE;
 use url::Url;
 
-/// The body, gunzipped when it is gzip; `None` for a 404 or 410. `client` comes from
-/// `sitemapper_crawl::client_builder(addresses)`: names are checked when they resolve, and
-/// address literals here.
-pub async fn fetch(
-    client: &reqwest::Client,
-    addresses: &AddressPolicy,
-    url: &Url,
-) -> Result<Option<Vec<u8>>, String> {
-    addresses
-        .check_url(url)
-        .map_err(|refused| refused.to_string())?;
+/// An HTTP client for sitemaps that obeys an address policy: names are checked when they
+/// resolve, address literals before each request.
+#[derive(Debug)]
+pub struct SitemapClient {
+    client: reqwest::Client,
+    addresses: AddressPolicy,
+}
+
+impl SitemapClient {
+    pub fn new(
+        user_agent: &str,
+        timeout: Duration,
+        addresses: AddressPolicy,
+    ) -> Result<SitemapClient, reqwest::Error> {
+        let client = sitemapper_crawl::client_builder(&addresses)
+            .user_agent(user_agent.to_string())
+            .timeout(timeout)
+            .build()?;
+        Ok(SitemapClient { client, addresses })
+    }
+
+    /// The body, gunzipped when it is gzip; `None` for a 404 or 410.
+    pub async fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, String> {
+        self.addresses
+            .check_url(url)
+            .map_err(|refused| refused.to_string())?;
+        fetch(&self.client, url).await
+    }
+}
+
+async fn fetch(client: &reqwest::Client, url: &Url) -> Result<Option<Vec<u8>>, String> {
     let mut response = client
         .get(url.clone())
         .send()

@@ -481,3 +481,94 @@ fn the_sites_sitemaps_are_read_through_indexes_and_gzip() {
     assert_eq!(kinds_for("/orphan"), ["sitemap-orphan"]);
     assert!(kinds_for("/about").is_empty(), "{found:?}");
 }
+
+#[test]
+fn the_sites_self_listing_sitemap_indexes_are_fetched_once_and_reported() {
+    let sitemap_index = |locs: &[&str]| {
+        let entries: String = locs
+            .iter()
+            .map(|loc| format!("<sitemap><loc>{loc}</loc></sitemap>"))
+            .collect();
+        format!(
+            "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n{entries}\n</sitemapindex>"
+        )
+    };
+    // robots.txt names the index twice; it lists itself, a child twice, and a second index
+    // that lists it back.
+    let server = Site::new()
+        .page("/", &page("Home", "home"))
+        .route(
+            "/robots.txt",
+            Route::new(
+                200,
+                "User-agent: *\nAllow: /\nSitemap: {origin}/sitemap_index.xml\nSitemap: {origin}/sitemap_index.xml\n",
+            ),
+        )
+        .route(
+            "/sitemap_index.xml",
+            Route::new(
+                200,
+                &sitemap_index(&[
+                    "{origin}/sitemap_index.xml",
+                    "{origin}/s.xml",
+                    "{origin}/s.xml",
+                    "{origin}/other.xml",
+                ]),
+            ),
+        )
+        .route(
+            "/other.xml",
+            Route::new(200, &sitemap_index(&["{origin}/sitemap_index.xml"])),
+        )
+        .route(
+            "/s.xml",
+            Route::new(200, "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{origin}/</loc></url></urlset>"),
+        )
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+    for path in ["/sitemap_index.xml", "/other.xml", "/s.xml"] {
+        let requests = server
+            .targets()
+            .iter()
+            .filter(|target| *target == path)
+            .count();
+        assert_eq!(requests, 1, "{path} is fetched once");
+    }
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
+            .unwrap();
+    let unreadable: Vec<(String, String)> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["kind"] == "sitemap-unreadable")
+        .map(|finding| {
+            let url = finding["url"].as_str().unwrap().to_string();
+            (url, finding["detail"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let (index, other) = (server.url("/sitemap_index.xml"), server.url("/other.xml"));
+    assert!(
+        unreadable.contains(&(
+            index.clone(),
+            format!("line 2: a cycle of sitemap indexes: {index} -> {index}; not read again")
+        )),
+        "{unreadable:#?}"
+    );
+    assert!(
+        unreadable.contains(&(
+            other.clone(),
+            format!(
+                "line 2: a cycle of sitemap indexes: {index} -> {other} -> {index}; not read again"
+            )
+        )),
+        "{unreadable:#?}"
+    );
+    assert!(
+        !unreadable
+            .iter()
+            .any(|(_, detail)| detail.contains("listed again")),
+        "a repeat is no error: {unreadable:#?}"
+    );
+}

@@ -1,9 +1,10 @@
 //! The command line: exit codes, one-line errors, the config file, and nothing lost on failure.
 
 use std::path::Path;
+use std::process::Command;
 
 use crate::fixture::Site;
-use crate::harness::{crawl, listed_urls, sitemapper};
+use crate::harness::{Run, crawl, listed_urls, sitemapper};
 
 fn repository_file(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -149,6 +150,63 @@ fn a_malformed_config_file_is_a_one_line_usage_error() {
             run.stderr
         );
     }
+}
+
+/// `sitemapper crawl` with `--config config`, its address space capped at 1 GB (`ulimit -v`):
+/// a config read without a limit then fails the test instead of exhausting the machine.
+fn crawl_with_capped_memory(config: &Path) -> Run {
+    let output = Command::new("sh")
+        .args(["-c", "ulimit -v 1000000 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_sitemapper"))
+        .args(["crawl", "http://127.0.0.1:9/", "--config"])
+        .arg(config)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_config_that_is_not_a_small_regular_file_is_refused_before_it_is_read() {
+    let directory = tempfile::tempdir().unwrap();
+    let large = directory.path().join("large.toml");
+    // Valid TOML (one comment) of 2 MiB: only its size is wrong.
+    std::fs::write(&large, format!("#{}\n", "x".repeat(2 * 1024 * 1024))).unwrap();
+    let cases = [
+        (Path::new("/dev/zero"), "is not a regular file"),
+        (directory.path(), "is a directory"),
+        (large.as_path(), "is larger than 1048576 bytes (1 MiB)"),
+    ];
+    for (config, reason) in cases {
+        let run = crawl_with_capped_memory(config);
+        assert_eq!(run.code, 2, "{}: {}", config.display(), run.stderr);
+        assert_one_line_error(&run.stderr);
+        let expected = format!("error: config file {} {reason}", config.display());
+        assert!(run.stderr.starts_with(&expected), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn a_config_of_exactly_1_mib_loads() {
+    let server = Site::new().page("/", "home").serve();
+    let directory = tempfile::tempdir().unwrap();
+    let config = directory.path().join("padded.toml");
+    let settings = "retries = 0\n";
+    let padding = 1024 * 1024 - settings.len() - 2;
+    std::fs::write(&config, format!("{settings}#{}\n", "x".repeat(padding))).unwrap();
+    assert_eq!(std::fs::metadata(&config).unwrap().len(), 1024 * 1024);
+    let out = tempfile::tempdir().unwrap();
+    crawl(
+        &server.url("/"),
+        out.path(),
+        &["--config", config.to_str().unwrap()],
+    )
+    .assert_success();
+    assert_eq!(listed_urls(out.path()).len(), 1);
 }
 
 #[test]

@@ -20,3 +20,4 @@ mod private_networks;
 mod recrawl;
 mod robots;
 mod schema;
+mod validate;

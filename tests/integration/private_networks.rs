@@ -15,16 +15,22 @@ const PUBLIC: &str = "127.0.0.2";
 
 /// `sitemapper crawl SEED` with 127.0.0.2 taken for a public address.
 fn crawl_as_public(seed: &str, out: &Path, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "crawl",
+        seed,
+        "--out",
+        out.to_str().unwrap(),
+        "--retries",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    run_as_public(&args)
+}
+
+/// `sitemapper ARGS` with 127.0.0.2 taken for a public address.
+fn run_as_public(args: &[&str]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_sitemapper"))
-        .args([
-            "crawl",
-            seed,
-            "--out",
-            out.to_str().unwrap(),
-            "--retries",
-            "0",
-        ])
-        .args(extra)
+        .args(args)
         .env("SITEMAPPER_TEST_PUBLIC_ADDRESSES", PUBLIC)
         .env("NO_COLOR", "1")
         .env_remove("RUST_LOG")
@@ -156,4 +162,33 @@ fn indexnow_is_not_sent_to_a_private_address_from_a_public_site() {
     assert!(run.stderr.contains("private network"), "{}", run.stderr);
     assert!(!run.stderr.contains("IndexNow: notified"), "{}", run.stderr);
     assert!(endpoint.requests().is_empty());
+}
+
+#[test]
+fn the_audit_does_not_read_a_sitemap_on_a_private_address() {
+    let internal = Site::new()
+        .page("/sitemap.xml", "<urlset></urlset>")
+        .serve();
+    let robots = format!("Sitemap: {}\n", internal.url("/sitemap.xml"));
+    let public = Site::new()
+        .page("/", "home")
+        .route(
+            "/robots.txt",
+            Route::new(200, &robots).header("Content-Type", "text/plain"),
+        )
+        .serve_on(PUBLIC);
+    let report = tempfile::tempdir().unwrap();
+    let run = run_as_public(&[
+        "audit",
+        &public.url("/"),
+        "--report",
+        report.path().to_str().unwrap(),
+    ]);
+    run.assert_success();
+    let findings = std::fs::read_to_string(report.path().join("findings.csv")).unwrap();
+    assert!(
+        findings.contains("sitemap-unreadable") && findings.contains("private network"),
+        "{findings}"
+    );
+    assert!(internal.requests().is_empty(), "{:?}", internal.targets());
 }

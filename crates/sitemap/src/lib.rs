@@ -1,8 +1,9 @@
 //! The sitemaps.org protocol 0.9: a chunked, streaming writer of `<urlset>` files, the sitemap
-//! index over them, gzip, and atomic publishing into the output directory; and a reader of
-//! sitemaps and indexes.
+//! index over them, gzip, and atomic publishing into the output directory; a reader and a
+//! validator of sitemaps and indexes, and a walk that follows indexes into their sitemaps.
 
 mod extensions;
+mod index_walk;
 mod limits;
 mod lines;
 mod publish;
@@ -14,10 +15,14 @@ mod xml;
 use std::path::PathBuf;
 
 pub use extensions::{depth_priority, is_valid_hreflang, observed_changefreq};
+pub use index_walk::{
+    IndexProblem, IndexProblemKind, IndexWalk, Listed, MAX_INDEX_DEPTH, MAX_LISTED_SITEMAPS,
+    Severity, SitemapId, SitemapKey, Visit,
+};
 pub use limits::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE};
 pub use publish::{Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
-pub use validate::{DocumentKind, Problem, Validation, validate};
+pub use validate::{ChildSitemap, DocumentKind, Problem, Validation, validate};
 pub use writer::{ChunkedWriter, Entry, Format, TEXT_ROOT_FILE_NAME, WriteOptions, Written};
 pub use xml::{Alternate, ChangeFreq, format_lastmod};
 

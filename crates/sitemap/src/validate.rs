@@ -49,7 +49,14 @@ pub struct Validation {
     pub entries: usize,
     pub problems: Vec<Problem>,
     /// The `<loc>`s of an index's children, to check in turn.
-    pub children: Vec<String>,
+    pub children: Vec<ChildSitemap>,
+}
+
+/// A sitemap an index lists: its `<loc>` (trimmed), and the line it is on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildSitemap {
+    pub loc: String,
+    pub line: usize,
 }
 
 impl Validation {
@@ -306,7 +313,10 @@ impl Checker<'_> {
             }
         };
         if self.validation.kind == Some(DocumentKind::Index) {
-            self.validation.children.push(value.to_string());
+            self.validation.children.push(ChildSitemap {
+                loc: value.to_string(),
+                line,
+            });
         }
         if let Some(directory) = &self.directory
             && (url.origin() != directory.origin() || !url.path().starts_with(directory.path()))
@@ -366,7 +376,13 @@ mod tests {
 <sitemap><loc>https://e.com/s1.xml</loc></sitemap></sitemapindex>"#;
         let validation = validate(index.as_bytes(), None);
         assert!(validation.is_valid(), "{:?}", validation.problems);
-        assert_eq!(validation.children, ["https://e.com/s1.xml"]);
+        assert_eq!(
+            validation.children,
+            [ChildSitemap {
+                loc: "https://e.com/s1.xml".to_string(),
+                line: 2
+            }]
+        );
     }
 
     #[test]

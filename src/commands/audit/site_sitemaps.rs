@@ -1,19 +1,18 @@
 //! The site's own sitemaps, for comparison with the crawl: those robots.txt names (or else
-//! `/sitemap.xml`), indexes followed into their children, gzip included.
+//! `/sitemap.xml`), indexes followed into their children, gzip included. The walk is the one
+//! `validate` uses: each sitemap is fetched once however often it is listed, cycles are
+//! reported, and nesting and the number of sitemaps followed are bounded.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use sitemapper_sitemap::{
+    IndexWalk, Listed, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
+};
+
+use crate::commands::sitemap_source::SitemapClient;
 use sitemapper_crawl::AddressPolicy;
-use sitemapper_sitemap::{SitemapDocument, read_sitemap};
-
-use crate::commands::sitemap_source::fetch;
 use url::Url;
-
-/// Index nesting followed at most (an index of indexes is already outside the protocol).
-const MAX_INDEX_DEPTH: usize = 2;
-/// Sitemap files read at most: the protocol's 50,000 children of one index, and a margin.
-const MAX_FILES: usize = 50_001;
 
 /// What was found.
 #[derive(Debug, Default)]
@@ -36,68 +35,81 @@ pub async fn read(
     addresses: &AddressPolicy,
 ) -> SiteSitemaps {
     let mut found = SiteSitemaps::default();
-    let client = match sitemapper_crawl::client_builder(addresses)
-        .user_agent(user_agent.to_string())
-        .timeout(timeout)
-        .build()
-    {
+    let client = match SitemapClient::new(user_agent, timeout, addresses.clone()) {
         Ok(client) => client,
         Err(error) => {
             found.problems.push((root.to_string(), error.to_string()));
             return found;
         }
     };
-    let mut queue: Vec<(Url, usize, bool)> = declared
+    let mut roots: Vec<Url> = declared
         .iter()
         .filter_map(|text| Url::parse(text).ok())
-        .map(|url| (url, 0, true))
         .collect();
-    if queue.is_empty()
-        && let Ok(fallback) = root.join("/sitemap.xml")
-    {
-        queue.push((fallback, 0, false));
+    let guessed = roots.is_empty();
+    if guessed && let Ok(fallback) = root.join("/sitemap.xml") {
+        roots.push(fallback);
     }
-    let mut seen = BTreeSet::new();
-    while let Some((url, depth, must_exist)) = queue.pop() {
-        if !seen.insert(url.to_string()) || found.files.len() >= MAX_FILES {
-            continue;
+    let mut walk = IndexWalk::new(roots.into_iter().map(|url| (SitemapKey::url(&url), url)));
+    while let Some(visit) = walk.next_to_read() {
+        let optional = guessed && visit.depth == 0;
+        if let Some(body) = fetch_noted(&client, &visit.source, optional, &mut found).await {
+            found.take_in(&mut walk, visit, &body);
         }
-        let body = match fetch(&client, addresses, &url).await {
-            Ok(Some(body)) => body,
-            Ok(None) if !must_exist => continue,
-            Ok(None) => {
-                found
-                    .problems
-                    .push((url.to_string(), "not found (404)".to_string()));
-                continue;
-            }
-            Err(problem) => {
-                found.problems.push((url.to_string(), problem));
-                continue;
-            }
-        };
-        match read_sitemap(&body) {
-            Ok(SitemapDocument::UrlSet(entries)) => {
-                found
-                    .urls
-                    .extend(entries.into_iter().map(|entry| entry.loc));
-            }
-            Ok(SitemapDocument::Index(entries)) if depth < MAX_INDEX_DEPTH => {
-                for entry in entries {
-                    if let Ok(child) = url.join(&entry.loc) {
-                        queue.push((child, depth + 1, true));
-                    }
-                }
-            }
-            Ok(SitemapDocument::Index(_)) => {
-                found
-                    .problems
-                    .push((url.to_string(), "index nested too deep".to_string()));
-            }
-            Err(error) => found.problems.push((url.to_string(), error.to_string())),
-        }
-        found.files.push(url);
     }
     found.files.sort();
     found
+}
+
+/// The sitemap's body, or `None` with the reason noted (unless it is an `optional` one that
+/// is not there).
+async fn fetch_noted(
+    client: &SitemapClient,
+    url: &Url,
+    optional: bool,
+    found: &mut SiteSitemaps,
+) -> Option<Vec<u8>> {
+    let problem = match client.fetch(url).await {
+        Ok(Some(body)) => return Some(body),
+        Ok(None) if optional => return None,
+        Ok(None) => "not found (404)".to_string(),
+        Err(problem) => problem,
+    };
+    found.problems.push((url.to_string(), problem));
+    None
+}
+
+impl SiteSitemaps {
+    /// One fetched sitemap: its URLs, or, for an index, the sitemaps it lists handed to
+    /// `walk`.
+    fn take_in(&mut self, walk: &mut IndexWalk<Url>, visit: Visit<Url>, body: &[u8]) {
+        match read_sitemap(body) {
+            Ok(SitemapDocument::UrlSet(entries)) => {
+                self.urls.extend(entries.into_iter().map(|entry| entry.loc));
+            }
+            Ok(SitemapDocument::Index(entries)) => {
+                let listed = entries.into_iter().filter_map(|entry| {
+                    let child = visit.source.join(&entry.loc).ok()?;
+                    Some(Listed {
+                        key: SitemapKey::url(&child),
+                        source: child,
+                        line: entry.line,
+                    })
+                });
+                for problem in walk.follow(visit.id, listed) {
+                    // A sitemap listed twice is allowed (sitemaps.org does not forbid it) and
+                    // was fetched once; the findings about the site's sitemaps are errors,
+                    // too strong for it.
+                    if problem.kind.severity() == Severity::Error {
+                        let detail = format!("line {}: {}", problem.line, problem.kind);
+                        self.problems.push((problem.index.to_string(), detail));
+                    }
+                }
+            }
+            Err(error) => self
+                .problems
+                .push((visit.source.to_string(), error.to_string())),
+        }
+        self.files.push(visit.source);
+    }
 }

@@ -1,0 +1,204 @@
+//! `sitemapper validate` through indexes that list themselves, each other, or a child twice,
+//! as files and over HTTP: each sitemap is read once, a cycle is a problem (exit 1) and a
+//! repeated child a warning. A local file is read no further than the protocol's size.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::fixture::{Route, Server, Site};
+use crate::harness::{Run, sitemapper};
+
+fn index(locs: &[&str]) -> String {
+    let entries: String = locs
+        .iter()
+        .map(|loc| format!("<sitemap><loc>{loc}</loc></sitemap>\n"))
+        .collect();
+    format!(
+        "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n{entries}</sitemapindex>\n"
+    )
+}
+
+fn urlset(loc: &str) -> String {
+    format!(
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>{loc}</loc></url>\n</urlset>\n"
+    )
+}
+
+fn validate(target: &str) -> Run {
+    sitemapper(&["validate", target])
+}
+
+fn validate_file(path: &Path) -> Run {
+    validate(path.to_str().unwrap())
+}
+
+fn assert_line(run: &Run, expected: &str) {
+    assert!(
+        run.stdout.lines().any(|line| line == expected),
+        "no line {expected:?} in:\n{}",
+        run.stdout
+    );
+}
+
+/// How many times the server was asked for each path.
+fn requests_per_path(server: &Server) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for target in server.targets() {
+        *counts.entry(target).or_insert(0) += 1;
+    }
+    counts
+}
+
+#[test]
+fn a_local_index_listing_itself_is_a_cycle_read_once() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().join("sitemap.xml");
+    std::fs::write(&root, index(&["https://example.com/sitemap.xml"])).unwrap();
+    let run = validate_file(&root);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let shown = root.display();
+    assert_line(
+        &run,
+        &format!("{shown}:2: a cycle of sitemap indexes: {shown} -> {shown}; not read again"),
+    );
+    assert_line(&run, "1 files, 1 entries, 1 problems.");
+}
+
+#[test]
+fn two_local_indexes_listing_each_other_are_a_cycle_each_read_once() {
+    let directory = tempfile::tempdir().unwrap();
+    let first = directory.path().join("a.xml");
+    let second = directory.path().join("b.xml");
+    std::fs::write(&first, index(&["https://example.com/b.xml"])).unwrap();
+    std::fs::write(&second, index(&["https://example.com/a.xml"])).unwrap();
+    let run = validate_file(&first);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let (a, b) = (first.display(), second.display());
+    assert_line(
+        &run,
+        &format!("{b}:2: a cycle of sitemap indexes: {a} -> {b} -> {a}; not read again"),
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("{a}:2: {b} is a sitemap index inside an index")),
+        "{}",
+        run.stdout
+    );
+    assert_line(&run, "2 files, 2 entries, 2 problems.");
+}
+
+#[test]
+fn a_local_index_listing_a_child_twice_reads_it_once_with_a_warning() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().join("sitemap.xml");
+    let child = directory.path().join("child.xml");
+    std::fs::write(
+        &root,
+        index(&[
+            "https://example.com/child.xml",
+            "https://example.com/child.xml",
+        ]),
+    )
+    .unwrap();
+    std::fs::write(&child, urlset("https://example.com/")).unwrap();
+    let run = validate_file(&root);
+    // sitemaps.org does not forbid listing a sitemap twice: a warning, not a failure.
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let (root, child) = (root.display(), child.display());
+    assert_line(
+        &run,
+        &format!("{root}:3: warning: {child} is listed again (first at {root}:2); read once"),
+    );
+    assert_line(&run, &format!("{root}: valid sitemap index, 2 entries"));
+    assert_line(&run, &format!("{child}: valid sitemap, 1 entries"));
+    assert_line(&run, "2 files, 3 entries, 0 problems, 1 warnings.");
+}
+
+#[test]
+fn over_http_every_sitemap_is_requested_once() {
+    // The index lists itself (in another spelling of its scheme), a child twice, and a
+    // second index that lists the first: one request each, and the cycles are named.
+    let server = Site::new()
+        .route(
+            "/sitemap.xml",
+            Route::new(
+                200,
+                &index(&[
+                    "{origin}/child.xml",
+                    "HTTP://{host}/sitemap.xml",
+                    "{origin}/child.xml",
+                    "{origin}/other.xml",
+                ]),
+            ),
+        )
+        .route(
+            "/other.xml",
+            Route::new(200, &index(&["{origin}/sitemap.xml#again"])),
+        )
+        .route("/child.xml", Route::new(200, &urlset("{origin}/")))
+        .serve();
+    let root = server.url("/sitemap.xml");
+    let run = validate(&root);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        requests_per_path(&server),
+        BTreeMap::from([
+            ("/child.xml".to_string(), 1),
+            ("/other.xml".to_string(), 1),
+            ("/sitemap.xml".to_string(), 1),
+        ])
+    );
+    let other = server.url("/other.xml");
+    let child = server.url("/child.xml");
+    assert_line(
+        &run,
+        &format!("{root}:3: a cycle of sitemap indexes: {root} -> {root}; not read again"),
+    );
+    assert_line(
+        &run,
+        &format!(
+            "{other}:2: a cycle of sitemap indexes: {root} -> {other} -> {root}; not read again"
+        ),
+    );
+    assert_line(
+        &run,
+        &format!("{root}:4: warning: {child} is listed again (first at {root}:2); read once"),
+    );
+    assert_line(&run, "3 files, 6 entries, 3 problems, 1 warnings.");
+}
+
+#[test]
+fn over_http_two_indexes_listing_each_other_are_requested_once_each() {
+    let server = Site::new()
+        .route("/a.xml", Route::new(200, &index(&["{origin}/b.xml"])))
+        .route("/b.xml", Route::new(200, &index(&["{origin}/a.xml"])))
+        .serve();
+    let (a, b) = (server.url("/a.xml"), server.url("/b.xml"));
+    let run = validate(&a);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(server.targets(), ["/a.xml", "/b.xml"]);
+    assert_line(
+        &run,
+        &format!("{b}:2: a cycle of sitemap indexes: {a} -> {b} -> {a}; not read again"),
+    );
+}
+
+#[test]
+fn a_local_file_larger_than_the_protocol_allows_is_read_no_further() {
+    let directory = tempfile::tempdir().unwrap();
+    let large = directory.path().join("sitemap.xml");
+    // Sparse: one byte over 52,428,800 without writing them.
+    std::fs::File::create(&large)
+        .unwrap()
+        .set_len(52_428_801)
+        .unwrap();
+    let run = validate_file(&large);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_line(
+        &run,
+        &format!(
+            "{}: cannot be read: larger than 52428800 bytes",
+            large.display()
+        ),
+    );
+}
