@@ -292,21 +292,20 @@ fn chromium() -> Option<&'static str> {
     None
 }
 
-#[test]
-fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
-    let server = troubled_site();
-    let report = tempfile::tempdir().unwrap();
-    audit(&server, report.path(), &[]).assert_success();
-    let Some(browser) = chromium() else {
-        return;
-    };
+/// The DOM of `report.html` in `report` once its scripts have run in a headless browser, or
+/// None where the browser is missing (see [`chromium`]).
+fn rendered_dom(report: &Path) -> Option<String> {
+    let browser = chromium()?;
     let profile = tempfile::tempdir().unwrap();
-    let page = format!("file://{}", report.path().join("report.html").display());
+    let page = format!("file://{}", report.join("report.html").display());
     let output = Command::new(browser)
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
             "--no-first-run",
             "--virtual-time-budget=5000",
             &format!("--user-data-dir={}", profile.path().display()),
@@ -315,7 +314,22 @@ fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
         ])
         .output()
         .unwrap();
-    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
+    let server = troubled_site();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+    let Some(dom) = rendered_dom(report.path()) else {
+        return;
+    };
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
             .unwrap();
