@@ -570,6 +570,57 @@ fn hostile_text_is_inert_in_the_csv_files_and_exact_in_report_json() {
     }
 }
 
+/// `text` as a browser serializes a text node.
+fn dom_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[test]
+fn hostile_titles_are_shown_as_text_in_every_table_of_the_html_report() {
+    let server = hostile_site();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+    let Some(dom) = rendered_dom(report.path()) else {
+        return;
+    };
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
+            .unwrap();
+    let findings = json["findings"].as_array().unwrap().len();
+    let pages = json["counts"]["pages"].as_u64().unwrap();
+    assert_eq!(
+        dom.matches("<tr class=\"finding ").count(),
+        findings,
+        "finding rows"
+    );
+    assert_eq!(
+        dom.matches("<tr class=\"page\"").count() as u64,
+        pages,
+        "page rows"
+    );
+    // Only the report's own two script elements, and no trace of an injected one running.
+    assert_eq!(dom.matches("<script").count(), 2, "script elements");
+    assert!(!dom.contains("data-injected"), "an injected script ran");
+
+    let (findings_table, pages_table) = dom
+        .split_once("<table id=\"pages\"")
+        .expect("the pages table");
+    for hostile in &HOSTILE {
+        let cell = format!("<td>{}</td>", dom_text(hostile.recorded));
+        assert_eq!(
+            pages_table.matches(&cell).count(),
+            2,
+            "title {cell} of two pages"
+        );
+        assert!(
+            findings_table.contains(&cell),
+            "sitemap <loc> {cell} in the findings"
+        );
+    }
+}
+
 #[test]
 fn validate_checks_files_and_urls_and_follows_indexes() {
     let directory = tempfile::tempdir().unwrap();
