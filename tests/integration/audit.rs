@@ -2,7 +2,7 @@
 //! the right URLs and referrers, nothing clean is flagged, and the HTML report renders in a
 //! headless browser. `sitemapper validate`: valid and broken sitemaps, files and URLs.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -292,21 +292,20 @@ fn chromium() -> Option<&'static str> {
     None
 }
 
-#[test]
-fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
-    let server = troubled_site();
-    let report = tempfile::tempdir().unwrap();
-    audit(&server, report.path(), &[]).assert_success();
-    let Some(browser) = chromium() else {
-        return;
-    };
+/// The DOM of `report.html` in `report` once its scripts have run in a headless browser, or
+/// None where the browser is missing (see [`chromium`]).
+fn rendered_dom(report: &Path) -> Option<String> {
+    let browser = chromium()?;
     let profile = tempfile::tempdir().unwrap();
-    let page = format!("file://{}", report.path().join("report.html").display());
+    let page = format!("file://{}", report.join("report.html").display());
     let output = Command::new(browser)
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
             "--no-first-run",
             "--virtual-time-budget=5000",
             &format!("--user-data-dir={}", profile.path().display()),
@@ -315,7 +314,22 @@ fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
         ])
         .output()
         .unwrap();
-    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
+    let server = troubled_site();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+    let Some(dom) = rendered_dom(report.path()) else {
+        return;
+    };
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
             .unwrap();
@@ -355,6 +369,256 @@ fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
     .filter(|title| dom.contains(title))
     .collect();
     assert_eq!(shown.len(), 3, "finding titles are in the table");
+}
+
+/// Text a hostile site puts in its titles, descriptions and sitemap `<loc>`s: spreadsheet
+/// formulas, and markup that would end or derail the report's embedded JSON if left raw.
+struct Hostile {
+    /// As the site writes it (HTML-escaped into the page, XML-escaped into the sitemap).
+    text: &'static str,
+    /// As the crawl records it: the extractor collapses whitespace, the sitemap reader trims.
+    recorded: &'static str,
+    /// As a spreadsheet must receive it in a CSV cell: formulas behind a leading `'`.
+    in_csv: &'static str,
+}
+
+const HOSTILE: [Hostile; 11] = [
+    Hostile {
+        text: "=HYPERLINK(\"http://evil.example\",\"x\")",
+        recorded: "=HYPERLINK(\"http://evil.example\",\"x\")",
+        in_csv: "'=HYPERLINK(\"http://evil.example\",\"x\")",
+    },
+    Hostile {
+        text: "+1+2",
+        recorded: "+1+2",
+        in_csv: "'+1+2",
+    },
+    Hostile {
+        text: "-2+3",
+        recorded: "-2+3",
+        in_csv: "'-2+3",
+    },
+    Hostile {
+        text: "@SUM(1)",
+        recorded: "@SUM(1)",
+        in_csv: "'@SUM(1)",
+    },
+    Hostile {
+        text: "\t=1+1",
+        recorded: "=1+1",
+        in_csv: "'=1+1",
+    },
+    Hostile {
+        text: "\r=2+2",
+        recorded: "=2+2",
+        in_csv: "'=2+2",
+    },
+    Hostile {
+        text: "<!--<script>",
+        recorded: "<!--<script>",
+        in_csv: "<!--<script>",
+    },
+    Hostile {
+        text: "</script><script>alert(1)</script>",
+        recorded: "</script><script>alert(1)</script>",
+        in_csv: "</script><script>alert(1)</script>",
+    },
+    Hostile {
+        text: "</script><script>document.body.dataset.injected='yes'</script>",
+        recorded: "</script><script>document.body.dataset.injected='yes'</script>",
+        in_csv: "</script><script>document.body.dataset.injected='yes'</script>",
+    },
+    Hostile {
+        text: "]]>",
+        recorded: "]]>",
+        in_csv: "]]>",
+    },
+    Hostile {
+        text: "Tom & Jerry's \"best\" <b>deals</b> &amp; more",
+        recorded: "Tom & Jerry's \"best\" <b>deals</b> &amp; more",
+        in_csv: "Tom & Jerry's \"best\" <b>deals</b> &amp; more",
+    },
+];
+
+/// `text` escaped for HTML and XML text and attribute values.
+fn markup_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Two pages for each hostile text, with it as title and description (a duplicate title
+/// puts the text into report.json too), and a sitemap whose `<loc>`s are the texts.
+fn hostile_site() -> Server {
+    let mut site = Site::new();
+    let mut links = String::new();
+    let mut locs = String::new();
+    for (index, hostile) in HOSTILE.iter().enumerate() {
+        let text = markup_escape(hostile.text);
+        for copy in ["first", "second"] {
+            let path = format!("/hostile/{index}/{copy}");
+            links.push_str(&format!("<a href=\"{path}\">{index} {copy}</a>"));
+            site = site.page(
+                &path,
+                &format!(
+                    "<html><head><title>{text}</title><meta name=\"description\" content=\"{text}\"></head><body><p>{index} {copy}</p></body></html>"
+                ),
+            );
+        }
+        locs.push_str(&format!("<url><loc>{text}</loc></url>"));
+    }
+    site.page("/", &page("Home", &links))
+        .route(
+            "/sitemap.xml",
+            Route::new(
+                200,
+                &format!(
+                    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{{origin}}/</loc></url>{locs}</urlset>"
+                ),
+            ),
+        )
+        .serve()
+}
+
+/// The rows of a CSV file of the report, each as column name -> cell.
+fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    csv::Reader::from_path(path)
+        .unwrap()
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn hostile_for(path: &str) -> &'static Hostile {
+    let index: usize = path.split('/').nth(2).unwrap().parse().unwrap();
+    &HOSTILE[index]
+}
+
+#[test]
+fn hostile_text_is_inert_in_the_csv_files_and_exact_in_report_json() {
+    let server = hostile_site();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+
+    let pages = csv_rows(&report.path().join("pages.csv"));
+    let hostile_pages: Vec<_> = pages
+        .iter()
+        .filter(|row| row["url"].starts_with(&server.url("/hostile/")))
+        .collect();
+    assert_eq!(hostile_pages.len(), 2 * HOSTILE.len());
+    for row in hostile_pages {
+        let hostile = hostile_for(row["url"].trim_start_matches(&server.origin()));
+        assert_eq!(row["title"], hostile.in_csv, "{row:?}");
+        assert_eq!(row["description"], hostile.in_csv, "{row:?}");
+        // The cells the site does not control are as before, numbers still numbers.
+        assert_eq!(
+            (&*row["status"], &*row["verdict"], &*row["depth"]),
+            ("200", "indexable", "1")
+        );
+        assert!(row["bytes"].parse::<u64>().is_ok(), "{row:?}");
+        assert!(row["elapsed_ms"].parse::<u64>().is_ok(), "{row:?}");
+        assert_eq!(row["referrer"], server.url("/"));
+    }
+
+    let findings_csv = csv_rows(&report.path().join("findings.csv"));
+    let loc_cells: BTreeSet<&str> = findings_csv
+        .iter()
+        .filter(|row| row["kind"] == "sitemap-not-indexable")
+        .inspect(|row| assert_eq!(row["detail"], "not an absolute http(s) URL"))
+        .map(|row| row["url"].as_str())
+        .collect();
+    let expected: BTreeSet<&str> = HOSTILE.iter().map(|hostile| hostile.in_csv).collect();
+    assert_eq!(loc_cells, expected);
+    let duplicate_title = findings_csv
+        .iter()
+        .find(|row| row["kind"] == "duplicate-title" && row["url"].ends_with("/hostile/0/first"))
+        .unwrap();
+    assert_eq!(duplicate_title["severity"], "notice");
+    assert!(duplicate_title["detail"].starts_with("title \"=HYPERLINK("));
+
+    let links = csv_rows(&report.path().join("links.csv"));
+    assert!(links.iter().any(|row| {
+        row["source"] == server.url("/") && row["target"] == server.url("/hostile/0/first")
+    }));
+
+    // report.json is data for programs: the texts exactly as recorded, no quote added.
+    let found = findings(report.path(), &server);
+    let locs: BTreeSet<&str> = found
+        .iter()
+        .filter(|(kind, _, _)| kind == "sitemap-not-indexable")
+        .map(|(_, url, _)| url.as_str())
+        .collect();
+    let recorded: BTreeSet<&str> = HOSTILE.iter().map(|hostile| hostile.recorded).collect();
+    assert_eq!(locs, recorded);
+    let json = std::fs::read_to_string(report.path().join("report.json")).unwrap();
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let details: Vec<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["kind"] == "duplicate-title")
+        .map(|finding| finding["detail"].as_str().unwrap())
+        .collect();
+    for hostile in &HOSTILE {
+        // The store quotes the duplicated title Rust-style in the detail.
+        let quoted = format!("title {:?} also on ", hostile.recorded);
+        assert!(
+            details.iter().any(|detail| detail.starts_with(&quoted)),
+            "{quoted} in {details:#?}"
+        );
+    }
+}
+
+/// `text` as a browser serializes a text node.
+fn dom_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[test]
+fn hostile_titles_are_shown_as_text_in_every_table_of_the_html_report() {
+    let server = hostile_site();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+    let Some(dom) = rendered_dom(report.path()) else {
+        return;
+    };
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
+            .unwrap();
+    let findings = json["findings"].as_array().unwrap().len();
+    let pages = json["counts"]["pages"].as_u64().unwrap();
+    assert_eq!(
+        dom.matches("<tr class=\"finding ").count(),
+        findings,
+        "finding rows"
+    );
+    assert_eq!(
+        dom.matches("<tr class=\"page\"").count() as u64,
+        pages,
+        "page rows"
+    );
+    // Only the report's own two script elements, and no trace of an injected one running.
+    assert_eq!(dom.matches("<script").count(), 2, "script elements");
+    assert!(!dom.contains("data-injected"), "an injected script ran");
+
+    let (findings_table, pages_table) = dom
+        .split_once("<table id=\"pages\"")
+        .expect("the pages table");
+    for hostile in &HOSTILE {
+        let cell = format!("<td>{}</td>", dom_text(hostile.recorded));
+        assert_eq!(
+            pages_table.matches(&cell).count(),
+            2,
+            "title {cell} of two pages"
+        );
+        assert!(
+            findings_table.contains(&cell),
+            "sitemap <loc> {cell} in the findings"
+        );
+    }
 }
 
 #[test]

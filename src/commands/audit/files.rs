@@ -7,6 +7,8 @@ use anyhow::Context;
 use serde::Serialize;
 use sitemapper_store::{Finding, RunId, Store};
 
+use super::spreadsheet::SpreadsheetCsv;
+
 /// Counts for the summary and the charts, gathered while pages.csv is written.
 #[derive(Debug, Default, Serialize)]
 pub struct PageCounts {
@@ -20,8 +22,8 @@ pub struct PageCounts {
 
 /// Writes pages.csv, one row per URL of the run, and counts them.
 pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<PageCounts> {
-    let mut writer = csv_writer(path)?;
-    writer.write_record([
+    let mut csv = SpreadsheetCsv::create(path)?;
+    csv.write_row([
         "url",
         "status",
         "verdict",
@@ -48,7 +50,7 @@ pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<Pag
             *counts.depths.entry(page.depth).or_default() += 1;
         }
         let optional = |value: Option<String>| value.unwrap_or_default();
-        writer.write_record([
+        csv.write_row([
             page.url,
             status,
             page.verdict.as_str().to_string(),
@@ -65,28 +67,24 @@ pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<Pag
         ])?;
         Ok(())
     })?;
-    writer.flush()?;
+    csv.finish()?;
     Ok(counts)
 }
 
 /// Writes links.csv: every link of every page of the run.
 pub fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
-    let mut writer = csv_writer(path)?;
-    writer.write_record(["source", "target"])?;
-    store.for_each_link(run, |source, target| -> anyhow::Result<()> {
-        writer.write_record([source, target])?;
-        Ok(())
-    })?;
-    writer.flush()?;
-    Ok(())
+    let mut csv = SpreadsheetCsv::create(path)?;
+    csv.write_row(["source", "target"])?;
+    store.for_each_link(run, |source, target| csv.write_row([source, target]))?;
+    csv.finish()
 }
 
 /// Writes findings.csv: one row per finding, its referrers space-separated.
 pub fn write_findings(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
-    let mut writer = csv_writer(path)?;
-    writer.write_record(["severity", "kind", "title", "url", "detail", "referrers"])?;
+    let mut csv = SpreadsheetCsv::create(path)?;
+    csv.write_row(["severity", "kind", "title", "url", "detail", "referrers"])?;
     for finding in findings {
-        writer.write_record([
+        csv.write_row([
             finding.kind.severity().as_str(),
             finding.kind.code(),
             finding.kind.title(),
@@ -95,12 +93,7 @@ pub fn write_findings(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
             &finding.referrers.join(" "),
         ])?;
     }
-    writer.flush()?;
-    Ok(())
-}
-
-fn csv_writer(path: &Path) -> anyhow::Result<csv::Writer<std::fs::File>> {
-    csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))
+    csv.finish()
 }
 
 /// One finding as report.json and the HTML report carry it.

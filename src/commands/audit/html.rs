@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use serde::Serialize;
+
 use super::files::ReportJson;
 
 const STYLE: &str = r#"
@@ -113,8 +115,7 @@ pub fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Result<Stri
             "pages": pages,
         }
     });
-    // Inside <script>, "</" would end the element: JSON allows escaping the slash.
-    let data = serde_json::to_string(&data)?.replace("</", "<\\/");
+    let data = script_json(&data)?;
     let mut html = String::with_capacity(data.len() + 16 * 1024);
     let severity = |name: &str| report.severities.get(name).copied().unwrap_or(0);
     write!(
@@ -175,6 +176,30 @@ pub fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Result<Stri
     Ok(html)
 }
 
+/// `value` as JSON that can sit inside a `<script>` element. `<`, `>` and `&` become
+/// `\u003c`, `\u003e` and `\u0026`, so that no `</script>` ends the element and no `<!--` puts
+/// the HTML parser into the escaped states that swallow the rest of the page (HTML,
+/// "Restrictions for contents of script elements":
+/// <https://html.spec.whatwg.org/multipage/scripting.html#restrictions-for-contents-of-script-elements>).
+/// U+2028 and U+2029 are escaped too: JavaScript before ES2019 ends a string at them, should
+/// the text ever be read as a script. serde_json writes these characters only inside strings,
+/// where the escape stands for the same character (RFC 8259 section 7), so the value is intact.
+fn script_json(value: &impl Serialize) -> serde_json::Result<String> {
+    let json = serde_json::to_string(value)?;
+    let mut escaped = String::with_capacity(json.len());
+    for character in json.chars() {
+        match character {
+            '<' => escaped.push_str("\\u003c"),
+            '>' => escaped.push_str("\\u003e"),
+            '&' => escaped.push_str("\\u0026"),
+            '\u{2028}' => escaped.push_str("\\u2028"),
+            '\u{2029}' => escaped.push_str("\\u2029"),
+            other => escaped.push(other),
+        }
+    }
+    Ok(escaped)
+}
+
 /// A horizontal bar chart as inline SVG, one bar per key.
 fn bar_chart(values: &BTreeMap<String, u64>, name: &str) -> String {
     const BAR: usize = 22;
@@ -218,4 +243,86 @@ fn bar_chart(values: &BTreeMap<String, u64>, name: &str) -> String {
 
 fn escape(text: &str) -> String {
     quick_xml::escape::escape(text).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    /// The characters that must not appear raw in JSON inside a `<script>` element.
+    const UNSAFE_IN_SCRIPT: [char; 5] = ['<', '>', '&', '\u{2028}', '\u{2029}'];
+
+    #[test]
+    fn markup_in_strings_is_escaped_and_the_rest_is_untouched() {
+        for (text, written) in [
+            ("<!--<script>", r#""\u003c!--\u003cscript\u003e""#),
+            (
+                "</script><script>alert(1)</script>",
+                r#""\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e""#,
+            ),
+            ("]]>", r#""]]\u003e""#),
+            ("Tom & \"Jerry\"", r#""Tom \u0026 \"Jerry\"""#),
+            (
+                "line\u{2028}paragraph\u{2029}",
+                r#""line\u2028paragraph\u2029""#,
+            ),
+            // A backslash before `<` stays a backslash of its own.
+            ("\\<", r#""\\\u003c""#),
+            ("plain text, é, 42", r#""plain text, é, 42""#),
+        ] {
+            let escaped = script_json(&text).unwrap();
+            assert_eq!(escaped, written, "{text:?}");
+            assert_eq!(
+                serde_json::from_str::<Value>(&escaped).unwrap(),
+                json!(text)
+            );
+        }
+    }
+
+    #[test]
+    fn keys_and_structure_are_escaped_the_same_way() {
+        let value = json!({"<!--": ["</script>", 1, null, {"a&b": true}]});
+        let escaped = script_json(&value).unwrap();
+        assert_eq!(
+            escaped,
+            r#"{"\u003c!--":["\u003c/script\u003e",1,null,{"a\u0026b":true}]}"#
+        );
+        assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap(), value);
+    }
+
+    /// Text rich in what HTML and JavaScript treat specially, and anything else.
+    fn hostile_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            proptest::collection::vec(
+                prop_oneof![
+                    Just("<!--".to_string()),
+                    Just("</script>".to_string()),
+                    Just("<script>".to_string()),
+                    Just("-->".to_string()),
+                    Just("\\".to_string()),
+                    Just("\"".to_string()),
+                    Just("&amp;".to_string()),
+                    Just("\u{2028}\u{2029}".to_string()),
+                    any::<char>().prop_map(String::from),
+                ],
+                0..12
+            )
+            .prop_map(|parts| parts.concat()),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn escaped_json_reads_back_to_the_same_value_with_no_markup_left(
+            texts in proptest::collection::vec(hostile_text(), 0..6),
+        ) {
+            let value = json!({ "rows": { "pages": [texts.clone()] }, "text": texts.concat() });
+            let escaped = script_json(&value).unwrap();
+            prop_assert!(!escaped.contains(UNSAFE_IN_SCRIPT), "{}", escaped);
+            prop_assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap(), value);
+        }
+    }
 }

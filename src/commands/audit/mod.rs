@@ -6,6 +6,7 @@
 mod files;
 mod html;
 mod site_sitemaps;
+mod spreadsheet;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
