@@ -1,6 +1,6 @@
 //! Running the binary and reading what it wrote, so that tests read like a spec.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -97,6 +97,34 @@ pub fn listed_urls(out: &Path) -> BTreeSet<String> {
     } else {
         locs(&root).into_iter().collect()
     }
+}
+
+/// `loc -> lastmod` of the sitemap in `out` (a single `sitemap.xml`, not an index).
+pub fn lastmods(out: &Path) -> BTreeMap<String, Option<String>> {
+    let xml = read_sitemap(&out.join("sitemap.xml"));
+    xml.split("<url>")
+        .skip(1)
+        .map(|entry| {
+            let field = |name: &str| {
+                entry
+                    .split(&format!("<{name}>"))
+                    .nth(1)
+                    .and_then(|rest| rest.split(&format!("</{name}>")).next())
+                    .map(str::to_string)
+            };
+            (field("loc").unwrap(), field("lastmod"))
+        })
+        .collect()
+}
+
+/// `Peak memory: 12.3 MiB.` from the summary.
+pub fn peak_memory_mib(stderr: &str) -> f64 {
+    stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("Peak memory: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory in the summary:\n{stderr}"))
 }
 
 /// The sitemap files in `out` (sitemap.xml and its children), sorted.

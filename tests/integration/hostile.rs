@@ -9,7 +9,7 @@ use std::time::Duration;
 use sitemapper_store::Verdict;
 
 use crate::fixture::{BodyPacing, Route, Server, Site};
-use crate::harness::{crawl, crawl_recorded, listed_urls, sitemapper, verdict_of};
+use crate::harness::{crawl, crawl_recorded, listed_urls, peak_memory_mib, sitemapper, verdict_of};
 
 fn urls(server: &Server, paths: &[&str]) -> BTreeSet<String> {
     paths.iter().map(|path| server.url(path)).collect()
@@ -28,16 +28,6 @@ fn requested(server: &Server, prefix: &str) -> usize {
         .iter()
         .filter(|target| target.starts_with(prefix))
         .count()
-}
-
-/// `Peak memory: 12.3 MiB.` from the summary.
-fn peak_memory_mib(stderr: &str) -> f64 {
-    stderr
-        .lines()
-        .find_map(|line| line.strip_prefix("Peak memory: "))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|number| number.parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory in the summary:\n{stderr}"))
 }
 
 /// A gzip body that expands to `expanded` bytes: `head`, then zeros.

@@ -7,6 +7,7 @@
 )]
 
 mod audit;
+mod chaos;
 mod chunking;
 mod cli;
 mod crawl;

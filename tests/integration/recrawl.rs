@@ -2,7 +2,6 @@
 //! between them. Conditional requests, lastmod kept true and stable, the change report, the
 //! run lock, resuming an interrupted run, and IndexNow.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -10,29 +9,11 @@ use std::time::Duration;
 use sitemapper_store::{RunStatus, Store};
 
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{crawl, listed_urls, sitemapper};
+use crate::harness::{crawl, lastmods, listed_urls, sitemapper};
 use crate::schema::assert_all_valid;
 
 const A_MODIFIED: &str = "Tue, 02 Jan 2024 03:04:05 GMT";
 const A_LASTMOD: &str = "2024-01-02T03:04:05+00:00";
-
-/// `loc -> lastmod` of the sitemap in `out`.
-fn lastmods(out: &Path) -> BTreeMap<String, Option<String>> {
-    let xml = std::fs::read_to_string(out.join("sitemap.xml")).unwrap();
-    xml.split("<url>")
-        .skip(1)
-        .map(|entry| {
-            let field = |name: &str| {
-                entry
-                    .split(&format!("<{name}>"))
-                    .nth(1)
-                    .and_then(|rest| rest.split(&format!("</{name}>")).next())
-                    .map(str::to_string)
-            };
-            (field("loc").unwrap(), field("lastmod"))
-        })
-        .collect()
-}
 
 fn links_to(paths: &[&str]) -> String {
     paths
