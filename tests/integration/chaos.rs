@@ -33,12 +33,6 @@ const SEED_FAILS_IN_RUN: u64 = 2;
 
 /// `--retries`: one retry shows whether a failure is retried, and keeps stalls cheap.
 const RETRIES: u64 = 1;
-/// A connection reset or closed before any response is a connection error, which the README
-/// says is retried; the crawler gives up on it at once instead (reported: the request fails
-/// as "connection error: Connection reset by peer" or "connection closed before message
-/// completed", a failure it does not count as transient). Until that is fixed, how often a URL
-/// is requested after a reset or a hang-up is not checked; everything else still is.
-const CHECK_RETRY_AFTER_RESET: bool = false;
 /// Short deadlines keep the stalls cheap; local answers take milliseconds, so a response the
 /// server sent in full is never given up on. The request budget stops a runaway crawl.
 const CRAWL_FLAGS: &[&str] = &[
@@ -150,14 +144,11 @@ impl Night<'_> {
             if behaviours.len() > attempts {
                 problems.push(self.problem(path, "requested more often than 1 + --retries"));
             }
-            if let Some(final_answer) = earlier
-                .iter()
-                .find(|behaviour| behaviour.is_retried() == Some(false))
-            {
+            if let Some(final_answer) = earlier.iter().find(|behaviour| !behaviour.is_retried()) {
                 let what = format!("requested again after {final_answer:?}, which is not retried");
                 problems.push(self.problem(path, &what));
             }
-            if last.is_retried() == Some(true) && behaviours.len() < attempts {
+            if last.is_retried() && behaviours.len() < attempts {
                 let what = format!("not retried after {last:?}");
                 problems.push(self.problem(path, &what));
             }

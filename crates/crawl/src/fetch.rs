@@ -82,7 +82,10 @@ impl FetchFailure {
             FetchFailure::Refused(refused)
         } else if error.is_timeout() {
             FetchFailure::Timeout
-        } else if error.is_connect() {
+        } else if error.is_connect() || error.is_request() {
+            // A connection reset or closed before any response came (a kept-alive
+            // connection the server dropped, a server that restarts) is as transient as a
+            // failed connect, and a GET is safe to send again (RFC 9110 section 9.2.2).
             FetchFailure::Connect(message)
         } else if error.is_body() || error.is_decode() {
             FetchFailure::Body(message)

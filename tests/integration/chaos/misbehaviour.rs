@@ -5,8 +5,8 @@ use std::fmt;
 
 use jiff::Timestamp;
 
+use super::SEED_FAILS_IN_RUN;
 use super::site::{Page, Resource, draw, is_noindex, key};
-use super::{CHECK_RETRY_AFTER_RESET, SEED_FAILS_IN_RUN};
 
 /// What the server does with one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,16 +73,18 @@ impl Behaviour {
     }
 
     /// Whether the crawler retries after this (README, Politeness: timeouts, connection
-    /// errors, 429, 502, 503 and 504, but not a body cut short); `None` where not checked.
-    pub fn is_retried(self) -> Option<bool> {
+    /// errors, a connection reset or closed before any response, 429, 502, 503 and 504, but
+    /// not a body cut short).
+    pub fn is_retried(self) -> bool {
         match self {
-            Behaviour::Stall | Behaviour::Unavailable => Some(true),
-            Behaviour::Reset | Behaviour::HangUp => CHECK_RETRY_AFTER_RESET.then_some(true),
+            Behaviour::Stall | Behaviour::Unavailable | Behaviour::Reset | Behaviour::HangUp => {
+                true
+            }
             Behaviour::Serve
             | Behaviour::Truncate
             | Behaviour::LongerThanDeclared
             | Behaviour::HtmlAsOctetStream
-            | Behaviour::JunkAsHtml => Some(false),
+            | Behaviour::JunkAsHtml => false,
         }
     }
 }
