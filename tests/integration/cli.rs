@@ -163,11 +163,7 @@ fn crawl_with_capped_memory(config: &Path) -> Run {
         .env_remove("RUST_LOG")
         .output()
         .unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Run::from(output)
 }
 
 #[test]

@@ -24,9 +24,20 @@ impl Run {
     }
 }
 
-/// Runs `sitemapper ARGS` with a clean environment for the network (no proxies) and logging.
-pub fn sitemapper(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_sitemapper"))
+impl From<std::process::Output> for Run {
+    fn from(output: std::process::Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+/// `sitemapper ARGS` with a clean environment for the network (no proxies) and logging.
+pub fn sitemapper_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sitemapper"));
+    command
         .args(args)
         .env_remove("RUST_LOG")
         .env_remove("HTTP_PROXY")
@@ -35,14 +46,16 @@ pub fn sitemapper(args: &[&str]) -> Run {
         .env_remove("https_proxy")
         .env_remove("ALL_PROXY")
         .env_remove("all_proxy")
-        .env("NO_COLOR", "1")
+        .env("NO_COLOR", "1");
+    command
+}
+
+/// Runs `sitemapper ARGS` (see [`sitemapper_command`]).
+pub fn sitemapper(args: &[&str]) -> Run {
+    sitemapper_command(args)
         .output()
-        .expect("run sitemapper");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+        .expect("run sitemapper")
+        .into()
 }
 
 /// Crawls `seed` into `out` with fast-failing retries, plus `extra` flags.

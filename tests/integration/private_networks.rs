@@ -5,10 +5,9 @@
 //! 127.0.0.1.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{Run, listed_urls};
+use crate::harness::{Run, listed_urls, sitemapper_command};
 
 /// The address the tests' "public" site is served on.
 const PUBLIC: &str = "127.0.0.2";
@@ -29,22 +28,11 @@ fn crawl_as_public(seed: &str, out: &Path, extra: &[&str]) -> Run {
 
 /// `sitemapper ARGS` with 127.0.0.2 taken for a public address.
 fn run_as_public(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_sitemapper"))
-        .args(args)
+    sitemapper_command(args)
         .env("SITEMAPPER_TEST_PUBLIC_ADDRESSES", PUBLIC)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_LOG")
-        .env_remove("HTTP_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("ALL_PROXY")
-        .env_remove("all_proxy")
         .output()
-        .unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+        .unwrap()
+        .into()
 }
 
 /// A site on 127.0.0.1 that must never be asked anything.
