@@ -160,6 +160,15 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
             ),
         });
     }
+    if summary.urls_lost > 0 {
+        let _ = store.finish_run(run, RunStatus::Failed);
+        return Err(Failure::fatal(anyhow::anyhow!(
+            "{} queued URLs could not be read back from the crawl database {}: the crawl is incomplete, nothing published, {} left as it was",
+            summary.urls_lost,
+            database.path.display(),
+            settings.out.join("sitemap.xml").display()
+        )));
+    }
     let published = publish(&mut store, run, settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
@@ -552,13 +561,6 @@ impl Report<'_> {
                 out,
                 "Stopped discovering at --max-urls {}: {} links to new URLs not followed.",
                 self.settings.crawl.max_urls, summary.beyond_max_urls
-            )?;
-        }
-        if summary.urls_lost > 0 {
-            writeln!(
-                out,
-                "{} queued URLs were lost: the crawl database could not keep them (see the log).",
-                summary.urls_lost
             )?;
         }
         if summary.request_budget_exhausted {

@@ -55,7 +55,8 @@ pub struct CrawlSummary {
     pub urls_discovered: u64,
     /// Links to new URLs not followed because `max_urls` were discovered already.
     pub beyond_max_urls: u64,
-    /// Queued URLs lost because the frontier's spill failed (a full disk).
+    /// Queued URLs the frontier's spill could not give back (a broken disk): the crawl is
+    /// incomplete.
     pub urls_lost: u64,
     /// The address policy the crawl applied (private addresses allowed when the seed is on
     /// a private network): other requests made for this site should apply it too.

@@ -129,8 +129,10 @@ pub(crate) struct Frontier {
     outgoing: Vec<QueuedUrl>,
     spilled: usize,
     spill: Option<Arc<dyn FrontierSpill>>,
-    /// URLs lost because the spill failed (a full disk).
+    /// URLs the spill did not give back.
     lost: u64,
+    /// Whether reading the spill back failed.
+    unreadable: bool,
 }
 
 impl Frontier {
@@ -141,6 +143,7 @@ impl Frontier {
             spilled: 0,
             spill,
             lost: 0,
+            unreadable: false,
         }
     }
 
@@ -168,27 +171,39 @@ impl Frontier {
         self.memory.len() + self.spilled + self.outgoing.len()
     }
 
-    /// URLs the spill failed to keep.
+    /// URLs the spill failed to give back: still on disk but unreadable, or missing. Call
+    /// when the crawl is over.
     pub fn lost(&self) -> u64 {
-        self.lost
+        let unreadable = if self.unreadable { self.spilled } else { 0 };
+        self.lost + unreadable as u64
     }
 
+    /// Writes `outgoing` to the spill. When the spill fails (a full disk), the URLs stay in
+    /// memory: memory grows, but nothing is lost.
     fn flush(&mut self) {
         let Some(spill) = &self.spill else {
             return;
         };
-        let batch: Vec<SpilledUrl> = self.outgoing.drain(..).map(SpilledUrl::from).collect();
+        let batch: Vec<SpilledUrl> = self
+            .outgoing
+            .iter()
+            .cloned()
+            .map(SpilledUrl::from)
+            .collect();
         match spill.push(&batch) {
-            Ok(()) => self.spilled += batch.len(),
+            Ok(()) => {
+                self.spilled += batch.len();
+                self.outgoing.clear();
+            }
             Err(error) => {
-                tracing::error!(%error, urls = batch.len(), "cannot spill queued URLs; they are dropped");
-                self.lost += batch.len() as u64;
+                tracing::warn!(%error, urls = batch.len(), "cannot spill queued URLs; they stay in memory");
             }
         }
     }
 
     /// Brings the oldest waiting URLs into memory: from the spill first, then those not yet
-    /// written to it.
+    /// written to it. URLs the spill cannot give back are counted as lost once the rest is
+    /// done (see [`Frontier::lost`]).
     fn refill(&mut self) {
         if self.spilled > 0
             && let Some(spill) = &self.spill
@@ -203,13 +218,13 @@ impl Frontier {
                 Ok(_) => {
                     tracing::error!(urls = self.spilled, "spilled URLs missing from the spill");
                     self.lost += self.spilled as u64;
+                    self.spilled = 0;
                 }
                 Err(error) => {
                     tracing::error!(%error, urls = self.spilled, "cannot read spilled URLs back");
-                    self.lost += self.spilled as u64;
+                    self.unreadable = true;
                 }
             }
-            self.spilled = 0;
         }
         self.memory.extend(self.outgoing.drain(..));
     }
@@ -318,6 +333,57 @@ mod tests {
                 .map(|queue| queue.is_empty())
                 .unwrap_or(false)
         );
+    }
+
+    /// A spill that fails to write, or to read back.
+    #[derive(Debug, Default)]
+    struct BrokenSpill {
+        queue: QueueSpill,
+        fails_to_write: bool,
+    }
+
+    impl FrontierSpill for BrokenSpill {
+        fn push(&self, urls: &[SpilledUrl]) -> Result<(), String> {
+            if self.fails_to_write {
+                return Err("disk full".to_string());
+            }
+            self.queue.push(urls)
+        }
+
+        fn pop(&self, _max: usize) -> Result<Vec<SpilledUrl>, String> {
+            Err("disk broken".to_string())
+        }
+    }
+
+    #[test]
+    fn a_spill_that_cannot_write_keeps_the_urls_in_memory() {
+        let spill = Arc::new(BrokenSpill {
+            fails_to_write: true,
+            ..BrokenSpill::default()
+        });
+        let mut frontier = Frontier::new(Some(spill));
+        let total = MEMORY_BUDGET + 2 * SPILL_BATCH + 3;
+        for index in 0..total {
+            frontier.push(queued(index));
+        }
+        let mut count = 0;
+        while let Some(item) = frontier.pop() {
+            assert_eq!(item.url.path(), format!("/{count}"));
+            count += 1;
+        }
+        assert_eq!((count, frontier.lost()), (total, 0));
+    }
+
+    #[test]
+    fn urls_a_spill_cannot_give_back_are_counted_as_lost() {
+        let mut frontier = Frontier::new(Some(Arc::new(BrokenSpill::default())));
+        let total = MEMORY_BUDGET + SPILL_BATCH + 3;
+        for index in 0..total {
+            frontier.push(queued(index));
+        }
+        let popped = std::iter::from_fn(|| frontier.pop()).count();
+        assert_eq!(popped, MEMORY_BUDGET + 3);
+        assert_eq!(frontier.lost(), SPILL_BATCH as u64);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What belongs to the database as a whole: the scope it was made for, and the queue of URLs a
 //! crawl keeps on disk (its frontier beyond the memory budget).
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use crate::{Store, StoreError, sql_error};
 
@@ -54,7 +54,7 @@ impl Store {
     pub fn queue_push(&mut self, rows: &[QueuedRow]) -> Result<(), StoreError> {
         let transaction = self
             .connection
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|source| sql_error(&self.path, source))?;
         {
             let mut insert = transaction
@@ -73,12 +73,15 @@ impl Store {
             .map_err(|source| sql_error(&self.path, source))
     }
 
-    /// Removes and returns up to `max` of the oldest rows of the on-disk queue.
+    /// Removes and returns up to `max` of the oldest rows of the on-disk queue. The
+    /// transaction takes the write lock before it reads: a read that had to become a write
+    /// after another connection (the recorder) committed would fail at once, busy timeout or
+    /// not (SQLite's WAL snapshot rule).
     pub fn queue_pop(&mut self, max: usize) -> Result<Vec<QueuedRow>, StoreError> {
         let limit = i64::try_from(max).unwrap_or(i64::MAX);
         let transaction = self
             .connection
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|source| sql_error(&self.path, source))?;
         let (rows, last) = {
             let mut select = transaction

@@ -600,3 +600,51 @@ fn the_disk_queue_is_first_in_first_out_across_batches() {
     store.queue_clear().unwrap();
     assert!(store.queue_pop(5).unwrap().is_empty());
 }
+
+#[test]
+fn the_disk_queue_works_while_another_connection_records_pages() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("crawl.db");
+    let mut recorder = Store::open(&path).unwrap();
+    let run = recorder.begin_run("https://e.com/").unwrap();
+    let mut queue = Store::open(&path).unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writing = {
+        let done = std::sync::Arc::clone(&done);
+        std::thread::spawn(move || {
+            let mut batch = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) && batch < 100_000 {
+                let pages: Vec<PageRecord> = (0..20)
+                    .map(|index| {
+                        page(
+                            &format!("https://e.com/{batch}/{index}"),
+                            Verdict::Indexable,
+                        )
+                    })
+                    .collect();
+                recorder.record_pages(run, &pages).unwrap();
+                batch += 1;
+            }
+        })
+    };
+    // A read that turns into a write after the other connection committed is refused by
+    // SQLite at once; the queue must not be caught by it.
+    let row = |index: u32| QueuedRow {
+        url: format!("https://e.com/q/{index}"),
+        depth: 1,
+        referrer: None,
+        chain: 0,
+    };
+    let mut next = 0;
+    for round in 0..300 {
+        queue
+            .queue_push(&(round * 10..round * 10 + 10).map(row).collect::<Vec<_>>())
+            .unwrap();
+        for popped in queue.queue_pop(7).unwrap() {
+            assert_eq!(popped, row(next));
+            next += 1;
+        }
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    writing.join().unwrap();
+}
