@@ -278,7 +278,8 @@ fn a_site_of_endless_new_links_stays_in_bounded_memory() {
         run.stderr
     );
     let peak = peak_memory_mib(&run.stderr);
-    assert!(peak < 160.0, "peak memory {peak} MiB");
+    // Measured: about 55 MiB; with every queued URL in memory, about 110 MiB.
+    assert!(peak < 85.0, "peak memory {peak} MiB");
 }
 
 #[test]
