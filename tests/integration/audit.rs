@@ -1,6 +1,6 @@
 //! `sitemapper audit`: a fixture site seeded with every kind of finding; each is found with
 //! the right URLs and referrers, nothing clean is flagged, and the HTML report renders in a
-//! headless browser. `sitemapper validate`: valid and broken sitemaps, files and URLs.
+//! headless browser; hostile page text stays inert in every output.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -322,6 +322,27 @@ fn rendered_dom(report: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
+/// The report's script built one row per finding and per page from the embedded data, as
+/// many as report.json holds. Returns report.json.
+fn assert_one_row_per_finding_and_page(dom: &str, report: &Path) -> Value {
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
+            .unwrap();
+    let findings = json["findings"].as_array().unwrap().len();
+    let pages = json["counts"]["pages"].as_u64().unwrap();
+    assert_eq!(
+        dom.matches("<tr class=\"finding ").count(),
+        findings,
+        "finding rows"
+    );
+    assert_eq!(
+        dom.matches("<tr class=\"page\"").count() as u64,
+        pages,
+        "page rows"
+    );
+    json
+}
+
 #[test]
 fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
     let server = troubled_site();
@@ -330,27 +351,13 @@ fn the_html_report_renders_its_summary_and_tables_in_a_browser() {
     let Some(dom) = rendered_dom(report.path()) else {
         return;
     };
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
-            .unwrap();
+    let json = assert_one_row_per_finding_and_page(&dom, report.path());
     let total = json["findings"].as_array().unwrap().len();
     let errors = json["severities"]["error"].as_u64().unwrap();
-    // The script built one row per finding and per page from the embedded data.
-    assert_eq!(
-        dom.matches("<tr class=\"finding ").count(),
-        total,
-        "finding rows"
-    );
     assert_eq!(
         dom.matches("<tr class=\"finding error\"").count() as u64,
         errors,
         "error rows"
-    );
-    let pages = json["counts"]["pages"].as_u64().unwrap();
-    assert_eq!(
-        dom.matches("<tr class=\"page\"").count() as u64,
-        pages,
-        "page rows"
     );
     assert!(
         dom.contains(&format!("{total} of {total}")),
@@ -585,21 +592,7 @@ fn hostile_titles_are_shown_as_text_in_every_table_of_the_html_report() {
     let Some(dom) = rendered_dom(report.path()) else {
         return;
     };
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
-            .unwrap();
-    let findings = json["findings"].as_array().unwrap().len();
-    let pages = json["counts"]["pages"].as_u64().unwrap();
-    assert_eq!(
-        dom.matches("<tr class=\"finding ").count(),
-        findings,
-        "finding rows"
-    );
-    assert_eq!(
-        dom.matches("<tr class=\"page\"").count() as u64,
-        pages,
-        "page rows"
-    );
+    assert_one_row_per_finding_and_page(&dom, report.path());
     // Only the report's own two script elements, and no trace of an injected one running.
     assert_eq!(dom.matches("<script").count(), 2, "script elements");
     assert!(!dom.contains("data-injected"), "an injected script ran");
@@ -619,79 +612,6 @@ fn hostile_titles_are_shown_as_text_in_every_table_of_the_html_report() {
             "sitemap <loc> {cell} in the findings"
         );
     }
-}
-
-#[test]
-fn validate_checks_files_and_urls_and_follows_indexes() {
-    let directory = tempfile::tempdir().unwrap();
-    let good = directory.path().join("sitemap.xml");
-    std::fs::write(
-        &good,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n\
-         <sitemap><loc>https://example.com/sitemap-00001.xml</loc></sitemap>\n</sitemapindex>\n",
-    )
-    .unwrap();
-    std::fs::write(
-        directory.path().join("sitemap-00001.xml"),
-        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://example.com/</loc><lastmod>2024-01-02</lastmod></url>\n</urlset>\n",
-    )
-    .unwrap();
-    let run = sitemapper(&["validate", good.to_str().unwrap()]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout
-            .contains("sitemap-00001.xml: valid sitemap, 1 entries"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("2 files, 2 entries, 0 problems."),
-        "{}",
-        run.stdout
-    );
-
-    let bad = directory.path().join("bad.xml");
-    std::fs::write(
-        &bad,
-        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://example.com/</loc></url>\n<url><loc>relative</loc><changefreq>often</changefreq></url>\n</urlset>\n",
-    )
-    .unwrap();
-    let run = sitemapper(&["validate", bad.to_str().unwrap()]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stdout
-            .contains("bad.xml:3: <loc> \"relative\" is not an absolute http(s) URL"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("bad.xml:3: <changefreq> \"often\""),
-        "{}",
-        run.stdout
-    );
-
-    let server = Site::new()
-        .route(
-            "/sitemap.xml",
-            Route::new(200, "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>{origin}/child.xml</loc></sitemap></sitemapindex>"),
-        )
-        .route(
-            "/child.xml",
-            Route::new(200, "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://elsewhere.example/</loc></url></urlset>"),
-        )
-        .serve();
-    let run = sitemapper(&["validate", &server.url("/sitemap.xml")]);
-    assert_eq!(run.code, 1);
-    assert!(
-        run.stdout.contains(&format!(
-            "{}:2: <loc> https://elsewhere.example/ is not under the sitemap's directory",
-            server.url("/child.xml")
-        )),
-        "{}",
-        run.stdout
-    );
-    let missing = sitemapper(&["validate", "/no/such/file.xml"]);
-    assert_eq!(missing.code, 2);
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! `sitemapper validate` through indexes that list themselves, each other, or a child twice,
-//! as files and over HTTP: each sitemap is read once, a cycle is a problem (exit 1) and a
-//! repeated child a warning. A local file is read no further than the protocol's size.
+//! `sitemapper validate`: valid and broken sitemaps, files and URLs; and indexes that list
+//! themselves, each other, or a child twice, as files and over HTTP: each sitemap is read
+//! once, a cycle is a problem (exit 1) and a repeated child a warning. A local file is read no further than the protocol's size.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -201,4 +201,77 @@ fn a_local_file_larger_than_the_protocol_allows_is_read_no_further() {
             large.display()
         ),
     );
+}
+
+#[test]
+fn validate_checks_files_and_urls_and_follows_indexes() {
+    let directory = tempfile::tempdir().unwrap();
+    let good = directory.path().join("sitemap.xml");
+    std::fs::write(
+        &good,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n\
+         <sitemap><loc>https://example.com/sitemap-00001.xml</loc></sitemap>\n</sitemapindex>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        directory.path().join("sitemap-00001.xml"),
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://example.com/</loc><lastmod>2024-01-02</lastmod></url>\n</urlset>\n",
+    )
+    .unwrap();
+    let run = sitemapper(&["validate", good.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("sitemap-00001.xml: valid sitemap, 1 entries"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("2 files, 2 entries, 0 problems."),
+        "{}",
+        run.stdout
+    );
+
+    let bad = directory.path().join("bad.xml");
+    std::fs::write(
+        &bad,
+        "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://example.com/</loc></url>\n<url><loc>relative</loc><changefreq>often</changefreq></url>\n</urlset>\n",
+    )
+    .unwrap();
+    let run = sitemapper(&["validate", bad.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("bad.xml:3: <loc> \"relative\" is not an absolute http(s) URL"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("bad.xml:3: <changefreq> \"often\""),
+        "{}",
+        run.stdout
+    );
+
+    let server = Site::new()
+        .route(
+            "/sitemap.xml",
+            Route::new(200, "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>{origin}/child.xml</loc></sitemap></sitemapindex>"),
+        )
+        .route(
+            "/child.xml",
+            Route::new(200, "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n<url><loc>https://elsewhere.example/</loc></url></urlset>"),
+        )
+        .serve();
+    let run = sitemapper(&["validate", &server.url("/sitemap.xml")]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(&format!(
+            "{}:2: <loc> https://elsewhere.example/ is not under the sitemap's directory",
+            server.url("/child.xml")
+        )),
+        "{}",
+        run.stdout
+    );
+    let missing = sitemapper(&["validate", "/no/such/file.xml"]);
+    assert_eq!(missing.code, 2);
 }
