@@ -9,7 +9,9 @@ use std::time::Duration;
 use sitemapper_store::Verdict;
 
 use crate::fixture::{BodyPacing, Route, Server, Site};
-use crate::harness::{crawl, crawl_recorded, listed_urls, peak_memory_mib, sitemapper, verdict_of};
+use crate::harness::{
+    crawl, crawl_recorded, listed_urls, peak_memory_mib, sitemapper, sitemapper_command, verdict_of,
+};
 
 fn urls(server: &Server, paths: &[&str]) -> BTreeSet<String> {
     paths.iter().map(|path| server.url(path)).collect()
@@ -370,23 +372,21 @@ fn slow_site() -> Server {
 }
 
 fn spawn_crawl(seed: &str, out: &std::path::Path) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_sitemapper"))
-        .args([
-            "crawl",
-            seed,
-            "--out",
-            out.to_str().unwrap(),
-            "--concurrency",
-            "2",
-        ])
-        .env("NO_COLOR", "1")
-        // A killed run cannot remove its temporary crawl database: keep it in the test's
-        // directory, which the test removes.
-        .env("TMPDIR", out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+    sitemapper_command(&[
+        "crawl",
+        seed,
+        "--out",
+        out.to_str().unwrap(),
+        "--concurrency",
+        "2",
+    ])
+    // A killed run cannot remove its temporary crawl database: keep it in the test's
+    // directory, which the test removes.
+    .env("TMPDIR", out)
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
 }
 
 #[test]

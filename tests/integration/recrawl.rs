@@ -3,13 +3,13 @@
 //! run lock, resuming an interrupted run, and IndexNow.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use sitemapper_store::{RunStatus, Store};
 
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{crawl, lastmods, listed_urls, sitemapper};
+use crate::harness::{crawl, lastmods, listed_urls, sitemapper, sitemapper_command};
 use crate::schema::assert_all_valid;
 
 const A_MODIFIED: &str = "Tue, 02 Jan 2024 03:04:05 GMT";
@@ -285,21 +285,7 @@ fn a_killed_run_resumes_without_refetching_what_it_finished() {
     let server = slow_site(Duration::from_millis(200)).serve();
     let out = tempfile::tempdir().unwrap();
     let state = out.path().join("state.db");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sitemapper"))
-        .args([
-            "crawl",
-            &server.url("/"),
-            "--out",
-            out.path().to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-            "--concurrency",
-            "2",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_with_state(&server.url("/"), out.path(), &state, &[]);
     server.wait_for(|seen| {
         seen.iter()
             .filter(|seen| seen.target.starts_with("/p/"))
@@ -406,18 +392,19 @@ fn indexnow_is_told_what_changed() {
 
 /// Starts `sitemapper crawl` in the background with `--state`, quietly.
 fn spawn_with_state(seed: &str, out: &Path, state: &Path, extra: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_sitemapper"))
-        .args([
-            "crawl",
-            seed,
-            "--out",
-            out.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-            "--concurrency",
-            "2",
-        ])
-        .args(extra)
+    let (out, state) = (out.to_str().unwrap(), state.to_str().unwrap());
+    let mut args = vec![
+        "crawl",
+        seed,
+        "--out",
+        out,
+        "--state",
+        state,
+        "--concurrency",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    sitemapper_command(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
