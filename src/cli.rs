@@ -86,11 +86,11 @@ pub enum SeverityName {
 }
 
 impl SeverityName {
-    pub fn severity(self) -> sitemapper_store::Severity {
+    pub fn severity(self) -> sitemapper_audit::Severity {
         match self {
-            SeverityName::Error => sitemapper_store::Severity::Error,
-            SeverityName::Warning => sitemapper_store::Severity::Warning,
-            SeverityName::Notice => sitemapper_store::Severity::Notice,
+            SeverityName::Error => sitemapper_audit::Severity::Error,
+            SeverityName::Warning => sitemapper_audit::Severity::Warning,
+            SeverityName::Notice => sitemapper_audit::Severity::Notice,
         }
     }
 }

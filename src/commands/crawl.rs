@@ -12,7 +12,9 @@ use sitemapper_sitemap::{
     Alternate, ChangeFreq, ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written,
     depth_priority, is_valid_hreflang, observed_changefreq,
 };
-use sitemapper_store::{ChangeReport, ListedPage, ReasonCount, RunId, RunStatus, Store, Verdict};
+use sitemapper_store::{
+    ChangeReport, ListedPage, Reason, ReasonCount, RunId, RunStatus, Store, Verdict,
+};
 use tokio::sync::mpsc;
 use url::Url;
 
@@ -611,21 +613,23 @@ impl Report<'_> {
         if !not_listed.is_empty() {
             writeln!(out, "Not listed:")?;
             for count in not_listed {
-                let reason = count.reason.as_deref().unwrap_or(count.verdict.as_str());
-                writeln!(out, "  {:>7}  {reason}", count.count)?;
+                match count.reason {
+                    Some(reason) => writeln!(out, "  {:>7}  {reason}", count.count)?,
+                    None => writeln!(out, "  {:>7}  {}", count.count, count.verdict)?,
+                }
             }
         }
         for count in counts
             .iter()
             .filter(|count| count.verdict == Verdict::Indexable)
         {
-            let Some(reason) = &count.reason else {
-                continue;
-            };
-            let why = match reason.as_str() {
-                "broken-canonical" => "their canonical target is broken",
-                "canonical-loop" => "their canonicals form a loop (one page per loop)",
-                other => other,
+            let why = match count.reason {
+                None => continue,
+                Some(Reason::BrokenCanonical) => "their canonical target is broken".to_string(),
+                Some(Reason::CanonicalLoop) => {
+                    "their canonicals form a loop (one page per loop)".to_string()
+                }
+                Some(other) => other.to_string(),
             };
             writeln!(out, "Listed as themselves because {why}: {}.", count.count)?;
         }

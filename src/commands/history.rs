@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use sitemapper_crawl::{Exclusion, History, PreviousPage, Verdict};
-use sitemapper_store::{PageRecord, Store};
+use sitemapper_store::{PageRecord, Reason, Store, Verdict as Recorded};
 use url::Url;
 
 /// A second connection to the crawl database (WAL lets it read while the recorder writes).
@@ -58,19 +58,17 @@ fn content_verdict(page: &PageRecord) -> Option<Verdict> {
             .as_deref()
             .and_then(|target| Url::parse(target).ok())
     };
-    Some(match (page.verdict, page.reason.as_deref()) {
-        (sitemapper_store::Verdict::Indexable, Some("broken-canonical" | "canonical-loop"))
-        | (sitemapper_store::Verdict::Canonicalised, _) => Verdict::Canonicalised { to: target()? },
-        (sitemapper_store::Verdict::Indexable, _) => Verdict::Indexable,
-        (sitemapper_store::Verdict::Redirect, _) => Verdict::Redirect { to: target()? },
-        (sitemapper_store::Verdict::Excluded, Some("session-parameter")) => Verdict::Indexable,
-        (sitemapper_store::Verdict::Excluded, Some("noindex")) => {
-            Verdict::Excluded(Exclusion::NoIndex)
-        }
-        (sitemapper_store::Verdict::Excluded, Some("canonical-out-of-scope")) => {
+    Some(match (page.verdict, page.reason) {
+        (Recorded::Indexable, Some(Reason::BrokenCanonical | Reason::CanonicalLoop))
+        | (Recorded::Canonicalised, _) => Verdict::Canonicalised { to: target()? },
+        (Recorded::Indexable, _) => Verdict::Indexable,
+        (Recorded::Redirect, _) => Verdict::Redirect { to: target()? },
+        (Recorded::Excluded, Some(Reason::SessionParameter)) => Verdict::Indexable,
+        (Recorded::Excluded, Some(Reason::NoIndex)) => Verdict::Excluded(Exclusion::NoIndex),
+        (Recorded::Excluded, Some(Reason::CanonicalOutOfScope)) => {
             Verdict::Excluded(Exclusion::CanonicalOutOfScope(target()?))
         }
         // Anything else depends on more than the page: fetch it again.
-        (sitemapper_store::Verdict::Excluded, _) => return None,
+        (Recorded::Excluded, _) => return None,
     })
 }

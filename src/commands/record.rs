@@ -5,8 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
-use sitemapper_crawl::{CrawlEvent, PageOutcome, Verdict};
-use sitemapper_store::{PageRecord, RunId, Store, StoreError};
+use sitemapper_crawl::{CrawlEvent, Exclusion, IgnoredHint, PageOutcome, TrapKind, Verdict};
+use sitemapper_store::{
+    IgnoredHint as Ignored, PageRecord, Reason, RunId, Store, StoreError, Verdict as Recorded,
+};
 use tokio::sync::mpsc;
 
 use crate::progress::EventCounts;
@@ -100,17 +102,17 @@ fn count(counts: &EventCounts, outcome: &PageOutcome) {
     }
 }
 
-/// The crawl's view of a URL, flattened into the database's plain record.
+/// The crawl's view of a URL, flattened into the database's plain record: the one place
+/// where the crawl's verdicts and reasons become the store's.
 fn page_record(outcome: PageOutcome) -> PageRecord {
     let (verdict, reason, detail) = match &outcome.verdict {
-        Verdict::Indexable => (sitemapper_store::Verdict::Indexable, None, None),
-        Verdict::Canonicalised { .. } => (sitemapper_store::Verdict::Canonicalised, None, None),
-        Verdict::Redirect { .. } => (sitemapper_store::Verdict::Redirect, None, None),
-        Verdict::Excluded(exclusion) => (
-            sitemapper_store::Verdict::Excluded,
-            Some(exclusion.code()),
-            exclusion.detail(),
-        ),
+        Verdict::Indexable => (Recorded::Indexable, None, None),
+        Verdict::Canonicalised { .. } => (Recorded::Canonicalised, None, None),
+        Verdict::Redirect { .. } => (Recorded::Redirect, None, None),
+        Verdict::Excluded(exclusion) => {
+            let (reason, detail) = reason(exclusion);
+            (Recorded::Excluded, Some(reason), detail)
+        }
     };
     let response = outcome.response.as_ref();
     PageRecord {
@@ -118,13 +120,13 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         depth: outcome.depth,
         referrer: outcome.referrer.as_ref().map(ToString::to_string),
         status: response.map(|response| response.status),
-        final_url: None,
         content_type: response.and_then(|response| response.content_type.clone()),
         html_ok: response.is_some_and(|response| response.is_html_ok()),
         target: outcome.verdict.target().map(ToString::to_string),
         verdict,
         reason,
-        detail: detail.or(outcome.ignored_hints),
+        detail,
+        ignored_hints: outcome.ignored_hints.iter().map(ignored_hint).collect(),
         canonical: outcome.canonical.as_ref().map(ToString::to_string),
         last_modified: response.and_then(|response| response.last_modified),
         etag: response.and_then(|response| response.etag.clone()),
@@ -149,5 +151,37 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
                 .map(|(hreflang, url)| (hreflang, url.to_string()))
                 .collect()
         }),
+    }
+}
+
+/// The store's reason for an exclusion, and the free text that goes with it.
+fn reason(exclusion: &Exclusion) -> (Reason, Option<String>) {
+    let reason = match exclusion {
+        Exclusion::RobotsDisallowed => Reason::RobotsDisallowed,
+        Exclusion::NoIndex => Reason::NoIndex,
+        Exclusion::NotHtml => Reason::NotHtml,
+        Exclusion::HttpStatus(status) => Reason::HttpStatus(*status),
+        Exclusion::FetchFailed(message) => return (Reason::FetchError, Some(message.clone())),
+        Exclusion::TooManyRedirects => Reason::TooManyRedirects,
+        Exclusion::RedirectOutOfScope(_) => Reason::RedirectOutOfScope,
+        Exclusion::InvalidRedirect(message) => {
+            return (Reason::InvalidRedirect, Some(message.clone()));
+        }
+        Exclusion::CanonicalOutOfScope(_) => Reason::CanonicalOutOfScope,
+        Exclusion::UrlTooLong => Reason::UrlTooLong,
+        Exclusion::Trap(TrapKind::RepeatedSegments) => Reason::RepeatedSegmentsTrap,
+        Exclusion::Trap(TrapKind::PatternChain) => Reason::PatternChainTrap,
+        Exclusion::RequestBudget => Reason::RequestBudget,
+    };
+    (reason, None)
+}
+
+/// The store's form of a canonical hint the crawl ignored.
+fn ignored_hint(hint: &IgnoredHint) -> Ignored {
+    match hint {
+        IgnoredHint::InvalidCanonical(values) => Ignored::InvalidCanonical(values.clone()),
+        IgnoredHint::ConflictingCanonicals(urls) => {
+            Ignored::ConflictingCanonicals(urls.iter().map(ToString::to_string).collect())
+        }
     }
 }

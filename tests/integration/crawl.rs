@@ -188,7 +188,11 @@ fn the_crawl_database_keeps_every_url_with_its_reason() {
             .page(&server.url(path))
             .unwrap()
             .unwrap_or_else(|| panic!("{path} not recorded"));
-        (page.verdict, page.reason, page.status)
+        (
+            page.verdict,
+            page.reason.map(|reason| reason.to_string()),
+            page.status,
+        )
     };
     assert_eq!(reason_of("/"), (Verdict::Indexable, None, Some(200)));
     assert_eq!(

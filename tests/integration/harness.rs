@@ -168,7 +168,7 @@ pub fn crawl_recorded(seed: &str, out: &Path, extra: &[&str]) -> (Run, sitemappe
     (run, store)
 }
 
-/// The verdict and reason recorded for `url`.
+/// The verdict recorded for `url`, and the code of its reason as the database keeps it.
 pub fn verdict_of(
     store: &sitemapper_store::Store,
     url: &str,
@@ -177,5 +177,5 @@ pub fn verdict_of(
         .page(url)
         .expect("read the crawl database")
         .unwrap_or_else(|| panic!("{url} is not recorded"));
-    (page.verdict, page.reason)
+    (page.verdict, page.reason.map(|reason| reason.to_string()))
 }

@@ -105,7 +105,11 @@ fn slow_bodies_end_at_the_deadline_and_slow_pages_are_waited_for() {
     assert_eq!(listed_urls(out.path()), urls(&server, &["/", "/slow"]));
     for path in ["/trickle", "/stall", "/hang"] {
         let page = store.page(&server.url(path)).unwrap().unwrap();
-        assert_eq!(page.reason.as_deref(), Some("fetch-error"), "{path}");
+        assert_eq!(
+            page.reason.map(|reason| reason.to_string()).as_deref(),
+            Some("fetch-error"),
+            "{path}"
+        );
         assert!(
             page.detail
                 .as_deref()

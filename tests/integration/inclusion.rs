@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use sitemapper_store::Verdict;
+use sitemapper_store::{IgnoredHint, Verdict};
 
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{crawl_recorded, listed_urls, verdict_of};
@@ -254,18 +254,23 @@ fn canonicals_resolve_to_the_final_self_canonical_page() {
     );
     assert_eq!(reason("/c/loop-a").1.as_deref(), Some("canonical-loop"));
     assert_eq!(reason("/c/loop-b"), (Verdict::Canonicalised, None));
-    let detail = |path: &str| store.page(&server.url(path)).unwrap().unwrap().detail;
+    let hints = |path: &str| {
+        let page = store.page(&server.url(path)).unwrap().unwrap();
+        assert_eq!(page.detail, None, "{path}: hints are not details");
+        page.ignored_hints
+    };
     assert_eq!(
-        detail("/c/conflict"),
-        Some(format!(
-            "conflicting canonicals: {} {}",
+        hints("/c/conflict"),
+        [IgnoredHint::ConflictingCanonicals(vec![
             server.url("/c/one"),
             server.url("/c/two")
-        ))
+        ])]
     );
     assert_eq!(
-        detail("/c/invalid").as_deref(),
-        Some("invalid canonical: urn:isbn:0451450523")
+        hints("/c/invalid"),
+        [IgnoredHint::InvalidCanonical(vec![
+            "urn:isbn:0451450523".to_string()
+        ])]
     );
     assert_eq!(times_requested(&server, "/private/page"), 0);
     assert_eq!(

@@ -2,20 +2,22 @@
 //! and the runs that saw them. The binary records crawl events here and writes the sitemap from
 //! it; the store itself knows nothing of HTTP, crawling or sitemaps.
 
-mod findings;
+mod graph;
 mod pages;
 mod runs;
 mod schema;
 mod site;
+mod verdict;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub use findings::{AuditThresholds, DeclaredAlternate, Finding, FindingKind, Severity};
-pub use pages::{ListedPage, PageRecord, ReasonCount, Verdict};
+pub use graph::DeclaredAlternate;
+pub use pages::{ListedPage, PageRecord, ReasonCount};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
+pub use verdict::{IgnoredHint, Reason, Verdict};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -95,7 +97,16 @@ impl Store {
 #[cfg(test)]
 mod tests;
 
+/// A failed statement; a code this build does not know is a corrupt database.
 pub(crate) fn sql_error(path: &Path, source: rusqlite::Error) -> StoreError {
+    if let rusqlite::Error::FromSqlConversionFailure(_, _, cause) = &source
+        && let Some(unknown) = cause.downcast_ref::<verdict::UnknownCode>()
+    {
+        return StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: unknown.to_string(),
+        };
+    }
     StoreError::Sql {
         path: path.to_path_buf(),
         source,

@@ -6,37 +6,8 @@ use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
 
 use crate::runs::{RunId, timestamp};
-use crate::{Store, StoreError, sql_error};
-
-/// Whether a URL is listed, and if not, in which way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    Indexable,
-    Canonicalised,
-    Redirect,
-    Excluded,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Indexable => "indexable",
-            Verdict::Canonicalised => "canonicalised",
-            Verdict::Redirect => "redirect",
-            Verdict::Excluded => "excluded",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Verdict> {
-        match text {
-            "indexable" => Some(Verdict::Indexable),
-            "canonicalised" => Some(Verdict::Canonicalised),
-            "redirect" => Some(Verdict::Redirect),
-            "excluded" => Some(Verdict::Excluded),
-            _ => None,
-        }
-    }
-}
+use crate::verdict::{hint_column, hints_from_columns};
+use crate::{IgnoredHint, Reason, Store, StoreError, Verdict, sql_error};
 
 /// Everything recorded about one URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,15 +19,16 @@ pub struct PageRecord {
     pub referrer: Option<String>,
     /// Final HTTP status; None when never fetched.
     pub status: Option<u16>,
-    pub final_url: Option<String>,
     pub content_type: Option<String>,
     /// The final response was 200 with an HTML content type, reached within scope.
     pub html_ok: bool,
     pub verdict: Verdict,
-    /// Machine-readable reason code for non-indexable verdicts.
-    pub reason: Option<String>,
-    /// Free text, such as an error message.
+    /// Why the verdict is what it is, when the verdict alone does not say.
+    pub reason: Option<Reason>,
+    /// Free text that goes with the reason: an error message, a session parameter.
     pub detail: Option<String>,
+    /// The canonical hints the page gave that were ignored.
+    pub ignored_hints: Vec<IgnoredHint>,
     /// Redirect or canonical target.
     pub target: Option<String>,
     /// The page's own canonical hint, normalized.
@@ -99,7 +71,7 @@ pub struct ListedPage<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReasonCount {
     pub verdict: Verdict,
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     pub count: u64,
 }
 
@@ -107,13 +79,14 @@ pub struct ReasonCount {
 /// wins; else, when the page's fingerprint differs from the one recorded, the time this
 /// run saw it change; else (unchanged, revalidated, or no history) the recorded value stays.
 /// A page seen for the first time without the header gets none: nothing is invented.
-const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, final_url, content_type, html_ok, verdict,
+const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_type, html_ok, verdict,
         reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, fingerprint, title,
-        revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19,
-        ?20, ?21, ?22, ?23)
+        revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
+        invalid_canonicals, conflicting_canonicals)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
+        ?19, ?20, ?21, ?22, ?23, ?24)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
-        final_url = excluded.final_url, content_type = excluded.content_type, html_ok = excluded.html_ok,
+        content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
         canonical = excluded.canonical, last_modified = excluded.last_modified,
         lastmod = CASE
@@ -127,7 +100,9 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, final_url
         title = excluded.title, revalidated = excluded.revalidated, last_seen_run = excluded.last_seen_run,
         description = excluded.description, elapsed_ms = excluded.elapsed_ms,
         body_bytes = CASE WHEN excluded.revalidated THEN pages.body_bytes ELSE excluded.body_bytes END,
-        truncated = CASE WHEN excluded.revalidated THEN pages.truncated ELSE excluded.truncated END";
+        truncated = CASE WHEN excluded.revalidated THEN pages.truncated ELSE excluded.truncated END,
+        invalid_canonicals = excluded.invalid_canonicals,
+        conflicting_canonicals = excluded.conflicting_canonicals";
 
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
@@ -148,10 +123,9 @@ impl Store {
                         page.depth,
                         page.referrer,
                         page.status,
-                        page.final_url,
                         page.content_type,
                         page.html_ok,
-                        page.verdict.as_str(),
+                        page.verdict,
                         page.reason,
                         page.detail,
                         page.target,
@@ -169,6 +143,8 @@ impl Store {
                         page.body_bytes
                             .map(|value| i64::try_from(value).unwrap_or(i64::MAX)),
                         page.truncated,
+                        hint_column(&page.ignored_hints, true),
+                        hint_column(&page.ignored_hints, false),
                     ])
                     .map_err(sql_error)?;
             }
@@ -242,31 +218,36 @@ impl Store {
             .map_err(|source| sql_error(&self.path, source))?;
         transaction
             .execute(
-                "UPDATE pages SET verdict = 'indexable', reason = 'broken-canonical'
-                 WHERE last_seen_run = ?1 AND verdict = 'canonicalised' AND target IS NOT NULL
+                "UPDATE pages SET verdict = ?2, reason = ?3
+                 WHERE last_seen_run = ?1 AND verdict = ?4 AND target IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM pages AS target_page
                                    WHERE target_page.url = pages.target
                                      AND target_page.last_seen_run = ?1 AND target_page.html_ok = 1)",
-                params![run.0],
+                params![
+                    run.0,
+                    Verdict::Indexable,
+                    Reason::BrokenCanonical,
+                    Verdict::Canonicalised
+                ],
             )
             .map_err(|source| sql_error(&self.path, source))?;
         let targets: HashMap<String, String> = {
             let mut statement = transaction
                 .prepare(
                     "SELECT url, target FROM pages
-                     WHERE last_seen_run = ?1 AND verdict = 'canonicalised' AND target IS NOT NULL",
+                     WHERE last_seen_run = ?1 AND verdict = ?2 AND target IS NOT NULL",
                 )
                 .map_err(|source| sql_error(&self.path, source))?;
             statement
-                .query_map(params![run.0], |row| Ok((row.get(0)?, row.get(1)?)))
+                .query_map(params![run.0, Verdict::Canonicalised], |row| Ok((row.get(0)?, row.get(1)?)))
                 .and_then(Iterator::collect)
                 .map_err(|source| sql_error(&self.path, source))?
         };
         for url in loop_representatives(&targets) {
             transaction
                 .execute(
-                    "UPDATE pages SET verdict = 'indexable', reason = 'canonical-loop' WHERE url = ?1",
-                    params![url],
+                    "UPDATE pages SET verdict = ?2, reason = ?3 WHERE url = ?1",
+                    params![url, Verdict::Indexable, Reason::CanonicalLoop],
                 )
                 .map_err(|source| sql_error(&self.path, source))?;
         }
@@ -287,10 +268,16 @@ impl Store {
             excluded += self
                 .connection
                 .execute(
-                    "UPDATE pages SET verdict = 'excluded', reason = 'session-parameter', detail = ?2
-                     WHERE last_seen_run = ?1 AND verdict = 'indexable'
+                    "UPDATE pages SET verdict = ?3, reason = ?4, detail = ?2
+                     WHERE last_seen_run = ?1 AND verdict = ?5
                        AND (instr(url, '?' || ?2 || '=') > 0 OR instr(url, '&' || ?2 || '=') > 0)",
-                    params![run.0, parameter],
+                    params![
+                        run.0,
+                        parameter,
+                        Verdict::Excluded,
+                        Reason::SessionParameter,
+                        Verdict::Indexable
+                    ],
                 )
                 .map_err(|source| self.sql_error(source))?;
         }
@@ -301,8 +288,8 @@ impl Store {
     pub fn listed_count(&self, run: RunId) -> Result<u64, StoreError> {
         self.connection
             .query_row(
-                "SELECT count(*) FROM pages WHERE last_seen_run = ?1 AND verdict = 'indexable'",
-                params![run.0],
+                "SELECT count(*) FROM pages WHERE last_seen_run = ?1 AND verdict = ?2",
+                params![run.0, Verdict::Indexable],
                 |row| row.get::<_, i64>(0),
             )
             .map(|count| count.max(0) as u64)
@@ -319,11 +306,11 @@ impl Store {
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT url, lastmod, depth FROM pages WHERE last_seen_run = ?1 AND verdict = 'indexable' ORDER BY url",
+                "SELECT url, lastmod, depth FROM pages WHERE last_seen_run = ?1 AND verdict = ?2 ORDER BY url",
             )
             .map_err(|source| self.sql_error(source))?;
         let mut rows = statement
-            .query(params![run.0])
+            .query(params![run.0, Verdict::Indexable])
             .map_err(|source| self.sql_error(source))?;
         while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
             let url = row
@@ -350,25 +337,16 @@ impl Store {
                  GROUP BY verdict, reason ORDER BY pages DESC, verdict, reason",
             )
             .map_err(|source| self.sql_error(source))?;
-        let rows = statement
+        statement
             .query_map(params![run.0], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, Option<String>>(1)?,
-                    row.get::<_, i64>(2)?,
-                ))
+                Ok(ReasonCount {
+                    verdict: row.get(0)?,
+                    reason: row.get(1)?,
+                    count: row.get::<_, i64>(2)?.max(0) as u64,
+                })
             })
-            .map_err(|source| self.sql_error(source))?;
-        let mut counts = Vec::new();
-        for row in rows {
-            let (verdict, reason, count) = row.map_err(|source| self.sql_error(source))?;
-            counts.push(ReasonCount {
-                verdict: self.verdict(&verdict)?,
-                reason,
-                count: count.max(0) as u64,
-            });
-        }
-        Ok(counts)
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
     }
 
     /// Visits every page `run` recorded with the lastmod written for it, ordered by URL, one
@@ -380,23 +358,18 @@ impl Store {
     ) -> Result<(), E> {
         let mut statement = self
             .connection
-            .prepare(
-                "SELECT url, depth, referrer, status, final_url, content_type, html_ok, verdict, reason, detail,
-                        target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
-                        description, elapsed_ms, body_bytes, truncated, lastmod
-                 FROM pages WHERE last_seen_run = ?1 ORDER BY url",
-            )
+            .prepare(&format!(
+                "SELECT {PAGE_COLUMNS}, lastmod FROM pages WHERE last_seen_run = ?1 ORDER BY url"
+            ))
             .map_err(|source| self.sql_error(source))?;
         let mut rows = statement
             .query(params![run.0])
             .map_err(|source| self.sql_error(source))?;
         while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
-            let (raw, verdict) = raw_page(row).map_err(|source| self.sql_error(source))?;
-            let lastmod: Option<i64> = row.get(22).map_err(|source| self.sql_error(source))?;
-            let page = PageRecord {
-                verdict: self.verdict(&verdict)?,
-                ..raw
-            };
+            let page = page_record(row).map_err(|source| self.sql_error(source))?;
+            let lastmod: Option<i64> = row
+                .get(PAGE_COLUMN_COUNT)
+                .map_err(|source| self.sql_error(source))?;
             visit(page, lastmod.and_then(timestamp))?;
         }
         Ok(())
@@ -450,12 +423,12 @@ impl Store {
             .prepare_cached(
                 "SELECT alternates.hreflang, alternates.href FROM alternates
                     JOIN pages ON pages.url = alternates.href
-                 WHERE alternates.page = ?1 AND pages.last_seen_run = ?2 AND pages.verdict = 'indexable'
+                 WHERE alternates.page = ?1 AND pages.last_seen_run = ?2 AND pages.verdict = ?3
                  ORDER BY alternates.hreflang, alternates.href",
             )
             .map_err(|source| self.sql_error(source))?;
         statement
-            .query_map(params![page, run.0], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_map(params![page, run.0, Verdict::Indexable], |row| Ok((row.get(0)?, row.get(1)?)))
             .and_then(Iterator::collect)
             .map_err(|source| self.sql_error(source))
     }
@@ -489,73 +462,60 @@ impl Store {
     pub fn page(&self, url: &str) -> Result<Option<PageRecord>, StoreError> {
         let mut statement = self
             .connection
-            .prepare_cached(
-                "SELECT url, depth, referrer, status, final_url, content_type, html_ok, verdict, reason, detail,
-                        target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
-                        description, elapsed_ms, body_bytes, truncated
-                 FROM pages WHERE url = ?1",
-            )
+            .prepare_cached(&format!("SELECT {PAGE_COLUMNS} FROM pages WHERE url = ?1"))
             .map_err(|source| self.sql_error(source))?;
-        let row = statement
-            .query_row(params![url], raw_page)
+        statement
+            .query_row(params![url], page_record)
             .optional()
-            .map_err(|source| self.sql_error(source))?;
-        row.map(|(raw, verdict)| {
-            Ok(PageRecord {
-                verdict: self.verdict(&verdict)?,
-                ..raw
-            })
-        })
-        .transpose()
-    }
-
-    fn verdict(&self, text: &str) -> Result<Verdict, StoreError> {
-        Verdict::parse(text).ok_or_else(|| StoreError::Corrupt {
-            path: self.path.clone(),
-            detail: format!("verdict {text:?}"),
-        })
+            .map_err(|source| self.sql_error(source))
     }
 }
 
-/// A page row, with the verdict still as text (checked by the caller, which knows the path).
-fn raw_page(row: &Row<'_>) -> rusqlite::Result<(PageRecord, String)> {
+/// The columns [`page_record`] reads, in its order.
+const PAGE_COLUMNS: &str = "url, depth, referrer, status, content_type, html_ok, verdict, reason, detail,
+    target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
+    description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals";
+
+/// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
+const PAGE_COLUMN_COUNT: usize = 23;
+
+/// A page row selected with [`PAGE_COLUMNS`].
+fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
     let seconds = |index| -> rusqlite::Result<Option<Timestamp>> {
         Ok(row.get::<_, Option<i64>>(index)?.and_then(timestamp))
     };
-    Ok((
-        PageRecord {
-            url: row.get(0)?,
-            depth: row.get(1)?,
-            referrer: row.get(2)?,
-            status: row.get(3)?,
-            final_url: row.get(4)?,
-            content_type: row.get(5)?,
-            html_ok: row.get(6)?,
-            verdict: Verdict::Excluded,
-            reason: row.get(8)?,
-            detail: row.get(9)?,
-            target: row.get(10)?,
-            canonical: row.get(11)?,
-            last_modified: seconds(12)?,
-            etag: row.get(13)?,
-            fetched_at: seconds(14)?,
-            fingerprint: row.get(15)?,
-            title: row.get(16)?,
-            revalidated: row.get(17)?,
-            description: row.get(18)?,
-            elapsed_ms: row
-                .get::<_, Option<i64>>(19)?
-                .map(|value| value.max(0) as u64),
-            body_bytes: row
-                .get::<_, Option<i64>>(20)?
-                .map(|value| value.max(0) as u64),
-            truncated: row.get(21)?,
-            links: None,
-            images: None,
-            alternates: None,
-        },
-        row.get(7)?,
-    ))
+    let count = |index| -> rusqlite::Result<Option<u64>> {
+        Ok(row
+            .get::<_, Option<i64>>(index)?
+            .map(|value| value.max(0) as u64))
+    };
+    Ok(PageRecord {
+        url: row.get(0)?,
+        depth: row.get(1)?,
+        referrer: row.get(2)?,
+        status: row.get(3)?,
+        content_type: row.get(4)?,
+        html_ok: row.get(5)?,
+        verdict: row.get(6)?,
+        reason: row.get(7)?,
+        detail: row.get(8)?,
+        target: row.get(9)?,
+        canonical: row.get(10)?,
+        last_modified: seconds(11)?,
+        etag: row.get(12)?,
+        fetched_at: seconds(13)?,
+        fingerprint: row.get(14)?,
+        title: row.get(15)?,
+        revalidated: row.get(16)?,
+        description: row.get(17)?,
+        elapsed_ms: count(18)?,
+        body_bytes: count(19)?,
+        truncated: row.get(20)?,
+        ignored_hints: hints_from_columns(row.get(21)?, row.get(22)?),
+        links: None,
+        images: None,
+        alternates: None,
+    })
 }
 
 /// The smallest URL of every cycle in the canonical graph (`url -> target`).

@@ -3,7 +3,7 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::{Store, StoreError, Verdict, sql_error};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunId(pub i64);
@@ -125,9 +125,14 @@ impl Store {
             .execute(
                 "UPDATE runs SET finished_at = ?2, status = ?3,
                     pages_seen = (SELECT count(*) FROM pages WHERE last_seen_run = ?1),
-                    pages_listed = (SELECT count(*) FROM pages WHERE last_seen_run = ?1 AND verdict = 'indexable')
+                    pages_listed = (SELECT count(*) FROM pages WHERE last_seen_run = ?1 AND verdict = ?4)
                  WHERE id = ?1",
-                params![run.0, Timestamp::now().as_second(), status.as_str()],
+                params![
+                    run.0,
+                    Timestamp::now().as_second(),
+                    status.as_str(),
+                    Verdict::Indexable
+                ],
             )
             .map_err(|source| self.sql_error(source))?;
         Ok(())
@@ -136,15 +141,27 @@ impl Store {
     /// Stores which URLs `run` lists (with their lastmod), for later change reports, and
     /// forgets the listings of runs older than the last [`LISTINGS_KEPT`].
     pub fn record_listing(&mut self, run: RunId) -> Result<(), StoreError> {
-        self.connection
-            .execute_batch(&format!(
-                "DELETE FROM listed WHERE run = {run};
-                 INSERT INTO listed (run, url, lastmod)
-                    SELECT {run}, url, lastmod FROM pages WHERE last_seen_run = {run} AND verdict = 'indexable';
-                 DELETE FROM listed WHERE run <= (SELECT max(id) FROM runs) - {LISTINGS_KEPT};",
-                run = run.0
-            ))
-            .map_err(|source| self.sql_error(source))
+        let transaction = self
+            .connection
+            .transaction()
+            .map_err(|source| sql_error(&self.path, source))?;
+        transaction
+            .execute("DELETE FROM listed WHERE run = ?1", params![run.0])
+            .and_then(|_| {
+                transaction.execute(
+                    "INSERT INTO listed (run, url, lastmod)
+                        SELECT ?1, url, lastmod FROM pages WHERE last_seen_run = ?1 AND verdict = ?2",
+                    params![run.0, Verdict::Indexable],
+                )
+            })
+            .and_then(|_| {
+                transaction.execute(
+                    "DELETE FROM listed WHERE run <= (SELECT max(id) FROM runs) - ?1",
+                    params![LISTINGS_KEPT],
+                )
+            })
+            .and_then(|_| transaction.commit())
+            .map_err(|source| sql_error(&self.path, source))
     }
 
     /// The newest complete run before `run`.
@@ -355,13 +372,13 @@ impl Store {
                  WHERE NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = links.target AND done.last_seen_run = ?1)
                  UNION
                  SELECT url, depth, target FROM pages
-                 WHERE last_seen_run = ?1 AND verdict = 'redirect' AND target IS NOT NULL
+                 WHERE last_seen_run = ?1 AND verdict = ?2 AND target IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = pages.target AND done.last_seen_run = ?1)
                  ORDER BY 1, 3",
             )
             .map_err(|source| self.sql_error(source))?;
         let pending = pending_statement
-            .query_map(params![run.0], |row| {
+            .query_map(params![run.0, Verdict::Redirect], |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get(2)?))
             })
             .and_then(Iterator::collect)

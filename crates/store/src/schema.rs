@@ -107,6 +107,29 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         referrer TEXT,
         chain INTEGER NOT NULL
     );",
+    // 6: the canonical hints a page gave that were ignored get columns of their own, one
+    // value per line, instead of sharing `detail` with error messages as "invalid canonical:
+    // a b; conflicting canonicals: c d" (rows written before are converted); `final_url`,
+    // never written, goes.
+    "ALTER TABLE pages ADD COLUMN invalid_canonicals TEXT;
+    ALTER TABLE pages ADD COLUMN conflicting_canonicals TEXT;
+    UPDATE pages SET
+        invalid_canonicals = CASE WHEN substr(detail, 1, 19) = 'invalid canonical: ' THEN
+            replace(substr(detail, 20, CASE WHEN instr(detail, '; conflicting canonicals: ') > 0
+                                        THEN instr(detail, '; conflicting canonicals: ') - 20
+                                        ELSE length(detail) END), ' ', char(10)) END,
+        conflicting_canonicals = CASE
+            WHEN substr(detail, 1, 24) = 'conflicting canonicals: ' THEN
+                replace(substr(detail, 25), ' ', char(10))
+            WHEN substr(detail, 1, 19) = 'invalid canonical: '
+                 AND instr(detail, '; conflicting canonicals: ') > 0 THEN
+                replace(substr(detail, instr(detail, '; conflicting canonicals: ') + 26), ' ', char(10))
+            END
+    WHERE detail IS NOT NULL
+      AND coalesce(reason, '') NOT IN ('fetch-error', 'invalid-redirect', 'session-parameter');
+    UPDATE pages SET detail = NULL
+    WHERE invalid_canonicals IS NOT NULL OR conflicting_canonicals IS NOT NULL;
+    ALTER TABLE pages DROP COLUMN final_url;",
 ];
 
 /// The schema version this build writes.

@@ -9,12 +9,12 @@ fn page(url: &str, verdict: Verdict) -> PageRecord {
         depth: 1,
         referrer: Some("https://e.com/".to_string()),
         status: Some(200),
-        final_url: None,
         content_type: Some("text/html".to_string()),
         html_ok: true,
         verdict,
         reason: None,
         detail: None,
+        ignored_hints: Vec::new(),
         target: None,
         canonical: None,
         last_modified: None,
@@ -295,7 +295,7 @@ fn upserts_replace_facts_and_keep_the_first_run() {
     let gone = PageRecord {
         status: Some(404),
         html_ok: false,
-        reason: Some("http-404".to_string()),
+        reason: Some(Reason::HttpStatus(404)),
         ..page("https://e.com/a", Verdict::Excluded)
     };
     store
@@ -382,11 +382,11 @@ fn broken_canonicals_are_listed_as_themselves_and_chains_are_kept() {
     };
     assert_eq!(
         verdict("https://e.com/to-missing"),
-        (Verdict::Indexable, Some("broken-canonical".to_string()))
+        (Verdict::Indexable, Some(Reason::BrokenCanonical))
     );
     assert_eq!(
         verdict("https://e.com/to-404"),
-        (Verdict::Indexable, Some("broken-canonical".to_string()))
+        (Verdict::Indexable, Some(Reason::BrokenCanonical))
     );
     assert_eq!(
         verdict("https://e.com/to-good"),
@@ -400,7 +400,7 @@ fn broken_canonicals_are_listed_as_themselves_and_chains_are_kept() {
         verdict("https://e.com/chain-b"),
         (Verdict::Canonicalised, None)
     );
-    let in_loop = (Verdict::Indexable, Some("canonical-loop".to_string()));
+    let in_loop = (Verdict::Indexable, Some(Reason::CanonicalLoop));
     assert_eq!(
         verdict("https://e.com/loop-x"),
         in_loop,
@@ -420,8 +420,8 @@ fn broken_canonicals_are_listed_as_themselves_and_chains_are_kept() {
 fn reasons_are_counted_per_run() {
     let (_directory, mut store) = open();
     let run = store.begin_run("https://e.com/").unwrap();
-    let excluded = |url: &str, reason: &str| PageRecord {
-        reason: Some(reason.to_string()),
+    let excluded = |url: &str, reason: Reason| PageRecord {
+        reason: Some(reason),
         ..page(url, Verdict::Excluded)
     };
     store
@@ -429,9 +429,9 @@ fn reasons_are_counted_per_run() {
             run,
             &[
                 page("https://e.com/", Verdict::Indexable),
-                excluded("https://e.com/1", "http-404"),
-                excluded("https://e.com/2", "http-404"),
-                excluded("https://e.com/3", "noindex"),
+                excluded("https://e.com/1", Reason::HttpStatus(404)),
+                excluded("https://e.com/2", Reason::HttpStatus(404)),
+                excluded("https://e.com/3", Reason::NoIndex),
             ],
         )
         .unwrap();
@@ -441,12 +441,12 @@ fn reasons_are_counted_per_run() {
         [
             ReasonCount {
                 verdict: Verdict::Excluded,
-                reason: Some("http-404".to_string()),
+                reason: Some(Reason::HttpStatus(404)),
                 count: 2
             },
             ReasonCount {
                 verdict: Verdict::Excluded,
-                reason: Some("noindex".to_string()),
+                reason: Some(Reason::NoIndex),
                 count: 1
             },
             ReasonCount {
@@ -526,30 +526,86 @@ fn a_database_of_the_first_schema_opens_and_keeps_its_pages() {
 }
 
 #[test]
-fn https_pages_linking_to_http_urls_are_mixed_content() {
+fn hints_written_into_the_detail_by_older_releases_get_their_own_columns() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("old.db");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        for migration in &crate::schema::MIGRATIONS[..5] {
+            connection.execute_batch(migration).unwrap();
+        }
+        connection
+            .execute_batch(
+                "PRAGMA user_version = 5;
+                 INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+                 INSERT INTO pages (url, depth, html_ok, verdict, reason, detail, first_seen_run, last_seen_run) VALUES
+                    ('https://e.com/both', 0, 1, 'indexable', NULL,
+                     'invalid canonical: mailto:x javascript:y; conflicting canonicals: https://e.com/a https://e.com/b', 1, 1),
+                    ('https://e.com/invalid', 0, 1, 'excluded', 'noindex', 'invalid canonical: ftp://x', 1, 1),
+                    ('https://e.com/conflicting', 0, 1, 'indexable', NULL,
+                     'conflicting canonicals: https://e.com/c https://e.com/d', 1, 1),
+                    ('https://e.com/error', 0, 0, 'excluded', 'fetch-error',
+                     'conflicting canonicals: a timeout, really', 1, 1);",
+            )
+            .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let facts = |url: &str| {
+        let page = store.page(url).unwrap().unwrap();
+        (
+            page.ignored_hints
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            page.detail,
+        )
+    };
+    assert_eq!(
+        facts("https://e.com/both"),
+        (
+            vec![
+                "invalid canonical: mailto:x javascript:y".to_string(),
+                "conflicting canonicals: https://e.com/a https://e.com/b".to_string()
+            ],
+            None
+        )
+    );
+    assert_eq!(
+        facts("https://e.com/invalid"),
+        (vec!["invalid canonical: ftp://x".to_string()], None)
+    );
+    assert_eq!(
+        store.page("https://e.com/conflicting").unwrap().unwrap().ignored_hints,
+        [IgnoredHint::ConflictingCanonicals(vec![
+            "https://e.com/c".to_string(),
+            "https://e.com/d".to_string()
+        ])]
+    );
+    assert_eq!(
+        facts("https://e.com/error"),
+        (
+            Vec::new(),
+            Some("conflicting canonicals: a timeout, really".to_string())
+        ),
+        "an error message is not a hint, whatever it says"
+    );
+}
+
+#[test]
+fn an_unknown_reason_code_is_a_corrupt_database() {
     let (_directory, mut store) = open();
     let run = store.begin_run("https://e.com/").unwrap();
-    let home = PageRecord {
-        title: Some("Home".into()),
-        description: Some("Home".into()),
-        links: Some(vec![
-            "https://e.com/secure".to_string(),
-            "http://e.com/plain".to_string(),
-            "http://cdn.example.net/lib.js".to_string(),
-        ]),
-        ..page("https://e.com/", Verdict::Indexable)
-    };
-    store.record_pages(run, &[home]).unwrap();
-    let findings = store.findings(run, &AuditThresholds::default()).unwrap();
-    let mixed: Vec<&Finding> = findings
-        .iter()
-        .filter(|finding| finding.kind == FindingKind::MixedContent)
-        .collect();
-    assert_eq!(mixed.len(), 1, "{findings:?}");
-    assert_eq!(mixed[0].url, "https://e.com/");
-    assert_eq!(
-        mixed[0].detail,
-        "links to http://cdn.example.net/lib.js http://e.com/plain"
+    store
+        .record_pages(run, &[page("https://e.com/", Verdict::Indexable)])
+        .unwrap();
+    store
+        .connection
+        .execute("UPDATE pages SET reason = 'disallowed: by robots'", [])
+        .unwrap();
+    let error = store.page("https://e.com/").unwrap_err();
+    assert!(
+        matches!(&error, StoreError::Corrupt { detail, .. } if detail == "reason \"disallowed: by robots\""),
+        "{error}"
     );
 }
 

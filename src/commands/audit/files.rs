@@ -5,7 +5,8 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde::Serialize;
-use sitemapper_store::{Finding, RunId, Store};
+use sitemapper_audit::Finding;
+use sitemapper_store::{RunId, Store, Verdict};
 
 use super::spreadsheet::SpreadsheetCsv;
 
@@ -45,7 +46,7 @@ pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<Pag
             .status
             .map_or_else(|| "none".to_string(), |status| status.to_string());
         *counts.status_codes.entry(status.clone()).or_default() += 1;
-        if page.verdict == sitemapper_store::Verdict::Indexable {
+        if page.verdict == Verdict::Indexable {
             counts.listed += 1;
             *counts.depths.entry(page.depth).or_default() += 1;
         }
@@ -53,8 +54,8 @@ pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<Pag
         csv.write_row([
             page.url,
             status,
-            page.verdict.as_str().to_string(),
-            optional(page.reason),
+            page.verdict.to_string(),
+            optional(page.reason.map(|reason| reason.to_string())),
             page.depth.to_string(),
             optional(page.referrer),
             optional(page.title),

@@ -8,13 +8,12 @@ mod html;
 mod site_sitemaps;
 mod spreadsheet;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::Context;
+use sitemapper_audit::{Finding, FindingKind, Severity, SiteSitemaps, Thresholds};
 use sitemapper_crawl::UrlNormalizer;
-use sitemapper_sitemap::is_valid_hreflang;
-use sitemapper_store::{AuditThresholds, Finding, FindingKind, Severity};
 use url::Url;
 
 use super::Output;
@@ -45,27 +44,35 @@ pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
         .get_or_insert_with(|| report_directory.join("crawl.db"));
     settings.crawl.record_links = true;
     settings.crawl.collect_alternates = true;
-    let thresholds = AuditThresholds {
-        max_depth: args.deep.unwrap_or(AuditThresholds::default().max_depth),
-        slow_ms: args.slow.unwrap_or(AuditThresholds::default().slow_ms),
-        large_bytes: args.large.unwrap_or(AuditThresholds::default().large_bytes),
+    let defaults = Thresholds::default();
+    let thresholds = Thresholds {
+        max_depth: args.deep.unwrap_or(defaults.max_depth),
+        slow_ms: args.slow.unwrap_or(defaults.slow_ms),
+        large_bytes: args.large.unwrap_or(defaults.large_bytes),
     };
 
     let crawled = crawl_and_publish(&settings, output)?;
-    let mut findings = crawled
-        .store
-        .findings(crawled.run, &thresholds)
-        .map_err(Failure::fatal)?;
-    findings.extend(invalid_hreflang(&crawled).map_err(Failure::fatal)?);
     let sitemaps = read_site_sitemaps(&crawled, &settings);
-    findings.extend(compare_with_sitemaps(&crawled, &settings, &sitemaps).map_err(Failure::fatal)?);
-    findings.sort_by(|first, second| {
-        (first.kind.severity(), first.kind, &first.url).cmp(&(
-            second.kind.severity(),
-            second.kind,
-            &second.url,
-        ))
-    });
+    let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters);
+    let normalize = |loc: &str| {
+        Url::parse(loc)
+            .ok()
+            .and_then(|url| normalizer.normalize(&url))
+            .map(String::from)
+    };
+    let site_sitemaps = SiteSitemaps {
+        files_read: sitemaps.files.len(),
+        urls: &sitemaps.urls,
+        problems: &sitemaps.problems,
+    };
+    let findings = sitemapper_audit::findings(
+        &crawled.store,
+        crawled.run,
+        &thresholds,
+        &site_sitemaps,
+        &normalize,
+    )
+    .map_err(Failure::fatal)?;
     write_report(&crawled, &findings, &sitemaps, &report_directory).map_err(Failure::fatal)?;
 
     if !output.quiet {
@@ -92,22 +99,6 @@ pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
     Ok(())
 }
 
-/// hreflang codes Google does not accept.
-fn invalid_hreflang(crawled: &Crawled) -> anyhow::Result<Vec<Finding>> {
-    Ok(crawled
-        .store
-        .declared_alternates(crawled.run)?
-        .into_iter()
-        .filter(|(_, hreflang, _)| !is_valid_hreflang(hreflang))
-        .map(|(page, hreflang, href)| Finding {
-            kind: FindingKind::HreflangInvalid,
-            url: page,
-            detail: format!("hreflang {hreflang:?} (for {href}) is not a language code"),
-            referrers: Vec::new(),
-        })
-        .collect())
-}
-
 fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitemaps::SiteSitemaps {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -129,75 +120,6 @@ fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitem
         settings.crawl.request_timeout,
         &crawled.summary.addresses,
     ))
-}
-
-/// The gap between the site's own sitemaps and the crawl.
-fn compare_with_sitemaps(
-    crawled: &Crawled,
-    settings: &CrawlSettings,
-    sitemaps: &site_sitemaps::SiteSitemaps,
-) -> anyhow::Result<Vec<Finding>> {
-    let mut findings: Vec<Finding> = sitemaps
-        .problems
-        .iter()
-        .map(|(url, problem)| Finding {
-            kind: FindingKind::SitemapUnreadable,
-            url: url.clone(),
-            detail: problem.clone(),
-            referrers: Vec::new(),
-        })
-        .collect();
-    if sitemaps.files.is_empty() {
-        return Ok(findings);
-    }
-    let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters);
-    let verdicts = crawled.store.verdicts(crawled.run)?;
-    let mut in_sitemaps = BTreeSet::new();
-    for loc in &sitemaps.urls {
-        let Some(url) = Url::parse(loc)
-            .ok()
-            .and_then(|url| normalizer.normalize(&url))
-        else {
-            findings.push(Finding {
-                kind: FindingKind::SitemapNotIndexable,
-                url: loc.clone(),
-                detail: "not an absolute http(s) URL".to_string(),
-                referrers: Vec::new(),
-            });
-            continue;
-        };
-        let url = url.to_string();
-        match verdicts.get(&url) {
-            None => findings.push(Finding {
-                kind: FindingKind::SitemapOrphan,
-                url: url.clone(),
-                detail: "no link from the crawled pages leads here".to_string(),
-                referrers: Vec::new(),
-            }),
-            Some((verdict, reason)) if verdict != "indexable" => findings.push(Finding {
-                kind: FindingKind::SitemapNotIndexable,
-                url: url.clone(),
-                detail: match reason {
-                    Some(reason) => format!("{verdict}: {reason}"),
-                    None => verdict.clone(),
-                },
-                referrers: Vec::new(),
-            }),
-            Some(_) => {}
-        }
-        in_sitemaps.insert(url);
-    }
-    for (url, (verdict, _)) in &verdicts {
-        if verdict == "indexable" && !in_sitemaps.contains(url) {
-            findings.push(Finding {
-                kind: FindingKind::NotInSitemap,
-                url: url.clone(),
-                detail: "indexable, but the site's sitemaps do not list it".to_string(),
-                referrers: Vec::new(),
-            });
-        }
-    }
-    Ok(findings)
 }
 
 fn write_report(
@@ -240,8 +162,8 @@ fn write_report(
                 page.url,
                 page.status
                     .map_or_else(String::new, |status| status.to_string()),
-                page.verdict.as_str().to_string(),
-                page.reason.unwrap_or_default(),
+                page.verdict.to_string(),
+                page.reason.map(|reason| reason.to_string()).unwrap_or_default(),
                 page.depth.to_string(),
                 page.title.unwrap_or_default(),
             ]);

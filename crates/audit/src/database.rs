@@ -1,0 +1,416 @@
+//! The findings the crawl database supports on its own: status, redirects, canonicals, page
+//! facts, duplicates, mixed content and hreflang.
+
+use std::collections::BTreeMap;
+
+use sitemapper_sitemap::is_valid_hreflang;
+use sitemapper_store::{PageRecord, Reason, RunId, Store, StoreError, Verdict};
+
+use crate::{Finding, FindingKind, Thresholds};
+
+/// Every finding the crawl database supports for `run`, with the pages that link to the URLs
+/// of link findings.
+pub(crate) fn site_findings(
+    store: &Store,
+    run: RunId,
+    thresholds: &Thresholds,
+) -> Result<Vec<Finding>, StoreError> {
+    let pages = Pages::read(store, run, thresholds)?;
+    let mut findings = Vec::new();
+    status_findings(store, run, &pages.troubled, &mut findings)?;
+    redirect_findings(store, run, &pages.redirects, &mut findings)?;
+    canonical_findings(store, &pages.canonical, &mut findings)?;
+    findings.extend(pages.findings);
+    duplicate_findings(&pages.duplicates, &mut findings);
+    mixed_content_findings(store, run, &mut findings)?;
+    hreflang_findings(store, run, &mut findings)?;
+    for finding in &mut findings {
+        if finding.referrers.is_empty() && finding.kind.links_matter() {
+            finding.referrers = store.referrers(run, &finding.url)?;
+        }
+    }
+    Ok(findings)
+}
+
+/// What one pass over the pages of a run gathers, in URL order.
+#[derive(Default)]
+struct Pages {
+    /// Pages that failed, are noindex, blocked or cut from a trap: `(url, reason, detail)`.
+    troubled: Vec<(String, Option<Reason>, Option<String>)>,
+    /// `url -> target` of the redirects.
+    redirects: BTreeMap<String, String>,
+    /// Pages whose canonical named another URL: `(url, reason, target)`.
+    canonical: Vec<(String, Option<Reason>, Option<String>)>,
+    /// The findings a page supports by itself.
+    findings: Vec<Finding>,
+    /// Trimmed title, description and fingerprint of the listed pages -> their URLs.
+    duplicates: [BTreeMap<String, Vec<String>>; 3],
+}
+
+impl Pages {
+    fn read(store: &Store, run: RunId, thresholds: &Thresholds) -> Result<Pages, StoreError> {
+        let mut pages = Pages::default();
+        store.for_each_page(run, |page, _| -> Result<(), StoreError> {
+            pages.add(page, thresholds);
+            Ok(())
+        })?;
+        Ok(pages)
+    }
+
+    fn add(&mut self, page: PageRecord, thresholds: &Thresholds) {
+        let troubled = page.status.is_some_and(|status| status >= 400)
+            || page.reason.is_some_and(|reason| {
+                reason.is_trap()
+                    || matches!(
+                        reason,
+                        Reason::FetchError | Reason::NoIndex | Reason::RobotsDisallowed
+                    )
+            });
+        if troubled {
+            self.troubled
+                .push((page.url.clone(), page.reason, page.detail.clone()));
+        }
+        if page.verdict == Verdict::Redirect
+            && let Some(target) = &page.target
+        {
+            self.redirects.insert(page.url.clone(), target.clone());
+        }
+        let canonical_elsewhere = page.verdict == Verdict::Canonicalised
+            || matches!(
+                page.reason,
+                Some(Reason::BrokenCanonical | Reason::CanonicalLoop | Reason::CanonicalOutOfScope)
+            );
+        if canonical_elsewhere {
+            self.canonical
+                .push((page.url.clone(), page.reason, page.target.clone()));
+        }
+        for hint in &page.ignored_hints {
+            let kind = match hint {
+                sitemapper_store::IgnoredHint::InvalidCanonical(_) => FindingKind::InvalidCanonical,
+                sitemapper_store::IgnoredHint::ConflictingCanonicals(_) => {
+                    FindingKind::ConflictingCanonicals
+                }
+            };
+            self.findings
+                .push(finding(kind, &page.url, hint.to_string()));
+        }
+        if page.html_ok {
+            self.add_page_facts(&page, thresholds);
+        }
+        if page.verdict == Verdict::Indexable {
+            let values = [
+                page.title.as_deref().map(trim_spaces),
+                page.description.as_deref().map(trim_spaces),
+                page.fingerprint.as_deref(),
+            ];
+            for (groups, value) in self.duplicates.iter_mut().zip(values) {
+                if let Some(value) = value.filter(|value| !value.is_empty()) {
+                    groups
+                        .entry(value.to_string())
+                        .or_default()
+                        .push(page.url.clone());
+                }
+            }
+        }
+    }
+
+    /// Speed and size of every HTML page; depth, title and description of the listed ones.
+    fn add_page_facts(&mut self, page: &PageRecord, thresholds: &Thresholds) {
+        let elapsed_ms = page.elapsed_ms.unwrap_or(0);
+        if elapsed_ms > thresholds.slow_ms {
+            self.findings.push(finding(
+                FindingKind::Slow,
+                &page.url,
+                format!("answered in {elapsed_ms} ms"),
+            ));
+        }
+        let body_bytes = page.body_bytes.unwrap_or(0);
+        if page.truncated || body_bytes > thresholds.large_bytes {
+            let cut = if page.truncated {
+                ", cut at the body cap"
+            } else {
+                ""
+            };
+            self.findings.push(finding(
+                FindingKind::Large,
+                &page.url,
+                format!("{body_bytes} bytes{cut}"),
+            ));
+        }
+        if page.verdict != Verdict::Indexable {
+            return;
+        }
+        if page.depth > thresholds.max_depth {
+            self.findings.push(finding(
+                FindingKind::TooDeep,
+                &page.url,
+                format!("{} clicks from the start page", page.depth),
+            ));
+        }
+        let blank = |text: &Option<String>| text.as_deref().is_none_or(|text| trim_spaces(text).is_empty());
+        if blank(&page.title) {
+            self.findings
+                .push(finding(FindingKind::MissingTitle, &page.url, String::new()));
+        }
+        if blank(&page.description) {
+            self.findings.push(finding(
+                FindingKind::MissingDescription,
+                &page.url,
+                String::new(),
+            ));
+        }
+    }
+}
+
+/// Broken link targets, and noindex or blocked URLs the site links to, and trap cuts.
+fn status_findings(
+    store: &Store,
+    run: RunId,
+    troubled: &[(String, Option<Reason>, Option<String>)],
+    findings: &mut Vec<Finding>,
+) -> Result<(), StoreError> {
+    for (url, reason, detail) in troubled {
+        let referrers = store.referrers(run, url)?;
+        let kind = match reason {
+            Some(Reason::NoIndex) => FindingKind::NoindexLinked,
+            Some(Reason::RobotsDisallowed) => FindingKind::BlockedLinked,
+            Some(reason) if reason.is_trap() => FindingKind::TrapCut,
+            _ => FindingKind::BrokenLink,
+        };
+        // A noindex or blocked URL is only a finding when the site links to it.
+        if matches!(
+            kind,
+            FindingKind::NoindexLinked | FindingKind::BlockedLinked
+        ) && referrers.is_empty()
+        {
+            continue;
+        }
+        let code = reason.map(|reason| reason.code()).unwrap_or_default();
+        let detail = match (kind, detail.as_deref().filter(|text| !text.is_empty())) {
+            (FindingKind::BrokenLink, Some(detail)) => format!("{code}: {detail}"),
+            _ => code.into_owned(),
+        };
+        findings.push(Finding {
+            kind,
+            url: url.clone(),
+            detail,
+            referrers,
+        });
+    }
+    Ok(())
+}
+
+/// Redirect loops, chains of more than one hop, and links that go through a redirect.
+fn redirect_findings(
+    store: &Store,
+    run: RunId,
+    targets: &BTreeMap<String, String>,
+    findings: &mut Vec<Finding>,
+) -> Result<(), StoreError> {
+    for start in targets.keys() {
+        let mut chain = vec![start.as_str()];
+        let mut looped = false;
+        while let Some(next) = chain.last().and_then(|last| targets.get(*last)) {
+            looped = chain.contains(&next.as_str());
+            chain.push(next);
+            if looped {
+                break;
+            }
+        }
+        let referrers = store.referrers(run, start)?;
+        let hops = chain.len() - 1;
+        if looped {
+            findings.push(Finding {
+                referrers: referrers.clone(),
+                ..finding(FindingKind::RedirectLoop, start, chain.join(" -> "))
+            });
+        } else if hops > 1 {
+            findings.push(Finding {
+                referrers: referrers.clone(),
+                ..finding(
+                    FindingKind::RedirectChain,
+                    start,
+                    format!("{hops} hops: {}", chain.join(" -> ")),
+                )
+            });
+        }
+        if !referrers.is_empty() {
+            findings.push(Finding {
+                referrers,
+                ..finding(
+                    FindingKind::LinkToRedirect,
+                    start,
+                    format!("redirects to {}", chain.get(1).unwrap_or(&"")),
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Canonicals whose target did not work out, by what the target turned out to be.
+fn canonical_findings(
+    store: &Store,
+    pages: &[(String, Option<Reason>, Option<String>)],
+    findings: &mut Vec<Finding>,
+) -> Result<(), StoreError> {
+    for (url, reason, target) in pages {
+        let target_page = match target {
+            Some(target) => store.page(target)?,
+            None => None,
+        };
+        let target = target.as_deref().unwrap_or_default();
+        let target_reason = target_page.as_ref().and_then(|page| page.reason);
+        let (kind, detail) = match reason {
+            Some(Reason::CanonicalLoop) => (
+                FindingKind::CanonicalLoop,
+                format!("canonical {target} leads back"),
+            ),
+            Some(Reason::CanonicalOutOfScope) => {
+                (FindingKind::OffSiteCanonical, format!("canonical {target}"))
+            }
+            Some(Reason::BrokenCanonical) => broken_canonical(target, target_page.as_ref()),
+            _ if target_reason == Some(Reason::NoIndex) => (
+                FindingKind::CanonicalToNoindex,
+                format!("canonical {target} is noindex"),
+            ),
+            _ => continue,
+        };
+        findings.push(finding(kind, url, detail));
+    }
+    Ok(())
+}
+
+/// A canonical the crawl could not follow: to a redirect, a blocked URL, or a URL that did not
+/// answer 200 (or was never fetched).
+fn broken_canonical(target: &str, target_page: Option<&PageRecord>) -> (FindingKind, String) {
+    let Some(page) = target_page else {
+        return (
+            FindingKind::CanonicalToBroken,
+            format!("canonical {target} was not fetched (unseen)"),
+        );
+    };
+    if page.verdict == Verdict::Redirect {
+        return (
+            FindingKind::CanonicalToRedirect,
+            format!("canonical {target} redirects"),
+        );
+    }
+    if page.reason == Some(Reason::RobotsDisallowed) {
+        return (
+            FindingKind::CanonicalToDisallowed,
+            format!("canonical {target} is blocked by robots.txt"),
+        );
+    }
+    let answer = match (page.status, page.reason) {
+        (Some(status), _) => format!("answered {status}"),
+        (None, Some(reason)) => format!("was not fetched ({reason})"),
+        (None, None) => format!("was not fetched ({})", page.verdict),
+    };
+    (
+        FindingKind::CanonicalToBroken,
+        format!("canonical {target} {answer}"),
+    )
+}
+
+/// Listed pages that share a title, a description, or their content.
+fn duplicate_findings(
+    duplicates: &[BTreeMap<String, Vec<String>>; 3],
+    findings: &mut Vec<Finding>,
+) {
+    let kinds = [
+        (FindingKind::DuplicateTitle, "title"),
+        (FindingKind::DuplicateDescription, "description"),
+        (FindingKind::DuplicateContent, "content"),
+    ];
+    for (groups, (kind, what)) in duplicates.iter().zip(kinds) {
+        for (value, urls) in groups.iter().filter(|(_, urls)| urls.len() > 1) {
+            for url in urls {
+                let others: Vec<&str> = urls
+                    .iter()
+                    .filter(|other| *other != url)
+                    .map(String::as_str)
+                    .collect();
+                let detail = match kind {
+                    FindingKind::DuplicateContent => {
+                        format!("same {what} as {}", others.join(" "))
+                    }
+                    _ => format!("{what} {value:?} also on {}", others.join(" ")),
+                };
+                findings.push(finding(kind, url, detail));
+            }
+        }
+    }
+}
+
+/// https pages that link to http URLs.
+fn mixed_content_findings(
+    store: &Store,
+    run: RunId,
+    findings: &mut Vec<Finding>,
+) -> Result<(), StoreError> {
+    let mut by_source: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    store.for_each_link(run, |source, target| -> Result<(), StoreError> {
+        if has_scheme(source, "https") && has_scheme(target, "http") {
+            by_source
+                .entry(source.to_string())
+                .or_default()
+                .push(target.to_string());
+        }
+        Ok(())
+    })?;
+    for (source, targets) in by_source {
+        findings.push(finding(
+            FindingKind::MixedContent,
+            &source,
+            format!("links to {}", targets.join(" ")),
+        ));
+    }
+    Ok(())
+}
+
+/// hreflang alternates without a return link, and hreflang codes that are not language codes.
+fn hreflang_findings(
+    store: &Store,
+    run: RunId,
+    findings: &mut Vec<Finding>,
+) -> Result<(), StoreError> {
+    for (page, hreflang, href) in store.alternates_without_return(run)? {
+        findings.push(finding(
+            FindingKind::HreflangNoReturn,
+            &page,
+            format!("hreflang {hreflang} points to {href}, which does not link back"),
+        ));
+    }
+    for (page, hreflang, href) in store.declared_alternates(run)? {
+        if !is_valid_hreflang(&hreflang) {
+            findings.push(finding(
+                FindingKind::HreflangInvalid,
+                &page,
+                format!("hreflang {hreflang:?} (for {href}) is not a language code"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A finding that names no linking pages (yet).
+pub(crate) fn finding(kind: FindingKind, url: &str, detail: String) -> Finding {
+    Finding {
+        kind,
+        url: url.to_string(),
+        detail,
+        referrers: Vec::new(),
+    }
+}
+
+/// The text without leading and trailing spaces (only U+0020, as the findings always had).
+fn trim_spaces(text: &str) -> &str {
+    text.trim_matches(' ')
+}
+
+/// Whether `url` starts with `scheme://`, in any case.
+fn has_scheme(url: &str, scheme: &str) -> bool {
+    url.split_once("://")
+        .is_some_and(|(found, _)| found.eq_ignore_ascii_case(scheme))
+}

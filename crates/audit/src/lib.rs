@@ -1,0 +1,80 @@
+//! The audit of sitemapper: what a crawl says is wrong with a site, as findings an agency can
+//! hand to its client. This crate owns the rules: the kinds of finding, how much each hurts,
+//! their texts and the thresholds. It reads the crawl database through the store's typed
+//! queries and knows nothing of HTTP; the binary reads the site's own sitemaps and writes the
+//! report files.
+
+mod database;
+mod kind;
+mod sitemaps;
+
+pub use kind::{FindingKind, Severity};
+pub use sitemaps::SiteSitemaps;
+
+use sitemapper_store::{RunId, Store, StoreError};
+
+/// One problem, where it is, and who links there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// What is wrong.
+    pub kind: FindingKind,
+    /// The URL it is wrong with.
+    pub url: String,
+    /// The particulars, for a reader: a status, a chain of redirects, the other pages.
+    pub detail: String,
+    /// Pages of the run that link to `url`, sorted (for findings about link targets).
+    pub referrers: Vec<String>,
+}
+
+/// The limits beyond which a page is flagged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thresholds {
+    /// Clicks from the start page.
+    pub max_depth: u32,
+    /// Response time, body included, in milliseconds.
+    pub slow_ms: u64,
+    /// Body size after decompression, in bytes.
+    pub large_bytes: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            max_depth: 4,
+            slow_ms: 1_500,
+            large_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Every finding for `run`, in report order: what the crawl database supports, and how the
+/// site's own sitemaps compare with the crawl (`normalize` turns a `<loc>` into the crawl's
+/// form of the URL, or says it is not an absolute http(s) URL).
+pub fn findings(
+    store: &Store,
+    run: RunId,
+    thresholds: &Thresholds,
+    sitemaps: &SiteSitemaps<'_>,
+    normalize: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<Finding>, StoreError> {
+    let mut findings = database::site_findings(store, run, thresholds)?;
+    findings.extend(sitemaps::sitemap_findings(
+        store, run, sitemaps, normalize,
+    )?);
+    sort(&mut findings);
+    Ok(findings)
+}
+
+/// Puts findings in report order: the most severe first, then by kind and URL.
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|first, second| {
+        (first.kind.severity(), first.kind, &first.url).cmp(&(
+            second.kind.severity(),
+            second.kind,
+            &second.url,
+        ))
+    });
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,270 @@
+//! The findings, from crawl databases written through the store.
+
+use sitemapper_store::{IgnoredHint, PageRecord, Reason, Verdict};
+
+use super::*;
+
+fn page(url: &str, verdict: Verdict) -> PageRecord {
+    PageRecord {
+        url: url.to_string(),
+        depth: 1,
+        referrer: None,
+        status: Some(200),
+        content_type: Some("text/html".to_string()),
+        html_ok: true,
+        verdict,
+        reason: None,
+        detail: None,
+        ignored_hints: Vec::new(),
+        target: None,
+        canonical: None,
+        last_modified: None,
+        etag: None,
+        fetched_at: None,
+        fingerprint: None,
+        title: Some(format!("Title of {url}")),
+        revalidated: false,
+        description: Some(format!("About {url}")),
+        elapsed_ms: Some(10),
+        body_bytes: Some(1_000),
+        truncated: false,
+        links: None,
+        images: None,
+        alternates: None,
+    }
+}
+
+fn excluded(url: &str, status: Option<u16>, reason: Reason) -> PageRecord {
+    PageRecord {
+        status,
+        html_ok: false,
+        reason: Some(reason),
+        ..page(url, Verdict::Excluded)
+    }
+}
+
+/// The findings of one run of `pages`, as `(code, url, detail)`, with the site's sitemaps
+/// listing `sitemap_urls` (no sitemap when empty).
+fn audit(pages: Vec<PageRecord>, sitemap_urls: &[&str]) -> Vec<(&'static str, String, String)> {
+    let directory = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&directory.path().join("crawl.db")).unwrap();
+    let run = store.begin_run("https://e.com/").unwrap();
+    store.record_pages(run, &pages).unwrap();
+    let urls = sitemap_urls.iter().map(ToString::to_string).collect();
+    let sitemaps = SiteSitemaps {
+        files_read: usize::from(!urls.is_empty()),
+        urls: &urls,
+        problems: &[],
+    };
+    let normalize = |loc: &str| loc.starts_with("https://").then(|| loc.to_string());
+    findings(&store, run, &Thresholds::default(), &sitemaps, &normalize)
+        .unwrap()
+        .into_iter()
+        .map(|finding| (finding.kind.code(), finding.url, finding.detail))
+        .collect()
+}
+
+fn has(findings: &[(&'static str, String, String)], code: &str, url: &str, detail: &str) -> bool {
+    findings
+        .iter()
+        .any(|finding| (finding.0, finding.1.as_str(), finding.2.as_str()) == (code, url, detail))
+}
+
+#[test]
+fn https_pages_linking_to_http_urls_are_mixed_content() {
+    let home = PageRecord {
+        links: Some(vec![
+            "https://e.com/secure".to_string(),
+            "http://e.com/plain".to_string(),
+            "http://cdn.example.net/lib.js".to_string(),
+        ]),
+        ..page("https://e.com/", Verdict::Indexable)
+    };
+    let findings = audit(vec![home], &[]);
+    let mixed: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding.0 == "mixed-content")
+        .collect();
+    assert_eq!(
+        mixed,
+        [&(
+            "mixed-content",
+            "https://e.com/".to_string(),
+            "links to http://cdn.example.net/lib.js http://e.com/plain".to_string()
+        )]
+    );
+}
+
+#[test]
+fn ignored_canonical_hints_are_findings_of_their_own_kind() {
+    let page = PageRecord {
+        ignored_hints: vec![
+            IgnoredHint::InvalidCanonical(vec!["mailto:x".to_string()]),
+            IgnoredHint::ConflictingCanonicals(vec![
+                "https://e.com/a".to_string(),
+                "https://e.com/b".to_string(),
+            ]),
+        ],
+        ..page("https://e.com/", Verdict::Indexable)
+    };
+    let error = PageRecord {
+        detail: Some("conflicting canonicals: not a hint but a message".to_string()),
+        ..excluded("https://e.com/down", None, Reason::FetchError)
+    };
+    let findings = audit(vec![page, error], &[]);
+    assert!(has(&findings, "invalid-canonical", "https://e.com/", "invalid canonical: mailto:x"));
+    assert!(has(
+        &findings,
+        "conflicting-canonicals",
+        "https://e.com/",
+        "conflicting canonicals: https://e.com/a https://e.com/b"
+    ));
+    assert_eq!(
+        findings
+            .iter()
+            .filter(|finding| finding.0 == "conflicting-canonicals")
+            .count(),
+        1,
+        "an error message that reads like a hint is not one: {findings:?}"
+    );
+    assert!(has(
+        &findings,
+        "broken-link",
+        "https://e.com/down",
+        "fetch-error: conflicting canonicals: not a hint but a message"
+    ));
+}
+
+#[test]
+fn canonicals_are_judged_by_what_their_target_turned_out_to_be() {
+    let broken = |url: &str, target: &str| PageRecord {
+        reason: Some(Reason::BrokenCanonical),
+        target: Some(target.to_string()),
+        ..page(url, Verdict::Indexable)
+    };
+    let pages = vec![
+        broken("https://e.com/1", "https://e.com/moved"),
+        PageRecord {
+            target: Some("https://e.com/new".to_string()),
+            ..page("https://e.com/moved", Verdict::Redirect)
+        },
+        broken("https://e.com/2", "https://e.com/private"),
+        excluded("https://e.com/private", None, Reason::RobotsDisallowed),
+        broken("https://e.com/3", "https://e.com/gone"),
+        excluded("https://e.com/gone", Some(410), Reason::HttpStatus(410)),
+        broken("https://e.com/4", "https://e.com/never"),
+        PageRecord {
+            target: Some("https://e.com/hidden".to_string()),
+            ..page("https://e.com/5", Verdict::Canonicalised)
+        },
+        excluded("https://e.com/hidden", Some(200), Reason::NoIndex),
+    ];
+    let findings = audit(pages, &[]);
+    for (code, url, detail) in [
+        ("canonical-to-redirect", "https://e.com/1", "canonical https://e.com/moved redirects"),
+        (
+            "canonical-to-disallowed",
+            "https://e.com/2",
+            "canonical https://e.com/private is blocked by robots.txt",
+        ),
+        ("canonical-to-broken", "https://e.com/3", "canonical https://e.com/gone answered 410"),
+        (
+            "canonical-to-broken",
+            "https://e.com/4",
+            "canonical https://e.com/never was not fetched (unseen)",
+        ),
+        ("canonical-to-noindex", "https://e.com/5", "canonical https://e.com/hidden is noindex"),
+    ] {
+        assert!(has(&findings, code, url, detail), "{code} {url}: {findings:?}");
+    }
+}
+
+#[test]
+fn redirect_chains_and_loops_are_followed_to_their_end() {
+    let redirect = |url: &str, target: &str| PageRecord {
+        status: Some(301),
+        html_ok: false,
+        target: Some(target.to_string()),
+        ..page(url, Verdict::Redirect)
+    };
+    let findings = audit(
+        vec![
+            redirect("https://e.com/a", "https://e.com/b"),
+            redirect("https://e.com/b", "https://e.com/c"),
+            page("https://e.com/c", Verdict::Indexable),
+            redirect("https://e.com/x", "https://e.com/y"),
+            redirect("https://e.com/y", "https://e.com/x"),
+        ],
+        &[],
+    );
+    assert!(has(
+        &findings,
+        "redirect-chain",
+        "https://e.com/a",
+        "2 hops: https://e.com/a -> https://e.com/b -> https://e.com/c"
+    ));
+    assert!(has(
+        &findings,
+        "redirect-loop",
+        "https://e.com/x",
+        "https://e.com/x -> https://e.com/y -> https://e.com/x"
+    ));
+}
+
+#[test]
+fn listed_pages_sharing_a_title_name_each_other() {
+    let titled = |url: &str, title: &str| PageRecord {
+        title: Some(title.to_string()),
+        ..page(url, Verdict::Indexable)
+    };
+    let findings = audit(
+        vec![
+            titled("https://e.com/a", " Same "),
+            titled("https://e.com/b", "Same"),
+            titled("https://e.com/c", "Other"),
+            titled("https://e.com/d", "   "),
+        ],
+        &[],
+    );
+    assert!(has(&findings, "duplicate-title", "https://e.com/a", "title \"Same\" also on https://e.com/b"));
+    assert!(has(&findings, "duplicate-title", "https://e.com/b", "title \"Same\" also on https://e.com/a"));
+    assert!(has(&findings, "missing-title", "https://e.com/d", ""));
+    assert!(!findings.iter().any(|finding| finding.0 == "duplicate-title" && finding.1.ends_with("/c")));
+}
+
+#[test]
+fn the_sitemaps_are_compared_with_the_crawl_and_findings_come_most_severe_first() {
+    let findings = audit(
+        vec![
+            page("https://e.com/", Verdict::Indexable),
+            page("https://e.com/left-out", Verdict::Indexable),
+            excluded("https://e.com/gone", Some(404), Reason::HttpStatus(404)),
+        ],
+        &["https://e.com/", "https://e.com/gone", "https://e.com/orphan", "ftp://e.com/"],
+    );
+    assert!(has(&findings, "sitemap-not-indexable", "https://e.com/gone", "excluded: http-404"));
+    assert!(has(&findings, "sitemap-not-indexable", "ftp://e.com/", "not an absolute http(s) URL"));
+    assert!(has(&findings, "sitemap-orphan", "https://e.com/orphan", "no link from the crawled pages leads here"));
+    assert!(has(
+        &findings,
+        "not-in-sitemap",
+        "https://e.com/left-out",
+        "indexable, but the site's sitemaps do not list it"
+    ));
+    let severities: Vec<Severity> = findings
+        .iter()
+        .map(|finding| {
+            let kind = [
+                FindingKind::SitemapNotIndexable,
+                FindingKind::SitemapOrphan,
+                FindingKind::NotInSitemap,
+                FindingKind::BrokenLink,
+            ]
+            .into_iter()
+            .find(|kind| kind.code() == finding.0)
+            .unwrap_or_else(|| panic!("unexpected {finding:?}"));
+            kind.severity()
+        })
+        .collect();
+    assert!(severities.is_sorted(), "{findings:?}");
+}
