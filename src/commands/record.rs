@@ -124,7 +124,14 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         target: outcome.verdict.target().map(ToString::to_string),
         verdict,
         reason,
-        detail: detail.or(outcome.ignored_hints),
+        detail: detail.or_else(|| {
+            let hints: Vec<String> = outcome
+                .ignored_hints
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            (!hints.is_empty()).then(|| hints.join("; "))
+        }),
         canonical: outcome.canonical.as_ref().map(ToString::to_string),
         last_modified: response.and_then(|response| response.last_modified),
         etag: response.and_then(|response| response.etag.clone()),
