@@ -496,7 +496,6 @@ fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) 
         canonical: None,
         title: None,
         description: None,
-        links_found: 0,
         verdict: Verdict::Excluded(exclusion),
         ignored_hints: Vec::new(),
         fingerprint: None,
@@ -619,7 +618,6 @@ async fn visit(
             canonical: None,
             title: None,
             description: None,
-            links_found: 0,
             ignored_hints: Vec::new(),
             fingerprint: None,
             links: None,
@@ -736,9 +734,6 @@ async fn finish_page(
         description: page_facts
             .as_ref()
             .and_then(|page_facts| page_facts.description.clone()),
-        links_found: page_facts
-            .as_ref()
-            .map_or(0, |page_facts| page_facts.links.len()),
         response: Some(facts),
         verdict: classification.verdict,
         ignored_hints: classification.ignored_hints,
@@ -810,7 +805,6 @@ async fn revalidated_page(
         canonical: previous.canonical,
         title: previous.title,
         description: previous.description,
-        links_found: links.len(),
         verdict: previous.verdict,
         ignored_hints: Vec::new(),
         fingerprint: previous.fingerprint,

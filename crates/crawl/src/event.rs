@@ -39,8 +39,6 @@ pub struct PageOutcome {
     pub canonical: Option<Url>,
     pub title: Option<String>,
     pub description: Option<String>,
-    /// Outgoing links found (before scope and dedup), for the summary and the link graph.
-    pub links_found: usize,
     pub verdict: Verdict,
     /// Canonical hints the page gave that were ignored, and why (for the audit).
     pub ignored_hints: Vec<IgnoredHint>,
@@ -131,10 +129,6 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn is_indexable(&self) -> bool {
-        matches!(self, Verdict::Indexable)
-    }
-
     /// The URL this verdict points at, if any.
     pub fn target(&self) -> Option<&Url> {
         match self {
