@@ -3,7 +3,7 @@
 use sitemapper_extract::PageFacts;
 use url::Url;
 
-use crate::event::{Exclusion, ResponseFacts, Verdict};
+use crate::event::{Exclusion, IgnoredHint, ResponseFacts, Verdict};
 use crate::normalize::UrlNormalizer;
 use crate::scope::Scope;
 
@@ -15,8 +15,8 @@ pub(crate) struct Classification {
     pub canonical: Option<Url>,
     /// Whether the page's links are followed (not for nofollow pages, nor error pages).
     pub follow_links: bool,
-    /// Canonical hints that were ignored, and why: conflicting targets, or not http(s) URLs.
-    pub ignored_hints: Option<String>,
+    /// Canonical hints that were ignored, and why: not http(s) URLs, or conflicting targets.
+    pub ignored_hints: Vec<IgnoredHint>,
 }
 
 /// Classifies the final (non-redirect) response for `page_url`, already normalized.
@@ -31,7 +31,7 @@ pub(crate) fn classify(
         verdict: Verdict::Excluded(exclusion),
         canonical: None,
         follow_links: false,
-        ignored_hints: None,
+        ignored_hints: Vec::new(),
     };
     if response.status != 200 {
         return excluded(Exclusion::HttpStatus(response.status));
@@ -66,7 +66,7 @@ pub(crate) fn classify(
 fn distinct_canonical(
     facts: &PageFacts,
     normalizer: &UrlNormalizer,
-) -> (Option<Url>, Option<String>) {
+) -> (Option<Url>, Vec<IgnoredHint>) {
     let mut targets: Vec<Url> = facts
         .canonicals
         .iter()
@@ -76,19 +76,17 @@ fn distinct_canonical(
     targets.dedup();
     let mut ignored = Vec::new();
     if !facts.invalid_canonicals.is_empty() {
-        ignored.push(format!(
-            "invalid canonical: {}",
-            facts.invalid_canonicals.join(" ")
+        ignored.push(IgnoredHint::InvalidCanonical(
+            facts.invalid_canonicals.clone(),
         ));
     }
     let canonical = if targets.len() > 1 {
-        let list: Vec<&str> = targets.iter().map(Url::as_str).collect();
-        ignored.push(format!("conflicting canonicals: {}", list.join(" ")));
+        ignored.push(IgnoredHint::ConflictingCanonicals(targets));
         None
     } else {
         targets.pop()
     };
-    (canonical, (!ignored.is_empty()).then(|| ignored.join("; ")))
+    (canonical, ignored)
 }
 
 /// An instant meta refresh to another URL acts as a redirect.
@@ -232,6 +230,38 @@ mod tests {
             },
             "one distinct target after normalization"
         );
+    }
+
+    #[test]
+    fn ignored_hints_invalid_first_then_conflicting_targets_sorted() {
+        let facts = PageFacts {
+            canonicals: vec![url("https://e.com/b"), url("https://e.com/a")],
+            invalid_canonicals: vec!["ftp://e.com/x".to_string(), "mailto:y".to_string()],
+            ..PageFacts::default()
+        };
+        let scope = Scope::from_seed(&url("https://e.com/"), &ScopeOptions::default());
+        let normalizer = UrlNormalizer::new(DEFAULT_STRIP_PARAMETERS);
+        let classification = classify(
+            &url("https://e.com/page"),
+            &response(200, "text/html"),
+            Some(&facts),
+            &scope,
+            &normalizer,
+        );
+        assert_eq!(
+            classification.ignored_hints,
+            vec![
+                IgnoredHint::InvalidCanonical(vec![
+                    "ftp://e.com/x".to_string(),
+                    "mailto:y".to_string()
+                ]),
+                IgnoredHint::ConflictingCanonicals(vec![
+                    url("https://e.com/a"),
+                    url("https://e.com/b")
+                ]),
+            ]
+        );
+        assert_eq!(classification.canonical, None);
     }
 
     #[test]

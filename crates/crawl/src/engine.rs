@@ -27,9 +27,6 @@ use crate::robots::RobotsPolicy;
 use crate::scope::Scope;
 use crate::traps::{LinkCheck, PageShape, TrapGuard, TrapReport};
 
-/// Marks a visit that ended on robots.txt, for the seed's error message.
-const DISALLOWED: &str = "disallowed: ";
-
 /// Counters the caller may read while the crawl runs (for a progress bar).
 #[derive(Debug, Default)]
 pub struct CrawlProgress {
@@ -142,18 +139,30 @@ struct Visit {
     page: Option<Url>,
     links: Vec<Url>,
     /// Whether the chain ended in a successful response; why not, otherwise.
-    reached: Result<(), String>,
+    end: VisitEnd,
     moved_scope: Option<Scope>,
 }
 
+/// How a visit's redirect chain ended: for the seed, whether the crawl can go on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum VisitEnd {
+    /// A successful response ended the chain, or another visit reports where it led.
+    Reached,
+    /// robots.txt refused a URL of the chain; the text says which rules.
+    Disallowed(String),
+    /// The chain ended without a successful response, for this reason.
+    Failed(String),
+}
+
 impl Visit {
-    fn ended(depth: u32, reason: String, moved_scope: Option<Scope>) -> Visit {
+    /// A visit that found no page to take links from.
+    fn ended(depth: u32, end: VisitEnd, moved_scope: Option<Scope>) -> Visit {
         Visit {
             depth,
             chain: 0,
             page: None,
             links: Vec::new(),
-            reached: Err(reason),
+            end,
             moved_scope,
         }
     }
@@ -316,18 +325,20 @@ impl Crawler {
             }
             None => initial_scope,
         };
-        if let Err(reason) = &seed_visit.reached {
-            return Err(if let Some(robots) = reason.strip_prefix(DISALLOWED) {
-                CrawlError::SeedDisallowed {
+        match &seed_visit.end {
+            VisitEnd::Reached => {}
+            VisitEnd::Disallowed(robots) => {
+                return Err(CrawlError::SeedDisallowed {
                     url: seed.to_string(),
-                    robots: robots.to_string(),
-                }
-            } else {
-                CrawlError::SeedUnreachable {
+                    robots: robots.clone(),
+                });
+            }
+            VisitEnd::Failed(reason) => {
+                return Err(CrawlError::SeedUnreachable {
                     url: seed.to_string(),
                     reason: reason.clone(),
-                }
-            });
+                });
+            }
         }
 
         let scope = Arc::new(scope);
@@ -356,7 +367,7 @@ impl Crawler {
                     chain: 0,
                     page: Some(source),
                     links,
-                    reached: Ok(()),
+                    end: VisitEnd::Reached,
                     moved_scope: None,
                 })
                 .await;
@@ -496,9 +507,8 @@ fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) 
         canonical: None,
         title: None,
         description: None,
-        links_found: 0,
         verdict: Verdict::Excluded(exclusion),
-        ignored_hints: None,
+        ignored_hints: Vec::new(),
         fingerprint: None,
         links: None,
         images: None,
@@ -544,7 +554,7 @@ async fn visit(
                 RobotsPolicy::DisallowAll { reason } => reason.clone(),
                 _ => format!("robots.txt ({})", policy.describe()),
             };
-            return Visit::ended(depth, format!("{DISALLOWED}{reason}"), moved_scope);
+            return Visit::ended(depth, VisitEnd::Disallowed(reason), moved_scope);
         }
         if !context.reserve_request() {
             emit(
@@ -552,7 +562,11 @@ async fn visit(
                 unfetched(url, depth, referrer, Exclusion::RequestBudget),
             )
             .await;
-            return Visit::ended(depth, "the request budget ran out".to_string(), moved_scope);
+            return Visit::ended(
+                depth,
+                VisitEnd::Failed("the request budget ran out".to_string()),
+                moved_scope,
+            );
         }
         let previous = context
             .history
@@ -579,7 +593,7 @@ async fn visit(
                     unfetched(url, depth, referrer, Exclusion::FetchFailed(reason.clone())),
                 )
                 .await;
-                return Visit::ended(depth, reason, moved_scope);
+                return Visit::ended(depth, VisitEnd::Failed(reason), moved_scope);
             }
         };
         let facts = response_facts(&response);
@@ -619,8 +633,7 @@ async fn visit(
             canonical: None,
             title: None,
             description: None,
-            links_found: 0,
-            ignored_hints: None,
+            ignored_hints: Vec::new(),
             fingerprint: None,
             links: None,
             images: None,
@@ -634,7 +647,10 @@ async fn visit(
             emit(&context.events, outcome).await;
             return Visit::ended(
                 depth,
-                format!("redirect without a usable Location ({})", facts.status),
+                VisitEnd::Failed(format!(
+                    "redirect without a usable Location ({})",
+                    facts.status
+                )),
                 moved_scope,
             );
         };
@@ -642,7 +658,11 @@ async fn visit(
         if hops > context.config.max_redirects {
             outcome.verdict = Verdict::Excluded(Exclusion::TooManyRedirects);
             emit(&context.events, outcome).await;
-            return Visit::ended(depth, "too many redirects".to_string(), moved_scope);
+            return Visit::ended(
+                depth,
+                VisitEnd::Failed("too many redirects".to_string()),
+                moved_scope,
+            );
         }
         if !current_scope.contains(&target) {
             if mode == VisitMode::Seed && target.as_str().len() <= context.config.max_url_length {
@@ -652,7 +672,7 @@ async fn visit(
                 emit(&context.events, outcome).await;
                 return Visit::ended(
                     depth,
-                    format!("redirected out of scope to {target}"),
+                    VisitEnd::Failed(format!("redirected out of scope to {target}")),
                     moved_scope,
                 );
             }
@@ -661,15 +681,12 @@ async fn visit(
         emit(&context.events, outcome).await;
         if !context.seen.insert(&target) {
             // Reached by another path already (or a loop): that visit reports it.
-            let reason = if mode == VisitMode::Seed {
-                Err(format!("redirect loop at {target}"))
+            let end = if mode == VisitMode::Seed {
+                VisitEnd::Failed(format!("redirect loop at {target}"))
             } else {
-                Ok(())
+                VisitEnd::Reached
             };
-            return Visit {
-                reached: reason,
-                ..Visit::ended(depth, String::new(), moved_scope)
-            };
+            return Visit::ended(depth, end, moved_scope);
         }
         if target.as_str().len() > context.config.max_url_length {
             emit(
@@ -677,7 +694,11 @@ async fn visit(
                 unfetched(target, depth, Some(url), Exclusion::UrlTooLong),
             )
             .await;
-            return Visit::ended(depth, "redirect target too long".to_string(), moved_scope);
+            return Visit::ended(
+                depth,
+                VisitEnd::Failed("redirect target too long".to_string()),
+                moved_scope,
+            );
         }
         referrer = Some(url);
         url = target;
@@ -720,10 +741,10 @@ async fn finish_page(
     if let Some(target) = classification.verdict.target() {
         links.push(target.clone());
     }
-    let reached = if (200..300).contains(&facts.status) {
-        Ok(())
+    let end = if (200..300).contains(&facts.status) {
+        VisitEnd::Reached
     } else {
-        Err(format!("{url} answered {}", facts.status))
+        VisitEnd::Failed(format!("{url} answered {}", facts.status))
     };
     let outcome = PageOutcome {
         url: url.clone(),
@@ -736,9 +757,6 @@ async fn finish_page(
         description: page_facts
             .as_ref()
             .and_then(|page_facts| page_facts.description.clone()),
-        links_found: page_facts
-            .as_ref()
-            .map_or(0, |page_facts| page_facts.links.len()),
         response: Some(facts),
         verdict: classification.verdict,
         ignored_hints: classification.ignored_hints,
@@ -774,7 +792,7 @@ async fn finish_page(
         chain: 0,
         page: Some(url),
         links,
-        reached,
+        end,
         moved_scope: None,
     }
 }
@@ -810,9 +828,8 @@ async fn revalidated_page(
         canonical: previous.canonical,
         title: previous.title,
         description: previous.description,
-        links_found: links.len(),
         verdict: previous.verdict,
-        ignored_hints: None,
+        ignored_hints: Vec::new(),
         fingerprint: previous.fingerprint,
         links: context.config.record_links.then(|| links.clone()),
         images: None,
@@ -824,7 +841,7 @@ async fn revalidated_page(
         chain: 0,
         page: Some(url),
         links,
-        reached: Ok(()),
+        end: VisitEnd::Reached,
         moved_scope: None,
     }
 }

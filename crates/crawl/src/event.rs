@@ -1,5 +1,6 @@
 //! What the engine reports: one [`CrawlEvent`] per decision, with the [`Verdict`] and its reason.
 
+use std::fmt;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -38,11 +39,9 @@ pub struct PageOutcome {
     pub canonical: Option<Url>,
     pub title: Option<String>,
     pub description: Option<String>,
-    /// Outgoing links found (before scope and dedup), for the summary and the link graph.
-    pub links_found: usize,
     pub verdict: Verdict,
     /// Canonical hints the page gave that were ignored, and why (for the audit).
-    pub ignored_hints: Option<String>,
+    pub ignored_hints: Vec<IgnoredHint>,
     /// The fingerprint of the page's visible text and links.
     pub fingerprint: Option<String>,
     /// The links the page was followed through, when [`crate::CrawlConfig::record_links`].
@@ -51,6 +50,29 @@ pub struct PageOutcome {
     pub images: Option<Vec<Url>>,
     /// `(hreflang, normalized URL)`, when [`crate::CrawlConfig::collect_alternates`].
     pub alternates: Option<Vec<(String, Url)>>,
+}
+
+/// A canonical hint the page gave that was not followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IgnoredHint {
+    /// `<link rel=canonical>` values that are not http(s) URLs, as written.
+    InvalidCanonical(Vec<String>),
+    /// Two or more distinct canonical targets after normalization (the page is its own canonical).
+    ConflictingCanonicals(Vec<Url>),
+}
+
+impl fmt::Display for IgnoredHint {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IgnoredHint::InvalidCanonical(values) => {
+                write!(formatter, "invalid canonical: {}", values.join(" "))
+            }
+            IgnoredHint::ConflictingCanonicals(targets) => {
+                let targets: Vec<&str> = targets.iter().map(Url::as_str).collect();
+                write!(formatter, "conflicting canonicals: {}", targets.join(" "))
+            }
+        }
+    }
 }
 
 /// What the response said, trimmed to what the crawl database keeps.
@@ -107,10 +129,6 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn is_indexable(&self) -> bool {
-        matches!(self, Verdict::Indexable)
-    }
-
     /// The URL this verdict points at, if any.
     pub fn target(&self) -> Option<&Url> {
         match self {
@@ -179,6 +197,24 @@ impl Exclusion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ignored_hints_read_as_before() {
+        let url = |text: &str| Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"));
+        assert_eq!(
+            IgnoredHint::InvalidCanonical(vec!["ftp://e.com/x".to_string(), "y".to_string()])
+                .to_string(),
+            "invalid canonical: ftp://e.com/x y"
+        );
+        assert_eq!(
+            IgnoredHint::ConflictingCanonicals(vec![
+                url("https://e.com/a"),
+                url("https://e.com/b")
+            ])
+            .to_string(),
+            "conflicting canonicals: https://e.com/a https://e.com/b"
+        );
+    }
 
     #[test]
     fn html_content_types() {

@@ -26,7 +26,7 @@ pub use config::{
     ScopeOptions, default_user_agent,
 };
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
-pub use event::{CrawlEvent, Exclusion, PageOutcome, ResponseFacts, Verdict};
+pub use event::{CrawlEvent, Exclusion, IgnoredHint, PageOutcome, ResponseFacts, Verdict};
 pub use fetch::client_builder;
 pub use frontier::{FrontierSpill, SpilledUrl};
 pub use history::{History, PreviousPage};
