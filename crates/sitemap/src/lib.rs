@@ -8,6 +8,7 @@ mod limits;
 mod lines;
 mod publish;
 mod reader;
+mod references;
 mod validate;
 mod writer;
 mod xml;

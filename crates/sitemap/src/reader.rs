@@ -5,6 +5,7 @@
 use quick_xml::events::Event;
 
 use crate::lines::LineCounter;
+use crate::references::resolve_reference;
 
 /// What a sitemap document holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,7 +98,7 @@ pub fn read_sitemap(xml: &[u8]) -> Result<SitemapDocument, ReadError> {
                             line: position,
                             message: format!("unknown entity &{name};"),
                         })?;
-                    push_text(entry, field, &resolved);
+                    push_text(entry, field, resolved.encode_utf8(&mut [0; 4]));
                 }
             }
             Event::CData(data) => {
@@ -132,26 +133,6 @@ fn push_text(entry: &mut SitemapEntry, field: &str, text: &str) {
         "loc" => entry.loc.push_str(text),
         _ => entry.lastmod.get_or_insert_with(String::new).push_str(text),
     }
-}
-
-/// The five predefined XML entities and character references.
-fn resolve_reference(name: &str) -> Option<String> {
-    let character = match name {
-        "amp" => '&',
-        "lt" => '<',
-        "gt" => '>',
-        "apos" => '\'',
-        "quot" => '"',
-        _ => {
-            let number = name.strip_prefix('#')?;
-            let code = match number.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                None => number.parse().ok()?,
-            };
-            char::from_u32(code)?
-        }
-    };
-    Some(character.to_string())
 }
 
 #[cfg(test)]

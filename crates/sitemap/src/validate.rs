@@ -11,6 +11,7 @@ use url::Url;
 
 use crate::limits::{MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use crate::lines::LineCounter;
+use crate::references::resolve_reference;
 
 const NAMESPACE: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 const MAX_URL_LENGTH: usize = 2048;
@@ -323,24 +324,6 @@ impl Checker<'_> {
         {
             let message = format!("<loc> {value} is not under the sitemap's directory {directory}");
             self.problem(line, message);
-        }
-    }
-}
-
-fn resolve_reference(name: &str) -> Option<char> {
-    match name {
-        "amp" => Some('&'),
-        "lt" => Some('<'),
-        "gt" => Some('>'),
-        "apos" => Some('\''),
-        "quot" => Some('"'),
-        _ => {
-            let number = name.strip_prefix('#')?;
-            let code = match number.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                None => number.parse().ok()?,
-            };
-            char::from_u32(code)
         }
     }
 }
