@@ -20,7 +20,9 @@ pub use index_walk::{
     IndexProblem, IndexProblemKind, IndexWalk, Listed, MAX_INDEX_DEPTH, MAX_LISTED_SITEMAPS,
     Severity, SitemapId, SitemapKey, Visit,
 };
-pub use limits::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE};
+pub use limits::{
+    Limits, MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE,
+};
 pub use publish::{Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use validate::{ChildSitemap, DocumentKind, Problem, Validation, validate};

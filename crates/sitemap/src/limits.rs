@@ -1,13 +1,18 @@
-//! Size limits of one sitemap file (sitemaps.org: at most 50,000 URLs and 52,428,800 bytes
-//! uncompressed), configurable downward.
+//! The protocol's limits (sitemaps.org): the size of one sitemap file (at most 50,000 URLs and
+//! 52,428,800 bytes uncompressed), configurable downward, and the length of one URL.
 
 use crate::SitemapError;
 
 pub const MAX_URLS_PER_FILE: usize = 50_000;
 pub const MAX_BYTES_PER_FILE: u64 = 52_428_800;
 /// The smallest byte limit accepted: enough for the XML declaration, the `<urlset>` tags and
-/// one entry with a 2,048-character URL (the longest a sitemap may hold) and a `<lastmod>`.
+/// one entry with a URL of [`MAX_URL_LENGTH`] characters and a `<lastmod>`.
 pub const MIN_BYTES_PER_FILE: u64 = 4096;
+
+/// The longest URL a sitemap may hold (sitemaps.org, "XML tag definitions", `<loc>`: "less
+/// than 2,048 characters"; a URL of exactly 2,048 is accepted here). Measured in bytes, which
+/// are the characters of a percent-encoded URL.
+pub const MAX_URL_LENGTH: usize = 2048;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {

@@ -9,12 +9,11 @@ use quick_xml::events::{BytesStart, Event};
 use regex::Regex;
 use url::Url;
 
-use crate::limits::{MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
+use crate::limits::{MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE};
 use crate::lines::LineCounter;
 use crate::references::resolve_reference;
 
 const NAMESPACE: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
-const MAX_URL_LENGTH: usize = 2048;
 const CHANGEFREQS: [&str; 7] = [
     "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
 ];
