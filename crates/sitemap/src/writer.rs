@@ -13,8 +13,7 @@ use jiff::Timestamp;
 
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
 use crate::xml::{
-    Alternate, ChangeFreq, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url,
-    urlset_header,
+    Entry, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url, urlset_header,
 };
 use crate::{ROOT_FILE_NAME, SitemapError};
 
@@ -43,32 +42,6 @@ pub struct WriteOptions {
     pub images: bool,
     /// Entries carry `<xhtml:link>` alternates: declare the namespace.
     pub alternates: bool,
-}
-
-/// One sitemap entry: an absolute, normalized URL, its last modification, and the optional
-/// parts (written in the XML format only).
-#[derive(Debug, Clone, Copy)]
-pub struct Entry<'a> {
-    pub loc: &'a str,
-    pub lastmod: Option<Timestamp>,
-    pub changefreq: Option<ChangeFreq>,
-    /// 0.0 to 1.0, written with two decimals.
-    pub priority: Option<f64>,
-    pub images: &'a [String],
-    pub alternates: &'a [Alternate],
-}
-
-impl<'a> Entry<'a> {
-    pub fn new(loc: &'a str, lastmod: Option<Timestamp>) -> Entry<'a> {
-        Entry {
-            loc,
-            lastmod,
-            changefreq: None,
-            priority: None,
-            images: &[],
-            alternates: &[],
-        }
-    }
 }
 
 /// What `finish` wrote: file names in the directory, the index (`sitemap.xml`) last.

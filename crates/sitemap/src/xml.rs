@@ -1,10 +1,8 @@
-//! The XML text of sitemaps and indexes (sitemaps.org protocol 0.9), one piece at a time so
-//! that the writer can measure each entry before it commits to a file.
+//! One sitemap entry and the XML text of sitemaps and indexes (sitemaps.org protocol 0.9), one
+//! piece at a time so that the writer can measure each entry before it commits to a file.
 
 use jiff::Timestamp;
 use quick_xml::escape::escape;
-
-use crate::writer::Entry;
 
 pub(crate) const URLSET_FOOTER: &str = "</urlset>\n";
 pub(crate) const INDEX_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
@@ -65,6 +63,32 @@ impl ChangeFreq {
 pub struct Alternate {
     pub hreflang: String,
     pub href: String,
+}
+
+/// One sitemap entry: an absolute, normalized URL, its last modification, and the optional
+/// parts (written in the XML format only).
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    pub loc: &'a str,
+    pub lastmod: Option<Timestamp>,
+    pub changefreq: Option<ChangeFreq>,
+    /// 0.0 to 1.0, written with two decimals.
+    pub priority: Option<f64>,
+    pub images: &'a [String],
+    pub alternates: &'a [Alternate],
+}
+
+impl<'a> Entry<'a> {
+    pub fn new(loc: &'a str, lastmod: Option<Timestamp>) -> Entry<'a> {
+        Entry {
+            loc,
+            lastmod,
+            changefreq: None,
+            priority: None,
+            images: &[],
+            alternates: &[],
+        }
+    }
 }
 
 /// Appends one `<url>` entry to `buffer`, its elements in the order the schema requires
