@@ -26,11 +26,10 @@ pub use limits::{
 pub use publish::{Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use validate::{ChildSitemap, DocumentKind, Problem, Validation, validate};
-pub use writer::{ChunkedWriter, Format, TEXT_ROOT_FILE_NAME, WriteOptions, Written};
+pub use writer::{
+    ChunkedWriter, Format, ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
+};
 pub use xml::{Alternate, ChangeFreq, Entry, format_lastmod};
-
-/// The name of the file that is the sitemap, or the index over its children.
-pub const ROOT_FILE_NAME: &str = "sitemap.xml";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SitemapError {

@@ -11,11 +11,14 @@ use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 use jiff::Timestamp;
 
+use crate::SitemapError;
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
 use crate::xml::{
     Entry, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url, urlset_header,
 };
-use crate::{ROOT_FILE_NAME, SitemapError};
+
+/// The name of the file that is the sitemap, or the index over its children.
+pub const ROOT_FILE_NAME: &str = "sitemap.xml";
 
 /// The root file of the text format.
 pub const TEXT_ROOT_FILE_NAME: &str = "sitemap.txt";
