@@ -19,7 +19,7 @@ pub struct RobotsDirectives {
 
 impl RobotsDirectives {
     /// Both sources count: the most restrictive wins.
-    pub fn merge(&mut self, other: RobotsDirectives) {
+    pub(crate) fn merge(&mut self, other: RobotsDirectives) {
         self.noindex |= other.noindex;
         self.nofollow |= other.nofollow;
     }

@@ -113,7 +113,7 @@ pub fn extract(document: &Document<'_>, options: &ExtractOptions) -> PageFacts {
 
 /// Extracts what the headers alone say: for responses whose body is not parsed, canonical
 /// `Link` headers and `X-Robots-Tag` still count.
-pub fn extract_headers(
+pub(crate) fn extract_headers(
     url: &Url,
     headers: &ResponseHeaders,
     options: &ExtractOptions,

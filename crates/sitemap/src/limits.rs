@@ -16,8 +16,8 @@ pub const MAX_URL_LENGTH: usize = 2048;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    pub max_urls: usize,
-    pub max_bytes: u64,
+    pub(crate) max_urls: usize,
+    pub(crate) max_bytes: u64,
 }
 
 impl Default for Limits {

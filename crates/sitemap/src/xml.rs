@@ -45,7 +45,7 @@ pub enum ChangeFreq {
 }
 
 impl ChangeFreq {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ChangeFreq::Always => "always",
             ChangeFreq::Hourly => "hourly",
