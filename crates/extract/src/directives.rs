@@ -11,9 +11,12 @@ const DIRECTIVES_WITH_VALUES: &[&str] = &[
     "max-video-preview",
 ];
 
+/// What the page's robots directives, from every source, ask of a crawler.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RobotsDirectives {
+    /// The page asks not to be indexed: it stays out of the sitemap.
     pub noindex: bool,
+    /// The page asks that its links not be followed.
     pub nofollow: bool,
 }
 

@@ -3,7 +3,11 @@
 
 use crate::SitemapError;
 
+/// The most URLs one sitemap file may hold, and the most sitemaps one index may list
+/// (sitemaps.org: "no more than 50,000 URLs").
 pub const MAX_URLS_PER_FILE: usize = 50_000;
+/// The most bytes one sitemap file may take uncompressed (sitemaps.org: "no larger than 50MB
+/// (52,428,800 bytes)").
 pub const MAX_BYTES_PER_FILE: u64 = 52_428_800;
 /// The smallest byte limit accepted: enough for the XML declaration, the `<urlset>` tags and
 /// one entry with a URL of [`MAX_URL_LENGTH`] characters and a `<lastmod>`.
@@ -14,9 +18,12 @@ pub const MIN_BYTES_PER_FILE: u64 = 4096;
 /// are the characters of a percent-encoded URL.
 pub const MAX_URL_LENGTH: usize = 2048;
 
+/// How much one sitemap file holds at most: the protocol's limits, or lower ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// URLs per file, from 1 to [`MAX_URLS_PER_FILE`].
     pub(crate) max_urls: usize,
+    /// Uncompressed bytes per file, from [`MIN_BYTES_PER_FILE`] to [`MAX_BYTES_PER_FILE`].
     pub(crate) max_bytes: u64,
 }
 
@@ -30,6 +37,8 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// Limits of `max_urls` URLs and `max_bytes` bytes per file; an error when either is
+    /// outside what the protocol allows or too small to hold one entry.
     pub fn new(max_urls: usize, max_bytes: u64) -> Result<Limits, SitemapError> {
         if !(1..=MAX_URLS_PER_FILE).contains(&max_urls) {
             return Err(SitemapError::InvalidLimits(format!(

@@ -19,6 +19,7 @@ pub enum SitemapDocument {
 /// One `<url>` or `<sitemap>` entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SitemapEntry {
+    /// The `<loc>` text, entities resolved, trimmed (not validated here).
     pub loc: String,
     /// The `<lastmod>` text as written (not validated here).
     pub lastmod: Option<String>,
@@ -26,12 +27,21 @@ pub struct SitemapEntry {
     pub line: usize,
 }
 
+/// Why a document cannot be read as a sitemap.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
+    /// Not well-formed XML, or an entity that is not predefined.
     #[error("line {line}: {message}")]
-    Malformed { line: usize, message: String },
+    Malformed {
+        /// The 1-based line where reading stopped.
+        line: usize,
+        /// What is wrong there.
+        message: String,
+    },
+    /// The root element, named here, is neither of the protocol's.
     #[error("the root element is <{0}>, not <urlset> or <sitemapindex>")]
     UnknownRoot(String),
+    /// The document has no element at all.
     #[error("no root element")]
     Empty,
 }

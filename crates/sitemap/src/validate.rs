@@ -30,23 +30,29 @@ static W3C_DATETIME: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// What a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentKind {
+    /// A `<urlset>`: a sitemap of pages.
     UrlSet,
+    /// A `<sitemapindex>`: an index of sitemaps.
     Index,
 }
 
 /// One thing wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// The 1-based line it was found on.
     pub line: usize,
+    /// What is wrong, as a sentence.
     pub message: String,
 }
 
 /// The outcome of checking one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Validation {
+    /// What the root element says the document is; `None` without a protocol root.
     pub kind: Option<DocumentKind>,
     /// `<url>` or `<sitemap>` entries.
     pub entries: usize,
+    /// Everything wrong, in the order found.
     pub problems: Vec<Problem>,
     /// The `<loc>`s of an index's children, to check in turn.
     pub children: Vec<ChildSitemap>,
@@ -55,11 +61,14 @@ pub struct Validation {
 /// A sitemap an index lists: its `<loc>` (trimmed), and the line it is on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildSitemap {
+    /// The child's URL.
     pub loc: String,
+    /// The 1-based line of its `<loc>`.
     pub line: usize,
 }
 
 impl Validation {
+    /// Whether nothing is wrong.
     pub fn is_valid(&self) -> bool {
         self.problems.is_empty()
     }

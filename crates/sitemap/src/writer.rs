@@ -33,13 +33,16 @@ pub enum Format {
     Text,
 }
 
+/// How a [`ChunkedWriter`] writes: format, limits, compression, and the extensions declared.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
+    /// How much one file holds at most.
     pub limits: Limits,
     /// Write `.xml.gz` children; the index `sitemap.xml` stays uncompressed.
     pub gzip: bool,
     /// Absolute URL ending in `/` under which the files are published.
     pub base_url: String,
+    /// XML or text.
     pub format: Format,
     /// Entries carry `<image:image>` elements: declare the namespace.
     pub images: bool,
@@ -50,9 +53,13 @@ pub struct WriteOptions {
 /// What `finish` wrote: file names in the directory, the index (`sitemap.xml`) last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
+    /// The names of the files written in the directory; the root file, when there is one, last.
     pub files: Vec<String>,
+    /// The entries written, over all files.
     pub urls: u64,
+    /// Whether `sitemap.xml` is an index over the other files.
     pub is_index: bool,
+    /// The format of the files.
     pub format: Format,
 }
 
@@ -118,6 +125,7 @@ impl Sink {
 }
 
 impl ChunkedWriter {
+    /// A writer into `directory`, which must exist; no file is created before the first entry.
     pub fn new(directory: &Path, options: WriteOptions) -> Result<ChunkedWriter, SitemapError> {
         let (header, footer) = match options.format {
             Format::Xml => (

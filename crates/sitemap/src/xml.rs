@@ -35,16 +35,24 @@ pub fn format_lastmod(timestamp: Timestamp) -> String {
 /// How often a page is likely to change (sitemaps.org, changefreq).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ChangeFreq {
+    /// Changes at every access.
     Always,
+    /// About once an hour.
     Hourly,
+    /// About once a day.
     Daily,
+    /// About once a week.
     Weekly,
+    /// About once a month.
     Monthly,
+    /// About once a year.
     Yearly,
+    /// Archived: not expected to change again.
     Never,
 }
 
 impl ChangeFreq {
+    /// The value as the protocol writes it: `daily`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             ChangeFreq::Always => "always",
@@ -61,7 +69,9 @@ impl ChangeFreq {
 /// One `<xhtml:link rel="alternate" hreflang=".." href=".."/>`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Alternate {
+    /// The language (and region) of the alternate page, or `x-default`.
     pub hreflang: String,
+    /// The alternate page's absolute URL.
     pub href: String,
 }
 
@@ -69,16 +79,22 @@ pub struct Alternate {
 /// parts (written in the XML format only).
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
+    /// The page's URL, absolute and normalized.
     pub loc: &'a str,
+    /// When the page last changed, if known.
     pub lastmod: Option<Timestamp>,
+    /// How often the page is likely to change, if said.
     pub changefreq: Option<ChangeFreq>,
     /// 0.0 to 1.0, written with two decimals.
     pub priority: Option<f64>,
+    /// The URLs of the images the page shows (`<image:image>`).
     pub images: &'a [String],
+    /// The page in other languages (`<xhtml:link rel="alternate">`).
     pub alternates: &'a [Alternate],
 }
 
 impl<'a> Entry<'a> {
+    /// An entry of a URL and its last modification, without the optional parts.
     pub fn new(loc: &'a str, lastmod: Option<Timestamp>) -> Entry<'a> {
         Entry {
             loc,
