@@ -11,15 +11,18 @@ const DIRECTIVES_WITH_VALUES: &[&str] = &[
     "max-video-preview",
 ];
 
+/// What the page's robots directives, from every source, ask of a crawler.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RobotsDirectives {
+    /// The page asks not to be indexed: it stays out of the sitemap.
     pub noindex: bool,
+    /// The page asks that its links not be followed.
     pub nofollow: bool,
 }
 
 impl RobotsDirectives {
     /// Both sources count: the most restrictive wins.
-    pub fn merge(&mut self, other: RobotsDirectives) {
+    pub(crate) fn merge(&mut self, other: RobotsDirectives) {
         self.noindex |= other.noindex;
         self.nofollow |= other.nofollow;
     }

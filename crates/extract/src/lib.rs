@@ -2,6 +2,8 @@
 //! (links, canonical hints, robots directives, base, instant refresh, title). Pure and
 //! synchronous: no network, no async, no logging.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod canonical;
 mod charset;
 mod directives;
@@ -30,11 +32,15 @@ pub struct ResponseHeaders {
 /// One fetched document.
 #[derive(Debug, Clone, Copy)]
 pub struct Document<'a> {
+    /// The URL it was fetched from: relative links resolve against it (or its `<base>`).
     pub url: &'a Url,
+    /// The body as received (decompressed), in whatever encoding it declares.
     pub body: &'a [u8],
+    /// The response headers extraction reads.
     pub headers: &'a ResponseHeaders,
 }
 
+/// How extraction reads a document: whose robots directives apply, and whether to fingerprint.
 #[derive(Debug, Clone)]
 pub struct ExtractOptions {
     /// Our product token: `<meta name="TOKEN">` and `X-Robots-Tag: TOKEN: ...` address us.
@@ -63,11 +69,13 @@ pub struct PageFacts {
     pub canonicals: Vec<Url>,
     /// Canonical hints that are not http(s) URLs, as written.
     pub invalid_canonicals: Vec<String>,
+    /// The robots directives that apply to us, from `<meta>` and `X-Robots-Tag` together.
     pub robots: RobotsDirectives,
     /// The effective `<base href>`, resolved against the document URL.
     pub base: Option<Url>,
     /// The target of an instant (delay 0) meta refresh.
     pub refresh: Option<Url>,
+    /// The first `<title>`'s text, whitespace collapsed; `None` when absent or empty.
     pub title: Option<String>,
     /// The `<meta name="description">` content, whitespace collapsed.
     pub description: Option<String>,
@@ -84,20 +92,32 @@ pub struct PageFacts {
     pub fingerprint: Option<String>,
 }
 
+/// One link of a document, resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Link {
+    /// Where it leads: absolute http(s), without fragment.
     pub url: Url,
+    /// The element it comes from.
     pub kind: LinkKind,
     /// The element's rel holds `nofollow` (informational: such links are still followed).
     pub nofollow: bool,
 }
 
+/// The element a link comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LinkKind {
+    /// `<a href>`.
     Anchor,
+    /// `<area href>` of an image map.
     Area,
-    Alternate { hreflang: String },
+    /// `<link rel=alternate hreflang>`: the page in another language.
+    Alternate {
+        /// The language (and region) of the alternate page, as written.
+        hreflang: String,
+    },
+    /// `<iframe src>` or `<frame src>`.
     Frame,
+    /// The target of an instant `<meta http-equiv=refresh>`.
     Refresh,
 }
 
@@ -113,7 +133,7 @@ pub fn extract(document: &Document<'_>, options: &ExtractOptions) -> PageFacts {
 
 /// Extracts what the headers alone say: for responses whose body is not parsed, canonical
 /// `Link` headers and `X-Robots-Tag` still count.
-pub fn extract_headers(
+pub(crate) fn extract_headers(
     url: &Url,
     headers: &ResponseHeaders,
     options: &ExtractOptions,

@@ -28,18 +28,18 @@ const HEAD_ELEMENTS: &[&str] = &[
 /// base, which may come after the links it applies to.
 #[derive(Debug, Default)]
 pub(crate) struct RawDocument {
-    pub base: Option<String>,
+    pub(crate) base: Option<String>,
     /// `(reference, kind, rel nofollow)` in document order.
-    pub links: Vec<(String, LinkKind, bool)>,
-    pub canonicals: Vec<String>,
+    pub(crate) links: Vec<(String, LinkKind, bool)>,
+    pub(crate) canonicals: Vec<String>,
     /// `(name, content)` of `<meta name>`.
-    pub metas: Vec<(String, String)>,
+    pub(crate) metas: Vec<(String, String)>,
     /// The target of the first instant `<meta http-equiv=refresh>`.
-    pub refresh: Option<String>,
-    pub title: Option<String>,
-    pub images: Vec<String>,
+    pub(crate) refresh: Option<String>,
+    pub(crate) title: Option<String>,
+    pub(crate) images: Vec<String>,
     /// Visible text, whitespace-collapsed, when asked for (the fingerprint's input).
-    pub text: Option<Vec<u8>>,
+    pub(crate) text: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Default)]

@@ -23,7 +23,9 @@ pub const MAX_INDEX_DEPTH: usize = 2;
 /// What makes two listings name the same sitemap.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SitemapKey {
+    /// A sitemap on the web, by its URL as [`SitemapKey::url`] writes it.
     Url(String),
+    /// A sitemap on disk, by its path as [`SitemapKey::file`] resolves it.
     File(PathBuf),
 }
 
@@ -51,16 +53,22 @@ pub struct SitemapId(usize);
 /// The next sitemap to read: where it is, and how many indexes led to it (0 for a root).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Visit<T> {
+    /// What to hand back to [`IndexWalk::follow`] when the sitemap turns out to be an index.
     pub id: SitemapId,
+    /// Where the sitemap is, as the caller gave it.
     pub source: T,
+    /// How many indexes led to the sitemap: 0 for a root.
     pub depth: usize,
 }
 
 /// One `<loc>` of an index: the sitemap it names, and the line it is on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed<T> {
+    /// What makes the sitemap the same as one listed elsewhere.
     pub key: SitemapKey,
+    /// Where the sitemap is, as the caller will read it.
     pub source: T,
+    /// The line of the `<loc>` in the index.
     pub line: usize,
 }
 
@@ -78,10 +86,13 @@ pub enum Severity {
 pub struct IndexProblem<T> {
     /// The index holding the `<loc>`.
     pub index: T,
+    /// The line of the `<loc>`.
     pub line: usize,
+    /// What is wrong.
     pub kind: IndexProblemKind<T>,
 }
 
+/// What is wrong in how an index lists sitemaps; written as a sentence by `Display`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexProblemKind<T> {
     /// The index lists itself or an index it was reached through: the sitemaps from the one
@@ -90,16 +101,27 @@ pub enum IndexProblemKind<T> {
     Cycle(Vec<T>),
     /// A sitemap listed before, by this index or another (`first`: where, unless it was a
     /// root). sitemaps.org does not forbid it; it is read once, and reported once per index.
-    Repeated { child: T, first: Option<(T, usize)> },
+    Repeated {
+        /// The sitemap listed again.
+        child: T,
+        /// The index and line that listed it first.
+        first: Option<(T, usize)>,
+    },
     /// The sitemap listed here is itself an index; `followed` tells whether its own
     /// sitemaps are read (they are not beyond [`MAX_INDEX_DEPTH`]).
-    NestedIndex { child: T, followed: bool },
+    NestedIndex {
+        /// The index listed.
+        child: T,
+        /// Whether its sitemaps are read.
+        followed: bool,
+    },
     /// More than [`MAX_LISTED_SITEMAPS`] listed through indexes: this one and every later new
     /// one are not read (reported once per walk).
     TooMany,
 }
 
 impl<T> IndexProblemKind<T> {
+    /// How much the problem counts: a repeat is a warning, anything else an error.
     pub fn severity(&self) -> Severity {
         match self {
             IndexProblemKind::Repeated { .. } => Severity::Warning,

@@ -2,12 +2,15 @@
 //! index over them, gzip, and atomic publishing into the output directory; a reader and a
 //! validator of sitemaps and indexes, and a walk that follows indexes into their sitemaps.
 
+#![warn(missing_docs, unreachable_pub)]
+
 mod extensions;
 mod index_walk;
 mod limits;
 mod lines;
 mod publish;
 mod reader;
+mod references;
 mod validate;
 mod writer;
 mod xml;
@@ -19,50 +22,75 @@ pub use index_walk::{
     IndexProblem, IndexProblemKind, IndexWalk, Listed, MAX_INDEX_DEPTH, MAX_LISTED_SITEMAPS,
     Severity, SitemapId, SitemapKey, Visit,
 };
-pub use limits::{Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE};
+pub use limits::{
+    Limits, MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE,
+};
 pub use publish::{Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use validate::{ChildSitemap, DocumentKind, Problem, Validation, validate};
-pub use writer::{ChunkedWriter, Entry, Format, TEXT_ROOT_FILE_NAME, WriteOptions, Written};
-pub use xml::{Alternate, ChangeFreq, format_lastmod};
+pub use writer::{
+    ChunkedWriter, Format, ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
+};
+pub use xml::{Alternate, ChangeFreq, Entry, format_lastmod};
 
-/// The name of the file that is the sitemap, or the index over its children.
-pub const ROOT_FILE_NAME: &str = "sitemap.xml";
-
+/// Why writing or publishing a sitemap cannot go on.
 #[derive(Debug, thiserror::Error)]
 pub enum SitemapError {
+    /// Limits outside what the protocol allows; the text says which and why.
     #[error("invalid sitemap limits: {0}")]
     InvalidLimits(String),
+    /// Nothing was pushed: a `<urlset>` needs at least one `<url>`.
     #[error("no URL to write: an empty sitemap is not valid")]
     NoEntries,
+    /// One entry does not fit in a file of the configured byte limit, even alone.
     #[error(
         "one entry needs {needed} bytes, more than a file of at most {limit} bytes can hold: {loc}"
     )]
     EntryTooLarge {
+        /// The entry's URL.
         loc: String,
+        /// The bytes a file holding only this entry would take.
         needed: u64,
+        /// The byte limit of one file.
         limit: u64,
     },
+    /// The entries need more files than one index may list.
     #[error("more than {max} sitemap files would be needed; an index may list at most {max}")]
-    TooManyFiles { max: usize },
+    TooManyFiles {
+        /// The most files an index may list.
+        max: usize,
+    },
+    /// The output directory does not exist and cannot be created.
     #[error("cannot create output directory {path}: {source}")]
     CreateOutput {
+        /// The output directory.
         path: PathBuf,
+        /// What the filesystem said.
         source: std::io::Error,
     },
+    /// No staging directory can be made inside the output directory.
     #[error("cannot create staging directory in {path}: {source}")]
     Staging {
+        /// The output directory.
         path: PathBuf,
+        /// What the filesystem said.
         source: std::io::Error,
     },
+    /// A sitemap file cannot be written in the staging directory.
     #[error("cannot write {path}: {source}")]
     Write {
+        /// The file being written.
         path: PathBuf,
+        /// What the filesystem said.
         source: std::io::Error,
     },
+    /// A written file cannot be moved into place, or a stale one removed.
     #[error("cannot publish {path}: {source}")]
     Publish {
+        /// Where a file was being moved to, the stale file being removed, or the output
+        /// directory that could not be listed.
         path: PathBuf,
+        /// What the filesystem said.
         source: std::io::Error,
     },
 }

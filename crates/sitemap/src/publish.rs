@@ -22,7 +22,9 @@ pub struct StagingDir {
 /// What `publish` put in place and what it removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Published {
+    /// The files now in the output directory, in the order they were moved there.
     pub files: Vec<PathBuf>,
+    /// Children of an earlier run that the new sitemap no longer lists, removed, sorted.
     pub removed_stale: Vec<PathBuf>,
 }
 
@@ -67,6 +69,7 @@ impl StagingDir {
             .collect()
     }
 
+    /// Where to write the files to publish.
     pub fn path(&self) -> &Path {
         self.directory.path()
     }

@@ -5,6 +5,7 @@
 use quick_xml::events::Event;
 
 use crate::lines::LineCounter;
+use crate::references::resolve_reference;
 
 /// What a sitemap document holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +19,7 @@ pub enum SitemapDocument {
 /// One `<url>` or `<sitemap>` entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SitemapEntry {
+    /// The `<loc>` text, entities resolved, trimmed (not validated here).
     pub loc: String,
     /// The `<lastmod>` text as written (not validated here).
     pub lastmod: Option<String>,
@@ -25,12 +27,21 @@ pub struct SitemapEntry {
     pub line: usize,
 }
 
+/// Why a document cannot be read as a sitemap.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
+    /// Not well-formed XML, or an entity that is not predefined.
     #[error("line {line}: {message}")]
-    Malformed { line: usize, message: String },
+    Malformed {
+        /// The 1-based line where reading stopped.
+        line: usize,
+        /// What is wrong there.
+        message: String,
+    },
+    /// The root element, named here, is neither of the protocol's.
     #[error("the root element is <{0}>, not <urlset> or <sitemapindex>")]
     UnknownRoot(String),
+    /// The document has no element at all.
     #[error("no root element")]
     Empty,
 }
@@ -97,7 +108,7 @@ pub fn read_sitemap(xml: &[u8]) -> Result<SitemapDocument, ReadError> {
                             line: position,
                             message: format!("unknown entity &{name};"),
                         })?;
-                    push_text(entry, field, &resolved);
+                    push_text(entry, field, resolved.encode_utf8(&mut [0; 4]));
                 }
             }
             Event::CData(data) => {
@@ -132,26 +143,6 @@ fn push_text(entry: &mut SitemapEntry, field: &str, text: &str) {
         "loc" => entry.loc.push_str(text),
         _ => entry.lastmod.get_or_insert_with(String::new).push_str(text),
     }
-}
-
-/// The five predefined XML entities and character references.
-fn resolve_reference(name: &str) -> Option<String> {
-    let character = match name {
-        "amp" => '&',
-        "lt" => '<',
-        "gt" => '>',
-        "apos" => '\'',
-        "quot" => '"',
-        _ => {
-            let number = name.strip_prefix('#')?;
-            let code = match number.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                None => number.parse().ok()?,
-            };
-            char::from_u32(code)?
-        }
-    };
-    Some(character.to_string())
 }
 
 #[cfg(test)]

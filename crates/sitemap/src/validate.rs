@@ -9,11 +9,11 @@ use quick_xml::events::{BytesStart, Event};
 use regex::Regex;
 use url::Url;
 
-use crate::limits::{MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
+use crate::limits::{MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE};
 use crate::lines::LineCounter;
+use crate::references::resolve_reference;
 
 const NAMESPACE: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
-const MAX_URL_LENGTH: usize = 2048;
 const CHANGEFREQS: [&str; 7] = [
     "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
 ];
@@ -30,23 +30,29 @@ static W3C_DATETIME: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// What a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentKind {
+    /// A `<urlset>`: a sitemap of pages.
     UrlSet,
+    /// A `<sitemapindex>`: an index of sitemaps.
     Index,
 }
 
 /// One thing wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// The 1-based line it was found on.
     pub line: usize,
+    /// What is wrong, as a sentence.
     pub message: String,
 }
 
 /// The outcome of checking one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Validation {
+    /// What the root element says the document is; `None` without a protocol root.
     pub kind: Option<DocumentKind>,
     /// `<url>` or `<sitemap>` entries.
     pub entries: usize,
+    /// Everything wrong, in the order found.
     pub problems: Vec<Problem>,
     /// The `<loc>`s of an index's children, to check in turn.
     pub children: Vec<ChildSitemap>,
@@ -55,11 +61,14 @@ pub struct Validation {
 /// A sitemap an index lists: its `<loc>` (trimmed), and the line it is on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildSitemap {
+    /// The child's URL.
     pub loc: String,
+    /// The 1-based line of its `<loc>`.
     pub line: usize,
 }
 
 impl Validation {
+    /// Whether nothing is wrong.
     pub fn is_valid(&self) -> bool {
         self.problems.is_empty()
     }
@@ -323,24 +332,6 @@ impl Checker<'_> {
         {
             let message = format!("<loc> {value} is not under the sitemap's directory {directory}");
             self.problem(line, message);
-        }
-    }
-}
-
-fn resolve_reference(name: &str) -> Option<char> {
-    match name {
-        "amp" => Some('&'),
-        "lt" => Some('<'),
-        "gt" => Some('>'),
-        "apos" => Some('\''),
-        "quot" => Some('"'),
-        _ => {
-            let number = name.strip_prefix('#')?;
-            let code = match number.strip_prefix(['x', 'X']) {
-                Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                None => number.parse().ok()?,
-            };
-            char::from_u32(code)
         }
     }
 }

@@ -11,12 +11,14 @@ use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 use jiff::Timestamp;
 
+use crate::SitemapError;
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
 use crate::xml::{
-    Alternate, ChangeFreq, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url,
-    urlset_header,
+    Entry, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url, urlset_header,
 };
-use crate::{ROOT_FILE_NAME, SitemapError};
+
+/// The name of the file that is the sitemap, or the index over its children.
+pub const ROOT_FILE_NAME: &str = "sitemap.xml";
 
 /// The root file of the text format.
 pub const TEXT_ROOT_FILE_NAME: &str = "sitemap.txt";
@@ -31,13 +33,16 @@ pub enum Format {
     Text,
 }
 
+/// How a [`ChunkedWriter`] writes: format, limits, compression, and the extensions declared.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
+    /// How much one file holds at most.
     pub limits: Limits,
     /// Write `.xml.gz` children; the index `sitemap.xml` stays uncompressed.
     pub gzip: bool,
     /// Absolute URL ending in `/` under which the files are published.
     pub base_url: String,
+    /// XML or text.
     pub format: Format,
     /// Entries carry `<image:image>` elements: declare the namespace.
     pub images: bool,
@@ -45,38 +50,16 @@ pub struct WriteOptions {
     pub alternates: bool,
 }
 
-/// One sitemap entry: an absolute, normalized URL, its last modification, and the optional
-/// parts (written in the XML format only).
-#[derive(Debug, Clone, Copy)]
-pub struct Entry<'a> {
-    pub loc: &'a str,
-    pub lastmod: Option<Timestamp>,
-    pub changefreq: Option<ChangeFreq>,
-    /// 0.0 to 1.0, written with two decimals.
-    pub priority: Option<f64>,
-    pub images: &'a [String],
-    pub alternates: &'a [Alternate],
-}
-
-impl<'a> Entry<'a> {
-    pub fn new(loc: &'a str, lastmod: Option<Timestamp>) -> Entry<'a> {
-        Entry {
-            loc,
-            lastmod,
-            changefreq: None,
-            priority: None,
-            images: &[],
-            alternates: &[],
-        }
-    }
-}
-
 /// What `finish` wrote: file names in the directory, the index (`sitemap.xml`) last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
+    /// The names of the files written in the directory; the root file, when there is one, last.
     pub files: Vec<String>,
+    /// The entries written, over all files.
     pub urls: u64,
+    /// Whether `sitemap.xml` is an index over the other files.
     pub is_index: bool,
+    /// The format of the files.
     pub format: Format,
 }
 
@@ -142,6 +125,7 @@ impl Sink {
 }
 
 impl ChunkedWriter {
+    /// A writer into `directory`, which must exist; no file is created before the first entry.
     pub fn new(directory: &Path, options: WriteOptions) -> Result<ChunkedWriter, SitemapError> {
         let (header, footer) = match options.format {
             Format::Xml => (

@@ -1,10 +1,8 @@
-//! The XML text of sitemaps and indexes (sitemaps.org protocol 0.9), one piece at a time so
-//! that the writer can measure each entry before it commits to a file.
+//! One sitemap entry and the XML text of sitemaps and indexes (sitemaps.org protocol 0.9), one
+//! piece at a time so that the writer can measure each entry before it commits to a file.
 
 use jiff::Timestamp;
 use quick_xml::escape::escape;
-
-use crate::writer::Entry;
 
 pub(crate) const URLSET_FOOTER: &str = "</urlset>\n";
 pub(crate) const INDEX_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
@@ -37,17 +35,25 @@ pub fn format_lastmod(timestamp: Timestamp) -> String {
 /// How often a page is likely to change (sitemaps.org, changefreq).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ChangeFreq {
+    /// Changes at every access.
     Always,
+    /// About once an hour.
     Hourly,
+    /// About once a day.
     Daily,
+    /// About once a week.
     Weekly,
+    /// About once a month.
     Monthly,
+    /// About once a year.
     Yearly,
+    /// Archived: not expected to change again.
     Never,
 }
 
 impl ChangeFreq {
-    pub fn as_str(self) -> &'static str {
+    /// The value as the protocol writes it: `daily`.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ChangeFreq::Always => "always",
             ChangeFreq::Hourly => "hourly",
@@ -63,8 +69,42 @@ impl ChangeFreq {
 /// One `<xhtml:link rel="alternate" hreflang=".." href=".."/>`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Alternate {
+    /// The language (and region) of the alternate page, or `x-default`.
     pub hreflang: String,
+    /// The alternate page's absolute URL.
     pub href: String,
+}
+
+/// One sitemap entry: an absolute, normalized URL, its last modification, and the optional
+/// parts (written in the XML format only).
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    /// The page's URL, absolute and normalized.
+    pub loc: &'a str,
+    /// When the page last changed, if known.
+    pub lastmod: Option<Timestamp>,
+    /// How often the page is likely to change, if said.
+    pub changefreq: Option<ChangeFreq>,
+    /// 0.0 to 1.0, written with two decimals.
+    pub priority: Option<f64>,
+    /// The URLs of the images the page shows (`<image:image>`).
+    pub images: &'a [String],
+    /// The page in other languages (`<xhtml:link rel="alternate">`).
+    pub alternates: &'a [Alternate],
+}
+
+impl<'a> Entry<'a> {
+    /// An entry of a URL and its last modification, without the optional parts.
+    pub fn new(loc: &'a str, lastmod: Option<Timestamp>) -> Entry<'a> {
+        Entry {
+            loc,
+            lastmod,
+            changefreq: None,
+            priority: None,
+            images: &[],
+            alternates: &[],
+        }
+    }
 }
 
 /// Appends one `<url>` entry to `buffer`, its elements in the order the schema requires
