@@ -50,7 +50,8 @@ fn audit(pages: Vec<PageRecord>, sitemap_urls: &[&str]) -> Vec<(&'static str, St
     let mut store = Store::open(&directory.path().join("crawl.db")).unwrap();
     let run = store.begin_run("https://e.com/").unwrap();
     store.record_pages(run, &pages).unwrap();
-    let urls = sitemap_urls.iter().map(ToString::to_string).collect();
+    let urls: std::collections::BTreeSet<String> =
+        sitemap_urls.iter().map(ToString::to_string).collect();
     let sitemaps = SiteSitemaps {
         files_read: usize::from(!urls.is_empty()),
         urls: &urls,
