@@ -139,7 +139,7 @@ impl Store {
     }
 
     /// Stores which URLs `run` lists (with their lastmod), for later change reports, and
-    /// forgets the listings of runs older than the last [`LISTINGS_KEPT`].
+    /// forgets the listings of runs older than the last 30 (`LISTINGS_KEPT`).
     pub fn record_listing(&mut self, run: RunId) -> Result<(), StoreError> {
         let transaction = self
             .connection
