@@ -23,9 +23,9 @@ use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
 use super::spill::StoreSpill;
 use crate::cli::CrawlArgs;
+use crate::exit::{ExitStatus, Failure};
 use crate::progress::{EventCounts, Progress};
 use crate::settings::{ChangefreqRule, CrawlSettings, PriorityRule};
-use crate::{ExitStatus, Failure};
 
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
@@ -34,7 +34,7 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     let settings = CrawlSettings::resolve(args).map_err(Failure::usage)?;
     let crawled = crawl_and_publish(&settings, output)?;
     if !output.quiet {
-        crawled.report(&settings).print().map_err(Failure::fatal)?;
+        crawled.report(&settings).print()?;
     }
     Ok(())
 }
@@ -83,8 +83,7 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     // after an hour of crawling. The lock comes first, so that nothing in the output
     // directory is touched while another run uses it.
     std::fs::create_dir_all(&settings.out)
-        .with_context(|| format!("cannot create output directory {}", settings.out.display()))
-        .map_err(Failure::fatal)?;
+        .with_context(|| format!("cannot create output directory {}", settings.out.display()))?;
     let mut locked: Vec<&Path> = vec![&settings.out];
     locked.extend(settings.state.as_deref());
     let lock = RunLock::acquire(&locked).map_err(|error| match error {
@@ -97,17 +96,16 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     for abandoned in StagingDir::remove_abandoned(&settings.out) {
         tracing::info!(path = %abandoned.display(), "removed a staging directory left by a killed run");
     }
-    let staging = StagingDir::create_in(&settings.out).map_err(Failure::fatal)?;
-    let database = Database::open(settings.state.as_deref()).map_err(Failure::fatal)?;
-    let mut store = database.open_store().map_err(Failure::fatal)?;
+    let staging = StagingDir::create_in(&settings.out)?;
+    let database = Database::open(settings.state.as_deref())?;
+    let mut store = database.open_store()?;
     claim_scope(&mut store, &Crawler::scope_root(&seed))?;
-    let (run, resume) = start_run(&mut store, settings, &seed).map_err(Failure::fatal)?;
+    let (run, resume) = start_run(&mut store, settings, &seed)?;
     let resumed = resume.is_some();
-    let spill =
-        StoreSpill::new(database.open_store().map_err(Failure::fatal)?).map_err(Failure::fatal)?;
+    let spill = StoreSpill::new(database.open_store()?)?;
     let mut crawler = crawler.with_spill(Arc::new(spill));
     if settings.state.is_some() {
-        let history = StoreHistory::new(database.open_store().map_err(Failure::fatal)?);
+        let history = StoreHistory::new(database.open_store()?);
         crawler = crawler.with_history(Arc::new(history));
     }
     if let Some(point) = resume {
@@ -117,8 +115,7 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")
-        .map_err(Failure::fatal)?;
+        .context("cannot start the async runtime")?;
     let counts = Arc::new(EventCounts::default());
     let (sender, receiver) = mpsc::channel(EVENT_CHANNEL_CAPACITY);
     let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
@@ -127,7 +124,7 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
     let crawled = runtime.block_on(crawler.run(&seed, sender));
     progress.finish();
-    let (mut store, notes) = recorder.finish().map_err(Failure::fatal)?;
+    let (mut store, notes) = recorder.finish()?;
 
     let summary = match crawled {
         Ok(summary) => summary,
@@ -172,12 +169,10 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     let published = publish(&mut store, run, settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
-    let changes = record_changes(&mut store, run, &summary).map_err(Failure::fatal)?;
-    store
-        .finish_run(run, RunStatus::Complete)
-        .map_err(Failure::fatal)?;
+    let changes = record_changes(&mut store, run, &summary)?;
+    store.finish_run(run, RunStatus::Complete)?;
     if let Some(path) = &settings.report_changes {
-        changes::write_report(&changes, path).map_err(Failure::fatal)?;
+        changes::write_report(&changes, path)?;
     }
     let notified = settings
         .indexnow
@@ -281,11 +276,10 @@ fn notify_indexnow(
 /// send them to IndexNow. A new database is bound to this run's scope; a database from
 /// before scopes were recorded is bound to the scope of its newest run's seed.
 fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), Failure> {
-    let bound = match store.scope().map_err(Failure::fatal)? {
+    let bound = match store.scope()? {
         Some(bound) => Some(bound),
         None => store
-            .latest_seed()
-            .map_err(Failure::fatal)?
+            .latest_seed()?
             .and_then(|seed| Url::parse(&seed).ok())
             .map(|seed| Crawler::scope_root(&seed).to_string()),
     };
@@ -297,7 +291,8 @@ fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), Failure> {
             store.path().display()
         )));
     }
-    store.bind_scope(scope.as_str()).map_err(Failure::fatal)
+    store.bind_scope(scope.as_str())?;
+    Ok(())
 }
 
 /// The signals that stop a crawl gracefully.
@@ -373,11 +368,9 @@ fn publish(
     summary: &CrawlSummary,
     staging: StagingDir,
 ) -> Result<(Vec<Written>, Published), Failure> {
-    store
-        .exclude_session_urls(run, &summary.session_parameters)
-        .map_err(Failure::fatal)?;
-    store.resolve_canonicals(run).map_err(Failure::fatal)?;
-    let listed = store.listed_count(run).map_err(Failure::fatal)?;
+    store.exclude_session_urls(run, &summary.session_parameters)?;
+    store.resolve_canonicals(run)?;
+    let listed = store.listed_count(run)?;
     if listed == 0 {
         return Err(Failure::fatal(anyhow::anyhow!(
             "no indexable page found under {}; {} left as it was",
@@ -403,33 +396,27 @@ fn publish(
             };
             ChunkedWriter::new(staging.path(), options)
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::fatal)?;
+        .collect::<Result<Vec<_>, _>>()?;
     let store: &Store = store;
-    store
-        .for_each_listed(run, |page| -> anyhow::Result<()> {
-            let extras = EntryExtras::of(store, run, settings, &page)?;
-            let entry = Entry {
-                changefreq: extras.changefreq,
-                priority: extras.priority,
-                images: &extras.images,
-                alternates: &extras.alternates,
-                ..Entry::new(page.url, page.lastmod)
-            };
-            for writer in &mut writers {
-                writer.push(&entry)?;
-            }
-            Ok(())
-        })
-        .map_err(Failure::fatal)?;
+    store.for_each_listed(run, |page| -> anyhow::Result<()> {
+        let extras = EntryExtras::of(store, run, settings, &page)?;
+        let entry = Entry {
+            changefreq: extras.changefreq,
+            priority: extras.priority,
+            images: &extras.images,
+            alternates: &extras.alternates,
+            ..Entry::new(page.url, page.lastmod)
+        };
+        for writer in &mut writers {
+            writer.push(&entry)?;
+        }
+        Ok(())
+    })?;
     let written = writers
         .into_iter()
         .map(ChunkedWriter::finish)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::fatal)?;
-    let published = staging
-        .publish(&written.iter().collect::<Vec<_>>())
-        .map_err(Failure::fatal)?;
+        .collect::<Result<Vec<_>, _>>()?;
+    let published = staging.publish(&written.iter().collect::<Vec<_>>())?;
     Ok((written, published))
 }
 

@@ -20,21 +20,19 @@ use url::Url;
 use super::Output;
 use super::crawl::{Crawled, crawl_and_publish};
 use crate::cli::AuditArgs;
+use crate::exit::{ExitStatus, Failure};
 use crate::settings::CrawlSettings;
-use crate::{ExitStatus, Failure};
 
 pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
     let report_directory = args.report.clone();
     let user_chose_out = args.crawl.out.is_some();
     let mut settings = CrawlSettings::resolve(args.crawl).map_err(Failure::usage)?;
-    std::fs::create_dir_all(&report_directory)
-        .with_context(|| {
-            format!(
-                "cannot create report directory {}",
-                report_directory.display()
-            )
-        })
-        .map_err(Failure::fatal)?;
+    std::fs::create_dir_all(&report_directory).with_context(|| {
+        format!(
+            "cannot create report directory {}",
+            report_directory.display()
+        )
+    })?;
     // The audit keeps its database and the sitemap it would write beside the report, and
     // records everything the findings need.
     if !user_chose_out {
@@ -52,13 +50,10 @@ pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
     };
 
     let crawled = crawl_and_publish(&settings, output)?;
-    let mut findings = crawled
-        .store
-        .findings(crawled.run, &thresholds)
-        .map_err(Failure::fatal)?;
-    findings.extend(invalid_hreflang(&crawled).map_err(Failure::fatal)?);
+    let mut findings = crawled.store.findings(crawled.run, &thresholds)?;
+    findings.extend(invalid_hreflang(&crawled)?);
     let sitemaps = read_site_sitemaps(&crawled, &settings);
-    findings.extend(compare_with_sitemaps(&crawled, &settings, &sitemaps).map_err(Failure::fatal)?);
+    findings.extend(compare_with_sitemaps(&crawled, &settings, &sitemaps)?);
     findings.sort_by(|first, second| {
         (first.kind.severity(), first.kind, &first.url).cmp(&(
             second.kind.severity(),
@@ -66,11 +61,11 @@ pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
             &second.url,
         ))
     });
-    write_report(&crawled, &findings, &sitemaps, &report_directory).map_err(Failure::fatal)?;
+    write_report(&crawled, &findings, &sitemaps, &report_directory)?;
 
     if !output.quiet {
-        crawled.report(&settings).print().map_err(Failure::fatal)?;
-        print_summary(&findings, &sitemaps, &report_directory).map_err(Failure::fatal)?;
+        crawled.report(&settings).print()?;
+        print_summary(&findings, &sitemaps, &report_directory)?;
     }
     if let Some(level) = args.fail_on {
         let level = level.severity();
