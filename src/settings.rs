@@ -13,7 +13,7 @@ use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_ag
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
-use crate::cli::CrawlArgs;
+use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule};
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
 /// The config file: the same options as the flags, in kebab-case.
@@ -149,30 +149,6 @@ pub struct CrawlSettings {
     pub hreflang: bool,
     pub priority: Option<PriorityRule>,
     pub changefreq: Option<ChangefreqRule>,
-}
-
-/// A sitemap format as the user names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatName {
-    Xml,
-    Txt,
-}
-
-/// How `<priority>` is derived (opt-in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PriorityRule {
-    /// 1.0 for the seed, 0.8 per click below.
-    Depth,
-}
-
-/// How `<changefreq>` is derived (opt-in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangefreqRule {
-    /// From the median interval between changes observed across runs.
-    Observed,
 }
 
 impl CrawlSettings {

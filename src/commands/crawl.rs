@@ -22,10 +22,10 @@ use super::history::StoreHistory;
 use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
 use super::spill::StoreSpill;
-use crate::cli::CrawlArgs;
+use crate::cli::{ChangefreqRule, CrawlArgs, PriorityRule};
 use crate::exit::{ExitStatus, Failure};
 use crate::progress::{EventCounts, Progress};
-use crate::settings::{ChangefreqRule, CrawlSettings, PriorityRule};
+use crate::settings::CrawlSettings;
 
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
