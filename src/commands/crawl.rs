@@ -1,21 +1,23 @@
 //! `sitemapper crawl URL`: crawl a site, record every URL in the crawl database, and publish
 //! the sitemaps of the indexable ones.
 
-use std::io::Write;
+mod summary;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
-use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, ResumePoint, TrapKind};
+use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 use sitemapper_sitemap::{
     Alternate, ChangeFreq, ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written,
     depth_priority, is_valid_hreflang, observed_changefreq,
 };
-use sitemapper_store::{ChangeReport, ListedPage, ReasonCount, RunId, RunStatus, Store, Verdict};
+use sitemapper_store::{ChangeReport, ListedPage, RunId, RunStatus, Store};
 use tokio::sync::mpsc;
 use url::Url;
 
+use self::summary::Report;
 use super::Output;
 use super::changes::{self, IndexNow};
 use super::history::StoreHistory;
@@ -58,19 +60,8 @@ pub struct Crawled {
 }
 
 impl Crawled {
-    pub fn report<'a>(&'a self, settings: &'a CrawlSettings) -> Report<'a> {
-        Report {
-            store: &self.store,
-            run: self.run,
-            settings,
-            summary: &self.summary,
-            notes: &self.notes,
-            published: &self.published,
-            changes: &self.changes,
-            resumed: self.resumed,
-            notified: self.notified.clone(),
-            started: self.started,
-        }
+    pub(crate) fn report<'a>(&'a self, settings: &'a CrawlSettings) -> Report<'a> {
+        Report::new(self, settings)
     }
 }
 
@@ -495,201 +486,6 @@ impl Database {
 
     fn open_store(&self) -> anyhow::Result<Store> {
         Ok(Store::open(&self.path)?)
-    }
-}
-
-/// The summary printed at the end of a crawl (stderr: stdout stays free for data).
-#[derive(Debug)]
-pub struct Report<'a> {
-    store: &'a Store,
-    run: RunId,
-    settings: &'a CrawlSettings,
-    summary: &'a CrawlSummary,
-    notes: &'a Notes,
-    published: &'a (Vec<Written>, Published),
-    changes: &'a ChangeReport,
-    resumed: bool,
-    notified: Option<String>,
-    started: Instant,
-}
-
-impl Report<'_> {
-    pub fn print(&self) -> anyhow::Result<()> {
-        let mut out = std::io::stderr().lock();
-        let (written, published) = self.published;
-        let summary = self.summary;
-        if let Some((from, to)) = &self.notes.scope_moved {
-            writeln!(out, "The seed redirected: crawled {to} instead of {from}.")?;
-        }
-        if self.resumed {
-            writeln!(out, "Resumed run #{} where it was interrupted.", self.run.0)?;
-        }
-        for (origin, policy) in &self.notes.robots {
-            writeln!(out, "robots.txt of {origin}: {policy}")?;
-        }
-        writeln!(
-            out,
-            "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
-            summary.scope_root,
-            self.started.elapsed().as_secs_f64(),
-            summary.pages_visited,
-            summary.requests,
-            summary.urls_discovered,
-        )?;
-        if summary.left_by_max_pages > 0 {
-            writeln!(
-                out,
-                "Stopped by --max-pages: {} queued URLs not visited.",
-                summary.left_by_max_pages
-            )?;
-        }
-        if summary.beyond_max_urls > 0 {
-            writeln!(
-                out,
-                "Stopped discovering at --max-urls {}: {} links to new URLs not followed.",
-                self.settings.crawl.max_urls, summary.beyond_max_urls
-            )?;
-        }
-        if summary.request_budget_exhausted {
-            writeln!(
-                out,
-                "Stopped by --max-requests: the request budget ran out."
-            )?;
-        }
-        if let Some(pace) = self.pace() {
-            writeln!(out, "Pace: {pace}.")?;
-        }
-        for trap in &summary.traps {
-            let what = match trap.kind {
-                TrapKind::RepeatedSegments => "paths repeating a segment",
-                TrapKind::PatternChain => "an endless chain of same-shaped pages",
-            };
-            writeln!(
-                out,
-                "Crawler trap cut short ({what}): {} URLs not followed, such as {}",
-                trap.urls_cut, trap.example
-            )?;
-        }
-        if !summary.session_parameters.is_empty() {
-            writeln!(
-                out,
-                "Session parameters detected and stripped from every URL: {}.",
-                summary.session_parameters.join(", ")
-            )?;
-        }
-        if summary.beyond_max_depth > 0 {
-            writeln!(
-                out,
-                "Not followed, deeper than --max-depth: {} links.",
-                summary.beyond_max_depth
-            )?;
-        }
-        let counts = self.store.reason_counts(self.run)?;
-        let listed: u64 = counts
-            .iter()
-            .filter(|count| count.verdict == Verdict::Indexable)
-            .map(|count| count.count)
-            .sum();
-        writeln!(out, "Listed: {listed} URLs.")?;
-        let not_listed: Vec<&ReasonCount> = counts
-            .iter()
-            .filter(|count| count.verdict != Verdict::Indexable)
-            .collect();
-        if !not_listed.is_empty() {
-            writeln!(out, "Not listed:")?;
-            for count in not_listed {
-                let reason = count.reason.as_deref().unwrap_or(count.verdict.as_str());
-                writeln!(out, "  {:>7}  {reason}", count.count)?;
-            }
-        }
-        for count in counts
-            .iter()
-            .filter(|count| count.verdict == Verdict::Indexable)
-        {
-            let Some(reason) = &count.reason else {
-                continue;
-            };
-            let why = match reason.as_str() {
-                "broken-canonical" => "their canonical target is broken",
-                "canonical-loop" => "their canonicals form a loop (one page per loop)",
-                other => other,
-            };
-            writeln!(out, "Listed as themselves because {why}: {}.", count.count)?;
-        }
-        let kind = if written.iter().any(|written| written.is_index) {
-            "sitemap index and children"
-        } else if written.len() > 1 || written.iter().any(|written| written.files.len() > 1) {
-            "sitemaps"
-        } else {
-            "sitemap"
-        };
-        writeln!(out, "Wrote {kind} to {}:", self.settings.out.display())?;
-        for file in &published.files {
-            writeln!(out, "  {}", file.display())?;
-        }
-        for file in &published.removed_stale {
-            writeln!(out, "  removed stale {}", file.display())?;
-        }
-        if summary.revalidated > 0 {
-            writeln!(
-                out,
-                "Unchanged (304 Not Modified, not downloaded): {} pages.",
-                summary.revalidated
-            )?;
-        }
-        match self.changes.previous {
-            Some(previous) => {
-                let counts = self.changes.counts();
-                writeln!(
-                    out,
-                    "Since run #{}: {} added, {} removed, {} changed.",
-                    previous.0, counts.added, counts.removed, counts.changed
-                )?;
-            }
-            None if self.settings.state.is_some() => {
-                writeln!(
-                    out,
-                    "First run in {}: no changes to report.",
-                    self.store.path().display()
-                )?;
-            }
-            None => {}
-        }
-        if let Some(notified) = &self.notified {
-            writeln!(out, "{notified}")?;
-        }
-        if let Some(peak) = crate::memory::peak_rss_bytes() {
-            writeln!(
-                out,
-                "Peak memory: {:.1} MiB.",
-                peak as f64 / (1024.0 * 1024.0)
-            )?;
-        }
-        if let Some(seconds) = crate::memory::cpu_seconds() {
-            writeln!(out, "CPU time: {seconds:.2} s.")?;
-        }
-        Ok(())
-    }
-
-    /// Which pace applied between two requests to one host, and where it came from.
-    fn pace(&self) -> Option<String> {
-        if let Some(delay) = self.settings.crawl.delay {
-            return Some(format!(
-                "{}s between requests to one host, from --delay (robots.txt Crawl-delay not used)",
-                delay.as_secs_f64()
-            ));
-        }
-        let from_robots = self
-            .notes
-            .robots
-            .iter()
-            .any(|(_, policy)| policy.contains("Crawl-delay"));
-        from_robots.then(|| {
-            format!(
-                "robots.txt Crawl-delay (at most {}s), see above",
-                self.settings.crawl.max_crawl_delay.as_secs()
-            )
-        })
     }
 }
 
