@@ -1,11 +1,12 @@
 //! Command-line arguments (clap). Every value is optional here: defaults are applied once, in
-//! `settings.rs`, after the config file is merged.
+//! `settings.rs`, after the config file is merged. The values a user names (a format, a rule,
+//! a severity) are defined here too; the config file reads the same names, and `settings.rs`
+//! builds on this module, never the other way round.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-
-use crate::settings::{ChangefreqRule, FormatName, PriorityRule};
+use serde::Deserialize;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -16,21 +17,21 @@ use crate::settings::{ChangefreqRule, FormatName, PriorityRule};
                   (sitemaps.org protocol 0.9) that search engines read.",
     propagate_version = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 
     /// Print nothing but errors.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     /// Log what happens on stderr (-v: info, -vv: debug, -vvv: trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Crawl a site from URL and write its sitemaps.
     // A flag given twice takes its last value, so scripts can override earlier flags.
     #[command(args_override_self = true)]
@@ -45,48 +46,48 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// The sitemap: a file, or an http(s) URL; an index is followed into its children.
-    pub target: String,
+    pub(crate) target: String,
 }
 
 #[derive(Debug, Args)]
-pub struct AuditArgs {
+pub(crate) struct AuditArgs {
     #[command(flatten)]
-    pub crawl: CrawlArgs,
+    pub(crate) crawl: CrawlArgs,
 
     /// Directory to write the report into: report.html, findings.csv, pages.csv, links.csv,
     /// report.json, and the crawl database crawl.db (unless --state)
     #[arg(long, value_name = "DIR")]
-    pub report: PathBuf,
+    pub(crate) report: PathBuf,
 
     /// Exit with code 4 when there are findings at this level or worse: error, warning, notice
     #[arg(long, value_name = "SEVERITY")]
-    pub fail_on: Option<SeverityName>,
+    pub(crate) fail_on: Option<SeverityName>,
 
     /// Flag indexable pages more than N clicks from the start page [default: 4]
     #[arg(long, value_name = "N")]
-    pub deep: Option<u32>,
+    pub(crate) deep: Option<u32>,
 
     /// Flag pages that take more than MS milliseconds to answer [default: 1500]
     #[arg(long, value_name = "MS")]
-    pub slow: Option<u64>,
+    pub(crate) slow: Option<u64>,
 
     /// Flag pages larger than BYTES [default: 1048576]
     #[arg(long, value_name = "BYTES")]
-    pub large: Option<u64>,
+    pub(crate) large: Option<u64>,
 }
 
 /// A finding severity as the user names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SeverityName {
+pub(crate) enum SeverityName {
     Error,
     Warning,
     Notice,
 }
 
 impl SeverityName {
-    pub fn severity(self) -> sitemapper_audit::Severity {
+    pub(crate) fn severity(self) -> sitemapper_audit::Severity {
         match self {
             SeverityName::Error => sitemapper_audit::Severity::Error,
             SeverityName::Warning => sitemapper_audit::Severity::Warning,
@@ -95,164 +96,188 @@ impl SeverityName {
     }
 }
 
-#[derive(Debug, Args)]
-pub struct RunsArgs {
-    /// The crawl database (the --state file of `sitemapper crawl`).
-    #[arg(long, value_name = "FILE")]
-    pub state: PathBuf,
+/// A sitemap format as the user names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum FormatName {
+    Xml,
+    Txt,
+}
+
+/// How `<priority>` is derived (opt-in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PriorityRule {
+    /// 1.0 for the seed, 0.8 per click below.
+    Depth,
+}
+
+/// How `<changefreq>` is derived (opt-in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ChangefreqRule {
+    /// From the median interval between changes observed across runs.
+    Observed,
 }
 
 #[derive(Debug, Args)]
-pub struct CrawlArgs {
+pub(crate) struct RunsArgs {
+    /// The crawl database (the --state file of `sitemapper crawl`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) state: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CrawlArgs {
     /// The seed: the site's root URL, or a directory of it (https://example.com/blog/).
-    pub url: String,
+    pub(crate) url: String,
 
     /// Directory to write sitemap.xml (and its children) into [default: .]
     #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 
     /// TOML file with options (see config/example.toml); flags given here win over it.
     #[arg(short, long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 
     /// Keep the crawl database in FILE (SQLite) instead of a temporary file.
     #[arg(long, value_name = "FILE")]
-    pub state: Option<PathBuf>,
+    pub(crate) state: Option<PathBuf>,
 
     /// Requests in flight at once [default: 8]
     #[arg(long, value_name = "N")]
-    pub concurrency: Option<usize>,
+    pub(crate) concurrency: Option<usize>,
 
     /// Stop after requesting this many pages.
     #[arg(long, value_name = "N")]
-    pub max_pages: Option<u64>,
+    pub(crate) max_pages: Option<u64>,
 
     /// Do not follow links deeper than N clicks from the seed.
     #[arg(long, value_name = "N")]
-    pub max_depth: Option<u32>,
+    pub(crate) max_depth: Option<u32>,
 
     /// Stop after this many HTTP requests in all, redirect hops and retries included.
     #[arg(long, value_name = "N")]
-    pub max_requests: Option<u64>,
+    pub(crate) max_requests: Option<u64>,
 
     /// Stop discovering new URLs after N distinct ones (those found are still crawled)
     /// [default: 2000000]
     #[arg(long, value_name = "N")]
-    pub max_urls: Option<u64>,
+    pub(crate) max_urls: Option<u64>,
 
     /// Follow a chain of same-shaped pages (an endless calendar) at most N deep; 0: no limit
     /// [default: 100]
     #[arg(long, value_name = "N")]
-    pub max_pattern_chain: Option<u32>,
+    pub(crate) max_pattern_chain: Option<u32>,
 
     /// Seconds between two requests to one host; overrides robots.txt Crawl-delay.
     #[arg(long, value_name = "SECONDS")]
-    pub delay: Option<f64>,
+    pub(crate) delay: Option<f64>,
 
     /// User-Agent header; its product token selects the robots.txt group
     /// [default: sitemapper/<version> (+<project url>)]
     #[arg(long, value_name = "STRING")]
-    pub user_agent: Option<String>,
+    pub(crate) user_agent: Option<String>,
 
     /// Ignore robots.txt (only for auditing your own site).
     #[arg(long)]
-    pub ignore_robots: bool,
+    pub(crate) ignore_robots: bool,
 
     /// Also crawl subdomains of the seed's host.
     #[arg(long)]
-    pub allow_subdomains: bool,
+    pub(crate) allow_subdomains: bool,
 
     /// Allow connections to private, loopback and link-local addresses (allowed anyway when
     /// the seed is on one)
     #[arg(long)]
-    pub allow_private: bool,
+    pub(crate) allow_private: bool,
 
     /// Only crawl URLs matching this regex (repeatable).
     #[arg(long, value_name = "REGEX")]
-    pub include: Vec<String>,
+    pub(crate) include: Vec<String>,
 
     /// Never crawl URLs matching this regex (repeatable).
     #[arg(long, value_name = "REGEX")]
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
 
     /// Query parameter stripped from URLs before fetching; `name*` matches a prefix.
     /// Repeatable; replaces the default list (utm_*, gclid, fbclid, msclkid, PHPSESSID,
     /// jsessionid, sid, sessionid).
     #[arg(long, value_name = "NAME")]
-    pub strip_param: Vec<String>,
+    pub(crate) strip_param: Vec<String>,
 
     /// Seconds one request may take, body included [default: 30]
     #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
+    pub(crate) timeout: Option<f64>,
 
     /// Seconds to wait for a connection [default: 10]
     #[arg(long, value_name = "SECONDS")]
-    pub connect_timeout: Option<f64>,
+    pub(crate) connect_timeout: Option<f64>,
 
     /// Bytes of a page read at most, after decompression [default: 10485760]
     #[arg(long, value_name = "BYTES")]
-    pub max_body_size: Option<usize>,
+    pub(crate) max_body_size: Option<usize>,
 
     /// Retries after a timeout, connection error, 429, 502, 503 or 504 [default: 2]
     #[arg(long, value_name = "N")]
-    pub retries: Option<u32>,
+    pub(crate) retries: Option<u32>,
 
     /// Write gzip-compressed children (sitemap-00001.xml.gz) under a sitemap.xml index.
     #[arg(long)]
-    pub gzip: bool,
+    pub(crate) gzip: bool,
 
     /// Absolute URL under which the sitemaps are published [default: the seed's directory]
     #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 
     /// URLs per sitemap file, at most 50000 [default: 50000]
     #[arg(long, value_name = "N")]
-    pub max_urls_per_file: Option<usize>,
+    pub(crate) max_urls_per_file: Option<usize>,
 
     /// Uncompressed bytes per sitemap file, at most 52428800 [default: 52428800]
     #[arg(long, value_name = "BYTES")]
-    pub max_bytes_per_file: Option<u64>,
+    pub(crate) max_bytes_per_file: Option<u64>,
 
     /// Sitemap formats to write: xml (sitemap.xml), txt (sitemap.txt), or xml,txt [default:
     /// xml]
     #[arg(long, value_name = "FORMAT", value_delimiter = ',')]
-    pub format: Vec<FormatName>,
+    pub(crate) format: Vec<FormatName>,
 
     /// Add <image:image> entries for the images each page shows
     #[arg(long)]
-    pub images: bool,
+    pub(crate) images: bool,
 
     /// Add hreflang alternates (<xhtml:link>) between listed pages
     #[arg(long)]
-    pub hreflang: bool,
+    pub(crate) hreflang: bool,
 
     /// Write <priority>: "depth" gives the seed 1.0 and 0.8 per click below (ignored by Google
     /// and Bing)
     #[arg(long, value_name = "RULE")]
-    pub priority: Option<PriorityRule>,
+    pub(crate) priority: Option<PriorityRule>,
 
     /// Write <changefreq>: "observed" from the changes seen across runs (needs --state;
     /// ignored by Google and Bing)
     #[arg(long, value_name = "RULE")]
-    pub changefreq: Option<ChangefreqRule>,
+    pub(crate) changefreq: Option<ChangefreqRule>,
 
     /// Continue the interrupted run kept in --state instead of starting over
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
 
     /// Write the URLs added, removed and changed since the previous run to FILE (JSON)
     #[arg(long, value_name = "FILE")]
-    pub report_changes: Option<PathBuf>,
+    pub(crate) report_changes: Option<PathBuf>,
 
     /// Notify IndexNow of added, changed and removed URLs, with this key (see README)
     #[arg(long, value_name = "KEY")]
-    pub indexnow_key: Option<String>,
+    pub(crate) indexnow_key: Option<String>,
 
     /// Where the key file is, if not at the site's root (https://example.com/KEY.txt)
     #[arg(long, value_name = "URL")]
-    pub indexnow_key_location: Option<String>,
+    pub(crate) indexnow_key_location: Option<String>,
 
     /// IndexNow endpoint [default: https://api.indexnow.org/indexnow]
     #[arg(long, value_name = "URL")]
-    pub indexnow_endpoint: Option<String>,
+    pub(crate) indexnow_endpoint: Option<String>,
 }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod exit;
 mod memory;
 mod progress;
 mod settings;
@@ -14,48 +15,7 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command};
-
-/// The documented exit codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitStatus {
-    /// The run did what was asked.
-    Success = 0,
-    /// The run could not finish: seed unreachable, output not writable, nothing to list.
-    Fatal = 1,
-    /// The command line or the config file is wrong.
-    Usage = 2,
-    /// Another run holds the output directory or the crawl database.
-    Locked = 3,
-    /// `audit --fail-on`: findings at that level exist.
-    Findings = 4,
-    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
-    Interrupted = 130,
-    /// Stopped by SIGTERM (128 + 15).
-    Terminated = 143,
-}
-
-/// An error that ends the run with its exit status.
-#[derive(Debug)]
-pub struct Failure {
-    pub status: ExitStatus,
-    pub error: anyhow::Error,
-}
-
-impl Failure {
-    pub fn fatal(error: impl Into<anyhow::Error>) -> Failure {
-        Failure {
-            status: ExitStatus::Fatal,
-            error: error.into(),
-        }
-    }
-
-    pub fn usage(error: impl Into<anyhow::Error>) -> Failure {
-        Failure {
-            status: ExitStatus::Usage,
-            error: error.into(),
-        }
-    }
-}
+use crate::exit::ExitStatus;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

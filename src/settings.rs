@@ -1,6 +1,7 @@
 //! Configuration stages: `CrawlArgs` (flags) and `CrawlOptions` (config file, every field
-//! optional) resolve into `CrawlSettings` in one place, where every default is applied.
-//! Precedence: flags, then the config file, then defaults.
+//! optional) resolve into `CrawlSettings` in one place. First `MergedOptions` takes each value
+//! from the flags, then the config file, then the defaults; then its values are checked and
+//! become the settings.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -13,47 +14,47 @@ use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_ag
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
-use crate::cli::CrawlArgs;
+use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule};
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
 /// The config file: the same options as the flags, in kebab-case.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct CrawlOptions {
-    pub out: Option<PathBuf>,
-    pub state: Option<PathBuf>,
-    pub concurrency: Option<usize>,
-    pub max_pages: Option<u64>,
-    pub max_depth: Option<u32>,
-    pub max_requests: Option<u64>,
-    pub max_urls: Option<u64>,
-    pub max_pattern_chain: Option<u32>,
-    pub delay: Option<f64>,
-    pub user_agent: Option<String>,
-    pub ignore_robots: Option<bool>,
-    pub allow_subdomains: Option<bool>,
-    pub allow_private: Option<bool>,
-    pub include: Option<Vec<String>>,
-    pub exclude: Option<Vec<String>>,
-    pub strip_params: Option<Vec<String>>,
-    pub timeout: Option<f64>,
-    pub connect_timeout: Option<f64>,
-    pub max_body_size: Option<usize>,
-    pub retries: Option<u32>,
-    pub gzip: Option<bool>,
-    pub base_url: Option<String>,
-    pub max_urls_per_file: Option<usize>,
-    pub max_bytes_per_file: Option<u64>,
-    pub resume: Option<bool>,
-    pub format: Option<Vec<FormatName>>,
-    pub images: Option<bool>,
-    pub hreflang: Option<bool>,
-    pub priority: Option<PriorityRule>,
-    pub changefreq: Option<ChangefreqRule>,
-    pub report_changes: Option<PathBuf>,
-    pub indexnow_key: Option<String>,
-    pub indexnow_key_location: Option<String>,
-    pub indexnow_endpoint: Option<String>,
+struct CrawlOptions {
+    out: Option<PathBuf>,
+    state: Option<PathBuf>,
+    concurrency: Option<usize>,
+    max_pages: Option<u64>,
+    max_depth: Option<u32>,
+    max_requests: Option<u64>,
+    max_urls: Option<u64>,
+    max_pattern_chain: Option<u32>,
+    delay: Option<f64>,
+    user_agent: Option<String>,
+    ignore_robots: Option<bool>,
+    allow_subdomains: Option<bool>,
+    allow_private: Option<bool>,
+    include: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+    strip_params: Option<Vec<String>>,
+    timeout: Option<f64>,
+    connect_timeout: Option<f64>,
+    max_body_size: Option<usize>,
+    retries: Option<u32>,
+    gzip: Option<bool>,
+    base_url: Option<String>,
+    max_urls_per_file: Option<usize>,
+    max_bytes_per_file: Option<u64>,
+    resume: Option<bool>,
+    format: Option<Vec<FormatName>>,
+    images: Option<bool>,
+    hreflang: Option<bool>,
+    priority: Option<PriorityRule>,
+    changefreq: Option<ChangefreqRule>,
+    report_changes: Option<PathBuf>,
+    indexnow_key: Option<String>,
+    indexnow_key_location: Option<String>,
+    indexnow_endpoint: Option<String>,
 }
 
 /// The largest config file read. Every option with long lists fits in far less: anything
@@ -61,7 +62,7 @@ pub struct CrawlOptions {
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 impl CrawlOptions {
-    pub fn load(path: &Path) -> anyhow::Result<CrawlOptions> {
+    fn load(path: &Path) -> anyhow::Result<CrawlOptions> {
         let text = read_config(path)?;
         toml::from_str(&text).map_err(|error| {
             // toml's message spans several lines (a source excerpt); keep the first.
@@ -131,220 +132,286 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Everything a crawl run needs, resolved.
 #[derive(Debug)]
-pub struct CrawlSettings {
-    pub seed: String,
-    pub out: PathBuf,
-    pub state: Option<PathBuf>,
-    pub crawl: CrawlConfig,
-    pub gzip: bool,
+pub(crate) struct CrawlSettings {
+    pub(crate) seed: String,
+    pub(crate) out: PathBuf,
+    pub(crate) state: Option<PathBuf>,
+    pub(crate) crawl: CrawlConfig,
+    pub(crate) gzip: bool,
     /// `None`: the scope's directory once the crawl knows it (after a seed redirect).
-    pub base_url: Option<String>,
-    pub limits: Limits,
-    pub resume: bool,
-    pub report_changes: Option<PathBuf>,
-    pub indexnow: Option<IndexNow>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) limits: Limits,
+    pub(crate) resume: bool,
+    pub(crate) report_changes: Option<PathBuf>,
+    pub(crate) indexnow: Option<IndexNow>,
     /// The formats to write, without repeats, XML first.
-    pub formats: Vec<Format>,
-    pub images: bool,
-    pub hreflang: bool,
-    pub priority: Option<PriorityRule>,
-    pub changefreq: Option<ChangefreqRule>,
-}
-
-/// A sitemap format as the user names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FormatName {
-    Xml,
-    Txt,
-}
-
-/// How `<priority>` is derived (opt-in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PriorityRule {
-    /// 1.0 for the seed, 0.8 per click below.
-    Depth,
-}
-
-/// How `<changefreq>` is derived (opt-in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangefreqRule {
-    /// From the median interval between changes observed across runs.
-    Observed,
+    pub(crate) formats: Vec<Format>,
+    pub(crate) images: bool,
+    pub(crate) hreflang: bool,
+    pub(crate) priority: Option<PriorityRule>,
+    pub(crate) changefreq: Option<ChangefreqRule>,
 }
 
 impl CrawlSettings {
-    pub fn resolve(args: CrawlArgs) -> anyhow::Result<CrawlSettings> {
-        let options = match &args.config {
+    /// Merges the flags, the config file and the defaults, then checks the result.
+    pub(crate) fn resolve(args: CrawlArgs) -> anyhow::Result<CrawlSettings> {
+        let file = match &args.config {
             Some(path) => CrawlOptions::load(path)?,
             None => CrawlOptions::default(),
         };
+        MergedOptions::merge(args, file).check()
+    }
+}
+
+/// Every option with its value chosen: the flag, else the config file, else the default.
+/// Nothing is checked yet: [`MergedOptions::check`] does that, and builds the settings.
+#[derive(Debug)]
+struct MergedOptions {
+    seed: String,
+    out: PathBuf,
+    state: Option<PathBuf>,
+    concurrency: usize,
+    max_pages: Option<u64>,
+    max_depth: Option<u32>,
+    max_requests: Option<u64>,
+    max_urls: u64,
+    max_pattern_chain: u32,
+    /// Seconds. `None`: robots.txt Crawl-delay sets the pace.
+    delay: Option<f64>,
+    user_agent: String,
+    ignore_robots: bool,
+    allow_subdomains: bool,
+    allow_private: bool,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    strip_parameters: Vec<String>,
+    /// Seconds. `None`: the crawler's default, which is a `Duration` and needs no check.
+    timeout: Option<f64>,
+    /// Seconds. `None`: the crawler's default.
+    connect_timeout: Option<f64>,
+    max_body_size: usize,
+    retries: u32,
+    gzip: bool,
+    base_url: Option<String>,
+    max_urls_per_file: usize,
+    max_bytes_per_file: u64,
+    resume: bool,
+    formats: Vec<FormatName>,
+    images: bool,
+    hreflang: bool,
+    priority: Option<PriorityRule>,
+    changefreq: Option<ChangefreqRule>,
+    report_changes: Option<PathBuf>,
+    indexnow_key: Option<String>,
+    indexnow_key_location: Option<String>,
+    indexnow_endpoint: String,
+}
+
+impl MergedOptions {
+    /// One line a value, in the order of the flags, so that where each comes from reads at
+    /// a glance.
+    fn merge(args: CrawlArgs, file: CrawlOptions) -> MergedOptions {
         let defaults = CrawlConfig::default();
-        let include = args
-            .include
-            .is_empty()
-            .then_some(options.include)
-            .flatten()
-            .unwrap_or(args.include);
-        let exclude = args
-            .exclude
-            .is_empty()
-            .then_some(options.exclude)
-            .flatten()
-            .unwrap_or(args.exclude);
-        let strip_parameters = if args.strip_param.is_empty() {
-            options
-                .strip_params
-                .unwrap_or(defaults.strip_parameters.clone())
-        } else {
-            args.strip_param
-        };
-        let concurrency = args
-            .concurrency
-            .or(options.concurrency)
-            .unwrap_or(defaults.concurrency);
-        if concurrency == 0 {
-            bail!("--concurrency must be at least 1");
-        }
-        let delay = args
-            .delay
-            .or(options.delay)
-            .map(|seconds| seconds_option("--delay", seconds))
-            .transpose()?;
-        let crawl = CrawlConfig {
-            concurrency,
-            max_pages: args.max_pages.or(options.max_pages),
-            max_depth: args.max_depth.or(options.max_depth),
-            max_requests: args.max_requests.or(options.max_requests),
-            max_urls: args
-                .max_urls
-                .or(options.max_urls)
-                .unwrap_or(defaults.max_urls),
-            addresses: AddressPolicy {
-                allow_private: args.allow_private || options.allow_private.unwrap_or(false),
-                public_exceptions: public_exceptions()?,
-            },
+        MergedOptions {
+            seed: args.url,
+            out: args.out.or(file.out).unwrap_or_else(|| PathBuf::from(".")),
+            state: args.state.or(file.state),
+            concurrency: args
+                .concurrency
+                .or(file.concurrency)
+                .unwrap_or(defaults.concurrency),
+            max_pages: args.max_pages.or(file.max_pages),
+            max_depth: args.max_depth.or(file.max_depth),
+            max_requests: args.max_requests.or(file.max_requests),
+            max_urls: args.max_urls.or(file.max_urls).unwrap_or(defaults.max_urls),
             max_pattern_chain: args
                 .max_pattern_chain
-                .or(options.max_pattern_chain)
+                .or(file.max_pattern_chain)
                 .unwrap_or(defaults.max_pattern_chain),
-            delay,
+            delay: args.delay.or(file.delay),
             user_agent: args
                 .user_agent
-                .or(options.user_agent)
+                .or(file.user_agent)
                 .unwrap_or_else(default_user_agent),
-            respect_robots: !(args.ignore_robots || options.ignore_robots.unwrap_or(false)),
-            connect_timeout: match args.connect_timeout.or(options.connect_timeout) {
-                Some(seconds) => seconds_option("--connect-timeout", seconds)?,
-                None => defaults.connect_timeout,
-            },
-            request_timeout: match args.timeout.or(options.timeout) {
-                Some(seconds) => seconds_option("--timeout", seconds)?,
-                None => defaults.request_timeout,
-            },
-            max_body_bytes: args
+            ignore_robots: switch(args.ignore_robots, file.ignore_robots),
+            allow_subdomains: switch(args.allow_subdomains, file.allow_subdomains),
+            allow_private: switch(args.allow_private, file.allow_private),
+            include: list(args.include, file.include).unwrap_or_default(),
+            exclude: list(args.exclude, file.exclude).unwrap_or_default(),
+            strip_parameters: list(args.strip_param, file.strip_params)
+                .unwrap_or(defaults.strip_parameters),
+            timeout: args.timeout.or(file.timeout),
+            connect_timeout: args.connect_timeout.or(file.connect_timeout),
+            max_body_size: args
                 .max_body_size
-                .or(options.max_body_size)
+                .or(file.max_body_size)
                 .unwrap_or(defaults.max_body_bytes),
-            retries: args.retries.or(options.retries).unwrap_or(defaults.retries),
-            scope: ScopeOptions {
-                allow_subdomains: args.allow_subdomains
-                    || options.allow_subdomains.unwrap_or(false),
-                include: compile_patterns("--include", &include)?,
-                exclude: compile_patterns("--exclude", &exclude)?,
-            },
-            strip_parameters,
-            ..defaults
-        };
-        let base_url = args
-            .base_url
-            .or(options.base_url)
-            .map(|text| base_url(&text))
-            .transpose()?;
-        let limits = Limits::new(
-            args.max_urls_per_file
-                .or(options.max_urls_per_file)
+            retries: args.retries.or(file.retries).unwrap_or(defaults.retries),
+            gzip: switch(args.gzip, file.gzip),
+            base_url: args.base_url.or(file.base_url),
+            max_urls_per_file: args
+                .max_urls_per_file
+                .or(file.max_urls_per_file)
                 .unwrap_or(MAX_URLS_PER_FILE),
-            args.max_bytes_per_file
-                .or(options.max_bytes_per_file)
+            max_bytes_per_file: args
+                .max_bytes_per_file
+                .or(file.max_bytes_per_file)
                 .unwrap_or(MAX_BYTES_PER_FILE),
-        )
-        .map_err(|error| anyhow::anyhow!("{error}"))?;
-        let state = args.state.or(options.state);
-        let names = if args.format.is_empty() {
-            options.format.unwrap_or_default()
-        } else {
-            args.format
-        };
-        let mut formats: Vec<Format> = names
-            .iter()
-            .map(|name| match name {
-                FormatName::Xml => Format::Xml,
-                FormatName::Txt => Format::Text,
-            })
-            .collect();
-        if formats.is_empty() {
-            formats.push(Format::Xml);
+            resume: switch(args.resume, file.resume),
+            // An empty list in the config file is no choice of format either.
+            formats: list(args.format, file.format)
+                .filter(|names| !names.is_empty())
+                .unwrap_or_else(|| vec![FormatName::Xml]),
+            images: switch(args.images, file.images),
+            hreflang: switch(args.hreflang, file.hreflang),
+            priority: args.priority.or(file.priority),
+            changefreq: args.changefreq.or(file.changefreq),
+            report_changes: args.report_changes.or(file.report_changes),
+            indexnow_key: args.indexnow_key.or(file.indexnow_key),
+            indexnow_key_location: args.indexnow_key_location.or(file.indexnow_key_location),
+            indexnow_endpoint: args
+                .indexnow_endpoint
+                .or(file.indexnow_endpoint)
+                .unwrap_or_else(|| DEFAULT_INDEXNOW_ENDPOINT.to_string()),
         }
-        formats.sort_by_key(|format| *format != Format::Xml);
-        formats.dedup();
-        let images = args.images || options.images.unwrap_or(false);
-        let hreflang = args.hreflang || options.hreflang.unwrap_or(false);
-        let changefreq = args.changefreq.or(options.changefreq);
-        if changefreq.is_some() && state.is_none() {
-            bail!("--changefreq observed needs --state: changes are observed across runs");
-        }
-        let resume = args.resume || options.resume.unwrap_or(false);
-        if resume && state.is_none() {
-            bail!("--resume needs --state: the interrupted run is kept in the crawl database");
-        }
-        let indexnow = match args.indexnow_key.or(options.indexnow_key) {
-            None => None,
-            Some(key) => Some(IndexNow {
-                key: indexnow_key(&key)?,
-                key_location: args
-                    .indexnow_key_location
-                    .or(options.indexnow_key_location)
-                    .map(|text| absolute_url("--indexnow-key-location", &text))
-                    .transpose()?,
-                endpoint: absolute_url(
-                    "--indexnow-endpoint",
-                    &args
-                        .indexnow_endpoint
-                        .or(options.indexnow_endpoint)
-                        .unwrap_or_else(|| DEFAULT_INDEXNOW_ENDPOINT.to_string()),
-                )?,
-                user_agent: crawl.user_agent.clone(),
-            }),
-        };
+    }
+
+    /// Checks every value and builds the settings. The checks run in a fixed order, so that
+    /// of several mistakes the same one is reported first every time.
+    fn check(self) -> anyhow::Result<CrawlSettings> {
+        let crawl = self.crawl_config()?;
+        let base_url = self.base_url.as_deref().map(base_url).transpose()?;
+        let limits = Limits::new(self.max_urls_per_file, self.max_bytes_per_file)
+            .map_err(|error| anyhow::anyhow!("{error}"))?;
+        self.check_needs_state()?;
+        let indexnow = self.indexnow()?;
         Ok(CrawlSettings {
-            seed: args.url,
-            out: args
-                .out
-                .or(options.out)
-                .unwrap_or_else(|| PathBuf::from(".")),
-            crawl: CrawlConfig {
-                record_links: state.is_some(),
-                collect_images: images,
-                collect_alternates: hreflang,
-                ..crawl
-            },
-            state,
-            gzip: args.gzip || options.gzip.unwrap_or(false),
+            seed: self.seed,
+            out: self.out,
+            state: self.state,
+            crawl,
+            gzip: self.gzip,
             base_url,
             limits,
-            resume,
-            report_changes: args.report_changes.or(options.report_changes),
+            resume: self.resume,
+            report_changes: self.report_changes,
             indexnow,
-            formats,
-            images,
-            hreflang,
-            priority: args.priority.or(options.priority),
-            changefreq,
+            formats: formats(&self.formats),
+            images: self.images,
+            hreflang: self.hreflang,
+            priority: self.priority,
+            changefreq: self.changefreq,
         })
     }
+
+    /// The crawler's configuration; the crawl database records links when there is a
+    /// `--state` to keep them in.
+    fn crawl_config(&self) -> anyhow::Result<CrawlConfig> {
+        if self.concurrency == 0 {
+            bail!("--concurrency must be at least 1");
+        }
+        let delay = self
+            .delay
+            .map(|seconds| seconds_option("--delay", seconds))
+            .transpose()?;
+        let addresses = AddressPolicy {
+            allow_private: self.allow_private,
+            public_exceptions: public_exceptions()?,
+        };
+        let defaults = CrawlConfig::default();
+        let connect_timeout = match self.connect_timeout {
+            Some(seconds) => seconds_option("--connect-timeout", seconds)?,
+            None => defaults.connect_timeout,
+        };
+        let request_timeout = match self.timeout {
+            Some(seconds) => seconds_option("--timeout", seconds)?,
+            None => defaults.request_timeout,
+        };
+        Ok(CrawlConfig {
+            concurrency: self.concurrency,
+            max_pages: self.max_pages,
+            max_depth: self.max_depth,
+            max_requests: self.max_requests,
+            max_urls: self.max_urls,
+            addresses,
+            max_pattern_chain: self.max_pattern_chain,
+            delay,
+            user_agent: self.user_agent.clone(),
+            respect_robots: !self.ignore_robots,
+            connect_timeout,
+            request_timeout,
+            max_body_bytes: self.max_body_size,
+            retries: self.retries,
+            scope: self.scope()?,
+            strip_parameters: self.strip_parameters.clone(),
+            record_links: self.state.is_some(),
+            collect_images: self.images,
+            collect_alternates: self.hreflang,
+            ..defaults
+        })
+    }
+
+    fn scope(&self) -> anyhow::Result<ScopeOptions> {
+        Ok(ScopeOptions {
+            allow_subdomains: self.allow_subdomains,
+            include: compile_patterns("--include", &self.include)?,
+            exclude: compile_patterns("--exclude", &self.exclude)?,
+        })
+    }
+
+    /// The options that build on earlier runs need the crawl database that keeps them.
+    fn check_needs_state(&self) -> anyhow::Result<()> {
+        if self.changefreq.is_some() && self.state.is_none() {
+            bail!("--changefreq observed needs --state: changes are observed across runs");
+        }
+        if self.resume && self.state.is_none() {
+            bail!("--resume needs --state: the interrupted run is kept in the crawl database");
+        }
+        Ok(())
+    }
+
+    /// IndexNow is notified when a key is given; the other IndexNow options count only then.
+    fn indexnow(&self) -> anyhow::Result<Option<IndexNow>> {
+        let Some(key) = &self.indexnow_key else {
+            return Ok(None);
+        };
+        Ok(Some(IndexNow {
+            key: indexnow_key(key)?,
+            key_location: self
+                .indexnow_key_location
+                .as_deref()
+                .map(|text| absolute_url("--indexnow-key-location", text))
+                .transpose()?,
+            endpoint: absolute_url("--indexnow-endpoint", &self.indexnow_endpoint)?,
+            user_agent: self.user_agent.clone(),
+        }))
+    }
+}
+
+/// A switch is on when its flag is given or the config file turns it on: there is no flag
+/// to turn off what the file turns on.
+fn switch(flag: bool, file: Option<bool>) -> bool {
+    flag || file.unwrap_or(false)
+}
+
+/// A repeatable flag given at least once replaces the config file's list (it does not add
+/// to it).
+fn list<T>(flags: Vec<T>, file: Option<Vec<T>>) -> Option<Vec<T>> {
+    if flags.is_empty() { file } else { Some(flags) }
+}
+
+/// The formats to write, without repeats, XML first.
+fn formats(names: &[FormatName]) -> Vec<Format> {
+    let mut formats: Vec<Format> = names
+        .iter()
+        .map(|name| match name {
+            FormatName::Xml => Format::Xml,
+            FormatName::Txt => Format::Text,
+        })
+        .collect();
+    formats.sort_by_key(|format| *format != Format::Xml);
+    formats.dedup();
+    formats
 }
 
 /// The environment variable that names addresses to treat as public. It exists for the test
@@ -424,4 +491,64 @@ fn base_url(text: &str) -> anyhow::Result<String> {
         text.push('/');
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn merged(flags: &[&str], config: &str) -> MergedOptions {
+        let argv = ["sitemapper", "crawl", "https://e.com/"]
+            .iter()
+            .chain(flags);
+        let Command::Crawl(args) = Cli::try_parse_from(argv)
+            .unwrap_or_else(|error| panic!("{error}"))
+            .command
+        else {
+            panic!("not a crawl command");
+        };
+        let file = toml::from_str(config).unwrap_or_else(|error| panic!("{error}"));
+        MergedOptions::merge(*args, file)
+    }
+
+    #[test]
+    fn a_flag_beats_the_config_file_which_beats_the_default() {
+        assert_eq!(merged(&["--retries", "5"], "retries = 4").retries, 5);
+        assert_eq!(merged(&[], "retries = 4").retries, 4);
+        assert_eq!(merged(&[], "").retries, CrawlConfig::default().retries);
+    }
+
+    #[test]
+    fn a_switch_is_on_when_the_flag_or_the_config_file_turns_it_on() {
+        assert!(merged(&["--gzip"], "gzip = false").gzip);
+        assert!(merged(&[], "gzip = true").gzip);
+        assert!(!merged(&[], "").gzip);
+    }
+
+    #[test]
+    fn a_repeated_flag_replaces_the_config_files_list() {
+        let both = merged(&["--include", "a", "--include", "b"], r#"include = ["c"]"#);
+        assert_eq!(both.include, ["a", "b"]);
+        assert_eq!(merged(&[], r#"include = ["c"]"#).include, ["c"]);
+        assert!(merged(&[], "").include.is_empty());
+    }
+
+    #[test]
+    fn an_empty_list_of_parameters_in_the_config_file_strips_none() {
+        assert!(merged(&[], "strip-params = []").strip_parameters.is_empty());
+        assert_eq!(
+            merged(&[], "").strip_parameters,
+            CrawlConfig::default().strip_parameters
+        );
+    }
+
+    #[test]
+    fn formats_default_to_xml_and_are_written_xml_first_once_each() {
+        assert_eq!(merged(&[], "format = []").formats, [FormatName::Xml]);
+        let names = merged(&["--format", "txt,xml,txt"], "").formats;
+        assert_eq!(formats(&names), [Format::Xml, Format::Text]);
+    }
 }

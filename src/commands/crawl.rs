@@ -1,33 +1,33 @@
 //! `sitemapper crawl URL`: crawl a site, record every URL in the crawl database, and publish
 //! the sitemaps of the indexable ones.
 
-use std::io::Write;
+mod summary;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
-use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, ResumePoint, TrapKind};
+use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 use sitemapper_sitemap::{
     Alternate, ChangeFreq, ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written,
     depth_priority, is_valid_hreflang, observed_changefreq,
 };
-use sitemapper_store::{
-    ChangeReport, ListedPage, Reason, ReasonCount, RunId, RunStatus, Store, Verdict,
-};
+use sitemapper_store::{ChangeReport, ListedPage, RunId, RunStatus, Store};
 use tokio::sync::mpsc;
 use url::Url;
 
+use self::summary::Report;
 use super::Output;
 use super::changes::{self, IndexNow};
 use super::history::StoreHistory;
 use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
 use super::spill::StoreSpill;
-use crate::cli::CrawlArgs;
+use crate::cli::{ChangefreqRule, CrawlArgs, PriorityRule};
+use crate::exit::{ExitStatus, Failure};
 use crate::progress::{EventCounts, Progress};
-use crate::settings::{ChangefreqRule, CrawlSettings, PriorityRule};
-use crate::{ExitStatus, Failure};
+use crate::settings::CrawlSettings;
 
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
@@ -36,7 +36,7 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     let settings = CrawlSettings::resolve(args).map_err(Failure::usage)?;
     let crawled = crawl_and_publish(&settings, output)?;
     if !output.quiet {
-        crawled.report(&settings).print().map_err(Failure::fatal)?;
+        crawled.report(&settings).print()?;
     }
     Ok(())
 }
@@ -60,19 +60,8 @@ pub struct Crawled {
 }
 
 impl Crawled {
-    pub fn report<'a>(&'a self, settings: &'a CrawlSettings) -> Report<'a> {
-        Report {
-            store: &self.store,
-            run: self.run,
-            settings,
-            summary: &self.summary,
-            notes: &self.notes,
-            published: &self.published,
-            changes: &self.changes,
-            resumed: self.resumed,
-            notified: self.notified.clone(),
-            started: self.started,
-        }
+    pub(crate) fn report<'a>(&'a self, settings: &'a CrawlSettings) -> Report<'a> {
+        Report::new(self, settings)
     }
 }
 
@@ -85,8 +74,7 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     // after an hour of crawling. The lock comes first, so that nothing in the output
     // directory is touched while another run uses it.
     std::fs::create_dir_all(&settings.out)
-        .with_context(|| format!("cannot create output directory {}", settings.out.display()))
-        .map_err(Failure::fatal)?;
+        .with_context(|| format!("cannot create output directory {}", settings.out.display()))?;
     let mut locked: Vec<&Path> = vec![&settings.out];
     locked.extend(settings.state.as_deref());
     let lock = RunLock::acquire(&locked).map_err(|error| match error {
@@ -99,17 +87,16 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     for abandoned in StagingDir::remove_abandoned(&settings.out) {
         tracing::info!(path = %abandoned.display(), "removed a staging directory left by a killed run");
     }
-    let staging = StagingDir::create_in(&settings.out).map_err(Failure::fatal)?;
-    let database = Database::open(settings.state.as_deref()).map_err(Failure::fatal)?;
-    let mut store = database.open_store().map_err(Failure::fatal)?;
+    let staging = StagingDir::create_in(&settings.out)?;
+    let database = Database::open(settings.state.as_deref())?;
+    let mut store = database.open_store()?;
     claim_scope(&mut store, &Crawler::scope_root(&seed))?;
-    let (run, resume) = start_run(&mut store, settings, &seed).map_err(Failure::fatal)?;
+    let (run, resume) = start_run(&mut store, settings, &seed)?;
     let resumed = resume.is_some();
-    let spill =
-        StoreSpill::new(database.open_store().map_err(Failure::fatal)?).map_err(Failure::fatal)?;
+    let spill = StoreSpill::new(database.open_store()?)?;
     let mut crawler = crawler.with_spill(Arc::new(spill));
     if settings.state.is_some() {
-        let history = StoreHistory::new(database.open_store().map_err(Failure::fatal)?);
+        let history = StoreHistory::new(database.open_store()?);
         crawler = crawler.with_history(Arc::new(history));
     }
     if let Some(point) = resume {
@@ -119,8 +106,7 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")
-        .map_err(Failure::fatal)?;
+        .context("cannot start the async runtime")?;
     let counts = Arc::new(EventCounts::default());
     let (sender, receiver) = mpsc::channel(EVENT_CHANNEL_CAPACITY);
     let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
@@ -129,7 +115,7 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
     let crawled = runtime.block_on(crawler.run(&seed, sender));
     progress.finish();
-    let (mut store, notes) = recorder.finish().map_err(Failure::fatal)?;
+    let (mut store, notes) = recorder.finish()?;
 
     let summary = match crawled {
         Ok(summary) => summary,
@@ -174,12 +160,10 @@ pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Cra
     let published = publish(&mut store, run, settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
-    let changes = record_changes(&mut store, run, &summary).map_err(Failure::fatal)?;
-    store
-        .finish_run(run, RunStatus::Complete)
-        .map_err(Failure::fatal)?;
+    let changes = record_changes(&mut store, run, &summary)?;
+    store.finish_run(run, RunStatus::Complete)?;
     if let Some(path) = &settings.report_changes {
-        changes::write_report(&changes, path).map_err(Failure::fatal)?;
+        changes::write_report(&changes, path)?;
     }
     let notified = settings
         .indexnow
@@ -283,11 +267,10 @@ fn notify_indexnow(
 /// send them to IndexNow. A new database is bound to this run's scope; a database from
 /// before scopes were recorded is bound to the scope of its newest run's seed.
 fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), Failure> {
-    let bound = match store.scope().map_err(Failure::fatal)? {
+    let bound = match store.scope()? {
         Some(bound) => Some(bound),
         None => store
-            .latest_seed()
-            .map_err(Failure::fatal)?
+            .latest_seed()?
             .and_then(|seed| Url::parse(&seed).ok())
             .map(|seed| Crawler::scope_root(&seed).to_string()),
     };
@@ -299,7 +282,8 @@ fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), Failure> {
             store.path().display()
         )));
     }
-    store.bind_scope(scope.as_str()).map_err(Failure::fatal)
+    store.bind_scope(scope.as_str())?;
+    Ok(())
 }
 
 /// The signals that stop a crawl gracefully.
@@ -375,11 +359,9 @@ fn publish(
     summary: &CrawlSummary,
     staging: StagingDir,
 ) -> Result<(Vec<Written>, Published), Failure> {
-    store
-        .exclude_session_urls(run, &summary.session_parameters)
-        .map_err(Failure::fatal)?;
-    store.resolve_canonicals(run).map_err(Failure::fatal)?;
-    let listed = store.listed_count(run).map_err(Failure::fatal)?;
+    store.exclude_session_urls(run, &summary.session_parameters)?;
+    store.resolve_canonicals(run)?;
+    let listed = store.listed_count(run)?;
     if listed == 0 {
         return Err(Failure::fatal(anyhow::anyhow!(
             "no indexable page found under {}; {} left as it was",
@@ -405,33 +387,27 @@ fn publish(
             };
             ChunkedWriter::new(staging.path(), options)
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::fatal)?;
+        .collect::<Result<Vec<_>, _>>()?;
     let store: &Store = store;
-    store
-        .for_each_listed(run, |page| -> anyhow::Result<()> {
-            let extras = EntryExtras::of(store, run, settings, &page)?;
-            let entry = Entry {
-                changefreq: extras.changefreq,
-                priority: extras.priority,
-                images: &extras.images,
-                alternates: &extras.alternates,
-                ..Entry::new(page.url, page.lastmod)
-            };
-            for writer in &mut writers {
-                writer.push(&entry)?;
-            }
-            Ok(())
-        })
-        .map_err(Failure::fatal)?;
+    store.for_each_listed(run, |page| -> anyhow::Result<()> {
+        let extras = EntryExtras::of(store, run, settings, &page)?;
+        let entry = Entry {
+            changefreq: extras.changefreq,
+            priority: extras.priority,
+            images: &extras.images,
+            alternates: &extras.alternates,
+            ..Entry::new(page.url, page.lastmod)
+        };
+        for writer in &mut writers {
+            writer.push(&entry)?;
+        }
+        Ok(())
+    })?;
     let written = writers
         .into_iter()
         .map(ChunkedWriter::finish)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(Failure::fatal)?;
-    let published = staging
-        .publish(&written.iter().collect::<Vec<_>>())
-        .map_err(Failure::fatal)?;
+        .collect::<Result<Vec<_>, _>>()?;
+    let published = staging.publish(&written.iter().collect::<Vec<_>>())?;
     Ok((written, published))
 }
 
@@ -510,203 +486,6 @@ impl Database {
 
     fn open_store(&self) -> anyhow::Result<Store> {
         Ok(Store::open(&self.path)?)
-    }
-}
-
-/// The summary printed at the end of a crawl (stderr: stdout stays free for data).
-#[derive(Debug)]
-pub struct Report<'a> {
-    store: &'a Store,
-    run: RunId,
-    settings: &'a CrawlSettings,
-    summary: &'a CrawlSummary,
-    notes: &'a Notes,
-    published: &'a (Vec<Written>, Published),
-    changes: &'a ChangeReport,
-    resumed: bool,
-    notified: Option<String>,
-    started: Instant,
-}
-
-impl Report<'_> {
-    pub fn print(&self) -> anyhow::Result<()> {
-        let mut out = std::io::stderr().lock();
-        let (written, published) = self.published;
-        let summary = self.summary;
-        if let Some((from, to)) = &self.notes.scope_moved {
-            writeln!(out, "The seed redirected: crawled {to} instead of {from}.")?;
-        }
-        if self.resumed {
-            writeln!(out, "Resumed run #{} where it was interrupted.", self.run.0)?;
-        }
-        for (origin, policy) in &self.notes.robots {
-            writeln!(out, "robots.txt of {origin}: {policy}")?;
-        }
-        writeln!(
-            out,
-            "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
-            summary.scope_root,
-            self.started.elapsed().as_secs_f64(),
-            summary.pages_visited,
-            summary.requests,
-            summary.urls_discovered,
-        )?;
-        if summary.left_by_max_pages > 0 {
-            writeln!(
-                out,
-                "Stopped by --max-pages: {} queued URLs not visited.",
-                summary.left_by_max_pages
-            )?;
-        }
-        if summary.beyond_max_urls > 0 {
-            writeln!(
-                out,
-                "Stopped discovering at --max-urls {}: {} links to new URLs not followed.",
-                self.settings.crawl.max_urls, summary.beyond_max_urls
-            )?;
-        }
-        if summary.request_budget_exhausted {
-            writeln!(
-                out,
-                "Stopped by --max-requests: the request budget ran out."
-            )?;
-        }
-        if let Some(pace) = self.pace() {
-            writeln!(out, "Pace: {pace}.")?;
-        }
-        for trap in &summary.traps {
-            let what = match trap.kind {
-                TrapKind::RepeatedSegments => "paths repeating a segment",
-                TrapKind::PatternChain => "an endless chain of same-shaped pages",
-            };
-            writeln!(
-                out,
-                "Crawler trap cut short ({what}): {} URLs not followed, such as {}",
-                trap.urls_cut, trap.example
-            )?;
-        }
-        if !summary.session_parameters.is_empty() {
-            writeln!(
-                out,
-                "Session parameters detected and stripped from every URL: {}.",
-                summary.session_parameters.join(", ")
-            )?;
-        }
-        if summary.beyond_max_depth > 0 {
-            writeln!(
-                out,
-                "Not followed, deeper than --max-depth: {} links.",
-                summary.beyond_max_depth
-            )?;
-        }
-        let counts = self.store.reason_counts(self.run)?;
-        let listed: u64 = counts
-            .iter()
-            .filter(|count| count.verdict == Verdict::Indexable)
-            .map(|count| count.count)
-            .sum();
-        writeln!(out, "Listed: {listed} URLs.")?;
-        let not_listed: Vec<&ReasonCount> = counts
-            .iter()
-            .filter(|count| count.verdict != Verdict::Indexable)
-            .collect();
-        if !not_listed.is_empty() {
-            writeln!(out, "Not listed:")?;
-            for count in not_listed {
-                match count.reason {
-                    Some(reason) => writeln!(out, "  {:>7}  {reason}", count.count)?,
-                    None => writeln!(out, "  {:>7}  {}", count.count, count.verdict)?,
-                }
-            }
-        }
-        for count in counts
-            .iter()
-            .filter(|count| count.verdict == Verdict::Indexable)
-        {
-            let why = match count.reason {
-                None => continue,
-                Some(Reason::BrokenCanonical) => "their canonical target is broken".to_string(),
-                Some(Reason::CanonicalLoop) => {
-                    "their canonicals form a loop (one page per loop)".to_string()
-                }
-                Some(other) => other.to_string(),
-            };
-            writeln!(out, "Listed as themselves because {why}: {}.", count.count)?;
-        }
-        let kind = if written.iter().any(|written| written.is_index) {
-            "sitemap index and children"
-        } else if written.len() > 1 || written.iter().any(|written| written.files.len() > 1) {
-            "sitemaps"
-        } else {
-            "sitemap"
-        };
-        writeln!(out, "Wrote {kind} to {}:", self.settings.out.display())?;
-        for file in &published.files {
-            writeln!(out, "  {}", file.display())?;
-        }
-        for file in &published.removed_stale {
-            writeln!(out, "  removed stale {}", file.display())?;
-        }
-        if summary.revalidated > 0 {
-            writeln!(
-                out,
-                "Unchanged (304 Not Modified, not downloaded): {} pages.",
-                summary.revalidated
-            )?;
-        }
-        match self.changes.previous {
-            Some(previous) => {
-                let counts = self.changes.counts();
-                writeln!(
-                    out,
-                    "Since run #{}: {} added, {} removed, {} changed.",
-                    previous.0, counts.added, counts.removed, counts.changed
-                )?;
-            }
-            None if self.settings.state.is_some() => {
-                writeln!(
-                    out,
-                    "First run in {}: no changes to report.",
-                    self.store.path().display()
-                )?;
-            }
-            None => {}
-        }
-        if let Some(notified) = &self.notified {
-            writeln!(out, "{notified}")?;
-        }
-        if let Some(peak) = crate::memory::peak_rss_bytes() {
-            writeln!(
-                out,
-                "Peak memory: {:.1} MiB.",
-                peak as f64 / (1024.0 * 1024.0)
-            )?;
-        }
-        if let Some(seconds) = crate::memory::cpu_seconds() {
-            writeln!(out, "CPU time: {seconds:.2} s.")?;
-        }
-        Ok(())
-    }
-
-    /// Which pace applied between two requests to one host, and where it came from.
-    fn pace(&self) -> Option<String> {
-        if let Some(delay) = self.settings.crawl.delay {
-            return Some(format!(
-                "{}s between requests to one host, from --delay (robots.txt Crawl-delay not used)",
-                delay.as_secs_f64()
-            ));
-        }
-        let from_robots = self
-            .notes
-            .robots
-            .iter()
-            .any(|(_, policy)| policy.contains("Crawl-delay"));
-        from_robots.then(|| {
-            format!(
-                "robots.txt Crawl-delay (at most {}s), see above",
-                self.settings.crawl.max_crawl_delay.as_secs()
-            )
-        })
     }
 }
 

@@ -5,8 +5,8 @@ use std::io::Write;
 use anyhow::Context;
 use sitemapper_store::{RunSummary, Store};
 
-use crate::Failure;
 use crate::cli::RunsArgs;
+use crate::exit::Failure;
 
 pub fn run(args: RunsArgs) -> Result<(), Failure> {
     if !args.state.exists() {
@@ -15,11 +15,10 @@ pub fn run(args: RunsArgs) -> Result<(), Failure> {
             args.state.display()
         )));
     }
-    let store = Store::open(&args.state).map_err(Failure::fatal)?;
-    let runs = store.runs().map_err(Failure::fatal)?;
-    print(&runs)
-        .context("cannot write to stdout")
-        .map_err(Failure::fatal)
+    let store = Store::open(&args.state)?;
+    let runs = store.runs()?;
+    print(&runs).context("cannot write to stdout")?;
+    Ok(())
 }
 
 fn print(runs: &[RunSummary]) -> std::io::Result<()> {

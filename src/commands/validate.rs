@@ -18,7 +18,7 @@ use url::Url;
 
 use super::sitemap_source::{SitemapClient, gunzip_if_gzip};
 use crate::cli::ValidateArgs;
-use crate::{ExitStatus, Failure};
+use crate::exit::{ExitStatus, Failure};
 
 /// Where one sitemap is.
 #[derive(Debug, Clone)]
@@ -74,16 +74,14 @@ pub fn run(args: ValidateArgs) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")
-        .map_err(Failure::fatal)?;
+        .context("cannot start the async runtime")?;
     let mut checker = Checker {
         client: SitemapClient::new(
             &sitemapper_crawl::default_user_agent(),
             Duration::from_secs(60),
             addresses_for(&runtime, &first),
         )
-        .context("cannot build the HTTP client")
-        .map_err(Failure::fatal)?,
+        .context("cannot build the HTTP client")?,
         runtime,
         out: std::io::stdout().lock(),
         tally: Tally::default(),
@@ -176,7 +174,8 @@ impl<W: Write> Checker<W> {
     }
 
     fn print(&mut self, line: fmt::Arguments<'_>) -> Result<(), Failure> {
-        writeln!(self.out, "{line}").map_err(Failure::fatal)
+        writeln!(self.out, "{line}")?;
+        Ok(())
     }
 
     /// The summary line, and the exit status: 1 when anything is invalid.

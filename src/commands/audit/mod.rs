@@ -19,21 +19,19 @@ use url::Url;
 use super::Output;
 use super::crawl::{Crawled, crawl_and_publish};
 use crate::cli::AuditArgs;
+use crate::exit::{ExitStatus, Failure};
 use crate::settings::CrawlSettings;
-use crate::{ExitStatus, Failure};
 
 pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
     let report_directory = args.report.clone();
     let user_chose_out = args.crawl.out.is_some();
     let mut settings = CrawlSettings::resolve(args.crawl).map_err(Failure::usage)?;
-    std::fs::create_dir_all(&report_directory)
-        .with_context(|| {
-            format!(
-                "cannot create report directory {}",
-                report_directory.display()
-            )
-        })
-        .map_err(Failure::fatal)?;
+    std::fs::create_dir_all(&report_directory).with_context(|| {
+        format!(
+            "cannot create report directory {}",
+            report_directory.display()
+        )
+    })?;
     // The audit keeps its database and the sitemap it would write beside the report, and
     // records everything the findings need.
     if !user_chose_out {
@@ -71,13 +69,12 @@ pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
         &thresholds,
         &site_sitemaps,
         &normalize,
-    )
-    .map_err(Failure::fatal)?;
-    write_report(&crawled, &findings, &sitemaps, &report_directory).map_err(Failure::fatal)?;
+    )?;
+    write_report(&crawled, &findings, &sitemaps, &report_directory)?;
 
     if !output.quiet {
-        crawled.report(&settings).print().map_err(Failure::fatal)?;
-        print_summary(&findings, &sitemaps, &report_directory).map_err(Failure::fatal)?;
+        crawled.report(&settings).print()?;
+        print_summary(&findings, &sitemaps, &report_directory)?;
     }
     if let Some(level) = args.fail_on {
         let level = level.severity();

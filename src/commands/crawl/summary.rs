@@ -1,0 +1,278 @@
+//! The summary printed at the end of a crawl, on stderr (stdout stays free for data): what the
+//! run started from, how far it went and what stopped it, what is listed and why the rest is
+//! not, which files were written, and what changed since the previous run.
+
+use std::io::Write;
+
+use sitemapper_crawl::TrapKind;
+use sitemapper_store::{Reason, ReasonCount, Verdict};
+
+use super::Crawled;
+use crate::settings::CrawlSettings;
+
+/// The summary of one finished, published run.
+#[derive(Debug)]
+pub(crate) struct Report<'a> {
+    crawled: &'a Crawled,
+    settings: &'a CrawlSettings,
+}
+
+impl<'a> Report<'a> {
+    pub(crate) fn new(crawled: &'a Crawled, settings: &'a CrawlSettings) -> Report<'a> {
+        Report { crawled, settings }
+    }
+
+    /// Prints the summary, part after part, in one lock of stderr.
+    pub(crate) fn print(&self) -> anyhow::Result<()> {
+        let mut out = std::io::stderr().lock();
+        self.print_start(&mut out)?;
+        self.print_totals(&mut out)?;
+        self.print_limits_reached(&mut out)?;
+        self.print_pace(&mut out)?;
+        self.print_urls_cut(&mut out)?;
+        self.print_listing(&mut out)?;
+        self.print_files(&mut out)?;
+        self.print_changes(&mut out)?;
+        self.print_indexnow(&mut out)?;
+        print_resources(&mut out)?;
+        Ok(())
+    }
+
+    /// Where the run started: a redirected seed, a resumed run, the robots.txt files read.
+    fn print_start(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let notes = &self.crawled.notes;
+        if let Some((from, to)) = &notes.scope_moved {
+            writeln!(out, "The seed redirected: crawled {to} instead of {from}.")?;
+        }
+        if self.crawled.resumed {
+            writeln!(
+                out,
+                "Resumed run #{} where it was interrupted.",
+                self.crawled.run.0
+            )?;
+        }
+        for (origin, policy) in &notes.robots {
+            writeln!(out, "robots.txt of {origin}: {policy}")?;
+        }
+        Ok(())
+    }
+
+    fn print_totals(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let summary = &self.crawled.summary;
+        writeln!(
+            out,
+            "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
+            summary.scope_root,
+            self.crawled.started.elapsed().as_secs_f64(),
+            summary.pages_visited,
+            summary.requests,
+            summary.urls_discovered,
+        )
+    }
+
+    /// The limits that stopped the crawl before it ran out of URLs.
+    fn print_limits_reached(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let summary = &self.crawled.summary;
+        if summary.left_by_max_pages > 0 {
+            writeln!(
+                out,
+                "Stopped by --max-pages: {} queued URLs not visited.",
+                summary.left_by_max_pages
+            )?;
+        }
+        if summary.beyond_max_urls > 0 {
+            writeln!(
+                out,
+                "Stopped discovering at --max-urls {}: {} links to new URLs not followed.",
+                self.settings.crawl.max_urls, summary.beyond_max_urls
+            )?;
+        }
+        if summary.request_budget_exhausted {
+            writeln!(
+                out,
+                "Stopped by --max-requests: the request budget ran out."
+            )?;
+        }
+        Ok(())
+    }
+
+    fn print_pace(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if let Some(pace) = self.pace() {
+            writeln!(out, "Pace: {pace}.")?;
+        }
+        Ok(())
+    }
+
+    /// Which pace applied between two requests to one host, and where it came from.
+    fn pace(&self) -> Option<String> {
+        if let Some(delay) = self.settings.crawl.delay {
+            return Some(format!(
+                "{}s between requests to one host, from --delay (robots.txt Crawl-delay not used)",
+                delay.as_secs_f64()
+            ));
+        }
+        let from_robots = self
+            .crawled
+            .notes
+            .robots
+            .iter()
+            .any(|(_, policy)| policy.contains("Crawl-delay"));
+        from_robots.then(|| {
+            format!(
+                "robots.txt Crawl-delay (at most {}s), see above",
+                self.settings.crawl.max_crawl_delay.as_secs()
+            )
+        })
+    }
+
+    /// The URLs the crawl cut short or rewrote on the way: traps, session parameters,
+    /// links deeper than --max-depth.
+    fn print_urls_cut(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let summary = &self.crawled.summary;
+        for trap in &summary.traps {
+            let what = match trap.kind {
+                TrapKind::RepeatedSegments => "paths repeating a segment",
+                TrapKind::PatternChain => "an endless chain of same-shaped pages",
+            };
+            writeln!(
+                out,
+                "Crawler trap cut short ({what}): {} URLs not followed, such as {}",
+                trap.urls_cut, trap.example
+            )?;
+        }
+        if !summary.session_parameters.is_empty() {
+            writeln!(
+                out,
+                "Session parameters detected and stripped from every URL: {}.",
+                summary.session_parameters.join(", ")
+            )?;
+        }
+        if summary.beyond_max_depth > 0 {
+            writeln!(
+                out,
+                "Not followed, deeper than --max-depth: {} links.",
+                summary.beyond_max_depth
+            )?;
+        }
+        Ok(())
+    }
+
+    /// How many URLs are listed, and why the others are not.
+    fn print_listing(&self, out: &mut impl Write) -> anyhow::Result<()> {
+        let counts = self.crawled.store.reason_counts(self.crawled.run)?;
+        let listed: u64 = counts
+            .iter()
+            .filter(|count| count.verdict == Verdict::Indexable)
+            .map(|count| count.count)
+            .sum();
+        writeln!(out, "Listed: {listed} URLs.")?;
+        let not_listed: Vec<&ReasonCount> = counts
+            .iter()
+            .filter(|count| count.verdict != Verdict::Indexable)
+            .collect();
+        if !not_listed.is_empty() {
+            writeln!(out, "Not listed:")?;
+            for count in not_listed {
+                match count.reason {
+                    Some(reason) => writeln!(out, "  {:>7}  {reason}", count.count)?,
+                    None => writeln!(out, "  {:>7}  {}", count.count, count.verdict)?,
+                }
+            }
+        }
+        print_listed_as_themselves(out, &counts)?;
+        Ok(())
+    }
+
+    /// The sitemap files written, and the stale ones of an earlier run removed.
+    fn print_files(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let (written, published) = &self.crawled.published;
+        let kind = if written.iter().any(|written| written.is_index) {
+            "sitemap index and children"
+        } else if written.len() > 1 || written.iter().any(|written| written.files.len() > 1) {
+            "sitemaps"
+        } else {
+            "sitemap"
+        };
+        writeln!(out, "Wrote {kind} to {}:", self.settings.out.display())?;
+        for file in &published.files {
+            writeln!(out, "  {}", file.display())?;
+        }
+        for file in &published.removed_stale {
+            writeln!(out, "  removed stale {}", file.display())?;
+        }
+        Ok(())
+    }
+
+    /// What is unchanged since the pages were last fetched, and what changed since the
+    /// previous run.
+    fn print_changes(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let revalidated = self.crawled.summary.revalidated;
+        if revalidated > 0 {
+            writeln!(
+                out,
+                "Unchanged (304 Not Modified, not downloaded): {revalidated} pages."
+            )?;
+        }
+        let changes = &self.crawled.changes;
+        match changes.previous {
+            Some(previous) => {
+                let counts = changes.counts();
+                writeln!(
+                    out,
+                    "Since run #{}: {} added, {} removed, {} changed.",
+                    previous.0, counts.added, counts.removed, counts.changed
+                )?;
+            }
+            None if self.settings.state.is_some() => {
+                writeln!(
+                    out,
+                    "First run in {}: no changes to report.",
+                    self.crawled.store.path().display()
+                )?;
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    fn print_indexnow(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if let Some(notified) = &self.crawled.notified {
+            writeln!(out, "{notified}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Indexable pages listed under their own URL although they name another canonical.
+fn print_listed_as_themselves(out: &mut impl Write, counts: &[ReasonCount]) -> std::io::Result<()> {
+    for count in counts
+        .iter()
+        .filter(|count| count.verdict == Verdict::Indexable)
+    {
+        let why = match count.reason {
+            None => continue,
+            Some(Reason::BrokenCanonical) => "their canonical target is broken".to_string(),
+            Some(Reason::CanonicalLoop) => {
+                "their canonicals form a loop (one page per loop)".to_string()
+            }
+            Some(other) => other.to_string(),
+        };
+        writeln!(out, "Listed as themselves because {why}: {}.", count.count)?;
+    }
+    Ok(())
+}
+
+/// What the run cost this process, where the platform tells.
+fn print_resources(out: &mut impl Write) -> std::io::Result<()> {
+    if let Some(peak) = crate::memory::peak_rss_bytes() {
+        writeln!(
+            out,
+            "Peak memory: {:.1} MiB.",
+            peak as f64 / (1024.0 * 1024.0)
+        )?;
+    }
+    if let Some(seconds) = crate::memory::cpu_seconds() {
+        writeln!(out, "CPU time: {seconds:.2} s.")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! How a run ends: the documented exit codes, and `Failure`, the error that carries one.
+//!
+//! The common case, an error that means the run cannot go on, converts with `?` and ends the
+//! run with `ExitStatus::Fatal`. Every other status is chosen where the error is raised
+//! (`Failure::usage`, or a `Failure` built with its status), so that no error type carries one
+//! by accident: there is no conversion from `CrawlError`, whose status depends on where it
+//! happens (a bad seed is a usage error, a failed crawl a fatal one).
+
+use sitemapper_sitemap::SitemapError;
+use sitemapper_store::StoreError;
+
+/// The documented exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExitStatus {
+    /// The run did what was asked.
+    Success = 0,
+    /// The run could not finish: seed unreachable, output not writable, nothing to list.
+    Fatal = 1,
+    /// The command line or the config file is wrong.
+    Usage = 2,
+    /// Another run holds the output directory or the crawl database.
+    Locked = 3,
+    /// `audit --fail-on`: findings at that level exist.
+    Findings = 4,
+    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+    Interrupted = 130,
+    /// Stopped by SIGTERM (128 + 15).
+    Terminated = 143,
+}
+
+/// An error that ends the run with its exit status.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) status: ExitStatus,
+    pub(crate) error: anyhow::Error,
+}
+
+impl Failure {
+    pub(crate) fn fatal(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            status: ExitStatus::Fatal,
+            error: error.into(),
+        }
+    }
+
+    pub(crate) fn usage(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            status: ExitStatus::Usage,
+            error: error.into(),
+        }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Failure {
+        Failure::fatal(error)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(error: StoreError) -> Failure {
+        Failure::fatal(error)
+    }
+}
+
+impl From<SitemapError> for Failure {
+    fn from(error: SitemapError) -> Failure {
+        Failure::fatal(error)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Failure {
+        Failure::fatal(error)
+    }
+}
