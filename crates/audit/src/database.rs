@@ -147,7 +147,10 @@ impl Pages {
                 format!("{} clicks from the start page", page.depth),
             ));
         }
-        let blank = |text: &Option<String>| text.as_deref().is_none_or(|text| trim_spaces(text).is_empty());
+        let blank = |text: &Option<String>| {
+            text.as_deref()
+                .is_none_or(|text| trim_spaces(text).is_empty())
+        };
         if blank(&page.title) {
             self.findings
                 .push(finding(FindingKind::MissingTitle, &page.url, String::new()));

@@ -25,40 +25,70 @@ impl Severity {
 /// What kind of problem a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FindingKind {
+    /// A URL the site links to answers 400 or more, or cannot be fetched at all.
     BrokenLink,
+    /// Redirects that come back to a URL already in the chain.
     RedirectLoop,
+    /// A redirect to another redirect: more than one hop to the final page.
     RedirectChain,
+    /// An internal link to a URL that redirects.
     LinkToRedirect,
+    /// A canonical whose target does not answer 200 with HTML (or was never fetched).
     CanonicalToBroken,
+    /// A canonical whose target redirects.
     CanonicalToRedirect,
+    /// A canonical whose target robots.txt blocks.
     CanonicalToDisallowed,
+    /// A canonical whose target is noindex.
     CanonicalToNoindex,
+    /// Canonicals that lead back to where they started.
     CanonicalLoop,
+    /// A page that names two or more different canonicals (all ignored).
     ConflictingCanonicals,
+    /// A canonical that is not an http(s) URL (ignored).
     InvalidCanonical,
+    /// A canonical to another site: the page is left out of the sitemap.
     OffSiteCanonical,
+    /// A noindex page that the site links to.
     NoindexLinked,
+    /// A URL robots.txt blocks that the site links to.
     BlockedLinked,
+    /// A listed page more clicks from the start page than the threshold.
     TooDeep,
+    /// An HTML page slower to answer than the threshold.
     Slow,
+    /// An HTML page bigger than the threshold, or cut at the body cap.
     Large,
+    /// A listed page without a `<title>`.
     MissingTitle,
+    /// Listed pages that share a `<title>`.
     DuplicateTitle,
+    /// A listed page without a meta description.
     MissingDescription,
+    /// Listed pages that share a meta description.
     DuplicateDescription,
+    /// Listed pages with the same text and links and no canonical between them.
     DuplicateContent,
+    /// An https page that links to http URLs.
     MixedContent,
+    /// A crawler trap the crawl stopped following.
     TrapCut,
+    /// An hreflang alternate whose target does not name the page back.
     HreflangNoReturn,
+    /// An hreflang value that is not a language code.
     HreflangInvalid,
+    /// A URL of the site's sitemaps that no crawled link leads to.
     SitemapOrphan,
+    /// A URL of the site's sitemaps that is not indexable (or not a URL).
     SitemapNotIndexable,
+    /// An indexable page the site's sitemaps leave out.
     NotInSitemap,
+    /// A sitemap of the site that cannot be fetched or parsed.
     SitemapUnreadable,
 }
 
 impl FindingKind {
-    /// A stable machine-readable code.
+    /// A stable machine-readable code, for the CSV and JSON files.
     pub fn code(self) -> &'static str {
         match self {
             FindingKind::BrokenLink => "broken-link",

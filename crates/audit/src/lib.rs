@@ -58,9 +58,7 @@ pub fn findings(
     normalize: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Finding>, StoreError> {
     let mut findings = database::site_findings(store, run, thresholds)?;
-    findings.extend(sitemaps::sitemap_findings(
-        store, run, sitemaps, normalize,
-    )?);
+    findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
     sort(&mut findings);
     Ok(findings)
 }

@@ -113,7 +113,12 @@ fn ignored_canonical_hints_are_findings_of_their_own_kind() {
         ..excluded("https://e.com/down", None, Reason::FetchError)
     };
     let findings = audit(vec![page, error], &[]);
-    assert!(has(&findings, "invalid-canonical", "https://e.com/", "invalid canonical: mailto:x"));
+    assert!(has(
+        &findings,
+        "invalid-canonical",
+        "https://e.com/",
+        "invalid canonical: mailto:x"
+    ));
     assert!(has(
         &findings,
         "conflicting-canonicals",
@@ -162,21 +167,36 @@ fn canonicals_are_judged_by_what_their_target_turned_out_to_be() {
     ];
     let findings = audit(pages, &[]);
     for (code, url, detail) in [
-        ("canonical-to-redirect", "https://e.com/1", "canonical https://e.com/moved redirects"),
+        (
+            "canonical-to-redirect",
+            "https://e.com/1",
+            "canonical https://e.com/moved redirects",
+        ),
         (
             "canonical-to-disallowed",
             "https://e.com/2",
             "canonical https://e.com/private is blocked by robots.txt",
         ),
-        ("canonical-to-broken", "https://e.com/3", "canonical https://e.com/gone answered 410"),
+        (
+            "canonical-to-broken",
+            "https://e.com/3",
+            "canonical https://e.com/gone answered 410",
+        ),
         (
             "canonical-to-broken",
             "https://e.com/4",
             "canonical https://e.com/never was not fetched (unseen)",
         ),
-        ("canonical-to-noindex", "https://e.com/5", "canonical https://e.com/hidden is noindex"),
+        (
+            "canonical-to-noindex",
+            "https://e.com/5",
+            "canonical https://e.com/hidden is noindex",
+        ),
     ] {
-        assert!(has(&findings, code, url, detail), "{code} {url}: {findings:?}");
+        assert!(
+            has(&findings, code, url, detail),
+            "{code} {url}: {findings:?}"
+        );
     }
 }
 
@@ -227,10 +247,24 @@ fn listed_pages_sharing_a_title_name_each_other() {
         ],
         &[],
     );
-    assert!(has(&findings, "duplicate-title", "https://e.com/a", "title \"Same\" also on https://e.com/b"));
-    assert!(has(&findings, "duplicate-title", "https://e.com/b", "title \"Same\" also on https://e.com/a"));
+    assert!(has(
+        &findings,
+        "duplicate-title",
+        "https://e.com/a",
+        "title \"Same\" also on https://e.com/b"
+    ));
+    assert!(has(
+        &findings,
+        "duplicate-title",
+        "https://e.com/b",
+        "title \"Same\" also on https://e.com/a"
+    ));
     assert!(has(&findings, "missing-title", "https://e.com/d", ""));
-    assert!(!findings.iter().any(|finding| finding.0 == "duplicate-title" && finding.1.ends_with("/c")));
+    assert!(
+        !findings
+            .iter()
+            .any(|finding| finding.0 == "duplicate-title" && finding.1.ends_with("/c"))
+    );
 }
 
 #[test]
@@ -241,11 +275,31 @@ fn the_sitemaps_are_compared_with_the_crawl_and_findings_come_most_severe_first(
             page("https://e.com/left-out", Verdict::Indexable),
             excluded("https://e.com/gone", Some(404), Reason::HttpStatus(404)),
         ],
-        &["https://e.com/", "https://e.com/gone", "https://e.com/orphan", "ftp://e.com/"],
+        &[
+            "https://e.com/",
+            "https://e.com/gone",
+            "https://e.com/orphan",
+            "ftp://e.com/",
+        ],
     );
-    assert!(has(&findings, "sitemap-not-indexable", "https://e.com/gone", "excluded: http-404"));
-    assert!(has(&findings, "sitemap-not-indexable", "ftp://e.com/", "not an absolute http(s) URL"));
-    assert!(has(&findings, "sitemap-orphan", "https://e.com/orphan", "no link from the crawled pages leads here"));
+    assert!(has(
+        &findings,
+        "sitemap-not-indexable",
+        "https://e.com/gone",
+        "excluded: http-404"
+    ));
+    assert!(has(
+        &findings,
+        "sitemap-not-indexable",
+        "ftp://e.com/",
+        "not an absolute http(s) URL"
+    ));
+    assert!(has(
+        &findings,
+        "sitemap-orphan",
+        "https://e.com/orphan",
+        "no link from the crawled pages leads here"
+    ));
     assert!(has(
         &findings,
         "not-in-sitemap",

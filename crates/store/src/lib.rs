@@ -19,33 +19,53 @@ pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSum
 pub use site::QueuedRow;
 pub use verdict::{IgnoredHint, Reason, Verdict};
 
+/// What can go wrong with a crawl database; every variant names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The file cannot be opened or created.
     #[error("cannot open crawl database {path}: {source}")]
     Open {
+        /// The database file.
         path: PathBuf,
+        /// What SQLite said.
         source: rusqlite::Error,
     },
+    /// The file is something else than an SQLite database.
     #[error("{path} is not a sitemapper crawl database: {source}")]
     NotADatabase {
+        /// The database file.
         path: PathBuf,
+        /// What SQLite said.
         source: rusqlite::Error,
     },
+    /// The file was written by a newer build, with a schema this one does not know.
     #[error(
         "crawl database {path} was written by a newer sitemapper (schema version {found}, this one knows up to {known})"
     )]
     TooNew {
+        /// The database file.
         path: PathBuf,
+        /// The schema version the file has.
         found: i64,
+        /// The newest schema version this build knows.
         known: i64,
     },
+    /// A statement failed (disk full, I/O error, a lock held too long).
     #[error("crawl database {path}: {source}")]
     Sql {
+        /// The database file.
         path: PathBuf,
+        /// What SQLite said.
         source: rusqlite::Error,
     },
+    /// A value this build cannot read back, such as a verdict or reason code it does not know.
     #[error("crawl database {path} holds an unexpected value: {detail}")]
-    Corrupt { path: PathBuf, detail: String },
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// Which value, and what it was.
+        detail: String,
+    },
 }
 
 /// An open crawl database.

@@ -14,14 +14,17 @@ use crate::{IgnoredHint, Reason, Store, StoreError, Verdict, sql_error};
 pub struct PageRecord {
     /// The normalized URL: the key.
     pub url: String,
+    /// Clicks from the seed (the seed is 0).
     pub depth: u32,
     /// The first page that linked to it (None for the seed).
     pub referrer: Option<String>,
     /// Final HTTP status; None when never fetched.
     pub status: Option<u16>,
+    /// The final response's `Content-Type`, as sent.
     pub content_type: Option<String>,
     /// The final response was 200 with an HTML content type, reached within scope.
     pub html_ok: bool,
+    /// Whether the URL is listed, and if not, in which way.
     pub verdict: Verdict,
     /// Why the verdict is what it is, when the verdict alone does not say.
     pub reason: Option<Reason>,
@@ -35,11 +38,15 @@ pub struct PageRecord {
     pub canonical: Option<String>,
     /// The final response's valid `Last-Modified`.
     pub last_modified: Option<Timestamp>,
+    /// The final response's `ETag`, for a conditional request next time.
     pub etag: Option<String>,
+    /// When the final response arrived.
     pub fetched_at: Option<Timestamp>,
     /// The fingerprint of the page's visible text and links (hex).
     pub fingerprint: Option<String>,
+    /// The page's `<title>`.
     pub title: Option<String>,
+    /// The page's meta description.
     pub description: Option<String>,
     /// How long the final response took, body included.
     pub elapsed_ms: Option<u64>,
@@ -62,16 +69,22 @@ pub struct PageRecord {
 /// One entry for the sitemap writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ListedPage<'a> {
+    /// The URL, as written in `<loc>`.
     pub url: &'a str,
+    /// The `<lastmod>` the crawl database holds for it, if any.
     pub lastmod: Option<Timestamp>,
     /// Clicks from the seed.
     pub depth: u32,
 }
 
+/// How many pages of a run got one verdict for one reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReasonCount {
+    /// The verdict.
     pub verdict: Verdict,
+    /// The reason, when the verdict has one.
     pub reason: Option<Reason>,
+    /// Pages.
     pub count: u64,
 }
 
@@ -239,7 +252,9 @@ impl Store {
                 )
                 .map_err(|source| sql_error(&self.path, source))?;
             statement
-                .query_map(params![run.0, Verdict::Canonicalised], |row| Ok((row.get(0)?, row.get(1)?)))
+                .query_map(params![run.0, Verdict::Canonicalised], |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })
                 .and_then(Iterator::collect)
                 .map_err(|source| sql_error(&self.path, source))?
         };
@@ -428,7 +443,9 @@ impl Store {
             )
             .map_err(|source| self.sql_error(source))?;
         statement
-            .query_map(params![page, run.0, Verdict::Indexable], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_map(params![page, run.0, Verdict::Indexable], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
             .and_then(Iterator::collect)
             .map_err(|source| self.sql_error(source))
     }
@@ -472,7 +489,8 @@ impl Store {
 }
 
 /// The columns [`page_record`] reads, in its order.
-const PAGE_COLUMNS: &str = "url, depth, referrer, status, content_type, html_ok, verdict, reason, detail,
+const PAGE_COLUMNS: &str =
+    "url, depth, referrer, status, content_type, html_ok, verdict, reason, detail,
     target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
     description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals";
 

@@ -5,19 +5,25 @@ use rusqlite::{OptionalExtension, params};
 
 use crate::{Store, StoreError, Verdict, sql_error};
 
+/// A run's number in its database: runs are numbered in the order they started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunId(pub i64);
 
+/// How a run ended, or that it has not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunStatus {
+    /// Started and not finished: still running, or killed.
     Running,
+    /// Finished and published its sitemap: the baseline of the next change report.
     Complete,
+    /// Ended by an error; nothing was published.
     Failed,
     /// Stopped by the user (Ctrl-C) before it finished.
     Interrupted,
 }
 
 impl RunStatus {
+    /// The word the database keeps and `runs` shows.
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Running => "running",
@@ -27,7 +33,7 @@ impl RunStatus {
         }
     }
 
-    pub fn parse(text: &str) -> Option<RunStatus> {
+    pub(crate) fn parse(text: &str) -> Option<RunStatus> {
         match text {
             "running" => Some(RunStatus::Running),
             "complete" => Some(RunStatus::Complete),
@@ -38,14 +44,22 @@ impl RunStatus {
     }
 }
 
+/// One run, as `sitemapper runs` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunSummary {
+    /// The run's number.
     pub id: RunId,
+    /// The seed URL it was started with.
     pub seed: String,
+    /// When it started.
     pub started_at: Timestamp,
+    /// When it ended (None while running, or when it was killed).
     pub finished_at: Option<Timestamp>,
+    /// How it ended.
     pub status: RunStatus,
+    /// URLs it recorded.
     pub pages_seen: u64,
+    /// URLs it listed.
     pub pages_listed: u64,
     /// Page requests sent (None for runs recorded before it was kept).
     pub requests: Option<u64>,
@@ -55,16 +69,21 @@ pub struct RunSummary {
     pub changes: Option<ChangeCounts>,
 }
 
+/// How many URLs a run added to, removed from, or changed in the sitemap.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ChangeCounts {
+    /// Listed now, not before.
     pub added: u64,
+    /// Listed before, not now.
     pub removed: u64,
+    /// Listed in both, with another lastmod.
     pub changed: u64,
 }
 
 /// What changed in the sitemap between two runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangeReport {
+    /// The run reported on.
     pub run: RunId,
     /// The previous complete run; `None` on the first one, when everything is added.
     pub previous: Option<RunId>,
@@ -77,6 +96,7 @@ pub struct ChangeReport {
 }
 
 impl ChangeReport {
+    /// The report's sizes.
     pub fn counts(&self) -> ChangeCounts {
         ChangeCounts {
             added: self.added.len() as u64,

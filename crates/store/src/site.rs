@@ -8,9 +8,13 @@ use crate::{Store, StoreError, sql_error};
 /// A URL waiting in the on-disk queue.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueuedRow {
+    /// The normalized URL.
     pub url: String,
+    /// Clicks from the seed.
     pub depth: u32,
+    /// The page it was found on.
     pub referrer: Option<String>,
+    /// The length of the chain of same-shaped URLs it ends (the trap guard's count).
     pub chain: u32,
 }
 

@@ -575,7 +575,11 @@ fn hints_written_into_the_detail_by_older_releases_get_their_own_columns() {
         (vec!["invalid canonical: ftp://x".to_string()], None)
     );
     assert_eq!(
-        store.page("https://e.com/conflicting").unwrap().unwrap().ignored_hints,
+        store
+            .page("https://e.com/conflicting")
+            .unwrap()
+            .unwrap()
+            .ignored_hints,
         [IgnoredHint::ConflictingCanonicals(vec![
             "https://e.com/c".to_string(),
             "https://e.com/d".to_string()

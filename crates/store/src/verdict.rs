@@ -138,7 +138,10 @@ impl Reason {
 
     /// Cut from a crawler trap, of either kind.
     pub fn is_trap(self) -> bool {
-        matches!(self, Reason::RepeatedSegmentsTrap | Reason::PatternChainTrap)
+        matches!(
+            self,
+            Reason::RepeatedSegmentsTrap | Reason::PatternChainTrap
+        )
     }
 }
 
@@ -279,7 +282,10 @@ mod tests {
     fn hints_survive_their_columns() {
         let hints = vec![
             IgnoredHint::InvalidCanonical(vec!["mailto:a@b".into(), "java script:x".into()]),
-            IgnoredHint::ConflictingCanonicals(vec!["https://e.com/a".into(), "https://e.com/b".into()]),
+            IgnoredHint::ConflictingCanonicals(vec![
+                "https://e.com/a".into(),
+                "https://e.com/b".into(),
+            ]),
         ];
         let back = hints_from_columns(hint_column(&hints, true), hint_column(&hints, false));
         assert_eq!(back, hints);

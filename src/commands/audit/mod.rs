@@ -160,7 +160,9 @@ fn write_report(
                 page.status
                     .map_or_else(String::new, |status| status.to_string()),
                 page.verdict.to_string(),
-                page.reason.map(|reason| reason.to_string()).unwrap_or_default(),
+                page.reason
+                    .map(|reason| reason.to_string())
+                    .unwrap_or_default(),
                 page.depth.to_string(),
                 page.title.unwrap_or_default(),
             ]);
