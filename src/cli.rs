@@ -2,6 +2,14 @@
 //! `settings.rs`, after the config file is merged. The values a user names (a format, a rule,
 //! a severity) are defined here too; the config file reads the same names, and `settings.rs`
 //! builds on this module, never the other way round.
+//!
+//! The doc comments of the arguments are the `--help` text, read in a terminal: they write
+//! URLs and placeholders such as `<version>` as a user types them, not as rustdoc markup.
+#![expect(
+    rustdoc::bare_urls,
+    rustdoc::invalid_html_tags,
+    reason = "the argument docs are --help text"
+)]
 
 use std::path::PathBuf;
 
