@@ -476,14 +476,16 @@ impl FrontierOwner {
                 continue;
             }
             if url.as_str().len() > config.max_url_length {
-                let outcome = unfetched(url, depth, Some(page.clone()), Exclusion::UrlTooLong);
+                let outcome =
+                    PageOutcome::skipped(url, depth, Some(page.clone()), Exclusion::UrlTooLong);
                 emit(&self.context.events, outcome).await;
                 continue;
             }
             let chain = match self.traps.check(&page_shape, visit.chain, &url) {
                 LinkCheck::Follow { chain } => chain,
                 LinkCheck::Cut(kind) => {
-                    let outcome = unfetched(url, depth, Some(page.clone()), Exclusion::Trap(kind));
+                    let outcome =
+                        PageOutcome::skipped(url, depth, Some(page.clone()), Exclusion::Trap(kind));
                     emit(&self.context.events, outcome).await;
                     continue;
                 }
@@ -495,24 +497,6 @@ impl FrontierOwner {
                 chain,
             });
         }
-    }
-}
-
-fn unfetched(url: Url, depth: u32, referrer: Option<Url>, exclusion: Exclusion) -> PageOutcome {
-    PageOutcome {
-        url,
-        depth,
-        referrer,
-        response: None,
-        canonical: None,
-        title: None,
-        description: None,
-        verdict: Verdict::Excluded(exclusion),
-        ignored_hints: Vec::new(),
-        fingerprint: None,
-        links: None,
-        images: None,
-        alternates: None,
     }
 }
 
@@ -547,7 +531,7 @@ async fn visit(
         if !policy.is_allowed(&url) {
             emit(
                 &context.events,
-                unfetched(url, depth, referrer, Exclusion::RobotsDisallowed),
+                PageOutcome::skipped(url, depth, referrer, Exclusion::RobotsDisallowed),
             )
             .await;
             let reason = match policy.as_ref() {
@@ -559,7 +543,7 @@ async fn visit(
         if !context.reserve_request() {
             emit(
                 &context.events,
-                unfetched(url, depth, referrer, Exclusion::RequestBudget),
+                PageOutcome::skipped(url, depth, referrer, Exclusion::RequestBudget),
             )
             .await;
             return Visit::ended(
@@ -590,7 +574,12 @@ async fn visit(
                 let reason = failure.to_string();
                 emit(
                     &context.events,
-                    unfetched(url, depth, referrer, Exclusion::FetchFailed(reason.clone())),
+                    PageOutcome::skipped(
+                        url,
+                        depth,
+                        referrer,
+                        Exclusion::FetchFailed(reason.clone()),
+                    ),
                 )
                 .await;
                 return Visit::ended(depth, VisitEnd::Failed(reason), moved_scope);
@@ -625,24 +614,16 @@ async fn visit(
             .as_deref()
             .and_then(|location| url.join(location.trim()).ok())
             .and_then(|target| context.normalizer.normalize(&target));
-        let mut outcome = PageOutcome {
-            url: url.clone(),
+        let mut outcome = PageOutcome::fetched(
+            url.clone(),
             depth,
-            referrer: referrer.clone(),
-            response: Some(facts.clone()),
-            canonical: None,
-            title: None,
-            description: None,
-            ignored_hints: Vec::new(),
-            fingerprint: None,
-            links: None,
-            images: None,
-            alternates: None,
-            verdict: Verdict::Excluded(Exclusion::InvalidRedirect(format!(
+            referrer.clone(),
+            facts.clone(),
+            Verdict::Excluded(Exclusion::InvalidRedirect(format!(
                 "{} with Location {:?}",
                 facts.status, location
             ))),
-        };
+        );
         let Some(target) = target else {
             emit(&context.events, outcome).await;
             return Visit::ended(
@@ -691,7 +672,7 @@ async fn visit(
         if target.as_str().len() > context.config.max_url_length {
             emit(
                 &context.events,
-                unfetched(target, depth, Some(url), Exclusion::UrlTooLong),
+                PageOutcome::skipped(target, depth, Some(url), Exclusion::UrlTooLong),
             )
             .await;
             return Visit::ended(
@@ -747,9 +728,6 @@ async fn finish_page(
         VisitEnd::Failed(format!("{url} answered {}", facts.status))
     };
     let outcome = PageOutcome {
-        url: url.clone(),
-        depth,
-        referrer,
         canonical: classification.canonical,
         title: page_facts
             .as_ref()
@@ -757,8 +735,6 @@ async fn finish_page(
         description: page_facts
             .as_ref()
             .and_then(|page_facts| page_facts.description.clone()),
-        response: Some(facts),
-        verdict: classification.verdict,
         ignored_hints: classification.ignored_hints,
         fingerprint: page_facts
             .as_ref()
@@ -785,6 +761,7 @@ async fn finish_page(
                     })
                     .collect()
             }),
+        ..PageOutcome::fetched(url.clone(), depth, referrer, facts, classification.verdict)
     };
     emit(&context.events, outcome).await;
     Visit {
@@ -821,19 +798,12 @@ async fn revalidated_page(
         ..response
     };
     let outcome = PageOutcome {
-        url: url.clone(),
-        depth,
-        referrer,
-        response: Some(facts),
         canonical: previous.canonical,
         title: previous.title,
         description: previous.description,
-        verdict: previous.verdict,
-        ignored_hints: Vec::new(),
         fingerprint: previous.fingerprint,
         links: context.config.record_links.then(|| links.clone()),
-        images: None,
-        alternates: None,
+        ..PageOutcome::fetched(url.clone(), depth, referrer, facts, previous.verdict)
     };
     emit(&context.events, outcome).await;
     Visit {

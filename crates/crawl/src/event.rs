@@ -52,6 +52,54 @@ pub struct PageOutcome {
     pub alternates: Option<Vec<(String, Url)>>,
 }
 
+impl PageOutcome {
+    /// A URL decided before any request: robots.txt, the request budget, its length, a trap.
+    pub fn skipped(
+        url: Url,
+        depth: u32,
+        referrer: Option<Url>,
+        exclusion: Exclusion,
+    ) -> PageOutcome {
+        PageOutcome::new(url, depth, referrer, None, Verdict::Excluded(exclusion))
+    }
+
+    /// A URL that got `response` and the verdict on it; what the page says is added by the
+    /// caller when there is a page.
+    pub fn fetched(
+        url: Url,
+        depth: u32,
+        referrer: Option<Url>,
+        response: ResponseFacts,
+        verdict: Verdict,
+    ) -> PageOutcome {
+        PageOutcome::new(url, depth, referrer, Some(response), verdict)
+    }
+
+    fn new(
+        url: Url,
+        depth: u32,
+        referrer: Option<Url>,
+        response: Option<ResponseFacts>,
+        verdict: Verdict,
+    ) -> PageOutcome {
+        PageOutcome {
+            url,
+            depth,
+            referrer,
+            response,
+            canonical: None,
+            title: None,
+            description: None,
+            verdict,
+            ignored_hints: Vec::new(),
+            fingerprint: None,
+            links: None,
+            images: None,
+            alternates: None,
+        }
+    }
+}
+
 /// A canonical hint the page gave that was not followed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IgnoredHint {
