@@ -20,20 +20,14 @@ mod robots;
 mod scope;
 mod traps;
 
-pub use address::{AddressPolicy, PrivateAddress, is_private};
-pub use config::{
-    CrawlConfig, DEFAULT_MAX_PATTERN_CHAIN, DEFAULT_MAX_URLS, DEFAULT_STRIP_PARAMETERS,
-    ScopeOptions, default_user_agent,
-};
+pub use address::{AddressPolicy, PrivateAddress};
+pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{CrawlEvent, Exclusion, IgnoredHint, PageOutcome, ResponseFacts, Verdict};
 pub use fetch::client_builder;
 pub use frontier::{FrontierSpill, SpilledUrl};
 pub use history::{History, PreviousPage};
-pub use lastmod::parse_last_modified;
 pub use normalize::UrlNormalizer;
-pub use robots::{RobotsPolicy, RobotsRules};
-pub use scope::Scope;
 pub use traps::{TrapKind, TrapReport};
 
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.
