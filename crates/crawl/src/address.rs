@@ -28,7 +28,9 @@ pub struct AddressPolicy {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{host} is on a private network ({address}); not connecting (--allow-private allows it)")]
 pub struct PrivateAddress {
+    /// The host as the URL names it.
     pub host: String,
+    /// The private address it is, or resolved to.
     pub address: IpAddr,
 }
 

@@ -62,9 +62,11 @@ pub struct CrawlConfig {
     pub delay: Option<Duration>,
     /// The upper bound for a robots.txt `Crawl-delay`, so one line cannot stall a crawl for hours.
     pub max_crawl_delay: Duration,
+    /// The User-Agent header of every request; its product token is the robots.txt name.
     pub user_agent: String,
     /// Obey robots.txt. Off only for auditing one's own site.
     pub respect_robots: bool,
+    /// Deadline for a connection to be established.
     pub connect_timeout: Duration,
     /// Deadline for one whole request, body included: a body that trickles forever ends here.
     pub request_timeout: Duration,
@@ -78,6 +80,7 @@ pub struct CrawlConfig {
     pub retry_base_delay: Duration,
     /// The longest `Retry-After` honoured; longer values are cut to this.
     pub max_retry_after: Duration,
+    /// How the scope is widened or narrowed from the seed's directory.
     pub scope: ScopeOptions,
     /// Parameters stripped before fetching (a trailing `*` matches any suffix); by default the
     /// tracking and session parameters (`utm_*`, `gclid`, `PHPSESSID`, `jsessionid`, ...).
