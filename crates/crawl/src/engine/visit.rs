@@ -16,6 +16,7 @@ use crate::history::PreviousPage;
 use crate::robots::RobotsPolicy;
 use crate::scope::Scope;
 
+/// How a visit treats a redirect out of its scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum VisitMode {
     /// The seed: a redirect to another origin moves the scope instead of ending the chain.
@@ -27,14 +28,17 @@ pub(super) enum VisitMode {
 /// What a fetch job hands back to the frontier's owner.
 #[derive(Debug)]
 pub(super) struct Visit {
+    /// The depth of the queued URL the chain started from.
     pub depth: u32,
     /// The chain length of the page (see `traps`).
     pub chain: u32,
     /// The page whose links these are.
     pub page: Option<Url>,
+    /// The links to follow from `page`; the frontier's owner normalizes them.
     pub links: Vec<Url>,
     /// Whether the chain ended in a successful response; why not, otherwise.
     pub end: VisitEnd,
+    /// The scope the seed's redirects moved to, if they did.
     pub moved_scope: Option<Scope>,
 }
 
