@@ -91,6 +91,7 @@ impl IndexNow {
             .map(String::as_str)
             .collect();
         let client = sitemapper_crawl::client_builder(addresses)
+            .context("cannot build the IndexNow client")?
             .user_agent(self.user_agent.clone())
             .timeout(Duration::from_secs(30))
             .build()

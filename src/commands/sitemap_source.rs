@@ -20,8 +20,8 @@ impl SitemapClient {
         user_agent: &str,
         timeout: Duration,
         addresses: AddressPolicy,
-    ) -> Result<SitemapClient, reqwest::Error> {
-        let client = sitemapper_crawl::client_builder(&addresses)
+    ) -> anyhow::Result<SitemapClient> {
+        let client = sitemapper_crawl::client_builder(&addresses)?
             .user_agent(user_agent.to_string())
             .timeout(timeout)
             .build()?;

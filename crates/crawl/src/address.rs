@@ -28,7 +28,9 @@ pub struct AddressPolicy {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{host} is on a private network ({address}); not connecting (--allow-private allows it)")]
 pub struct PrivateAddress {
+    /// The host as the URL names it.
     pub host: String,
+    /// The private address it is, or resolved to.
     pub address: IpAddr,
 }
 
@@ -134,7 +136,7 @@ fn canonical(address: IpAddr) -> IpAddr {
 
 /// Private (RFC 1918, RFC 4193), loopback, link-local, shared (RFC 6598), unspecified,
 /// broadcast and multicast addresses: none is a public web server.
-pub fn is_private(address: IpAddr) -> bool {
+pub(crate) fn is_private(address: IpAddr) -> bool {
     match canonical(address) {
         IpAddr::V4(v4) => is_private_v4(v4),
         IpAddr::V6(v6) => is_private_v6(v6),

@@ -6,18 +6,18 @@ use regex::Regex;
 
 use crate::address::AddressPolicy;
 
-/// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
-/// A trailing `*` matches any suffix. Compared case-insensitively.
 /// The default limit of a chain of same-shaped pages: deep enough for long "next page"
 /// paginations, short enough to stop an endless calendar within seconds.
-pub const DEFAULT_MAX_PATTERN_CHAIN: u32 = 100;
+pub(crate) const DEFAULT_MAX_PATTERN_CHAIN: u32 = 100;
 
 /// The default cap on distinct URLs discovered: far above any site that lists its pages in a
 /// sitemap by hand, low enough that the seen-set of a site that makes links without end stays
 /// within a few tens of MiB.
-pub const DEFAULT_MAX_URLS: u64 = 2_000_000;
+pub(crate) const DEFAULT_MAX_URLS: u64 = 2_000_000;
 
-pub const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
+/// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
+/// A trailing `*` matches any suffix. Compared case-insensitively.
+pub(crate) const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
     "utm_*",
     "gclid",
     "fbclid",
@@ -62,9 +62,11 @@ pub struct CrawlConfig {
     pub delay: Option<Duration>,
     /// The upper bound for a robots.txt `Crawl-delay`, so one line cannot stall a crawl for hours.
     pub max_crawl_delay: Duration,
+    /// The User-Agent header of every request; its product token is the robots.txt name.
     pub user_agent: String,
     /// Obey robots.txt. Off only for auditing one's own site.
     pub respect_robots: bool,
+    /// Deadline for a connection to be established.
     pub connect_timeout: Duration,
     /// Deadline for one whole request, body included: a body that trickles forever ends here.
     pub request_timeout: Duration,
@@ -78,8 +80,10 @@ pub struct CrawlConfig {
     pub retry_base_delay: Duration,
     /// The longest `Retry-After` honoured; longer values are cut to this.
     pub max_retry_after: Duration,
+    /// How the scope is widened or narrowed from the seed's directory.
     pub scope: ScopeOptions,
-    /// Parameters stripped before fetching; see [`DEFAULT_STRIP_PARAMETERS`].
+    /// Parameters stripped before fetching (a trailing `*` matches any suffix); by default the
+    /// tracking and session parameters (`utm_*`, `gclid`, `PHPSESSID`, `jsessionid`, ...).
     pub strip_parameters: Vec<String>,
     /// URLs longer than this are never fetched nor listed (sitemaps.org: 2,048 characters).
     pub max_url_length: usize,

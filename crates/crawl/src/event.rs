@@ -12,10 +12,17 @@ use crate::traps::TrapKind;
 #[derive(Debug, Clone)]
 pub enum CrawlEvent {
     /// The seed redirected to another origin or directory: the scope moved there.
-    ScopeMoved { from: Url, to: Url },
+    ScopeMoved {
+        /// The seed's scope root.
+        from: Url,
+        /// The scope root the seed redirected into.
+        to: Url,
+    },
     /// robots.txt of an origin was read (or could not be).
     Robots {
+        /// The origin, as `scheme://host[:port]`.
         origin: String,
+        /// What the crawl makes of the file, in words (`3 rules for "sitemapper"`).
         policy: String,
         /// The `Sitemap:` lines of robots.txt.
         sitemaps: Vec<String>,
@@ -37,8 +44,11 @@ pub struct PageOutcome {
     pub response: Option<ResponseFacts>,
     /// The page's canonical hint, normalized, as found (whether or not it was honoured).
     pub canonical: Option<Url>,
+    /// The page's `<title>`.
     pub title: Option<String>,
+    /// The page's meta description.
     pub description: Option<String>,
+    /// Whether it is listed, and if not, why.
     pub verdict: Verdict,
     /// Canonical hints the page gave that were ignored, and why (for the audit).
     pub ignored_hints: Vec<IgnoredHint>,
@@ -50,6 +60,54 @@ pub struct PageOutcome {
     pub images: Option<Vec<Url>>,
     /// `(hreflang, normalized URL)`, when [`crate::CrawlConfig::collect_alternates`].
     pub alternates: Option<Vec<(String, Url)>>,
+}
+
+impl PageOutcome {
+    /// A URL decided before any request: robots.txt, the request budget, its length, a trap.
+    pub fn skipped(
+        url: Url,
+        depth: u32,
+        referrer: Option<Url>,
+        exclusion: Exclusion,
+    ) -> PageOutcome {
+        PageOutcome::new(url, depth, referrer, None, Verdict::Excluded(exclusion))
+    }
+
+    /// A URL that got `response` and the verdict on it; what the page says is added by the
+    /// caller when there is a page.
+    pub fn fetched(
+        url: Url,
+        depth: u32,
+        referrer: Option<Url>,
+        response: ResponseFacts,
+        verdict: Verdict,
+    ) -> PageOutcome {
+        PageOutcome::new(url, depth, referrer, Some(response), verdict)
+    }
+
+    fn new(
+        url: Url,
+        depth: u32,
+        referrer: Option<Url>,
+        response: Option<ResponseFacts>,
+        verdict: Verdict,
+    ) -> PageOutcome {
+        PageOutcome {
+            url,
+            depth,
+            referrer,
+            response,
+            canonical: None,
+            title: None,
+            description: None,
+            verdict,
+            ignored_hints: Vec::new(),
+            fingerprint: None,
+            links: None,
+            images: None,
+            alternates: None,
+        }
+    }
 }
 
 /// A canonical hint the page gave that was not followed.
@@ -78,11 +136,17 @@ impl fmt::Display for IgnoredHint {
 /// What the response said, trimmed to what the crawl database keeps.
 #[derive(Debug, Clone)]
 pub struct ResponseFacts {
+    /// The HTTP status code.
     pub status: u16,
+    /// The `Content-Type` header.
     pub content_type: Option<String>,
+    /// The `Last-Modified` header, when it is a valid date not in the future.
     pub last_modified: Option<Timestamp>,
+    /// The `ETag` header.
     pub etag: Option<String>,
+    /// When the request was sent.
     pub fetched_at: Timestamp,
+    /// How long the request took, body included.
     pub elapsed: Duration,
     /// Body bytes read (after decompression), up to the cap.
     pub body_bytes: usize,
@@ -119,12 +183,15 @@ pub enum Verdict {
     /// Declares another in-scope URL as its canonical; that one is listed instead if it is
     /// itself indexable.
     Canonicalised {
+        /// The canonical URL, normalized.
         to: Url,
     },
     /// Answered with a redirect (or an instant meta refresh) to `to`.
     Redirect {
+        /// The redirect's target, normalized.
         to: Url,
     },
+    /// Not listed, for this reason.
     Excluded(Exclusion),
 }
 
@@ -142,16 +209,27 @@ impl Verdict {
 /// Why a URL is not listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Exclusion {
+    /// robots.txt disallows it; it was not requested.
     RobotsDisallowed,
+    /// A `noindex` robots meta tag or `X-Robots-Tag` header.
     NoIndex,
+    /// A 200 response that is not HTML.
     NotHtml,
+    /// A status other than 200 (and not a redirect).
     HttpStatus(u16),
+    /// No response: the request failed, for this reason.
     FetchFailed(String),
+    /// More redirects in a row than `max_redirects`.
     TooManyRedirects,
+    /// A redirect to this URL, outside the scope.
     RedirectOutOfScope(Url),
+    /// A redirect without a usable `Location`: the status and the header, in words.
     InvalidRedirect(String),
+    /// A canonical hint to this URL, outside the scope.
     CanonicalOutOfScope(Url),
+    /// Longer than `max_url_length`; never requested.
     UrlTooLong,
+    /// Cut as part of a crawler trap; never requested.
     Trap(TrapKind),
     /// The crawl's request budget (`max_requests`) ran out before this URL was fetched.
     RequestBudget,
@@ -186,6 +264,7 @@ impl Exclusion {
         }
     }
 
+    /// The out-of-scope URL this exclusion points at, if any.
     pub fn target(&self) -> Option<&Url> {
         match self {
             Exclusion::RedirectOutOfScope(to) | Exclusion::CanonicalOutOfScope(to) => Some(to),

@@ -3,11 +3,13 @@
 //! Redirects are not followed here: the engine follows them itself so that every hop is checked
 //! against scope and robots.txt before it is requested (DESIGN.md, Fetching and politeness).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap};
+use rustls_platform_verifier::BuilderVerifierExt;
 use url::Url;
 
 use crate::CrawlError;
@@ -127,13 +129,14 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// A reqwest client builder with TLS ready and `addresses` enforced on every connection,
-/// redirects included. reqwest is built without a bundled crypto provider, and ring is the
-/// lean one. (Installing fails only when one is installed already, which is as good.) Requests to URLs whose host is an address literal must
-/// still pass [`AddressPolicy::check_url`] first: they are not resolved.
-pub fn client_builder(addresses: &AddressPolicy) -> reqwest::ClientBuilder {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+/// redirects included. Requests to URLs whose host is an address literal must still pass
+/// [`AddressPolicy::check_url`] first: they are not resolved. Fails when the system's root
+/// certificates cannot be loaded.
+pub fn client_builder(addresses: &AddressPolicy) -> Result<reqwest::ClientBuilder, CrawlError> {
+    let tls = tls_config().map_err(|error| CrawlError::Client(error.to_string()))?;
     let redirect_policy = addresses.clone();
-    reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
         .dns_resolver(addresses.resolver())
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= MAX_CLIENT_REDIRECTS {
@@ -143,7 +146,23 @@ pub fn client_builder(addresses: &AddressPolicy) -> reqwest::ClientBuilder {
             } else {
                 attempt.follow()
             }
-        }))
+        }));
+    Ok(builder)
+}
+
+/// The TLS configuration reqwest 0.13 builds by default (`ClientBuilder::build`: the
+/// platform's certificate verifier and root certificates, every TLS version rustls has, ALPN
+/// `h2` then `http/1.1`), with ring as the crypto provider of this configuration alone.
+/// reqwest is built without a crypto provider of its own, and would otherwise need a
+/// process-wide default installed, which is not for a library to set.
+fn tls_config() -> Result<rustls::ClientConfig, rustls::Error> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(rustls::ALL_VERSIONS)?
+        .with_platform_verifier()?
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
 }
 
 /// Redirects a client built by [`client_builder`] follows by itself (the crawl follows its
@@ -162,7 +181,7 @@ pub(crate) struct Fetcher {
 
 impl Fetcher {
     pub fn new(config: &CrawlConfig, addresses: AddressPolicy) -> Result<Fetcher, CrawlError> {
-        let client = client_builder(&addresses)
+        let client = client_builder(&addresses)?
             .user_agent(config.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(config.connect_timeout)
@@ -340,6 +359,20 @@ mod tests {
         assert_eq!(retry_after(&headers, now), Some(Duration::ZERO));
         headers.insert(header::RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&headers, now), None);
+    }
+
+    #[test]
+    fn clients_bring_their_own_crypto_provider() {
+        let tls = tls_config().unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(tls.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        client_builder(&AddressPolicy::default())
+            .unwrap_or_else(|error| panic!("{error}"))
+            .build()
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(
+            rustls::crypto::CryptoProvider::get_default().is_none(),
+            "no process-wide crypto provider is installed"
+        );
     }
 
     #[test]

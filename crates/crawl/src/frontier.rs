@@ -97,9 +97,13 @@ impl Hasher for FingerprintHasher {
 /// A queued URL as it is kept outside memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpilledUrl {
+    /// The normalized URL.
     pub url: String,
+    /// Clicks from the seed.
     pub depth: u32,
+    /// The page that linked to it.
     pub referrer: Option<String>,
+    /// The length of the chain of same-shaped pages it ends (see `traps`).
     pub chain: u32,
 }
 

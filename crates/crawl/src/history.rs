@@ -10,15 +10,21 @@ use crate::event::Verdict;
 /// One URL as an earlier run left it.
 #[derive(Debug, Clone)]
 pub struct PreviousPage {
+    /// The `ETag` it was served with.
     pub etag: Option<String>,
     /// The valid `Last-Modified` it was served with.
     pub last_modified: Option<Timestamp>,
+    /// Its `Content-Type`.
     pub content_type: Option<String>,
     /// The verdict its content gave, before canonicals were resolved across the site.
     pub verdict: Verdict,
+    /// Its canonical hint, normalized.
     pub canonical: Option<Url>,
+    /// Its `<title>`.
     pub title: Option<String>,
+    /// Its meta description.
     pub description: Option<String>,
+    /// The fingerprint of its visible text and links.
     pub fingerprint: Option<String>,
     /// The links it was followed through (none for a nofollow page).
     pub links: Vec<Url>,

@@ -5,7 +5,7 @@ use jiff::Timestamp;
 /// Parses a `Last-Modified` value in any of the three HTTP date forms (RFC 9110 section 5.6.7:
 /// IMF-fixdate, and the obsolete RFC 850 and asctime forms). A value that does not parse, or
 /// that lies after `now`, gives `None`: a `<lastmod>` must never be invented or in the future.
-pub fn parse_last_modified(value: &str, now: Timestamp) -> Option<Timestamp> {
+pub(crate) fn parse_last_modified(value: &str, now: Timestamp) -> Option<Timestamp> {
     let system_time = httpdate::parse_http_date(value.trim()).ok()?;
     let timestamp = Timestamp::try_from(system_time).ok()?;
     (timestamp <= now).then_some(timestamp)

@@ -20,33 +20,51 @@ mod robots;
 mod scope;
 mod traps;
 
-pub use address::{AddressPolicy, PrivateAddress, is_private};
-pub use config::{
-    CrawlConfig, DEFAULT_MAX_PATTERN_CHAIN, DEFAULT_MAX_URLS, DEFAULT_STRIP_PARAMETERS,
-    ScopeOptions, default_user_agent,
-};
+pub use address::{AddressPolicy, PrivateAddress};
+pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{CrawlEvent, Exclusion, IgnoredHint, PageOutcome, ResponseFacts, Verdict};
 pub use fetch::client_builder;
 pub use frontier::{FrontierSpill, SpilledUrl};
 pub use history::{History, PreviousPage};
-pub use lastmod::parse_last_modified;
 pub use normalize::UrlNormalizer;
-pub use robots::{RobotsPolicy, RobotsRules};
-pub use scope::Scope;
 pub use traps::{TrapKind, TrapReport};
 
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.
 #[derive(Debug, thiserror::Error)]
 pub enum CrawlError {
+    /// The seed does not parse as an http(s) URL.
     #[error("the seed {} is not an http or https URL", shortened(url))]
-    InvalidSeed { url: String },
+    InvalidSeed {
+        /// The seed as given.
+        url: String,
+    },
+    /// The seed is longer than `max_url_length`.
     #[error("the seed is {length} characters long; URLs longer than {max} are never crawled")]
-    SeedTooLong { length: usize, max: usize },
+    SeedTooLong {
+        /// The seed's length in bytes.
+        length: usize,
+        /// The configured `max_url_length`.
+        max: usize,
+    },
+    /// The seed's redirect chain ended without a successful response.
     #[error("cannot reach the seed {url}: {reason}")]
-    SeedUnreachable { url: String, reason: String },
+    SeedUnreachable {
+        /// The seed, normalized.
+        url: String,
+        /// Why, in words.
+        reason: String,
+    },
+    /// robots.txt refuses the seed, or a URL it redirects to.
     #[error("the seed {url} is disallowed: {robots}")]
-    SeedDisallowed { url: String, robots: String },
+    SeedDisallowed {
+        /// The seed, normalized.
+        url: String,
+        /// Which robots.txt rules, in words.
+        robots: String,
+    },
+    /// The HTTP client cannot be built (for one, when the system's root certificates cannot be
+    /// loaded).
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
 }

@@ -23,7 +23,7 @@ const MAX_LINE_BYTES: usize = 16 * 1024;
 
 /// What robots.txt says for one origin.
 #[derive(Debug, Clone)]
-pub enum RobotsPolicy {
+pub(crate) enum RobotsPolicy {
     /// No robots.txt (4xx, RFC 9309 section 2.3.1.3), or robots ignored by the user.
     AllowAll { reason: String },
     /// robots.txt unreachable (5xx, network errors: section 2.3.1.4).
@@ -43,14 +43,14 @@ impl RobotsPolicy {
 
     pub fn crawl_delay(&self) -> Option<Duration> {
         match self {
-            RobotsPolicy::Rules(rules) => rules.crawl_delay,
+            RobotsPolicy::Rules(rules) => rules.crawl_delay(),
             _ => None,
         }
     }
 
     pub fn sitemaps(&self) -> &[String] {
         match self {
-            RobotsPolicy::Rules(rules) => &rules.sitemaps,
+            RobotsPolicy::Rules(rules) => rules.sitemaps(),
             _ => &[],
         }
     }
@@ -67,7 +67,7 @@ impl RobotsPolicy {
 
 /// The rules of the groups that apply to one product token, merged.
 #[derive(Debug, Clone, Default)]
-pub struct RobotsRules {
+pub(crate) struct RobotsRules {
     /// The user agent whose groups apply: our token, `*`, or empty when no group does.
     group: String,
     rules: Vec<Rule>,

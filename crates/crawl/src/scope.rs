@@ -9,7 +9,7 @@ use url::Url;
 use crate::config::ScopeOptions;
 
 #[derive(Debug, Clone)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// The scope's directory as an absolute URL: where its sitemaps are published.
     root: Url,
     options: ScopeOptions,

@@ -33,11 +33,14 @@ const MAX_TRAP_REPORTS: usize = 1_000;
 /// Which kind of trap a URL was cut from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TrapKind {
+    /// A path that repeats one segment (`/a/b/a/b/a/b`).
     RepeatedSegments,
+    /// A chain of same-shaped pages, each found only on the one before (an endless calendar).
     PatternChain,
 }
 
 impl TrapKind {
+    /// A stable, machine-readable code for the crawl database and reports.
     pub fn code(self) -> &'static str {
         match self {
             TrapKind::RepeatedSegments => "trap-repeated-segments",
@@ -49,6 +52,7 @@ impl TrapKind {
 /// One trap, as reported at the end of a crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrapReport {
+    /// Which kind of trap.
     pub kind: TrapKind,
     /// The first URL cut.
     pub example: String,

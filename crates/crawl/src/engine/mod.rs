@@ -1,0 +1,210 @@
+//! The crawl loop: one task owns the frontier, fetch jobs run in a bounded set, and the crawl
+//! ends when both are empty (DESIGN.md, Data flow).
+//!
+//! [`Crawler::run`] visits the seed alone first (`seed`), because its redirects may move the
+//! scope and its failure ends the crawl; then the frontier's owner (`owner`) runs fetch jobs
+//! (`visit`, which follows redirects, and `page`, which turns the response a chain ends on into
+//! an outcome) until nothing is left. What the jobs share is in `context`.
+
+mod context;
+mod owner;
+mod page;
+mod seed;
+mod visit;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, watch};
+use url::Url;
+
+use crate::CrawlError;
+use crate::address::AddressPolicy;
+use crate::config::{CrawlConfig, ScopeOptions};
+use crate::event::CrawlEvent;
+use crate::frontier::FrontierSpill;
+use crate::history::History;
+use crate::normalize::UrlNormalizer;
+use crate::scope::Scope;
+use crate::traps::TrapReport;
+
+use context::JobContext;
+use owner::FrontierOwner;
+
+/// Counters the caller may read while the crawl runs (for a progress bar).
+#[derive(Debug, Default)]
+pub struct CrawlProgress {
+    /// HTTP requests for pages sent so far (redirect hops included, robots.txt not).
+    pub requests: AtomicU64,
+    /// URLs waiting in the frontier.
+    pub queued: AtomicU64,
+    /// Pages that answered 304 Not Modified to a conditional request.
+    pub revalidated: AtomicU64,
+}
+
+/// What a finished crawl reports besides its events.
+#[derive(Debug, Clone)]
+pub struct CrawlSummary {
+    /// Where the crawl's scope ended up (after a seed redirect): the sitemaps' directory.
+    pub scope_root: Url,
+    /// URLs taken from the frontier and visited.
+    pub pages_visited: u64,
+    /// HTTP requests for pages sent (redirect hops and retries included, robots.txt not).
+    pub requests: u64,
+    /// Pages that answered 304 Not Modified: no body downloaded, nothing parsed.
+    pub revalidated: u64,
+    /// Distinct in-scope URLs discovered.
+    pub urls_discovered: u64,
+    /// Links to new URLs not followed because `max_urls` were discovered already.
+    pub beyond_max_urls: u64,
+    /// Queued URLs the frontier's spill could not give back (a broken disk): the crawl is
+    /// incomplete.
+    pub urls_lost: u64,
+    /// The address policy the crawl applied (private addresses allowed when the seed is on
+    /// a private network): other requests made for this site should apply it too.
+    pub addresses: AddressPolicy,
+    /// Links not followed because they were deeper than `max_depth`.
+    pub beyond_max_depth: u64,
+    /// URLs still queued when `max_pages` stopped the crawl.
+    pub left_by_max_pages: u64,
+    /// Whether `max_requests` ran out.
+    pub request_budget_exhausted: bool,
+    /// Crawler traps found and cut short.
+    pub traps: Vec<TrapReport>,
+    /// Query parameters found to be session identifiers, stripped from every URL.
+    pub session_parameters: Vec<String>,
+    /// Whether [`CrawlStopper::stop`] ended the crawl early.
+    pub interrupted: bool,
+    /// How long the crawl took.
+    pub elapsed: Duration,
+}
+
+/// A configured crawler. [`Crawler::run`] crawls one site.
+#[derive(Debug)]
+pub struct Crawler {
+    config: Arc<CrawlConfig>,
+    normalizer: Arc<UrlNormalizer>,
+    progress: Arc<CrawlProgress>,
+    stop: watch::Sender<bool>,
+    history: Option<Arc<dyn History>>,
+    spill: Option<Arc<dyn FrontierSpill>>,
+    resume: Option<ResumePoint>,
+}
+
+/// Where an interrupted crawl stood: it continues from there instead of starting over.
+#[derive(Debug, Clone, Default)]
+pub struct ResumePoint {
+    /// URLs already done: not requested again (the seed excepted, which restores the scope).
+    pub finished: Vec<Url>,
+    /// `(source, source depth, target)`: links of finished pages to URLs not done yet.
+    pub pending: Vec<(Url, u32, Url)>,
+}
+
+/// Stops a running crawl (on Ctrl-C): no new request starts, requests in flight are dropped,
+/// and [`Crawler::run`] returns what it has, marked interrupted.
+#[derive(Debug, Clone)]
+pub struct CrawlStopper(watch::Sender<bool>);
+
+impl CrawlStopper {
+    /// Stops the crawl; calling it again does nothing more.
+    pub fn stop(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+impl Crawler {
+    /// A crawler with `config`, no history, no spill and nothing to resume.
+    pub fn new(config: CrawlConfig) -> Crawler {
+        Crawler {
+            normalizer: Arc::new(UrlNormalizer::new(&config.strip_parameters)),
+            config: Arc::new(config),
+            progress: Arc::default(),
+            stop: watch::Sender::new(false),
+            history: None,
+            spill: None,
+            resume: None,
+        }
+    }
+
+    /// Keeps queued URLs beyond the frontier's memory budget in `spill` instead of memory.
+    pub fn with_spill(mut self, spill: Arc<dyn FrontierSpill>) -> Crawler {
+        self.spill = Some(spill);
+        self
+    }
+
+    /// Continues an interrupted crawl from `point`.
+    pub fn with_resume(mut self, point: ResumePoint) -> Crawler {
+        self.resume = Some(point);
+        self
+    }
+
+    /// Makes the crawl incremental: URLs an earlier run fetched are revalidated with
+    /// conditional requests, and a 304 reuses what that run found.
+    pub fn with_history(mut self, history: Arc<dyn History>) -> Crawler {
+        self.history = Some(history);
+        self
+    }
+
+    /// A handle that stops the crawl from another task.
+    pub fn stopper(&self) -> CrawlStopper {
+        CrawlStopper(self.stop.clone())
+    }
+
+    /// The counters of the crawl, shared with it while it runs.
+    pub fn progress(&self) -> Arc<CrawlProgress> {
+        Arc::clone(&self.progress)
+    }
+
+    /// The directory a crawl from `seed` covers, before any redirect of the seed: what a
+    /// crawl database belongs to.
+    pub fn scope_root(seed: &Url) -> Url {
+        Scope::from_seed(seed, &ScopeOptions::default())
+            .root()
+            .clone()
+    }
+
+    /// Parses and normalizes a seed URL given by the user.
+    pub fn parse_seed(&self, seed: &str) -> Result<Url, CrawlError> {
+        let max = self.config.max_url_length;
+        if seed.len() > max {
+            return Err(CrawlError::SeedTooLong {
+                length: seed.len(),
+                max,
+            });
+        }
+        self.normalizer
+            .parse(seed)
+            .ok_or_else(|| CrawlError::InvalidSeed {
+                url: seed.to_string(),
+            })
+    }
+
+    /// Crawls from `seed`, sending one event per decision to `events`. Returns when the
+    /// frontier is empty and every job has finished, or when the seed cannot be crawled.
+    pub async fn run(
+        &self,
+        seed: &Url,
+        events: mpsc::Sender<CrawlEvent>,
+    ) -> Result<CrawlSummary, CrawlError> {
+        let started = Instant::now();
+        let seed = self
+            .normalizer
+            .normalize(seed)
+            .ok_or_else(|| CrawlError::InvalidSeed {
+                url: seed.to_string(),
+            })?;
+        let addresses = self.config.addresses.clone().for_seed(&seed).await;
+        let context = Arc::new(JobContext::new(self, addresses.clone(), events)?);
+        if !self.config.respect_robots {
+            tracing::warn!("robots.txt is IGNORED for this crawl (--ignore-robots)");
+        }
+        let seed_visit = seed::visit_seed(&context, &seed).await?;
+        let mut owner = FrontierOwner::new(context, seed_visit.scope, self.spill.clone());
+        owner
+            .start(seed_visit.visit, self.resume.clone().unwrap_or_default())
+            .await;
+        owner.crawl(self.stop.subscribe()).await;
+        Ok(owner.summary(addresses, started.elapsed()))
+    }
+}

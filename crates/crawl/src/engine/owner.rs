@@ -1,0 +1,198 @@
+//! The one task that owns the frontier: it turns the links fetch jobs found into queued URLs
+//! (scope, depth, discovery cap, traps), starts jobs while limits allow, and sums up the run.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::context::JobContext;
+use super::visit::{Visit, VisitEnd, VisitMode, visit};
+use super::{CrawlSummary, ResumePoint};
+use crate::address::AddressPolicy;
+use crate::event::{Exclusion, PageOutcome};
+use crate::frontier::{Frontier, FrontierSpill, QueuedUrl};
+use crate::scope::Scope;
+use crate::traps::{LinkCheck, PageShape, TrapGuard};
+
+/// The one task that owns the frontier: it turns found links into queued URLs.
+pub(super) struct FrontierOwner {
+    context: Arc<JobContext>,
+    scope: Arc<Scope>,
+    frontier: Frontier,
+    beyond_max_depth: u64,
+    beyond_max_urls: u64,
+    traps: TrapGuard,
+    /// URLs taken from the frontier and visited, the seed included.
+    pages_visited: u64,
+    interrupted: bool,
+}
+
+impl FrontierOwner {
+    /// The owner of an empty frontier, after the seed was visited.
+    pub fn new(
+        context: Arc<JobContext>,
+        scope: Arc<Scope>,
+        spill: Option<Arc<dyn FrontierSpill>>,
+    ) -> FrontierOwner {
+        FrontierOwner {
+            traps: TrapGuard::new(context.config.max_pattern_chain),
+            context,
+            scope,
+            frontier: Frontier::new(spill),
+            beyond_max_depth: 0,
+            beyond_max_urls: 0,
+            pages_visited: 1,
+            interrupted: false,
+        }
+    }
+
+    /// Queues the links of the seed's page and, when the crawl resumes, the links its
+    /// finished pages left pending; the finished URLs are not requested again.
+    pub async fn start(&mut self, seed_visit: Visit, resume: ResumePoint) {
+        for url in &resume.finished {
+            self.context.seen.insert(url);
+        }
+        self.enqueue_links(seed_visit).await;
+        let mut pending = resume.pending.into_iter().peekable();
+        while let Some((source, depth, target)) = pending.next() {
+            let mut links = vec![target];
+            while let Some((_, _, target)) = pending.next_if(|(next, _, _)| *next == source) {
+                links.push(target);
+            }
+            self.enqueue_links(Visit::found(source, depth, links, VisitEnd::Reached))
+                .await;
+        }
+    }
+
+    /// Runs fetch jobs until the frontier and the jobs in flight are both empty, a limit
+    /// stops new jobs, or `stopped` says stop.
+    pub async fn crawl(&mut self, mut stopped: watch::Receiver<bool>) {
+        self.interrupted = *stopped.borrow_and_update();
+        let mut jobs = JoinSet::new();
+        loop {
+            self.start_jobs(&mut jobs);
+            self.context
+                .progress
+                .queued
+                .store(self.frontier.len() as u64, Ordering::Relaxed);
+            let joined = tokio::select! {
+                joined = jobs.join_next() => joined,
+                _ = stopped.changed(), if !self.interrupted => {
+                    self.interrupted = true;
+                    jobs.abort_all();
+                    continue;
+                }
+            };
+            let Some(joined) = joined else {
+                break;
+            };
+            match joined {
+                Ok(finished) => self.enqueue_links(finished).await,
+                Err(error) if error.is_cancelled() => {}
+                Err(error) => tracing::error!(%error, "a fetch job failed"),
+            }
+        }
+    }
+
+    /// Starts jobs for queued URLs while there is room for them and no limit says stop.
+    fn start_jobs(&mut self, jobs: &mut JoinSet<Visit>) {
+        let config = &self.context.config;
+        let concurrency = config.concurrency.max(1);
+        while !self.interrupted
+            && jobs.len() < concurrency
+            && config.max_pages.is_none_or(|max| self.pages_visited < max)
+            && !self.context.budget_exhausted()
+        {
+            let Some(item) = self.frontier.pop() else {
+                break;
+            };
+            self.pages_visited += 1;
+            jobs.spawn(visit(
+                Arc::clone(&self.context),
+                Arc::clone(&self.scope),
+                item,
+                VisitMode::Page,
+            ));
+        }
+    }
+
+    /// Queues the links of a visited page that pass scope, depth, the discovery cap, the URL
+    /// length and the trap checks; reports those cut by the last two.
+    async fn enqueue_links(&mut self, visit: Visit) {
+        let Some(page) = visit.page else {
+            return;
+        };
+        let depth = visit.depth + 1;
+        let page_shape = PageShape::of(&page);
+        let config = &self.context.config;
+        for link in visit.links {
+            let Some(mut url) = self.context.normalizer.normalize(&link) else {
+                continue;
+            };
+            self.traps.strip_sessions(&mut url);
+            if !self.scope.contains(&url) {
+                continue;
+            }
+            if config.max_depth.is_some_and(|max| depth > max) {
+                self.beyond_max_depth += 1;
+                continue;
+            }
+            if self.context.seen.len() >= config.max_urls {
+                // Bounded discovery: past the cap only URLs already known pass.
+                if !self.context.seen.contains(&url) {
+                    self.beyond_max_urls += 1;
+                }
+                continue;
+            }
+            if !self.context.seen.insert(&url) {
+                continue;
+            }
+            if url.as_str().len() > config.max_url_length {
+                let outcome =
+                    PageOutcome::skipped(url, depth, Some(page.clone()), Exclusion::UrlTooLong);
+                self.context.emit(outcome).await;
+                continue;
+            }
+            let chain = match self.traps.check(&page_shape, visit.chain, &url) {
+                LinkCheck::Follow { chain } => chain,
+                LinkCheck::Cut(kind) => {
+                    let outcome =
+                        PageOutcome::skipped(url, depth, Some(page.clone()), Exclusion::Trap(kind));
+                    self.context.emit(outcome).await;
+                    continue;
+                }
+            };
+            self.frontier.push(QueuedUrl {
+                url,
+                depth,
+                referrer: Some(page.clone()),
+                chain,
+            });
+        }
+    }
+
+    /// The run's summary, once every job has finished.
+    pub fn summary(&self, addresses: AddressPolicy, elapsed: Duration) -> CrawlSummary {
+        let progress = &self.context.progress;
+        CrawlSummary {
+            scope_root: self.scope.root().clone(),
+            pages_visited: self.pages_visited,
+            requests: progress.requests.load(Ordering::Relaxed),
+            revalidated: progress.revalidated.load(Ordering::Relaxed),
+            urls_discovered: self.context.seen.len(),
+            beyond_max_urls: self.beyond_max_urls,
+            urls_lost: self.frontier.lost(),
+            addresses,
+            beyond_max_depth: self.beyond_max_depth,
+            left_by_max_pages: self.frontier.len() as u64,
+            request_budget_exhausted: self.context.budget_exhausted(),
+            traps: self.traps.reports(),
+            session_parameters: self.traps.session_parameters(),
+            interrupted: self.interrupted,
+            elapsed,
+        }
+    }
+}

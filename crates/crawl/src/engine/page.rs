@@ -1,0 +1,210 @@
+//! The end of a chain: the response it ended on parsed and classified (or, after a 304, the
+//! earlier run's findings reused), reported as one outcome, with the links to follow.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use jiff::Timestamp;
+use reqwest::header;
+use sitemapper_extract::{Document, ExtractOptions, PageFacts, ResponseHeaders};
+use url::Url;
+
+use super::context::JobContext;
+use super::visit::{Hop, Visit, VisitEnd};
+use crate::classify::{Classification, classify};
+use crate::event::{PageOutcome, ResponseFacts};
+use crate::fetch::FetchedResponse;
+use crate::history::PreviousPage;
+use crate::lastmod::parse_last_modified;
+use crate::scope::Scope;
+
+/// The last hop of a chain and the response it got (not a redirect).
+#[derive(Debug)]
+pub(super) struct Answer {
+    pub hop: Hop,
+    pub response: FetchedResponse,
+    /// What the crawl keeps of `response`.
+    pub facts: ResponseFacts,
+}
+
+/// Classifies the response a chain ended on, reports it, and collects the links to follow.
+pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Answer) -> Visit {
+    let Answer {
+        hop,
+        response,
+        facts,
+    } = answer;
+    let page_facts = if facts.is_html_ok() {
+        let _slot = context.parse_slots.acquire().await.ok();
+        extract_off_thread(&context.extract_options, &hop.url, response).await
+    } else {
+        None
+    };
+    let classification = classify(
+        &hop.url,
+        &facts,
+        page_facts.as_ref(),
+        scope,
+        &context.normalizer,
+    );
+    let links = links_to_follow(&classification, page_facts.as_ref());
+    let end = if (200..300).contains(&facts.status) {
+        VisitEnd::Reached
+    } else {
+        VisitEnd::Failed(format!("{} answered {}", hop.url, facts.status))
+    };
+    let outcome = PageOutcome {
+        canonical: classification.canonical,
+        ignored_hints: classification.ignored_hints,
+        links: context.config.record_links.then(|| {
+            links
+                .iter()
+                .filter_map(|link| context.normalizer.normalize(link))
+                .collect()
+        }),
+        ..PageOutcome::fetched(
+            hop.url.clone(),
+            hop.depth,
+            hop.referrer,
+            facts,
+            classification.verdict,
+        )
+    };
+    let outcome = match page_facts {
+        Some(page_facts) => with_page_facts(context, outcome, page_facts),
+        None => outcome,
+    };
+    context.emit(outcome).await;
+    Visit::found(hop.url, hop.depth, links, end)
+}
+
+/// The page's links when they are followed, and the URL its verdict points at, if any.
+fn links_to_follow(classification: &Classification, page_facts: Option<&PageFacts>) -> Vec<Url> {
+    let mut links: Vec<Url> = Vec::new();
+    if classification.follow_links
+        && let Some(page_facts) = page_facts
+    {
+        links = page_facts
+            .links
+            .iter()
+            .map(|link| link.url.clone())
+            .collect();
+    }
+    if let Some(target) = classification.verdict.target() {
+        links.push(target.clone());
+    }
+    links
+}
+
+/// `outcome` with what the page itself says, as far as the configuration asks for it.
+fn with_page_facts(
+    context: &JobContext,
+    outcome: PageOutcome,
+    page_facts: PageFacts,
+) -> PageOutcome {
+    let config = &context.config;
+    PageOutcome {
+        title: page_facts.title,
+        description: page_facts.description,
+        fingerprint: page_facts.fingerprint,
+        images: config.collect_images.then_some(page_facts.images),
+        alternates: config.collect_alternates.then(|| {
+            page_facts
+                .alternates
+                .iter()
+                .filter_map(|(hreflang, url)| {
+                    Some((hreflang.clone(), context.normalizer.normalize(url)?))
+                })
+                .collect()
+        }),
+        ..outcome
+    }
+}
+
+/// A page that answered 304 Not Modified: the previous run's facts stand, its links are
+/// followed from the database, and nothing is downloaded or parsed.
+pub(super) async fn revalidated_page(
+    context: &JobContext,
+    hop: Hop,
+    response: ResponseFacts,
+    previous: PreviousPage,
+) -> Visit {
+    context.progress.revalidated.fetch_add(1, Ordering::Relaxed);
+    let mut links = previous.links;
+    if let Some(target) = previous.verdict.target() {
+        links.push(target.clone());
+    }
+    let facts = ResponseFacts {
+        status: 200,
+        content_type: previous.content_type,
+        last_modified: previous.last_modified,
+        etag: response.etag.or(previous.etag),
+        revalidated: true,
+        ..response
+    };
+    let outcome = PageOutcome {
+        canonical: previous.canonical,
+        title: previous.title,
+        description: previous.description,
+        fingerprint: previous.fingerprint,
+        links: context.config.record_links.then(|| links.clone()),
+        ..PageOutcome::fetched(
+            hop.url.clone(),
+            hop.depth,
+            hop.referrer,
+            facts,
+            previous.verdict,
+        )
+    };
+    context.emit(outcome).await;
+    Visit::found(hop.url, hop.depth, links, VisitEnd::Reached)
+}
+
+/// HTML parsing is CPU work: it runs on the blocking pool so that it never stalls the
+/// async workers that drive the network.
+async fn extract_off_thread(
+    options: &Arc<ExtractOptions>,
+    url: &Url,
+    response: FetchedResponse,
+) -> Option<PageFacts> {
+    let headers = ResponseHeaders {
+        content_type: response.header(header::CONTENT_TYPE),
+        link: response.header_values(header::LINK),
+        x_robots_tag: response.header_values(header::HeaderName::from_static("x-robots-tag")),
+    };
+    let options = Arc::clone(options);
+    let url = url.clone();
+    let body = response.body;
+    let task = tokio::task::spawn_blocking(move || {
+        let document = Document {
+            url: &url,
+            body: &body,
+            headers: &headers,
+        };
+        sitemapper_extract::extract(&document, &options)
+    });
+    match task.await {
+        Ok(facts) => Some(facts),
+        Err(error) => {
+            tracing::error!(%error, "extraction failed");
+            None
+        }
+    }
+}
+
+/// What the crawl keeps of a response.
+pub(super) fn response_facts(response: &FetchedResponse) -> ResponseFacts {
+    ResponseFacts {
+        status: response.status.as_u16(),
+        content_type: response.header(header::CONTENT_TYPE),
+        last_modified: response
+            .header(header::LAST_MODIFIED)
+            .and_then(|value| parse_last_modified(&value, Timestamp::now())),
+        etag: response.header(header::ETAG),
+        fetched_at: response.fetched_at,
+        elapsed: response.elapsed,
+        body_bytes: response.body.len(),
+        truncated: response.truncated,
+        revalidated: false,
+    }
+}
