@@ -236,34 +236,6 @@ pub enum Exclusion {
 }
 
 impl Exclusion {
-    /// A stable, machine-readable code for the crawl database and reports.
-    pub fn code(&self) -> String {
-        match self {
-            Exclusion::RobotsDisallowed => "robots-disallowed".to_string(),
-            Exclusion::NoIndex => "noindex".to_string(),
-            Exclusion::NotHtml => "not-html".to_string(),
-            Exclusion::HttpStatus(status) => format!("http-{status}"),
-            Exclusion::FetchFailed(_) => "fetch-error".to_string(),
-            Exclusion::TooManyRedirects => "too-many-redirects".to_string(),
-            Exclusion::RedirectOutOfScope(_) => "redirect-out-of-scope".to_string(),
-            Exclusion::InvalidRedirect(_) => "invalid-redirect".to_string(),
-            Exclusion::CanonicalOutOfScope(_) => "canonical-out-of-scope".to_string(),
-            Exclusion::UrlTooLong => "url-too-long".to_string(),
-            Exclusion::Trap(kind) => kind.code().to_string(),
-            Exclusion::RequestBudget => "request-budget".to_string(),
-        }
-    }
-
-    /// Free text that goes with the code, when there is any.
-    pub fn detail(&self) -> Option<String> {
-        match self {
-            Exclusion::FetchFailed(message) | Exclusion::InvalidRedirect(message) => {
-                Some(message.clone())
-            }
-            _ => None,
-        }
-    }
-
     /// The out-of-scope URL this exclusion points at, if any.
     pub fn target(&self) -> Option<&Url> {
         match self {

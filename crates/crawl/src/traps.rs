@@ -39,16 +39,6 @@ pub enum TrapKind {
     PatternChain,
 }
 
-impl TrapKind {
-    /// A stable, machine-readable code for the crawl database and reports.
-    pub fn code(self) -> &'static str {
-        match self {
-            TrapKind::RepeatedSegments => "trap-repeated-segments",
-            TrapKind::PatternChain => "trap-pattern-chain",
-        }
-    }
-}
-
 /// One trap, as reported at the end of a crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrapReport {
@@ -82,7 +72,7 @@ pub(crate) struct PageShape {
 }
 
 impl PageShape {
-    pub fn of(page: &Url) -> PageShape {
+    pub(crate) fn of(page: &Url) -> PageShape {
         let mut shape = String::new();
         shape_into(&mut shape, page);
         PageShape {
@@ -104,7 +94,7 @@ pub(crate) enum LinkCheck {
 
 impl TrapGuard {
     /// `max_chain` 0 turns the chain limit off.
-    pub fn new(max_chain: u32) -> TrapGuard {
+    pub(crate) fn new(max_chain: u32) -> TrapGuard {
         TrapGuard {
             max_chain,
             reports: BTreeMap::new(),
@@ -115,7 +105,7 @@ impl TrapGuard {
     }
 
     /// Learns session parameters from `url` and strips the ones known. Call before dedup.
-    pub fn strip_sessions(&mut self, url: &mut Url) {
+    pub(crate) fn strip_sessions(&mut self, url: &mut Url) {
         let Some(query) = url.query() else {
             return;
         };
@@ -151,7 +141,7 @@ impl TrapGuard {
 
     /// Decides whether `link`, found on the page of shape `page` (whose chain is
     /// `page_chain`), is followed.
-    pub fn check(&mut self, page: &PageShape, page_chain: u32, link: &Url) -> LinkCheck {
+    pub(crate) fn check(&mut self, page: &PageShape, page_chain: u32, link: &Url) -> LinkCheck {
         if has_repeated_segments(link.path()) {
             return self.cut(TrapKind::RepeatedSegments, link);
         }
@@ -182,13 +172,13 @@ impl TrapGuard {
         LinkCheck::Cut(kind)
     }
 
-    pub fn session_parameters(&self) -> Vec<String> {
+    pub(crate) fn session_parameters(&self) -> Vec<String> {
         let mut names: Vec<String> = self.session_parameters.iter().cloned().collect();
         names.sort();
         names
     }
 
-    pub fn reports(&self) -> Vec<TrapReport> {
+    pub(crate) fn reports(&self) -> Vec<TrapReport> {
         self.reports.values().cloned().collect()
     }
 }
