@@ -347,6 +347,7 @@ impl MergedOptions {
             record_links: self.state.is_some(),
             collect_images: self.images,
             collect_alternates: self.hreflang,
+            max_url_length: sitemapper_sitemap::MAX_URL_LENGTH,
             ..defaults
         })
     }

@@ -552,3 +552,33 @@ fn lastmod_comes_from_the_final_last_modified_in_any_http_date_form() {
         assert_eq!(lastmod_of(path), None, "{path} has no lastmod");
     }
 }
+
+#[test]
+fn urls_longer_than_the_sitemap_limit_are_never_requested_nor_listed() {
+    let server = Site::new().page("/", "<p>placeholder</p>").serve();
+    // Paths that make the whole URL exactly 2,048 and 2,049 characters long.
+    let path_of = |length: usize| {
+        let padding = length - server.url("/l/").len();
+        format!("/l/{}", "a".repeat(padding))
+    };
+    let (longest, too_long) = (path_of(2_048), path_of(2_049));
+    assert_eq!(server.url(&too_long).len(), 2_049);
+    server.change(
+        Site::new()
+            .page(
+                "/",
+                &format!("<a href=\"{longest}\">ok</a> <a href=\"{too_long}\">too long</a>"),
+            )
+            .page(&longest, "<p>the longest listed URL</p>")
+            .page(&too_long, "<p>never requested</p>"),
+    );
+    let out = tempfile::tempdir().unwrap();
+    let (run, store) = crawl_recorded(&server.url("/"), out.path(), &[]);
+    run.assert_success();
+    assert_eq!(listed_urls(out.path()), urls(&server, &["/", &longest]));
+    assert_eq!(
+        verdict_of(&store, &server.url(&too_long)),
+        (Verdict::Excluded, Some("url-too-long".to_string()))
+    );
+    assert_eq!(times_requested(&server, &too_long), 0);
+}

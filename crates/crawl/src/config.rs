@@ -85,7 +85,8 @@ pub struct CrawlConfig {
     /// Parameters stripped before fetching (a trailing `*` matches any suffix); by default the
     /// tracking and session parameters (`utm_*`, `gclid`, `PHPSESSID`, `jsessionid`, ...).
     pub strip_parameters: Vec<String>,
-    /// URLs longer than this are never fetched nor listed (sitemaps.org: 2,048 characters).
+    /// URLs longer than this are never fetched nor listed. No limit by default: the sitemaps
+    /// protocol's limit is the sitemap crate's to state, and the binary sets it.
     pub max_url_length: usize,
     /// Stop after this many page requests in all (redirect hops and retries included).
     pub max_requests: Option<u64>,
@@ -127,7 +128,7 @@ impl Default for CrawlConfig {
                 .iter()
                 .map(|parameter| parameter.to_string())
                 .collect(),
-            max_url_length: 2048,
+            max_url_length: usize::MAX,
             max_requests: None,
             max_urls: DEFAULT_MAX_URLS,
             addresses: AddressPolicy::default(),
