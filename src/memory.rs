@@ -3,7 +3,7 @@
 
 /// Peak resident set size in bytes (`VmHWM` in `/proc/self/status`), where the system
 /// reports it.
-pub fn peak_rss_bytes() -> Option<u64> {
+pub(crate) fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     let kib: u64 = line
@@ -18,7 +18,7 @@ pub fn peak_rss_bytes() -> Option<u64> {
 
 /// CPU seconds used by the whole process so far, user and system (`/proc/self/stat`, in
 /// clock ticks of 1/100 s, the value Linux uses for USER_HZ on every architecture).
-pub fn cpu_seconds() -> Option<f64> {
+pub(crate) fn cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // The command name may hold spaces: the fields after it start past the last ')'.
     let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();

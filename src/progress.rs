@@ -10,18 +10,22 @@ use sitemapper_crawl::CrawlProgress;
 
 /// Counts kept by the binary as events arrive.
 #[derive(Debug, Default)]
-pub struct EventCounts {
+pub(crate) struct EventCounts {
     pub listed: AtomicU64,
     pub errors: AtomicU64,
 }
 
 #[derive(Debug)]
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
 }
 
 impl Progress {
-    pub fn start(quiet: bool, crawl: Arc<CrawlProgress>, counts: Arc<EventCounts>) -> Progress {
+    pub(crate) fn start(
+        quiet: bool,
+        crawl: Arc<CrawlProgress>,
+        counts: Arc<EventCounts>,
+    ) -> Progress {
         if quiet || !std::io::stderr().is_terminal() {
             return Progress { bar: None };
         }
@@ -49,7 +53,7 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

@@ -14,7 +14,7 @@ use url::Url;
 const INDEXNOW_BATCH: usize = 10_000;
 
 /// The shared endpoint: every participating search engine receives what it is sent.
-pub const DEFAULT_INDEXNOW_ENDPOINT: &str = "https://api.indexnow.org/indexnow";
+pub(crate) const DEFAULT_INDEXNOW_ENDPOINT: &str = "https://api.indexnow.org/indexnow";
 
 #[derive(Debug, Serialize)]
 struct ChangeReportJson<'a> {
@@ -26,7 +26,7 @@ struct ChangeReportJson<'a> {
 }
 
 /// Writes the report as JSON, atomically (a temporary file renamed into place).
-pub fn write_report(report: &ChangeReport, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_report(report: &ChangeReport, path: &Path) -> anyhow::Result<()> {
     let json = ChangeReportJson {
         run: report.run.0,
         previous_run: report.previous.map(|previous| previous.0),
@@ -49,7 +49,7 @@ pub fn write_report(report: &ChangeReport, path: &Path) -> anyhow::Result<()> {
 
 /// Where and how to notify IndexNow.
 #[derive(Debug, Clone)]
-pub struct IndexNow {
+pub(crate) struct IndexNow {
     pub key: String,
     pub key_location: Option<Url>,
     pub endpoint: Url,
@@ -68,7 +68,7 @@ struct Submission<'a> {
 
 /// What a notification did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Notified {
+pub(crate) struct Notified {
     pub urls: usize,
     pub batches: usize,
 }
@@ -76,7 +76,7 @@ pub struct Notified {
 impl IndexNow {
     /// Submits the added, changed and removed URLs of `host`, in batches of at most 10,000.
     /// Connections obey `addresses`, the crawl's own policy.
-    pub async fn notify(
+    pub(crate) async fn notify(
         &self,
         host: &str,
         report: &ChangeReport,

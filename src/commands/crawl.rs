@@ -32,7 +32,7 @@ use crate::settings::CrawlSettings;
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
 
-pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
+pub(crate) fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
     let settings = CrawlSettings::resolve(args).map_err(Failure::usage)?;
     let crawled = crawl_and_publish(&settings, output)?;
     if !output.quiet {
@@ -43,7 +43,7 @@ pub fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
 
 /// A finished, published run, with what the summary and the audit need.
 #[derive(Debug)]
-pub struct Crawled {
+pub(crate) struct Crawled {
     pub store: Store,
     pub run: RunId,
     pub summary: CrawlSummary,
@@ -66,7 +66,10 @@ impl Crawled {
 }
 
 /// Crawls, records and publishes: everything `sitemapper crawl` does but the summary.
-pub fn crawl_and_publish(settings: &CrawlSettings, output: Output) -> Result<Crawled, Failure> {
+pub(crate) fn crawl_and_publish(
+    settings: &CrawlSettings,
+    output: Output,
+) -> Result<Crawled, Failure> {
     let started = Instant::now();
     let crawler = Crawler::new(settings.crawl.clone());
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;

@@ -9,12 +9,12 @@ use url::Url;
 
 /// A second connection to the crawl database (WAL lets it read while the recorder writes).
 #[derive(Debug)]
-pub struct StoreHistory {
+pub(super) struct StoreHistory {
     store: Mutex<Store>,
 }
 
 impl StoreHistory {
-    pub fn new(store: Store) -> StoreHistory {
+    pub(super) fn new(store: Store) -> StoreHistory {
         StoreHistory {
             store: Mutex::new(store),
         }

@@ -10,12 +10,12 @@ use std::path::Path;
 
 /// Held locks; released when dropped (or when the process ends).
 #[derive(Debug)]
-pub struct RunLock {
+pub(super) struct RunLock {
     _held: Vec<File>,
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum LockError {
+pub(super) enum LockError {
     #[error("another sitemapper run is using {0}; this one stops without touching it")]
     Busy(String),
     #[error("cannot lock {path}: {source}")]
@@ -30,7 +30,7 @@ impl RunLock {
     /// yet. Creating and locking the crawl database before anything opens it means two runs
     /// started together on a new `--state` file cannot both get in: they open the same file,
     /// and only one gets its lock.
-    pub fn acquire(paths: &[&Path]) -> Result<RunLock, LockError> {
+    pub(super) fn acquire(paths: &[&Path]) -> Result<RunLock, LockError> {
         let mut held = Vec::new();
         for path in paths {
             let file = open_for_lock(path).map_err(|source| LockError::Io {

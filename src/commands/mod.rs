@@ -1,18 +1,18 @@
 //! One module per subcommand.
 
-pub mod audit;
-pub mod changes;
-pub mod crawl;
+pub(crate) mod audit;
+pub(crate) mod changes;
+pub(crate) mod crawl;
 mod history;
 mod lock;
 mod record;
-pub mod runs;
-pub mod sitemap_source;
+pub(crate) mod runs;
+pub(crate) mod sitemap_source;
 mod spill;
-pub mod validate;
+pub(crate) mod validate;
 
 /// How the user asked the binary to speak.
 #[derive(Debug, Clone, Copy)]
-pub struct Output {
+pub(crate) struct Output {
     pub quiet: bool,
 }

@@ -18,7 +18,7 @@ const BATCH_SIZE: usize = 512;
 
 /// What the recorder saw besides pages, for the summary.
 #[derive(Debug, Default)]
-pub struct Notes {
+pub(crate) struct Notes {
     /// `(origin, policy)` for each robots.txt read.
     pub robots: Vec<(String, String)>,
     /// `(from, to)` when the seed's redirect moved the scope.
@@ -28,12 +28,12 @@ pub struct Notes {
 }
 
 #[derive(Debug)]
-pub struct Recorder {
+pub(super) struct Recorder {
     handle: JoinHandle<Result<(Store, Notes), StoreError>>,
 }
 
 impl Recorder {
-    pub fn spawn(
+    pub(super) fn spawn(
         mut store: Store,
         run: RunId,
         mut events: mpsc::Receiver<CrawlEvent>,
@@ -77,7 +77,7 @@ impl Recorder {
     }
 
     /// Waits for the recorder to drain the channel (the sender must be dropped first).
-    pub fn finish(self) -> anyhow::Result<(Store, Notes)> {
+    pub(super) fn finish(self) -> anyhow::Result<(Store, Notes)> {
         match self.handle.join() {
             Ok(result) => Ok(result?),
             Err(_) => anyhow::bail!("the crawl database writer stopped unexpectedly"),

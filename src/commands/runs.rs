@@ -8,7 +8,7 @@ use sitemapper_store::{RunSummary, Store};
 use crate::cli::RunsArgs;
 use crate::exit::Failure;
 
-pub fn run(args: RunsArgs) -> Result<(), Failure> {
+pub(crate) fn run(args: RunsArgs) -> Result<(), Failure> {
     if !args.state.exists() {
         return Err(Failure::usage(anyhow::anyhow!(
             "no crawl database at {}",

@@ -10,13 +10,13 @@ use url::Url;
 /// An HTTP client for sitemaps that obeys an address policy: names are checked when they
 /// resolve, address literals before each request.
 #[derive(Debug)]
-pub struct SitemapClient {
+pub(crate) struct SitemapClient {
     client: reqwest::Client,
     addresses: AddressPolicy,
 }
 
 impl SitemapClient {
-    pub fn new(
+    pub(crate) fn new(
         user_agent: &str,
         timeout: Duration,
         addresses: AddressPolicy,
@@ -29,7 +29,7 @@ impl SitemapClient {
     }
 
     /// The body, gunzipped when it is gzip; `None` for a 404 or 410.
-    pub async fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, String> {
+    pub(crate) async fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, String> {
         self.addresses
             .check_url(url)
             .map_err(|refused| refused.to_string())?;
@@ -67,7 +67,7 @@ async fn fetch(client: &reqwest::Client, url: &Url) -> Result<Option<Vec<u8>>, S
 
 /// `bytes` decompressed when they are gzip (by their magic number, whatever the name says),
 /// up to the protocol's 50 MiB.
-pub fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+pub(crate) fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Ok(bytes);
     }

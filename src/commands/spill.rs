@@ -8,13 +8,13 @@ use sitemapper_store::{QueuedRow, Store};
 
 /// A connection of its own to the crawl database (WAL lets it write beside the recorder).
 #[derive(Debug)]
-pub struct StoreSpill {
+pub(super) struct StoreSpill {
     store: Mutex<Store>,
 }
 
 impl StoreSpill {
     /// Takes `store` for the spill, emptied of what an earlier run left queued.
-    pub fn new(mut store: Store) -> anyhow::Result<StoreSpill> {
+    pub(super) fn new(mut store: Store) -> anyhow::Result<StoreSpill> {
         store.queue_clear()?;
         Ok(StoreSpill {
             store: Mutex::new(store),

@@ -69,7 +69,7 @@ fn addresses_for(runtime: &tokio::runtime::Runtime, first: &Source) -> AddressPo
     }
 }
 
-pub fn run(args: ValidateArgs) -> Result<(), Failure> {
+pub(crate) fn run(args: ValidateArgs) -> Result<(), Failure> {
     let first = Source::parse(&args.target)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

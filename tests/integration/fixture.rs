@@ -22,7 +22,7 @@ use hyper_util::rt::TokioIo;
 
 /// One response the server gives for a path (with its query, if any).
 #[derive(Debug, Clone)]
-pub struct Route {
+pub(crate) struct Route {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -34,7 +34,7 @@ pub struct Route {
 
 /// How a route's body goes out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BodyPacing {
+pub(crate) enum BodyPacing {
     /// All at once.
     Whole,
     /// One byte per interval.
@@ -44,11 +44,11 @@ pub enum BodyPacing {
 }
 
 impl Route {
-    pub fn html(body: &str) -> Route {
+    pub(crate) fn html(body: &str) -> Route {
         Route::new(200, body).header("Content-Type", "text/html; charset=utf-8")
     }
 
-    pub fn new(status: u16, body: &str) -> Route {
+    pub(crate) fn new(status: u16, body: &str) -> Route {
         Route {
             status,
             headers: Vec::new(),
@@ -58,26 +58,26 @@ impl Route {
         }
     }
 
-    pub fn redirect(status: u16, location: &str) -> Route {
+    pub(crate) fn redirect(status: u16, location: &str) -> Route {
         Route::new(status, "").header("Location", location)
     }
 
-    pub fn header(mut self, name: &str, value: &str) -> Route {
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Route {
         self.headers.push((name.to_string(), value.to_string()));
         self
     }
 
-    pub fn bytes(mut self, body: Vec<u8>) -> Route {
+    pub(crate) fn bytes(mut self, body: Vec<u8>) -> Route {
         self.body = body;
         self
     }
 
-    pub fn delay(mut self, delay: Duration) -> Route {
+    pub(crate) fn delay(mut self, delay: Duration) -> Route {
         self.delay = delay;
         self
     }
 
-    pub fn pacing(mut self, pacing: BodyPacing) -> Route {
+    pub(crate) fn pacing(mut self, pacing: BodyPacing) -> Route {
         self.pacing = pacing;
         self
     }
@@ -87,14 +87,14 @@ impl Route {
 /// server's own `http://127.0.0.1:PORT` when it starts, `{host}` by `127.0.0.1:PORT`,
 /// `{port}` by `PORT`.
 #[derive(Clone, Default)]
-pub struct Site {
+pub(crate) struct Site {
     routes: HashMap<String, Vec<Route>>,
     /// Answers requests no fixed route matches: generated, possibly endless, sites.
     generator: Option<Generator>,
 }
 
 /// Makes a response for a request target (path and query), or None for a 404.
-pub type Generator = Arc<dyn Fn(&str) -> Option<Route> + Send + Sync>;
+pub(crate) type Generator = Arc<dyn Fn(&str) -> Option<Route> + Send + Sync>;
 
 impl std::fmt::Debug for Site {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -107,28 +107,28 @@ impl std::fmt::Debug for Site {
 }
 
 impl Site {
-    pub fn new() -> Site {
+    pub(crate) fn new() -> Site {
         Site::default()
     }
 
     /// A 200 `text/html` page.
-    pub fn page(self, path: &str, body: &str) -> Site {
+    pub(crate) fn page(self, path: &str, body: &str) -> Site {
         self.route(path, Route::html(body))
     }
 
-    pub fn route(self, path: &str, route: Route) -> Site {
+    pub(crate) fn route(self, path: &str, route: Route) -> Site {
         self.sequence(path, vec![route])
     }
 
     /// Answers the requests for `path` with `routes` in turn, the last one repeating.
-    pub fn sequence(mut self, path: &str, routes: Vec<Route>) -> Site {
+    pub(crate) fn sequence(mut self, path: &str, routes: Vec<Route>) -> Site {
         assert!(!routes.is_empty(), "a sequence of routes for {path}");
         self.routes.insert(path.to_string(), routes);
         self
     }
 
     /// Generates the responses for targets that no fixed route matches.
-    pub fn generated(
+    pub(crate) fn generated(
         mut self,
         generator: impl Fn(&str) -> Option<Route> + Send + Sync + 'static,
     ) -> Site {
@@ -136,12 +136,12 @@ impl Site {
         self
     }
 
-    pub fn serve(self) -> Server {
+    pub(crate) fn serve(self) -> Server {
         Server::start(self, "127.0.0.1")
     }
 
     /// Serves on another loopback address (`127.0.0.2`): a second host on this machine.
-    pub fn serve_on(self, address: &str) -> Server {
+    pub(crate) fn serve_on(self, address: &str) -> Server {
         Server::start(self, address)
     }
 }
@@ -225,7 +225,7 @@ impl Sequence {
 /// Every request received, with a way to wait for one without sleeping, and how many were
 /// being answered at once.
 #[derive(Debug, Default)]
-pub struct RequestLog {
+pub(crate) struct RequestLog {
     seen: Mutex<Vec<Seen>>,
     arrived: Condvar,
     in_flight: AtomicUsize,
@@ -256,7 +256,7 @@ impl RequestLog {
 
 /// A request as the server saw it.
 #[derive(Debug, Clone)]
-pub struct Seen {
+pub(crate) struct Seen {
     pub method: String,
     /// Path and query, as requested.
     pub target: String,
@@ -267,7 +267,7 @@ pub struct Seen {
 
 /// A running fixture server; it stops when dropped.
 #[derive(Debug)]
-pub struct Server {
+pub(crate) struct Server {
     address: SocketAddr,
     routes: Arc<RwLock<Arc<Routes>>>,
     log: Arc<RequestLog>,
@@ -325,27 +325,27 @@ impl Server {
     }
 
     /// Serves `site` from now on, on the same address (a site that changes between runs).
-    pub fn change(&self, site: Site) {
+    pub(crate) fn change(&self, site: Site) {
         *self.routes.write().expect("routes lock") = Arc::new(Routes::new(site, self.address));
     }
 
     /// `http://127.0.0.1:PORT` followed by `path`.
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.address)
     }
 
-    pub fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         format!("http://{}", self.address)
     }
 
     /// Every request received so far, in order.
-    pub fn requests(&self) -> Vec<Seen> {
+    pub(crate) fn requests(&self) -> Vec<Seen> {
         self.log.seen.lock().expect("log lock").clone()
     }
 
     /// Blocks until the requests received satisfy `done` (woken by each request; a minute at
     /// most, so that a broken crawler fails the test instead of hanging it).
-    pub fn wait_for(&self, done: impl Fn(&[Seen]) -> bool) {
+    pub(crate) fn wait_for(&self, done: impl Fn(&[Seen]) -> bool) {
         let seen = self.log.seen.lock().expect("log lock");
         let (seen, timeout) = self
             .log
@@ -360,12 +360,12 @@ impl Server {
     }
 
     /// The most requests the server was answering at one time.
-    pub fn max_in_flight(&self) -> usize {
+    pub(crate) fn max_in_flight(&self) -> usize {
         self.log.max_in_flight.load(Ordering::SeqCst)
     }
 
     /// The request targets received so far, in order.
-    pub fn targets(&self) -> Vec<String> {
+    pub(crate) fn targets(&self) -> Vec<String> {
         self.requests()
             .into_iter()
             .map(|seen| seen.target)

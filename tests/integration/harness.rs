@@ -7,14 +7,14 @@ use std::process::Command;
 
 /// The result of one `sitemapper` invocation.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
 }
 
 impl Run {
-    pub fn assert_success(&self) -> &Run {
+    pub(crate) fn assert_success(&self) -> &Run {
         assert_eq!(
             self.code, 0,
             "sitemapper failed.\nstdout:\n{}\nstderr:\n{}",
@@ -35,7 +35,7 @@ impl From<std::process::Output> for Run {
 }
 
 /// `sitemapper ARGS` with a clean environment for the network (no proxies) and logging.
-pub fn sitemapper_command(args: &[&str]) -> Command {
+pub(crate) fn sitemapper_command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sitemapper"));
     command
         .args(args)
@@ -51,7 +51,7 @@ pub fn sitemapper_command(args: &[&str]) -> Command {
 }
 
 /// Runs `sitemapper ARGS` (see [`sitemapper_command`]).
-pub fn sitemapper(args: &[&str]) -> Run {
+pub(crate) fn sitemapper(args: &[&str]) -> Run {
     sitemapper_command(args)
         .output()
         .expect("run sitemapper")
@@ -59,7 +59,7 @@ pub fn sitemapper(args: &[&str]) -> Run {
 }
 
 /// Crawls `seed` into `out` with fast-failing retries, plus `extra` flags.
-pub fn crawl(seed: &str, out: &Path, extra: &[&str]) -> Run {
+pub(crate) fn crawl(seed: &str, out: &Path, extra: &[&str]) -> Run {
     let out = out.to_str().expect("utf-8 path");
     let mut args = vec!["crawl", seed, "--out", out, "--retries", "0"];
     args.extend_from_slice(extra);
@@ -67,7 +67,7 @@ pub fn crawl(seed: &str, out: &Path, extra: &[&str]) -> Run {
 }
 
 /// The text of a sitemap file, gunzipped when it ends in `.gz`.
-pub fn read_sitemap(path: &Path) -> String {
+pub(crate) fn read_sitemap(path: &Path) -> String {
     let bytes =
         std::fs::read(path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()));
     if path.extension().is_some_and(|extension| extension == "gz") {
@@ -82,7 +82,7 @@ pub fn read_sitemap(path: &Path) -> String {
 }
 
 /// The `<loc>` values of an XML sitemap or index, in order, unescaped.
-pub fn locs(xml: &str) -> Vec<String> {
+pub(crate) fn locs(xml: &str) -> Vec<String> {
     xml.split("<loc>")
         .skip(1)
         .map(|rest| rest.split("</loc>").next().unwrap_or_default())
@@ -97,7 +97,7 @@ pub fn locs(xml: &str) -> Vec<String> {
 }
 
 /// Every URL listed under `out`: from `sitemap.xml`, following the index into its children.
-pub fn listed_urls(out: &Path) -> BTreeSet<String> {
+pub(crate) fn listed_urls(out: &Path) -> BTreeSet<String> {
     let root = read_sitemap(&out.join("sitemap.xml"));
     if root.contains("<sitemapindex") {
         locs(&root)
@@ -113,7 +113,7 @@ pub fn listed_urls(out: &Path) -> BTreeSet<String> {
 }
 
 /// `loc -> lastmod` of the sitemap in `out` (a single `sitemap.xml`, not an index).
-pub fn lastmods(out: &Path) -> BTreeMap<String, Option<String>> {
+pub(crate) fn lastmods(out: &Path) -> BTreeMap<String, Option<String>> {
     let xml = read_sitemap(&out.join("sitemap.xml"));
     xml.split("<url>")
         .skip(1)
@@ -131,7 +131,7 @@ pub fn lastmods(out: &Path) -> BTreeMap<String, Option<String>> {
 }
 
 /// `Peak memory: 12.3 MiB.` from the summary.
-pub fn peak_memory_mib(stderr: &str) -> f64 {
+pub(crate) fn peak_memory_mib(stderr: &str) -> f64 {
     stderr
         .lines()
         .find_map(|line| line.strip_prefix("Peak memory: "))
@@ -141,7 +141,7 @@ pub fn peak_memory_mib(stderr: &str) -> f64 {
 }
 
 /// The sitemap files in `out` (sitemap.xml and its children), sorted.
-pub fn sitemap_files(out: &Path) -> Vec<PathBuf> {
+pub(crate) fn sitemap_files(out: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(out)
         .expect("read out dir")
         .map(|entry| entry.expect("dir entry").path())
@@ -159,7 +159,11 @@ pub fn sitemap_files(out: &Path) -> Vec<PathBuf> {
 }
 
 /// Crawls like [`crawl`], keeping the crawl database, and opens it.
-pub fn crawl_recorded(seed: &str, out: &Path, extra: &[&str]) -> (Run, sitemapper_store::Store) {
+pub(crate) fn crawl_recorded(
+    seed: &str,
+    out: &Path,
+    extra: &[&str],
+) -> (Run, sitemapper_store::Store) {
     let state = out.join("crawl.db");
     let mut args = vec!["--state", state.to_str().expect("utf-8 path")];
     args.extend_from_slice(extra);
@@ -169,7 +173,7 @@ pub fn crawl_recorded(seed: &str, out: &Path, extra: &[&str]) -> (Run, sitemappe
 }
 
 /// The verdict recorded for `url`, and the code of its reason as the database keeps it.
-pub fn verdict_of(
+pub(crate) fn verdict_of(
     store: &sitemapper_store::Store,
     url: &str,
 ) -> (sitemapper_store::Verdict, Option<String>) {

@@ -12,7 +12,7 @@ fn schema() -> PathBuf {
 
 /// Validates `file` with xmllint. Without xmllint the check is skipped locally, but fails
 /// under CI, where .ci/run installs it.
-pub fn assert_valid(file: &Path) {
+pub(crate) fn assert_valid(file: &Path) {
     let result = Command::new("xmllint")
         .args(["--nonet", "--noout", "--schema"])
         .arg(schema())
@@ -36,7 +36,7 @@ pub fn assert_valid(file: &Path) {
 }
 
 /// Validates every sitemap file in `out`.
-pub fn assert_all_valid(out: &Path) {
+pub(crate) fn assert_all_valid(out: &Path) {
     let files = sitemap_files(out);
     assert!(!files.is_empty(), "no sitemap files in {}", out.display());
     for file in files {

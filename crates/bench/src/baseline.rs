@@ -8,7 +8,7 @@ use anyhow::Context;
 use futures_util::StreamExt;
 
 /// Fetches `urls` with `concurrency` requests in flight; returns the wall time.
-pub fn fetch_all(urls: &[String], concurrency: usize) -> anyhow::Result<Duration> {
+pub(crate) fn fetch_all(urls: &[String], concurrency: usize) -> anyhow::Result<Duration> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

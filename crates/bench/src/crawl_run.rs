@@ -11,14 +11,14 @@ use sitemapper_sitemap::{SitemapDocument, read_sitemap};
 
 /// What one crawl measured.
 #[derive(Debug, Clone)]
-pub struct CrawlMeasure {
+pub(crate) struct CrawlMeasure {
     pub wall: Duration,
     pub cpu_seconds: f64,
     pub peak_rss_mib: f64,
     pub listed: BTreeSet<String>,
 }
 
-pub fn crawl(binary: &Path, seed: &str, concurrency: usize) -> anyhow::Result<CrawlMeasure> {
+pub(crate) fn crawl(binary: &Path, seed: &str, concurrency: usize) -> anyhow::Result<CrawlMeasure> {
     let out = tempfile::tempdir().context("output directory")?;
     let started = Instant::now();
     let output = Command::new(binary)

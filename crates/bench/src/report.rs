@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// The measures of one case over its runs.
 #[derive(Debug, Clone)]
-pub struct CaseResult {
+pub(crate) struct CaseResult {
     pub pages: u64,
     pub fetched: usize,
     pub runs: usize,
@@ -19,7 +19,7 @@ pub struct CaseResult {
 }
 
 /// The median of `values` (the mean of the middle two for an even count).
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     match sorted.len() {
@@ -48,7 +48,7 @@ impl CaseResult {
             .collect()
     }
 
-    pub fn row(&self) -> String {
+    pub(crate) fn row(&self) -> String {
         let crawl = self.pages_per_second(&self.crawl_wall);
         let baseline = self.pages_per_second(&self.baseline_wall);
         let ratio = if baseline.is_empty() {
@@ -88,7 +88,7 @@ impl CaseResult {
 }
 
 /// The machine, as far as /proc and rustc tell.
-pub fn machine() -> String {
+pub(crate) fn machine() -> String {
     let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
     let cpuinfo = read("/proc/cpuinfo");
     let model = cpuinfo
@@ -115,7 +115,12 @@ pub fn machine() -> String {
     format!("{model}, {cores} cores usable, {memory} memory, Linux {kernel}, {rustc}")
 }
 
-pub fn markdown(results: &[CaseResult], machine: &str, date: &str, concurrency: usize) -> String {
+pub(crate) fn markdown(
+    results: &[CaseResult],
+    machine: &str,
+    date: &str,
+    concurrency: usize,
+) -> String {
     let mut text = String::new();
     let _ = writeln!(text, "# sitemapper benchmark\n");
     let _ = writeln!(

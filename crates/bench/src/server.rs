@@ -18,13 +18,13 @@ use crate::site::GeneratedSite;
 
 /// A running server; it stops when dropped.
 #[derive(Debug)]
-pub struct Server {
+pub(crate) struct Server {
     pub address: SocketAddr,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Server {
-    pub fn start(site: GeneratedSite, threads: usize) -> anyhow::Result<Server> {
+    pub(crate) fn start(site: GeneratedSite, threads: usize) -> anyhow::Result<Server> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads.max(1))
             .thread_name("bench-server")
@@ -56,7 +56,7 @@ impl Server {
         })
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.address)
     }
 }

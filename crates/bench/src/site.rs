@@ -47,7 +47,7 @@ const WORDS: &[&str] = &[
 
 /// How big the pages are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageSize {
+pub(crate) enum PageSize {
     /// About 15 to 40 KB of HTML, 40 to 100 links.
     Full,
     /// About 1 KB, a handful of links (the million-page case).
@@ -58,16 +58,16 @@ pub enum PageSize {
 /// (`/dup/N`, canonical to `/p/N`) for every tenth page and noindex pages (`/hidden/N`) for
 /// every twentieth, linked from their pages.
 #[derive(Debug, Clone, Copy)]
-pub struct GeneratedSite {
+pub(crate) struct GeneratedSite {
     pub pages: u64,
     pub size: PageSize,
 }
 
 /// A response body, or none (404).
-pub type Body = Option<String>;
+pub(crate) type Body = Option<String>;
 
 impl GeneratedSite {
-    pub fn new(pages: u64) -> GeneratedSite {
+    pub(crate) fn new(pages: u64) -> GeneratedSite {
         let size = if pages > 200_000 {
             PageSize::Small
         } else {
@@ -85,12 +85,12 @@ impl GeneratedSite {
     }
 
     /// Every URL path a correct crawl lists, in order.
-    pub fn expected_paths(&self) -> BTreeSet<String> {
+    pub(crate) fn expected_paths(&self) -> BTreeSet<String> {
         (0..self.pages).map(Self::page_path).collect()
     }
 
     /// Every URL path a crawl fetches: the pages, the duplicates and the noindex pages.
-    pub fn fetched_paths(&self) -> Vec<String> {
+    pub(crate) fn fetched_paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = (0..self.pages).map(Self::page_path).collect();
         for number in 1..self.pages {
             if has_duplicate(number, self.size) {
@@ -104,7 +104,7 @@ impl GeneratedSite {
     }
 
     /// The HTML at `path`.
-    pub fn render(&self, path: &str) -> Body {
+    pub(crate) fn render(&self, path: &str) -> Body {
         if path == "/robots.txt" {
             return None;
         }

@@ -45,14 +45,14 @@ pub(crate) struct FetchedResponse {
 }
 
 impl FetchedResponse {
-    pub fn header(&self, name: header::HeaderName) -> Option<String> {
+    pub(crate) fn header(&self, name: header::HeaderName) -> Option<String> {
         self.headers
             .get(name)
             .and_then(|value| value.to_str().ok())
             .map(str::to_string)
     }
 
-    pub fn header_values(&self, name: header::HeaderName) -> Vec<String> {
+    pub(crate) fn header_values(&self, name: header::HeaderName) -> Vec<String> {
         self.headers
             .get_all(name)
             .iter()
@@ -180,7 +180,10 @@ pub(crate) struct Fetcher {
 }
 
 impl Fetcher {
-    pub fn new(config: &CrawlConfig, addresses: AddressPolicy) -> Result<Fetcher, CrawlError> {
+    pub(crate) fn new(
+        config: &CrawlConfig,
+        addresses: AddressPolicy,
+    ) -> Result<Fetcher, CrawlError> {
         let client = client_builder(&addresses)?
             .user_agent(config.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
@@ -204,7 +207,7 @@ impl Fetcher {
     /// backoff and jitter, honouring `Retry-After` up to a cap. After the last attempt the last
     /// response (or failure) is returned as it is. A retry is a request like any other: it
     /// happens only when `reserve_retry` grants it one from the crawl's request budget.
-    pub async fn fetch(
+    pub(crate) async fn fetch(
         &self,
         url: &Url,
         wanted: BodyWanted,

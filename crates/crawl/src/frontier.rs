@@ -32,7 +32,7 @@ pub(crate) struct SeenSet {
 
 impl SeenSet {
     /// Records `url`; true when it was not seen before.
-    pub fn insert(&self, url: &Url) -> bool {
+    pub(crate) fn insert(&self, url: &Url) -> bool {
         let new = self.fingerprints.insert(fingerprint(url.as_str()));
         if new {
             self.count.fetch_add(1, Ordering::Relaxed);
@@ -40,11 +40,11 @@ impl SeenSet {
         new
     }
 
-    pub fn contains(&self, url: &Url) -> bool {
+    pub(crate) fn contains(&self, url: &Url) -> bool {
         self.fingerprints.contains(&fingerprint(url.as_str()))
     }
 
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.count.load(Ordering::Relaxed)
     }
 }
@@ -140,7 +140,7 @@ pub(crate) struct Frontier {
 }
 
 impl Frontier {
-    pub fn new(spill: Option<Arc<dyn FrontierSpill>>) -> Frontier {
+    pub(crate) fn new(spill: Option<Arc<dyn FrontierSpill>>) -> Frontier {
         Frontier {
             memory: VecDeque::new(),
             outgoing: Vec::new(),
@@ -151,7 +151,7 @@ impl Frontier {
         }
     }
 
-    pub fn push(&mut self, item: QueuedUrl) {
+    pub(crate) fn push(&mut self, item: QueuedUrl) {
         let in_order = self.spilled == 0 && self.outgoing.is_empty();
         if self.spill.is_none() || (in_order && self.memory.len() < MEMORY_BUDGET) {
             self.memory.push_back(item);
@@ -163,7 +163,7 @@ impl Frontier {
         }
     }
 
-    pub fn pop(&mut self) -> Option<QueuedUrl> {
+    pub(crate) fn pop(&mut self) -> Option<QueuedUrl> {
         if self.memory.is_empty() {
             self.refill();
         }
@@ -171,13 +171,13 @@ impl Frontier {
     }
 
     /// URLs waiting, in memory and on disk.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.memory.len() + self.spilled + self.outgoing.len()
     }
 
     /// URLs the spill failed to give back: still on disk but unreadable, or missing. Call
     /// when the crawl is over.
-    pub fn lost(&self) -> u64 {
+    pub(crate) fn lost(&self) -> u64 {
         let unreadable = if self.unreadable { self.spilled } else { 0 };
         self.lost + unreadable as u64
     }

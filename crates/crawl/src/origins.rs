@@ -54,7 +54,7 @@ impl OriginState {
 }
 
 impl Origins {
-    pub fn new(
+    pub(crate) fn new(
         respect_robots: bool,
         product_token: String,
         delay: Option<Duration>,
@@ -82,7 +82,7 @@ impl Origins {
     /// The robots.txt policy of `url`'s origin, fetched on first use and again when it is a
     /// day old. Concurrent callers for one origin wait for the same fetch, so robots.txt is
     /// requested before anything else.
-    pub async fn robots(&self, url: &Url, fetcher: &Fetcher) -> Arc<RobotsPolicy> {
+    pub(crate) async fn robots(&self, url: &Url, fetcher: &Fetcher) -> Arc<RobotsPolicy> {
         let state = self.state(url);
         if let Some(policy) = state.fresh_robots() {
             return policy;
@@ -187,7 +187,7 @@ impl Origins {
     }
 
     /// Waits until a request to `url`'s origin may start, and books the next slot.
-    pub async fn pace(&self, url: &Url) {
+    pub(crate) async fn pace(&self, url: &Url) {
         let state = self.state(url);
         let delay = self.delay_for(&state);
         if delay.is_zero() {

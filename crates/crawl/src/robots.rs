@@ -33,7 +33,7 @@ pub(crate) enum RobotsPolicy {
 }
 
 impl RobotsPolicy {
-    pub fn is_allowed(&self, url: &Url) -> bool {
+    pub(crate) fn is_allowed(&self, url: &Url) -> bool {
         match self {
             RobotsPolicy::AllowAll { .. } => true,
             RobotsPolicy::DisallowAll { .. } => url.path() == "/robots.txt",
@@ -41,14 +41,14 @@ impl RobotsPolicy {
         }
     }
 
-    pub fn crawl_delay(&self) -> Option<Duration> {
+    pub(crate) fn crawl_delay(&self) -> Option<Duration> {
         match self {
             RobotsPolicy::Rules(rules) => rules.crawl_delay(),
             _ => None,
         }
     }
 
-    pub fn sitemaps(&self) -> &[String] {
+    pub(crate) fn sitemaps(&self) -> &[String] {
         match self {
             RobotsPolicy::Rules(rules) => rules.sitemaps(),
             _ => &[],
@@ -56,7 +56,7 @@ impl RobotsPolicy {
     }
 
     /// A short description for logs and summaries.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             RobotsPolicy::AllowAll { reason } => format!("allow all ({reason})"),
             RobotsPolicy::DisallowAll { reason } => format!("disallow all ({reason})"),
@@ -83,7 +83,7 @@ struct Rule {
 
 impl RobotsRules {
     /// Parses a robots.txt body for `product_token` (case-insensitive).
-    pub fn parse(body: &str, product_token: &str) -> RobotsRules {
+    pub(crate) fn parse(body: &str, product_token: &str) -> RobotsRules {
         let body = prepare_body(body);
         let mut collector = GroupCollector::default();
         robotstxt::parse_robotstxt(&body, &mut collector);
@@ -91,7 +91,7 @@ impl RobotsRules {
     }
 
     /// Longest match wins; Allow wins a tie; no match allows (RFC 9309 section 2.2.2).
-    pub fn is_allowed(&self, url: &Url) -> bool {
+    pub(crate) fn is_allowed(&self, url: &Url) -> bool {
         let mut target = normalize_percent_encoding(url.path()).into_owned();
         if let Some(query) = url.query() {
             target.push('?');
@@ -117,11 +117,11 @@ impl RobotsRules {
         best_disallow == 0 || best_allow >= best_disallow
     }
 
-    pub fn crawl_delay(&self) -> Option<Duration> {
+    pub(crate) fn crawl_delay(&self) -> Option<Duration> {
         self.crawl_delay
     }
 
-    pub fn sitemaps(&self) -> &[String] {
+    pub(crate) fn sitemaps(&self) -> &[String] {
         &self.sitemaps
     }
 

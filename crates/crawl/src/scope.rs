@@ -18,7 +18,7 @@ pub(crate) struct Scope {
 impl Scope {
     /// The scope of a crawl started at `seed`: its origin and the directory of its path
     /// (`/blog/` for `/blog/` and for `/blog/index.html`).
-    pub fn from_seed(seed: &Url, options: &ScopeOptions) -> Scope {
+    pub(crate) fn from_seed(seed: &Url, options: &ScopeOptions) -> Scope {
         let mut root = seed.clone();
         root.set_path(directory_of(seed.path()));
         root.set_query(None);
@@ -31,7 +31,7 @@ impl Scope {
 
     /// The scope after the seed redirected to `target`: the target's origin, the same
     /// directory when the target is under it, else the target's directory.
-    pub fn moved_to(&self, target: &Url) -> Scope {
+    pub(crate) fn moved_to(&self, target: &Url) -> Scope {
         let mut moved = Scope::from_seed(target, &self.options);
         if target.path().starts_with(self.root.path()) {
             moved.root.set_path(self.root.path());
@@ -40,19 +40,19 @@ impl Scope {
     }
 
     /// The absolute URL of the scope's directory: where its sitemaps are published.
-    pub fn root(&self) -> &Url {
+    pub(crate) fn root(&self) -> &Url {
         &self.root
     }
 
     /// Whether a crawl may request `url`.
-    pub fn contains(&self, url: &Url) -> bool {
+    pub(crate) fn contains(&self, url: &Url) -> bool {
         self.is_same_site(url)
             && url.path().starts_with(self.root.path())
             && self.passes_filters(url)
     }
 
     /// Whether `url` shares the scope's origin (or, with subdomains allowed, its site).
-    pub fn is_same_site(&self, url: &Url) -> bool {
+    pub(crate) fn is_same_site(&self, url: &Url) -> bool {
         if url.scheme() != self.root.scheme()
             || url.port_or_known_default() != self.root.port_or_known_default()
         {

@@ -2,8 +2,6 @@
 //! (links, canonical hints, robots directives, base, instant refresh, title). Pure and
 //! synchronous: no network, no async, no logging.
 
-#![warn(missing_docs, unreachable_pub)]
-
 mod canonical;
 mod charset;
 mod directives;

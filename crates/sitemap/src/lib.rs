@@ -2,8 +2,6 @@
 //! index over them, gzip, and atomic publishing into the output directory; a reader and a
 //! validator of sitemaps and indexes, and a walk that follows indexes into their sitemaps.
 
-#![warn(missing_docs, unreachable_pub)]
-
 mod extensions;
 mod index_walk;
 mod limits;

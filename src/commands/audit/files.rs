@@ -12,7 +12,7 @@ use super::spreadsheet::SpreadsheetCsv;
 
 /// Counts for the summary and the charts, gathered while pages.csv is written.
 #[derive(Debug, Default, Serialize)]
-pub struct PageCounts {
+pub(super) struct PageCounts {
     pub pages: u64,
     pub listed: u64,
     /// HTTP status (or "none" for URLs never fetched) -> pages.
@@ -22,7 +22,7 @@ pub struct PageCounts {
 }
 
 /// Writes pages.csv, one row per URL of the run, and counts them.
-pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<PageCounts> {
+pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<PageCounts> {
     let mut csv = SpreadsheetCsv::create(path)?;
     csv.write_row([
         "url",
@@ -73,7 +73,7 @@ pub fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<Pag
 }
 
 /// Writes links.csv: every link of every page of the run.
-pub fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
+pub(super) fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
     csv.write_row(["source", "target"])?;
     store.for_each_link(run, |source, target| csv.write_row([source, target]))?;
@@ -81,7 +81,7 @@ pub fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()>
 }
 
 /// Writes findings.csv: one row per finding, its referrers space-separated.
-pub fn write_findings(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
+pub(super) fn write_findings(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
     csv.write_row(["severity", "kind", "title", "url", "detail", "referrers"])?;
     for finding in findings {
@@ -99,7 +99,7 @@ pub fn write_findings(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
 
 /// One finding as report.json and the HTML report carry it.
 #[derive(Debug, Serialize)]
-pub struct FindingJson<'a> {
+pub(super) struct FindingJson<'a> {
     pub severity: &'static str,
     pub kind: &'static str,
     pub title: &'static str,
@@ -109,7 +109,7 @@ pub struct FindingJson<'a> {
 }
 
 impl<'a> FindingJson<'a> {
-    pub fn of(finding: &'a Finding) -> FindingJson<'a> {
+    pub(super) fn of(finding: &'a Finding) -> FindingJson<'a> {
         FindingJson {
             severity: finding.kind.severity().as_str(),
             kind: finding.kind.code(),
@@ -123,7 +123,7 @@ impl<'a> FindingJson<'a> {
 
 /// The whole report as data.
 #[derive(Debug, Serialize)]
-pub struct ReportJson<'a> {
+pub(super) struct ReportJson<'a> {
     pub site: &'a str,
     pub run: i64,
     pub generated_at: String,
@@ -134,7 +134,7 @@ pub struct ReportJson<'a> {
     pub findings: Vec<FindingJson<'a>>,
 }
 
-pub fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {
+pub(super) fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {
     let file =
         std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
     serde_json::to_writer_pretty(std::io::BufWriter::new(file), report)

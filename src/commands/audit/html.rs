@@ -105,10 +105,10 @@ sortable(document.getElementById('pages'));
 "#;
 
 /// One page as a row of the pages table: URL, status, verdict, reason, depth, title.
-pub type PageRow = [String; 6];
+pub(super) type PageRow = [String; 6];
 
 /// The HTML report.
-pub fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Result<String> {
+pub(super) fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Result<String> {
     let data = serde_json::json!({
         "rows": {
             "findings": report.findings,

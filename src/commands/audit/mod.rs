@@ -22,7 +22,7 @@ use crate::cli::AuditArgs;
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::CrawlSettings;
 
-pub fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
+pub(crate) fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
     let report_directory = args.report.clone();
     let user_chose_out = args.crawl.out.is_some();
     let mut settings = CrawlSettings::resolve(args.crawl).map_err(Failure::usage)?;

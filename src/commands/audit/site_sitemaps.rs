@@ -16,7 +16,7 @@ use url::Url;
 
 /// What was found.
 #[derive(Debug, Default)]
-pub struct SiteSitemaps {
+pub(super) struct SiteSitemaps {
     /// The sitemap files read.
     pub files: Vec<Url>,
     /// Every `<loc>` of every urlset.
@@ -27,7 +27,7 @@ pub struct SiteSitemaps {
 
 /// Reads the sitemaps at `declared` (robots.txt `Sitemap:` lines), or `/sitemap.xml` of `root`
 /// when robots.txt names none (then a 404 is simply "no sitemap", not a problem).
-pub async fn read(
+pub(super) async fn read(
     declared: &[String],
     root: &Url,
     user_agent: &str,

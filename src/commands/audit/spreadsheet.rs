@@ -12,7 +12,7 @@ const FORMULA_TRIGGERS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// `cell` with a leading `'` when it starts with a formula trigger: spreadsheets then show it
 /// as text, as OWASP advises. Other cells, URLs and numbers among them, are left as they are.
-pub fn neutralize_formula(cell: &str) -> Cow<'_, str> {
+pub(super) fn neutralize_formula(cell: &str) -> Cow<'_, str> {
     if cell.starts_with(FORMULA_TRIGGERS) {
         Cow::Owned(format!("'{cell}"))
     } else {
@@ -25,18 +25,18 @@ pub fn neutralize_formula(cell: &str) -> Cow<'_, str> {
 /// columns (status, depth, milliseconds, bytes) are unsigned: they never start with a
 /// trigger and stay numbers.
 #[derive(Debug)]
-pub struct SpreadsheetCsv {
+pub(super) struct SpreadsheetCsv {
     writer: csv::Writer<File>,
 }
 
 impl SpreadsheetCsv {
-    pub fn create(path: &Path) -> anyhow::Result<SpreadsheetCsv> {
+    pub(super) fn create(path: &Path) -> anyhow::Result<SpreadsheetCsv> {
         let writer = csv::Writer::from_path(path)
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(SpreadsheetCsv { writer })
     }
 
-    pub fn write_row<Cell: AsRef<str>>(
+    pub(super) fn write_row<Cell: AsRef<str>>(
         &mut self,
         cells: impl IntoIterator<Item = Cell>,
     ) -> anyhow::Result<()> {
@@ -49,7 +49,7 @@ impl SpreadsheetCsv {
         Ok(())
     }
 
-    pub fn finish(mut self) -> anyhow::Result<()> {
+    pub(super) fn finish(mut self) -> anyhow::Result<()> {
         self.writer.flush()?;
         Ok(())
     }

@@ -10,7 +10,7 @@ use super::site::{Page, Resource, draw, is_noindex, key};
 
 /// What the server does with one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Behaviour {
+pub(super) enum Behaviour {
     /// Answers as the site is, and keeps the connection for the next request.
     Serve,
     /// Reads the request and never answers, until the client gives up (the server drops the
@@ -35,7 +35,7 @@ pub enum Behaviour {
 
 impl Behaviour {
     /// The behaviour for the request numbered `attempt` (from 0) for `path` in `run`.
-    pub fn choose(run: u64, path: &str, attempt: u64, resource: &Resource) -> Behaviour {
+    pub(super) fn choose(run: u64, path: &str, attempt: u64, resource: &Resource) -> Behaviour {
         if matches!(resource, Resource::Robots) {
             return Behaviour::Serve;
         }
@@ -75,7 +75,7 @@ impl Behaviour {
     /// Whether the crawler retries after this (README, Politeness: timeouts, connection
     /// errors, a connection reset or closed before any response, 429, 502, 503 and 504, but
     /// not a body cut short).
-    pub fn is_retried(self) -> bool {
+    pub(super) fn is_retried(self) -> bool {
         match self {
             Behaviour::Stall | Behaviour::Unavailable | Behaviour::Reset | Behaviour::HangUp => {
                 true
@@ -91,7 +91,7 @@ impl Behaviour {
 
 /// What a client can take from one response: the oracle's only input.
 #[derive(Debug, Clone)]
-pub enum Delivered {
+pub(super) enum Delivered {
     /// A complete 200 response with an HTML content type; `body` is what the client read.
     Html {
         body: Vec<u8>,
@@ -131,7 +131,7 @@ impl fmt::Display for Delivered {
 
 /// How the connection goes on after the bytes of a reply are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     KeepAlive,
     Close,
     Reset,
@@ -140,7 +140,7 @@ pub enum Ending {
 
 /// The bytes for the wire, how the connection ends, and what the client gets from it.
 #[derive(Debug)]
-pub struct Reply {
+pub(super) struct Reply {
     pub wire: Vec<u8>,
     pub ending: Ending,
     pub delivered: Delivered,
@@ -171,7 +171,7 @@ impl Reply {
 
     /// What the server sends for `resource` when it behaves as `behaviour`; `keys` draw the
     /// lengths and the junk.
-    pub fn new(resource: &Resource, behaviour: Behaviour, keys: &[u64]) -> Reply {
+    pub(super) fn new(resource: &Resource, behaviour: Behaviour, keys: &[u64]) -> Reply {
         let html = || ("Content-Type", "text/html; charset=utf-8".to_string());
         match (behaviour, resource) {
             (Behaviour::Stall, _) => Reply::silent(Ending::Stall),
@@ -283,11 +283,11 @@ fn junk(keys: &[u64]) -> Vec<u8> {
 }
 
 /// IMF-fixdate (RFC 9110 section 5.6.7).
-pub fn http_date(time: Timestamp) -> String {
+pub(super) fn http_date(time: Timestamp) -> String {
     time.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
 
 /// W3C Datetime as the sitemap writes it.
-pub fn w3c_datetime(time: Timestamp) -> String {
+pub(super) fn w3c_datetime(time: Timestamp) -> String {
     time.strftime("%Y-%m-%dT%H:%M:%S+00:00").to_string()
 }

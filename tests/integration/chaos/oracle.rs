@@ -22,7 +22,7 @@ fn links_in(body: &[u8]) -> Vec<String> {
 
 /// What one run's served responses justify.
 #[derive(Debug)]
-pub struct Expected {
+pub(super) struct Expected {
     /// Path -> lastmod of every page the sitemap must list.
     pub listed: BTreeMap<String, String>,
     /// Paths reachable from the seed through links of pages served well and served redirects.
@@ -33,7 +33,7 @@ impl Expected {
     /// The last request for a path decides what it is; a path is listed when it is reachable
     /// and that response was a complete 200 HTML page that is not noindex (README, "What it
     /// lists"). A redirect is never listed itself, and a loop lists nothing.
-    pub fn from_served(served: &[Served]) -> Expected {
+    pub(super) fn from_served(served: &[Served]) -> Expected {
         let last: HashMap<&str, &Delivered> = served
             .iter()
             .map(|served| (served.path.as_str(), &served.delivered))
@@ -67,7 +67,7 @@ impl Expected {
 
 /// The paths added, removed and changed (another lastmod) from `before` to `now`, as the
 /// change report names them; the first run adds everything.
-pub fn changes(
+pub(super) fn changes(
     before: Option<&BTreeMap<String, String>>,
     now: &BTreeMap<String, String>,
 ) -> [(&'static str, Vec<String>); 3] {

@@ -25,7 +25,7 @@ const MAX_REQUEST_HEAD: usize = 16 * 1024;
 
 /// One request as the server received it, and what it did with it.
 #[derive(Debug, Clone)]
-pub struct Served {
+pub(super) struct Served {
     pub path: String,
     pub attempt: u64,
     pub behaviour: Behaviour,
@@ -104,7 +104,7 @@ impl Drop for OpenConnection {
 /// A chaos server on 127.0.0.1 (ephemeral port), in a thread with its own runtime, as the
 /// fixture server runs; it stops when dropped.
 #[derive(Debug)]
-pub struct ChaosServer {
+pub(super) struct ChaosServer {
     address: SocketAddr,
     shared: Arc<Shared>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -112,7 +112,7 @@ pub struct ChaosServer {
 }
 
 impl ChaosServer {
-    pub fn start() -> ChaosServer {
+    pub(super) fn start() -> ChaosServer {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         listener
             .set_nonblocking(true)
@@ -136,12 +136,12 @@ impl ChaosServer {
         }
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.address)
     }
 
     /// Serves the site as it is in `run`, with a fresh request log.
-    pub fn begin_run(&self, run: u64) {
+    pub(super) fn begin_run(&self, run: u64) {
         let mut state = self.shared.lock();
         state.run = run;
         state.site = site(run);
@@ -151,7 +151,7 @@ impl ChaosServer {
 
     /// The requests of the run, once every connection of the (exited) crawler has closed, so
     /// that the log is complete.
-    pub fn finish_run(&self) -> Vec<Served> {
+    pub(super) fn finish_run(&self) -> Vec<Served> {
         let state = self.shared.lock();
         let (mut state, timeout) = self
             .shared

@@ -16,7 +16,7 @@ const LEAVES_PER_HUB: u64 = 3;
 const REDIRECTS: u64 = 3;
 
 /// The tag that makes a page noindex (README, "What it lists").
-pub const NOINDEX: &str = r#"<meta name="robots" content="noindex">"#;
+pub(super) const NOINDEX: &str = r#"<meta name="robots" content="noindex">"#;
 
 // Randomness: a hash of the keys rather than a stream, so that any choice can be drawn again
 // in any order (the server's, the oracle's) and comes out the same.
@@ -31,20 +31,20 @@ fn splitmix64(value: u64) -> u64 {
 }
 
 /// The number drawn for `keys` under [`SEED`]: the same keys always draw the same number.
-pub fn draw(keys: &[u64]) -> u64 {
+pub(super) fn draw(keys: &[u64]) -> u64 {
     keys.iter()
         .fold(splitmix64(SEED), |state, &key| splitmix64(state ^ key))
 }
 
 /// FNV-1a of a text, to key draws on paths and on what is being decided.
-pub fn key(text: &str) -> u64 {
+pub(super) fn key(text: &str) -> u64 {
     text.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3)
     })
 }
 
 /// True `numerator` times in `denominator`, as drawn for `keys`.
-pub fn chance(keys: &[u64], numerator: u64, denominator: u64) -> bool {
+pub(super) fn chance(keys: &[u64], numerator: u64, denominator: u64) -> bool {
     draw(keys) % denominator < numerator
 }
 
@@ -52,7 +52,7 @@ pub fn chance(keys: &[u64], numerator: u64, denominator: u64) -> bool {
 
 /// What a path is in one run.
 #[derive(Debug, Clone)]
-pub enum Resource {
+pub(super) enum Resource {
     Page(Page),
     Redirect { status: u16, location: String },
     Robots,
@@ -60,7 +60,7 @@ pub enum Resource {
 }
 
 #[derive(Debug, Clone)]
-pub struct Page {
+pub(super) struct Page {
     title: String,
     links: Vec<String>,
     noindex: bool,
@@ -81,7 +81,7 @@ impl Page {
         }
     }
 
-    pub fn html(&self) -> Vec<u8> {
+    pub(super) fn html(&self) -> Vec<u8> {
         let robots = if self.noindex { NOINDEX } else { "" };
         let links: String = self
             .links
@@ -112,7 +112,7 @@ fn page(path: &str, run: u64, links: Vec<String>) -> Resource {
 /// The site as it is in `run`. The seed links to every page of the run, so that discovery
 /// is certain; hubs link on to leaves (and to removed ones, which answer 404); redirects
 /// chain to landing pages, and two redirect to each other.
-pub fn site(run: u64) -> HashMap<String, Resource> {
+pub(super) fn site(run: u64) -> HashMap<String, Resource> {
     let mut site = HashMap::new();
     let mut home_links = Vec::new();
     for index in 0..PAGES {
@@ -178,6 +178,6 @@ fn redirect(status: u16, location: &str) -> Resource {
 
 /// Whether `body` holds the noindex tag whole: a tag cut by the end of the body is dropped
 /// by the parser (HTML5 tokenization, "eof-in-tag").
-pub fn is_noindex(body: &[u8]) -> bool {
+pub(super) fn is_noindex(body: &[u8]) -> bool {
     String::from_utf8_lossy(body).contains(NOINDEX)
 }

@@ -37,7 +37,7 @@ pub(super) struct JobContext {
 
 impl JobContext {
     /// The context of one run of `crawler`, whose connections obey `addresses`.
-    pub fn new(
+    pub(super) fn new(
         crawler: &Crawler,
         addresses: AddressPolicy,
         events: mpsc::Sender<CrawlEvent>,
@@ -71,7 +71,7 @@ impl JobContext {
     }
 
     /// Whether `max_requests` requests have been sent.
-    pub fn budget_exhausted(&self) -> bool {
+    pub(super) fn budget_exhausted(&self) -> bool {
         self.config
             .max_requests
             .is_some_and(|max| self.progress.requests.load(Ordering::Relaxed) >= max)
@@ -79,7 +79,7 @@ impl JobContext {
 
     /// Counts one more request, unless the budget is spent: checked and counted in one
     /// atomic step, so that concurrent jobs can never pass the budget together.
-    pub fn reserve_request(&self) -> bool {
+    pub(super) fn reserve_request(&self) -> bool {
         let max = self.config.max_requests.unwrap_or(u64::MAX);
         self.progress
             .requests
@@ -90,7 +90,7 @@ impl JobContext {
     }
 
     /// Reports the decision on one URL.
-    pub async fn emit(&self, outcome: PageOutcome) {
+    pub(super) async fn emit(&self, outcome: PageOutcome) {
         // A closed channel means the caller stopped listening; the crawl winds down by itself.
         let _ = self.events.send(CrawlEvent::Page(Box::new(outcome))).await;
     }

@@ -32,7 +32,7 @@ pub(super) struct FrontierOwner {
 
 impl FrontierOwner {
     /// The owner of an empty frontier, after the seed was visited.
-    pub fn new(
+    pub(super) fn new(
         context: Arc<JobContext>,
         scope: Arc<Scope>,
         spill: Option<Arc<dyn FrontierSpill>>,
@@ -51,7 +51,7 @@ impl FrontierOwner {
 
     /// Queues the links of the seed's page and, when the crawl resumes, the links its
     /// finished pages left pending; the finished URLs are not requested again.
-    pub async fn start(&mut self, seed_visit: Visit, resume: ResumePoint) {
+    pub(super) async fn start(&mut self, seed_visit: Visit, resume: ResumePoint) {
         for url in &resume.finished {
             self.context.seen.insert(url);
         }
@@ -69,7 +69,7 @@ impl FrontierOwner {
 
     /// Runs fetch jobs until the frontier and the jobs in flight are both empty, a limit
     /// stops new jobs, or `stopped` says stop.
-    pub async fn crawl(&mut self, mut stopped: watch::Receiver<bool>) {
+    pub(super) async fn crawl(&mut self, mut stopped: watch::Receiver<bool>) {
         self.interrupted = *stopped.borrow_and_update();
         let mut jobs = JoinSet::new();
         loop {
@@ -175,7 +175,7 @@ impl FrontierOwner {
     }
 
     /// The run's summary, once every job has finished.
-    pub fn summary(&self, addresses: AddressPolicy, elapsed: Duration) -> CrawlSummary {
+    pub(super) fn summary(&self, addresses: AddressPolicy, elapsed: Duration) -> CrawlSummary {
         let progress = &self.context.progress;
         CrawlSummary {
             scope_root: self.scope.root().clone(),

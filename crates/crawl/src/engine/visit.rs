@@ -55,7 +55,7 @@ pub(super) enum VisitEnd {
 
 impl Visit {
     /// A visit that ended on `page`, whose links are to be followed.
-    pub fn found(page: Url, depth: u32, links: Vec<Url>, end: VisitEnd) -> Visit {
+    pub(super) fn found(page: Url, depth: u32, links: Vec<Url>, end: VisitEnd) -> Visit {
         Visit {
             depth,
             chain: 0,
