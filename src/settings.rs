@@ -417,10 +417,14 @@ fn formats(names: &[FormatName]) -> Vec<Format> {
 
 /// The environment variable that names addresses to treat as public. It exists for the test
 /// suite, which can only play a public site on a loopback address; it is not documented
-/// for users, who have --allow-private.
+/// for users, who have --allow-private, and release builds ignore it, so that no variable
+/// left in an environment can open the private networks behind the user's back.
 const PUBLIC_EXCEPTIONS_VARIABLE: &str = "SITEMAPPER_TEST_PUBLIC_ADDRESSES";
 
 fn public_exceptions() -> anyhow::Result<Vec<std::net::IpAddr>> {
+    if !cfg!(debug_assertions) {
+        return Ok(Vec::new());
+    }
     let Some(value) = std::env::var_os(PUBLIC_EXCEPTIONS_VARIABLE) else {
         return Ok(Vec::new());
     };
@@ -482,12 +486,7 @@ fn absolute_url(name: &str, text: &str) -> anyhow::Result<Url> {
 
 /// An absolute http(s) URL, with a trailing slash added so that file names append to it.
 fn base_url(text: &str) -> anyhow::Result<String> {
-    let url = Url::parse(text)
-        .map_err(|error| anyhow::anyhow!("invalid --base-url {text:?}: {error}"))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        bail!("invalid --base-url {text:?}: not an http or https URL");
-    }
-    let mut text = url.to_string();
+    let mut text = String::from(absolute_url("--base-url", text)?);
     if !text.ends_with('/') {
         text.push('/');
     }
