@@ -25,6 +25,8 @@ pub(crate) struct Notes {
     pub scope_moved: Option<(String, String)>,
     /// The `Sitemap:` lines of the robots.txt files read.
     pub sitemaps: Vec<String>,
+    /// Whether a robots.txt read gave a `Crawl-delay`.
+    pub crawl_delay: bool,
 }
 
 #[derive(Debug)]
@@ -54,9 +56,11 @@ impl Recorder {
                             origin,
                             policy,
                             sitemaps,
+                            crawl_delay,
                         } => {
                             notes.robots.push((origin, policy));
                             notes.sitemaps.extend(sitemaps);
+                            notes.crawl_delay |= crawl_delay.is_some();
                         }
                         CrawlEvent::ScopeMoved { from, to } => {
                             notes.scope_moved = Some((from.to_string(), to.to_string()))

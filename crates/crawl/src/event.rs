@@ -26,6 +26,8 @@ pub enum CrawlEvent {
         policy: String,
         /// The `Sitemap:` lines of robots.txt.
         sitemaps: Vec<String>,
+        /// The `Crawl-delay` that applies to the crawler, as the file gives it.
+        crawl_delay: Option<Duration>,
     },
     /// A URL was decided: fetched, or skipped before any request (robots, URL length).
     Page(Box<PageOutcome>),

@@ -106,6 +106,7 @@ impl Origins {
                 origin,
                 policy: policy.describe(),
                 sitemaps: policy.sitemaps().to_vec(),
+                crawl_delay: policy.crawl_delay(),
             })
             .await;
         let policy = Arc::new(policy);

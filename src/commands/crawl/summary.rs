@@ -111,13 +111,7 @@ impl<'a> Report<'a> {
                 delay.as_secs_f64()
             ));
         }
-        let from_robots = self
-            .crawled
-            .notes
-            .robots
-            .iter()
-            .any(|(_, policy)| policy.contains("Crawl-delay"));
-        from_robots.then(|| {
+        self.crawled.notes.crawl_delay.then(|| {
             format!(
                 "robots.txt Crawl-delay (at most {}s), see above",
                 self.settings.crawl.max_crawl_delay.as_secs()
