@@ -120,9 +120,9 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
     };
     let response = outcome.response.as_ref();
     PageRecord {
-        url: outcome.url.to_string(),
+        url: outcome.url.into(),
         depth: outcome.depth,
-        referrer: outcome.referrer.as_ref().map(ToString::to_string),
+        referrer: outcome.referrer.map(String::from),
         status: response.map(|response| response.status),
         content_type: response.and_then(|response| response.content_type.clone()),
         html_ok: response.is_some_and(|response| response.is_html_ok()),
@@ -130,8 +130,12 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         verdict,
         reason,
         detail,
-        ignored_hints: outcome.ignored_hints.iter().map(ignored_hint).collect(),
-        canonical: outcome.canonical.as_ref().map(ToString::to_string),
+        ignored_hints: outcome
+            .ignored_hints
+            .into_iter()
+            .map(ignored_hint)
+            .collect(),
+        canonical: outcome.canonical.map(String::from),
         last_modified: response.and_then(|response| response.last_modified),
         etag: response.and_then(|response| response.etag.clone()),
         fetched_at: response.map(|response| response.fetched_at),
@@ -145,14 +149,14 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         truncated: response.is_some_and(|response| response.truncated),
         links: outcome
             .links
-            .map(|links| links.iter().map(ToString::to_string).collect()),
+            .map(|links| links.into_iter().map(String::from).collect()),
         images: outcome
             .images
-            .map(|images| images.iter().map(ToString::to_string).collect()),
+            .map(|images| images.into_iter().map(String::from).collect()),
         alternates: outcome.alternates.map(|alternates| {
             alternates
                 .into_iter()
-                .map(|(hreflang, url)| (hreflang, url.to_string()))
+                .map(|(hreflang, url)| (hreflang, url.into()))
                 .collect()
         }),
     }
@@ -181,11 +185,11 @@ fn reason(exclusion: &Exclusion) -> (Reason, Option<String>) {
 }
 
 /// The store's form of a canonical hint the crawl ignored.
-fn ignored_hint(hint: &IgnoredHint) -> Ignored {
+fn ignored_hint(hint: IgnoredHint) -> Ignored {
     match hint {
-        IgnoredHint::InvalidCanonical(values) => Ignored::InvalidCanonical(values.clone()),
+        IgnoredHint::InvalidCanonical(values) => Ignored::InvalidCanonical(values),
         IgnoredHint::ConflictingCanonicals(urls) => {
-            Ignored::ConflictingCanonicals(urls.iter().map(ToString::to_string).collect())
+            Ignored::ConflictingCanonicals(urls.into_iter().map(String::from).collect())
         }
     }
 }
