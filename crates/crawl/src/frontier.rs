@@ -158,7 +158,9 @@ impl Frontier {
             return;
         }
         self.outgoing.push(item);
-        if self.outgoing.len() >= SPILL_BATCH {
+        // A batch is written when it is full; after a failed write, the spill is tried again
+        // each time another batch has come in, not on every URL.
+        if self.outgoing.len().is_multiple_of(SPILL_BATCH) {
             self.flush();
         }
     }
