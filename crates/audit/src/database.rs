@@ -257,13 +257,13 @@ fn canonical_findings(
     pages: &[(String, Option<Reason>, Option<String>)],
     findings: &mut Vec<Finding>,
 ) -> Result<(), StoreError> {
-    for (url, reason, target) in pages {
-        let target_page = match target {
-            Some(target) => store.page(target)?,
-            None => None,
+    for (url, reason, target_url) in pages {
+        // What the target turned out to be matters only to a broken or plain canonical.
+        let target_page = || match target_url {
+            Some(target) => store.page(target),
+            None => Ok(None),
         };
-        let target = target.as_deref().unwrap_or_default();
-        let target_reason = target_page.as_ref().and_then(|page| page.reason);
+        let target = target_url.as_deref().unwrap_or_default();
         let (kind, detail) = match reason {
             Some(Reason::CanonicalLoop) => (
                 FindingKind::CanonicalLoop,
@@ -272,8 +272,8 @@ fn canonical_findings(
             Some(Reason::CanonicalOutOfScope) => {
                 (FindingKind::OffSiteCanonical, format!("canonical {target}"))
             }
-            Some(Reason::BrokenCanonical) => broken_canonical(target, target_page.as_ref()),
-            _ if target_reason == Some(Reason::NoIndex) => (
+            Some(Reason::BrokenCanonical) => broken_canonical(target, target_page()?.as_ref()),
+            _ if target_page()?.is_some_and(|page| page.reason == Some(Reason::NoIndex)) => (
                 FindingKind::CanonicalToNoindex,
                 format!("canonical {target} is noindex"),
             ),

@@ -14,11 +14,17 @@ pub type DeclaredAlternate = (String, String, String);
 impl Store {
     /// The pages of `run` that link to `url`.
     pub fn referrers(&self, run: RunId, url: &str) -> Result<Vec<String>, StoreError> {
-        self.strings(
-            "SELECT links.source FROM links JOIN pages ON pages.url = links.source
-             WHERE links.target = ?1 AND pages.last_seen_run = ?2 ORDER BY links.source",
-            params![url, run.0],
-        )
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT links.source FROM links JOIN pages ON pages.url = links.source
+                 WHERE links.target = ?1 AND pages.last_seen_run = ?2 ORDER BY links.source",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_map(params![url, run.0], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
     }
 
     /// Every hreflang alternate declared by a page of `run`.
@@ -61,21 +67,6 @@ impl Store {
             .query_map(params![run.0], |row| {
                 Ok((row.get(0)?, (row.get(1)?, row.get(2)?)))
             })
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))
-    }
-
-    fn strings(
-        &self,
-        sql: &str,
-        parameters: impl rusqlite::Params,
-    ) -> Result<Vec<String>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare_cached(sql)
-            .map_err(|source| self.sql_error(source))?;
-        statement
-            .query_map(parameters, |row| row.get(0))
             .and_then(Iterator::collect)
             .map_err(|source| self.sql_error(source))
     }
