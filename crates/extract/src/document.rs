@@ -27,6 +27,9 @@ pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts
 
     let mut seen: HashSet<Link> = HashSet::with_capacity(raw.links.len());
     for (reference, kind, nofollow) in raw.links {
+        if kind == LinkKind::Anchor {
+            note_hash_route(&reference, &mut facts.hash_routes);
+        }
         let Some(url) = resolve(&base, &reference, encoding) else {
             continue;
         };
@@ -71,8 +74,26 @@ pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts
             facts.images.push(url);
         }
     }
+    facts.shell = raw.shell;
     if let Some(text) = &raw.text {
         facts.fingerprint = Some(crate::fingerprint::fingerprint(text, &facts.links));
+    }
+}
+
+/// Keeps the route of a link to a client-side hash router: a fragment that starts with `/`
+/// or `!` (`#/about`, `/#!/about`).
+fn note_hash_route(reference: &str, routes: &mut Vec<String>) {
+    let Some((_, fragment)) = reference.split_once('#') else {
+        return;
+    };
+    let fragment = fragment.trim();
+    if (fragment.starts_with('/') || fragment.starts_with('!'))
+        && routes.len() < crate::MAX_HASH_ROUTES
+    {
+        let route = format!("#{fragment}");
+        if !routes.contains(&route) {
+            routes.push(route);
+        }
     }
 }
 

@@ -88,7 +88,30 @@ pub struct PageFacts {
     /// A stable fingerprint of the visible text and links (16 hex digits): it changes when
     /// a reader would see a change, not when scripts, tokens or whitespace do.
     pub fingerprint: Option<String>,
+    /// What says the document is an application shell that scripts fill in.
+    pub shell: ShellSignals,
+    /// Routes of a client-side hash router linked to (`#/about`, `#!/about`), as written,
+    /// deduplicated, at most [`MAX_HASH_ROUTES`]: what follows `#` never reaches a server,
+    /// so they are not URLs a sitemap can list.
+    pub hash_routes: Vec<String>,
 }
+
+/// The signs that a document is an application shell, which only shows the page once its
+/// scripts have run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellSignals {
+    /// Scripts that run (`<script>` without a type, a JavaScript type or `module`).
+    pub scripts: u32,
+    /// The first empty mount element of the body, as written: an element whose id is one
+    /// frameworks mount into (`<div id="root">`, `<div id="app">`, `<div id="__next">`), or an
+    /// empty custom element (`<app-root>`).
+    pub empty_mount: Option<String>,
+    /// A `<noscript>` whose text speaks of JavaScript ("You need to enable JavaScript").
+    pub noscript_asks_for_javascript: bool,
+}
+
+/// At most this many hash routes are kept per page.
+pub const MAX_HASH_ROUTES: usize = 100;
 
 /// One link of a document, resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

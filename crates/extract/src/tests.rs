@@ -413,3 +413,57 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_application_shell_shows_its_signs() {
+    let react = facts(
+        r#"<!doctype html><html><head><script type="module" src="/assets/index.js"></script>
+        <script type="application/ld+json">{"@type":"WebSite"}</script></head>
+        <body><noscript>You need to enable JavaScript to run this app.</noscript>
+        <div id="root">
+        </div></body></html>"#,
+    );
+    assert_eq!(react.shell.scripts, 1, "JSON data blocks do not run");
+    assert_eq!(
+        react.shell.empty_mount.as_deref(),
+        Some(r#"<div id="root">"#)
+    );
+    assert!(react.shell.noscript_asks_for_javascript);
+
+    let angular = facts("<body><app-root></app-root><script src=main.js></script></body>");
+    assert_eq!(angular.shell.empty_mount.as_deref(), Some("<app-root>"));
+    assert_eq!(angular.shell.scripts, 1);
+    assert!(!angular.shell.noscript_asks_for_javascript);
+}
+
+#[test]
+fn a_filled_mount_element_or_a_plain_noscript_is_no_shell() {
+    let server_rendered = facts(
+        r#"<body><div id="root"><a href="/about">About</a></div>
+        <div id="app">Hello</div><my-widget><span>x</span></my-widget>
+        <noscript><img src="/pixel.gif"></noscript><script>track()</script></body>"#,
+    );
+    assert_eq!(server_rendered.shell.scripts, 1);
+    assert_eq!(server_rendered.shell.empty_mount, None);
+    assert!(!server_rendered.shell.noscript_asks_for_javascript);
+
+    let inert =
+        facts(r#"<body><template><div id="root"></div><script>x()</script></template></body>"#);
+    assert_eq!(inert.shell, crate::ShellSignals::default());
+}
+
+#[test]
+fn hash_routes_are_kept_apart_from_fragments() {
+    let page = facts(
+        r##"<body><a href="#/about">About</a><a href="/app/#!/contact">Contact</a>
+        <a href="#top">Top</a><a href="#/about">Again</a><a href="page.html#section">S</a></body>"##,
+    );
+    assert_eq!(page.hash_routes, ["#/about", "#!/contact"]);
+    assert_eq!(
+        links(&page),
+        [
+            "https://example.com/dir/page.html",
+            "https://example.com/app/"
+        ]
+    );
+}

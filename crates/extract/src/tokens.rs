@@ -10,8 +10,8 @@ use std::cell::RefCell;
 
 use html5ever::tendril::StrTendril;
 
-use crate::LinkKind;
 use crate::refresh::instant_refresh_target;
+use crate::{LinkKind, ShellSignals};
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
@@ -40,6 +40,8 @@ pub(crate) struct RawDocument {
     pub(crate) images: Vec<String>,
     /// Visible text, whitespace-collapsed, when asked for (the fingerprint's input).
     pub(crate) text: Option<Vec<u8>>,
+    /// What says the page is an application shell that scripts fill in.
+    pub(crate) shell: ShellSignals,
 }
 
 #[derive(Debug, Default)]
@@ -53,6 +55,11 @@ struct State {
     picture_depth: usize,
     /// The `<title>` being read.
     title: Option<String>,
+    /// Inside `<noscript>`.
+    in_noscript: bool,
+    /// A mount element just opened (`<div id="root">`, `<app-root>`), as written, until
+    /// something is put in it or it closes empty.
+    open_mount: Option<(String, String)>,
 }
 
 struct Sink {
@@ -81,6 +88,40 @@ pub(crate) fn read(html: &str, want_text: bool) -> RawDocument {
     tokenizer.sink.state.into_inner().document
 }
 
+/// The ids single-page application frameworks mount into: React (`root`), Vue (`app`), Next.js,
+/// Nuxt, Gatsby, Svelte's templates and their common variants.
+const MOUNT_IDS: &[&str] = &[
+    "root",
+    "app",
+    "__next",
+    "__nuxt",
+    "___gatsby",
+    "svelte",
+    "react-root",
+    "app-root",
+    "application",
+];
+
+/// Whether a `<script type>` runs: no type, a JavaScript MIME type or `module` (HTML, "the
+/// script element"); JSON data blocks and templates do not.
+fn is_executable_script(script_type: Option<&str>) -> bool {
+    let Some(script_type) = script_type.map(str::trim) else {
+        return true;
+    };
+    let essence = script_type.split(';').next().unwrap_or_default().trim();
+    essence.is_empty()
+        || essence.eq_ignore_ascii_case("module")
+        || essence.eq_ignore_ascii_case("text/javascript")
+        || essence.eq_ignore_ascii_case("application/javascript")
+        || essence.eq_ignore_ascii_case("text/ecmascript")
+        || essence.eq_ignore_ascii_case("application/ecmascript")
+}
+
+/// A custom element's name holds a hyphen (`<app-root>`, `<my-app>`); no standard one does.
+fn is_custom_element(name: &str) -> bool {
+    name.contains('-') && name.starts_with(|first: char| first.is_ascii_lowercase())
+}
+
 fn attribute<'a>(tag: &'a Tag, name: &str) -> Option<&'a str> {
     tag.attrs
         .iter()
@@ -100,6 +141,10 @@ impl State {
         let name: &str = &tag.name;
         if !HEAD_ELEMENTS.contains(&name) {
             self.in_body = true;
+        }
+        self.open_mount = None;
+        if self.template_depth == 0 {
+            self.note_shell_signals(name, tag);
         }
         let raw_text = match name {
             "script" => Some(TokenSinkResult::RawData(RawKind::ScriptData)),
@@ -194,10 +239,36 @@ impl State {
         raw_text.unwrap_or(TokenSinkResult::Continue)
     }
 
+    /// Counts executable scripts, notes `<noscript>`, and opens a mount element.
+    fn note_shell_signals(&mut self, name: &str, tag: &Tag) {
+        match name {
+            "script" if is_executable_script(attribute(tag, "type")) => {
+                self.document.shell.scripts += 1;
+            }
+            "noscript" => self.in_noscript = true,
+            _ => {}
+        }
+        if self.in_body && !tag.self_closing {
+            let id = attribute(tag, "id").map(str::trim).unwrap_or_default();
+            if MOUNT_IDS.contains(&id) {
+                self.open_mount = Some((name.to_string(), format!("<{name} id=\"{id}\">")));
+            } else if is_custom_element(name) {
+                self.open_mount = Some((name.to_string(), format!("<{name}>")));
+            }
+        }
+    }
+
     fn end_tag(&mut self, tag: &Tag) {
+        if let Some((name, written)) = self.open_mount.take()
+            && *tag.name == *name
+            && self.document.shell.empty_mount.is_none()
+        {
+            self.document.shell.empty_mount = Some(written);
+        }
         match &*tag.name {
             "template" => self.template_depth = self.template_depth.saturating_sub(1),
             "picture" => self.picture_depth = self.picture_depth.saturating_sub(1),
+            "noscript" => self.in_noscript = false,
             "title" => {
                 if let Some(title) = self.title.take() {
                     let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -214,8 +285,17 @@ impl State {
             title.push_str(text);
             return;
         }
+        if self.in_noscript
+            && self.template_depth == 0
+            && text.to_ascii_lowercase().contains("javascript")
+        {
+            self.document.shell.noscript_asks_for_javascript = true;
+        }
         if in_raw_text || self.template_depth > 0 {
             return;
+        }
+        if !text.trim_ascii().is_empty() {
+            self.open_mount = None;
         }
         if !self.in_body && !text.trim_ascii().is_empty() {
             self.in_body = true;
