@@ -70,6 +70,13 @@ impl AddressPolicy {
         self
     }
 
+    /// Whether a connection to `url`'s host is allowed: an address literal is checked as it
+    /// is, a name by what it resolves to now (every address must be allowed). For requests
+    /// the crawler does not make itself (a browser's), which its resolver cannot guard.
+    pub async fn allows_host(&self, url: &Url) -> bool {
+        self.allow_private || !self.is_on_private_network(url).await
+    }
+
     async fn is_on_private_network(&self, url: &Url) -> bool {
         if self.check_url(url).is_err() {
             return true;

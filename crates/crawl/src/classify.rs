@@ -63,7 +63,7 @@ pub(crate) fn classify(
 
 /// The canonical target when the page names exactly one after normalization; conflicting
 /// hints are ignored, and the page is its own canonical. Also says which hints were ignored.
-fn distinct_canonical(
+pub(crate) fn distinct_canonical(
     facts: &PageFacts,
     normalizer: &UrlNormalizer,
 ) -> (Option<Url>, Vec<IgnoredHint>) {

@@ -5,6 +5,7 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::address::AddressPolicy;
+use crate::render::RenderMode;
 
 /// The default limit of a chain of same-shaped pages: deep enough for long "next page"
 /// paginations, short enough to stop an endless calendar within seconds.
@@ -104,6 +105,9 @@ pub struct CrawlConfig {
     pub collect_images: bool,
     /// Report each page's hreflang alternates, normalized.
     pub collect_alternates: bool,
+    /// When pages are rendered in a browser (the browser itself is given with
+    /// [`crate::Crawler::with_renderer`]).
+    pub render: RenderMode,
 }
 
 impl Default for CrawlConfig {
@@ -136,6 +140,7 @@ impl Default for CrawlConfig {
             record_links: false,
             collect_images: false,
             collect_alternates: false,
+            render: RenderMode::Auto,
         }
     }
 }

@@ -62,6 +62,8 @@ pub struct PageOutcome {
     pub images: Option<Vec<Url>>,
     /// `(hreflang, normalized URL)`, when [`crate::CrawlConfig::collect_alternates`].
     pub alternates: Option<Vec<(String, Url)>>,
+    /// Whether the page was rendered in a browser, and how that went.
+    pub rendering: Option<Rendering>,
 }
 
 impl PageOutcome {
@@ -108,6 +110,7 @@ impl PageOutcome {
             links: None,
             images: None,
             alternates: None,
+            rendering: None,
         }
     }
 }
@@ -130,6 +133,55 @@ impl fmt::Display for IgnoredHint {
             IgnoredHint::ConflictingCanonicals(targets) => {
                 let targets: Vec<&str> = targets.iter().map(Url::as_str).collect();
                 write!(formatter, "conflicting canonicals: {}", targets.join(" "))
+            }
+        }
+    }
+}
+
+/// A page's rendering in a browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rendering {
+    /// Rendered: the facts are the rendered DOM's. Where the HTML as served said otherwise
+    /// about the page's canonical or indexing, both are kept.
+    Rendered(Vec<RenderDifference>),
+    /// The page did not settle within the render timeout: the HTML as served was used.
+    TimedOut,
+    /// Rendering failed (a crashed tab or browser): the HTML as served was used.
+    Failed(String),
+}
+
+/// Where the HTML as served and the rendered DOM disagree on what search engines act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderDifference {
+    /// The two name different canonicals (or one names none).
+    Canonical {
+        /// The served HTML's, normalized.
+        served: Option<Url>,
+        /// The rendered DOM's, normalized.
+        rendered: Option<Url>,
+    },
+    /// One says noindex and the other does not.
+    Noindex {
+        /// Whether the served HTML says noindex (the rendered DOM says the opposite).
+        served: bool,
+    },
+}
+
+impl fmt::Display for RenderDifference {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |url: &Option<Url>| url.as_ref().map_or("none".to_string(), Url::to_string);
+        match self {
+            RenderDifference::Canonical { served, rendered } => write!(
+                formatter,
+                "canonical {} as served, {} once rendered",
+                shown(served),
+                shown(rendered)
+            ),
+            RenderDifference::Noindex { served: true } => {
+                formatter.write_str("noindex as served, indexable once rendered")
+            }
+            RenderDifference::Noindex { served: false } => {
+                formatter.write_str("indexable as served, noindex once rendered")
             }
         }
     }

@@ -16,6 +16,7 @@ mod history;
 mod lastmod;
 mod normalize;
 mod origins;
+mod render;
 mod robots;
 mod scope;
 mod traps;
@@ -23,11 +24,18 @@ mod traps;
 pub use address::{AddressPolicy, PrivateAddress};
 pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
-pub use event::{CrawlEvent, Exclusion, IgnoredHint, PageOutcome, ResponseFacts, Verdict};
+pub use event::{
+    CrawlEvent, Exclusion, IgnoredHint, PageOutcome, RenderDifference, Rendering, ResponseFacts,
+    Verdict,
+};
 pub use fetch::client_builder;
 pub use frontier::{FrontierSpill, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use normalize::UrlNormalizer;
+pub use render::{
+    Admission, BoxFuture, BrowserReport, PROBES, Refusal, RenderFailure, RenderMode, RenderReport,
+    RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,
+};
 pub use traps::{TrapKind, TrapReport};
 
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use dashmap::DashMap;
 use sitemapper_extract::ExtractOptions;
 use tokio::sync::{Semaphore, mpsc};
+use url::Url;
 
 use super::{CrawlProgress, Crawler};
 use crate::CrawlError;
@@ -17,6 +19,7 @@ use crate::frontier::SeenSet;
 use crate::history::History;
 use crate::normalize::UrlNormalizer;
 use crate::origins::Origins;
+use crate::render::RenderState;
 
 /// Everything a fetch job shares with the others.
 #[derive(Debug)]
@@ -33,6 +36,12 @@ pub(super) struct JobContext {
     pub history: Option<Arc<dyn History>>,
     pub events: mpsc::Sender<CrawlEvent>,
     pub progress: Arc<CrawlProgress>,
+    /// Rendering in a browser: the mode, the browser, what the crawl learned of the site.
+    pub render: RenderState,
+    /// The connections the crawl may make.
+    pub addresses: AddressPolicy,
+    /// Hosts of requests the browser made, and whether the address policy allows them.
+    pub browser_hosts: DashMap<String, bool>,
 }
 
 impl JobContext {
@@ -51,7 +60,7 @@ impl JobContext {
                 config.max_crawl_delay,
                 events.clone(),
             ),
-            fetcher: Arc::new(Fetcher::new(config, addresses)?),
+            fetcher: Arc::new(Fetcher::new(config, addresses.clone())?),
             config: Arc::clone(config),
             normalizer: Arc::clone(&crawler.normalizer),
             seen: SeenSet::default(),
@@ -67,6 +76,9 @@ impl JobContext {
             }),
             events,
             progress: Arc::clone(&crawler.progress),
+            render: RenderState::new(config.render, crawler.renderer.clone()),
+            browser_hosts: DashMap::new(),
+            addresses,
         })
     }
 
@@ -87,6 +99,18 @@ impl JobContext {
                 (sent < max).then_some(sent + 1)
             })
             .is_ok()
+    }
+
+    /// Whether the browser may connect to `url`'s host (another host than the site's): the
+    /// address policy, checked once per host.
+    pub(super) async fn may_connect_to(&self, url: &Url) -> bool {
+        let host = url.host_str().unwrap_or_default().to_string();
+        if let Some(allowed) = self.browser_hosts.get(&host) {
+            return *allowed;
+        }
+        let allowed = self.addresses.allows_host(url).await;
+        self.browser_hosts.insert(host, allowed);
+        allowed
     }
 
     /// Reports the decision on one URL.

@@ -9,6 +9,7 @@
 mod context;
 mod owner;
 mod page;
+mod rendering;
 mod seed;
 mod visit;
 
@@ -26,6 +27,7 @@ use crate::event::CrawlEvent;
 use crate::frontier::FrontierSpill;
 use crate::history::History;
 use crate::normalize::UrlNormalizer;
+use crate::render::{RenderReport, Renderer};
 use crate::scope::Scope;
 use crate::traps::TrapReport;
 
@@ -74,6 +76,8 @@ pub struct CrawlSummary {
     pub traps: Vec<TrapReport>,
     /// Query parameters found to be session identifiers, stripped from every URL.
     pub session_parameters: Vec<String>,
+    /// What rendering in a browser did.
+    pub render: RenderReport,
     /// Whether [`CrawlStopper::stop`] ended the crawl early.
     pub interrupted: bool,
     /// How long the crawl took.
@@ -90,6 +94,7 @@ pub struct Crawler {
     history: Option<Arc<dyn History>>,
     spill: Option<Arc<dyn FrontierSpill>>,
     resume: Option<ResumePoint>,
+    renderer: Option<Arc<dyn Renderer>>,
 }
 
 /// Where an interrupted crawl stood: it continues from there instead of starting over.
@@ -124,7 +129,14 @@ impl Crawler {
             history: None,
             spill: None,
             resume: None,
+            renderer: None,
         }
+    }
+
+    /// Renders pages in `renderer` as [`CrawlConfig::render`] decides.
+    pub fn with_renderer(mut self, renderer: Arc<dyn Renderer>) -> Crawler {
+        self.renderer = Some(renderer);
+        self
     }
 
     /// Keeps queued URLs beyond the frontier's memory budget in `spill` instead of memory.

@@ -191,6 +191,7 @@ impl FrontierOwner {
             request_budget_exhausted: self.context.budget_exhausted(),
             traps: self.traps.reports(),
             session_parameters: self.traps.session_parameters(),
+            render: self.context.render.finish(),
             interrupted: self.interrupted,
             elapsed,
         }

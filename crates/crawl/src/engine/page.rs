@@ -6,10 +6,11 @@ use std::sync::atomic::Ordering;
 
 use jiff::Timestamp;
 use reqwest::header;
-use sitemapper_extract::{Document, ExtractOptions, PageFacts, ResponseHeaders};
+use sitemapper_extract::{Document, PageFacts, ResponseHeaders};
 use url::Url;
 
 use super::context::JobContext;
+use super::rendering::read_page;
 use super::visit::{Hop, Visit, VisitEnd};
 use crate::classify::{Classification, classify};
 use crate::event::{PageOutcome, ResponseFacts};
@@ -34,11 +35,20 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
         response,
         facts,
     } = answer;
-    let page_facts = if facts.is_html_ok() {
-        let _slot = context.parse_slots.acquire().await.ok();
-        extract_off_thread(&context.extract_options, &hop.url, response).await
+    let (page_facts, rendering) = if facts.is_html_ok() {
+        let headers = extraction_headers(&response);
+        if facts.status == 200 {
+            read_page(context, scope, &hop.url, headers, response.body).await
+        } else {
+            (
+                extract_off_thread(context, &hop.url, headers, response.body)
+                    .await
+                    .0,
+                None,
+            )
+        }
     } else {
-        None
+        (None, None)
     };
     let classification = classify(
         &hop.url,
@@ -54,6 +64,7 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
         VisitEnd::Failed(format!("{} answered {}", hop.url, facts.status))
     };
     let outcome = PageOutcome {
+        rendering,
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: context.config.record_links.then(|| {
@@ -160,34 +171,40 @@ pub(super) async fn revalidated_page(
     Visit::found(hop.url, hop.depth, links, VisitEnd::Reached)
 }
 
-/// HTML parsing is CPU work: it runs on the blocking pool so that it never stalls the
-/// async workers that drive the network.
-async fn extract_off_thread(
-    options: &Arc<ExtractOptions>,
-    url: &Url,
-    response: FetchedResponse,
-) -> Option<PageFacts> {
-    let headers = ResponseHeaders {
+/// The response headers extraction reads.
+fn extraction_headers(response: &FetchedResponse) -> ResponseHeaders {
+    ResponseHeaders {
         content_type: response.header(header::CONTENT_TYPE),
         link: response.header_values(header::LINK),
         x_robots_tag: response.header_values(header::HeaderName::from_static("x-robots-tag")),
-    };
-    let options = Arc::clone(options);
+    }
+}
+
+/// HTML parsing is CPU work: it runs on the blocking pool, one parse per core at a time, so
+/// that it never stalls the async workers that drive the network. Hands the body back.
+pub(super) async fn extract_off_thread(
+    context: &JobContext,
+    url: &Url,
+    headers: ResponseHeaders,
+    body: Vec<u8>,
+) -> (Option<PageFacts>, Vec<u8>) {
+    let _slot = context.parse_slots.acquire().await.ok();
+    let options = Arc::clone(&context.extract_options);
     let url = url.clone();
-    let body = response.body;
     let task = tokio::task::spawn_blocking(move || {
         let document = Document {
             url: &url,
             body: &body,
             headers: &headers,
         };
-        sitemapper_extract::extract(&document, &options)
+        let facts = sitemapper_extract::extract(&document, &options);
+        (facts, body)
     });
     match task.await {
-        Ok(facts) => Some(facts),
+        Ok((facts, body)) => (Some(facts), body),
         Err(error) => {
             tracing::error!(%error, "extraction failed");
-            None
+            (None, Vec::new())
         }
     }
 }
