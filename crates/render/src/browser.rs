@@ -1,0 +1,177 @@
+//! One running Chromium: its process, the task that drives its DevTools connection, its
+//! profile directory (removed with it), and the sampler of its memory.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::browser::{
+    CloseParams, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
+};
+use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId};
+use futures_util::StreamExt;
+use tokio::task::JoinHandle;
+
+use crate::{ChromiumOptions, memory, running_as_root};
+
+/// How often the browser's memory is sampled.
+const MEMORY_SAMPLE: Duration = Duration::from_millis(250);
+
+/// Chromium's switches: headless, nothing in the background (updates, sync, metrics,
+/// translation), no GPU, no images decoded, no pop-ups; and a renderer process per tab, so
+/// that a page whose script never ends cannot stall the pages of the same site beside it
+/// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process).
+const SWITCHES: &[&str] = &[
+    "disable-background-networking",
+    "disable-background-timer-throttling",
+    "disable-backgrounding-occluded-windows",
+    "disable-renderer-backgrounding",
+    "disable-breakpad",
+    "disable-client-side-phishing-detection",
+    "disable-component-extensions-with-background-pages",
+    "disable-component-update",
+    "disable-default-apps",
+    "disable-domain-reliability",
+    "disable-sync",
+    "disable-gpu",
+    "disable-dev-shm-usage",
+    "disable-prompt-on-repost",
+    "metrics-recording-only",
+    "no-first-run",
+    "no-default-browser-check",
+    "mute-audio",
+    "hide-scrollbars",
+    "password-store=basic",
+    "use-mock-keychain",
+    "blink-settings=imagesEnabled=false",
+    "disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,ProcessPerSiteUpToMainFrameThreshold",
+];
+
+/// A browser process and its DevTools connection.
+#[derive(Debug)]
+pub(crate) struct LiveBrowser {
+    pub(crate) browser: Browser,
+    alive: Arc<AtomicBool>,
+    driver: JoinHandle<()>,
+    sampler: Option<JoinHandle<()>>,
+    /// The profile directory, removed when the browser is dropped.
+    _profile: tempfile::TempDir,
+}
+
+impl LiveBrowser {
+    /// Starts the browser; its memory is sampled into `peak_memory`.
+    pub(crate) async fn launch(
+        options: &ChromiumOptions,
+        peak_memory: Arc<AtomicU64>,
+    ) -> Result<LiveBrowser, String> {
+        let profile = tempfile::Builder::new()
+            .prefix("sitemapper-chromium-")
+            .tempdir()
+            .map_err(|error| format!("cannot create its profile directory: {error}"))?;
+        let mut builder = BrowserConfig::builder()
+            .chrome_executable(&options.executable)
+            .disable_default_args()
+            .new_headless_mode()
+            .user_data_dir(profile.path())
+            .respect_https_errors()
+            .launch_timeout(Duration::from_secs(20))
+            .request_timeout(Duration::from_secs(30))
+            .args(SWITCHES.iter().copied())
+            .arg(format!("user-agent={}", options.user_agent));
+        if running_as_root() {
+            // Chromium's sandbox cannot start as root (README, JavaScript-built sites).
+            tracing::warn!(
+                "running as root: Chromium runs without its sandbox (run sitemapper as another user to keep it)"
+            );
+            builder = builder.no_sandbox();
+        }
+        let config = builder.build()?;
+        let (mut browser, mut handler) = Browser::launch(config)
+            .await
+            .map_err(|error| first_line(&error.to_string()))?;
+        let alive = Arc::new(AtomicBool::new(true));
+        let driver = {
+            let alive = Arc::clone(&alive);
+            tokio::spawn(async move {
+                // Errors are messages the connection could not read; it goes on after them,
+                // and ends when the browser closes it.
+                while handler.next().await.is_some() {}
+                alive.store(false, Ordering::Relaxed);
+            })
+        };
+        let process = browser.get_mut_child().and_then(|child| child.inner.id());
+        let sampler = process.map(|pid| {
+            let alive = Arc::clone(&alive);
+            tokio::spawn(async move {
+                while alive.load(Ordering::Relaxed) {
+                    if let Some(bytes) = memory::tree_memory(pid) {
+                        peak_memory.fetch_max(bytes, Ordering::Relaxed);
+                    }
+                    tokio::time::sleep(MEMORY_SAMPLE).await;
+                }
+            })
+        });
+        let deny_downloads = SetDownloadBehaviorParams {
+            behavior: SetDownloadBehaviorBehavior::Deny,
+            browser_context_id: None,
+            download_path: None,
+            events_enabled: None,
+        };
+        if let Err(error) = browser.execute(deny_downloads).await {
+            tracing::debug!(%error, "downloads could not be denied");
+        }
+        tracing::info!(browser = %options.executable.display(), "browser started");
+        Ok(LiveBrowser {
+            browser,
+            alive,
+            driver,
+            sampler,
+            _profile: profile,
+        })
+    }
+
+    /// Whether the browser's connection is still open.
+    pub(crate) fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Relaxed) && !self.driver.is_finished()
+    }
+
+    /// Closes a tab, whatever its page is doing (a script in an endless loop included).
+    pub(crate) async fn close_tab(&self, target: TargetId) {
+        let closing = self.browser.execute(CloseTargetParams::new(target));
+        if let Ok(Err(error)) = tokio::time::timeout(Duration::from_secs(5), closing).await {
+            tracing::debug!(%error, "closing a tab");
+        }
+    }
+
+    /// Closes the browser and waits for its process to end.
+    pub(crate) async fn shut_down(self: Arc<Self>) {
+        let Ok(mut browser) = Arc::try_unwrap(self) else {
+            // A page still renders: the process is killed when the last one lets go.
+            return;
+        };
+        let closing = browser.browser.execute(CloseParams::default());
+        let _ = tokio::time::timeout(Duration::from_secs(5), closing).await;
+        if tokio::time::timeout(Duration::from_secs(5), browser.browser.wait())
+            .await
+            .is_err()
+        {
+            let _ = browser.browser.kill().await;
+        }
+        browser.alive.store(false, Ordering::Relaxed);
+        if let Some(sampler) = browser.sampler.take() {
+            sampler.abort();
+        }
+    }
+}
+
+impl Drop for LiveBrowser {
+    fn drop(&mut self) {
+        self.alive.store(false, Ordering::Relaxed);
+        self.driver.abort();
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}

@@ -1,0 +1,319 @@
+//! One page in one tab: every request intercepted and put to the crawl's gate, the page's own
+//! document answered with the crawl's response, the DOM serialized once the page is quiet.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use base64::Engine;
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    self, ContinueRequestParams, EventRequestPaused, FailRequestParams, FulfillRequestParams,
+    HeaderEntry, RequestPattern,
+};
+use chromiumoxide::cdp::browser_protocol::network::{
+    ErrorReason, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, RequestId,
+    ResourceType,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    AddScriptToEvaluateOnNewDocumentParams, EventJavascriptDialogOpening, FrameId,
+    HandleJavaScriptDialogParams, NavigateParams,
+};
+use chromiumoxide::cdp::browser_protocol::target::TargetId;
+use futures_util::StreamExt;
+use sitemapper_crawl::{Admission, Refusal, RenderRequest, RequestLog};
+use tokio::time::Instant;
+use url::Url;
+
+use crate::QUIET;
+use crate::browser::LiveBrowser;
+
+/// How often a loading page is asked whether it is quiet.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Run in every document before its own scripts: notes when an element was last added
+/// (a page that keeps adding links is not done), keeps pop-ups and dialogs from opening, and
+/// keeps the URLs scripts tried to open.
+const INIT_SCRIPT: &str = r#"(() => {
+  let last = performance.now();
+  const opened = [];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (node.nodeType === 1) { last = performance.now(); return; }
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+  Object.defineProperty(window, '__sitemapperQuietFor', {
+    value: () => document.readyState === 'complete' ? performance.now() - last : -1,
+  });
+  Object.defineProperty(window, '__sitemapperOpened', { value: opened });
+  window.open = (url) => { try { opened.push(String(new URL(url, location.href))); } catch (e) {} return null; };
+  window.alert = () => {};
+  window.confirm = () => false;
+  window.prompt = () => null;
+  window.print = () => {};
+  // An icon of its own, so that the browser does not ask the site for /favicon.ico, a
+  // request no page made and the crawl could not check.
+  document.addEventListener('DOMContentLoaded', () => {
+    if (!document.querySelector('link[rel~="icon"]') && document.head) {
+      const icon = document.createElement('link');
+      icon.rel = 'icon';
+      icon.href = 'data:,';
+      document.head.appendChild(icon);
+    }
+  });
+})();"#;
+
+/// Why a tab gave no DOM.
+#[derive(Debug)]
+pub(crate) enum TabError {
+    TimedOut,
+    Failed(String),
+}
+
+impl From<chromiumoxide::error::CdpError> for TabError {
+    fn from(error: chromiumoxide::error::CdpError) -> TabError {
+        TabError::Failed(error.to_string())
+    }
+}
+
+/// Renders `request`'s page in a new tab, closed afterwards whatever happened.
+pub(crate) async fn render(
+    browser: &LiveBrowser,
+    request: &RenderRequest<'_>,
+    timeout: Duration,
+    log: &Mutex<RequestLog>,
+) -> Result<String, TabError> {
+    let target: Mutex<Option<TargetId>> = Mutex::new(None);
+    let loaded = tokio::time::timeout(timeout, load(browser, request, log, &target)).await;
+    let target = target
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .take();
+    if let Some(target) = target {
+        browser.close_tab(target).await;
+    }
+    loaded.unwrap_or(Err(TabError::TimedOut))
+}
+
+/// The request streams of one tab.
+struct Listeners {
+    paused: chromiumoxide::listeners::EventStream<EventRequestPaused>,
+    sent: chromiumoxide::listeners::EventStream<EventRequestWillBeSent>,
+    finished: chromiumoxide::listeners::EventStream<EventLoadingFinished>,
+    failed: chromiumoxide::listeners::EventStream<EventLoadingFailed>,
+    dialogs: chromiumoxide::listeners::EventStream<EventJavascriptDialogOpening>,
+}
+
+/// Where a tab's loading stands.
+struct Loading {
+    /// The main frame, once its document was requested.
+    main_frame: Option<FrameId>,
+    in_flight: HashSet<RequestId>,
+    /// Requests whose end was read before their start: each event type has its own stream.
+    ended_early: HashSet<RequestId>,
+    last_request: Instant,
+}
+
+impl Loading {
+    fn started(&mut self, id: RequestId) {
+        self.last_request = Instant::now();
+        if !self.ended_early.remove(&id) {
+            self.in_flight.insert(id);
+        }
+    }
+
+    fn ended(&mut self, id: RequestId) {
+        if !self.in_flight.remove(&id) {
+            self.ended_early.insert(id);
+        }
+    }
+}
+
+async fn load(
+    browser: &LiveBrowser,
+    request: &RenderRequest<'_>,
+    log: &Mutex<RequestLog>,
+    target: &Mutex<Option<TargetId>>,
+) -> Result<String, TabError> {
+    let page = browser.browser.new_page("about:blank").await?;
+    *target.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(page.target_id().clone());
+    let mut listeners = Listeners {
+        paused: page.event_listener::<EventRequestPaused>().await?,
+        sent: page.event_listener::<EventRequestWillBeSent>().await?,
+        finished: page.event_listener::<EventLoadingFinished>().await?,
+        failed: page.event_listener::<EventLoadingFailed>().await?,
+        dialogs: page
+            .event_listener::<EventJavascriptDialogOpening>()
+            .await?,
+    };
+    page.execute(AddScriptToEvaluateOnNewDocumentParams::new(INIT_SCRIPT))
+        .await?;
+    page.execute(fetch::EnableParams {
+        patterns: Some(vec![RequestPattern::builder().url_pattern("*").build()]),
+        handle_auth_requests: None,
+    })
+    .await?;
+    let navigate = page.execute(NavigateParams::new(request.url.as_str()));
+    tokio::pin!(navigate);
+    let mut navigated = false;
+    let mut loading = Loading {
+        main_frame: None,
+        in_flight: HashSet::new(),
+        ended_early: HashSet::new(),
+        last_request: Instant::now(),
+    };
+    let mut poll = tokio::time::interval(POLL);
+    loop {
+        // Biased: of the events read together, starts come before ends.
+        tokio::select! {
+            biased;
+            Some(event) = listeners.sent.next() => loading.started(event.request_id.clone()),
+            navigation = &mut navigate, if !navigated => {
+                if let Some(error) = navigation?.result.error_text {
+                    return Err(TabError::Failed(format!("navigation failed: {error}")));
+                }
+                navigated = true;
+            }
+            Some(event) = listeners.paused.next() => {
+                loading.last_request = Instant::now();
+                decide(&page, request, &event, &mut loading, log).await?;
+            }
+            Some(event) = listeners.finished.next() => loading.ended(event.request_id.clone()),
+            Some(event) = listeners.failed.next() => loading.ended(event.request_id.clone()),
+            Some(_) = listeners.dialogs.next() => {
+                page.execute(HandleJavaScriptDialogParams::new(false)).await?;
+            }
+            _ = poll.tick() => {
+                if navigated
+                    && loading.in_flight.is_empty()
+                    && loading.last_request.elapsed() >= QUIET
+                    && quiet_for(&page).await? >= QUIET.as_secs_f64() * 1000.0
+                {
+                    break;
+                }
+            }
+        }
+    }
+    let (html, opened) = serialize(&page, request.max_html_bytes).await?;
+    let mut log = log.lock().unwrap_or_else(|poison| poison.into_inner());
+    for url in opened {
+        if let Ok(url) = Url::parse(&url)
+            && matches!(url.scheme(), "http" | "https")
+        {
+            log.navigations.push(url);
+        }
+    }
+    Ok(html)
+}
+
+/// Milliseconds since an element was last added, or a negative number while the page loads.
+async fn quiet_for(page: &Page) -> Result<f64, TabError> {
+    let quiet = page
+        .evaluate("window.__sitemapperQuietFor ? window.__sitemapperQuietFor() : -1")
+        .await?;
+    Ok(quiet.into_value::<f64>().unwrap_or(-1.0))
+}
+
+/// The DOM as HTML (cut at `max_bytes`), and the URLs scripts tried to open.
+async fn serialize(page: &Page, max_bytes: usize) -> Result<(String, Vec<String>), TabError> {
+    let expression = format!(
+        r#"(() => {{
+          let html = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+          if (document.documentElement) html += document.documentElement.outerHTML;
+          if (html.length > {max_bytes}) html = html.slice(0, {max_bytes});
+          return [html, Array.from(window.__sitemapperOpened || []).slice(0, 100)];
+        }})()"#
+    );
+    let value = page.evaluate(expression).await?;
+    value
+        .into_value::<(String, Vec<String>)>()
+        .map_err(|error| TabError::Failed(format!("cannot read the rendered DOM: {error}")))
+}
+
+/// Answers one intercepted request: the page's document from the crawl's response, images,
+/// media and fonts refused, other documents (navigations, frames) aborted, the rest sent when
+/// the crawl's gate admits it.
+async fn decide(
+    page: &Page,
+    request: &RenderRequest<'_>,
+    event: &EventRequestPaused,
+    loading: &mut Loading,
+    log: &Mutex<RequestLog>,
+) -> Result<(), TabError> {
+    let id = event.request_id.clone();
+    let url = Url::parse(&event.request.url).ok();
+    let note = |update: &dyn Fn(&mut RequestLog)| {
+        update(&mut log.lock().unwrap_or_else(|poison| poison.into_inner()));
+    };
+    if event.resource_type == ResourceType::Document {
+        if loading.main_frame.is_none() {
+            loading.main_frame = Some(event.frame_id.clone());
+            page.execute(document_response(id, request)).await?;
+            return Ok(());
+        }
+        if loading.main_frame.as_ref() == Some(&event.frame_id)
+            && let Some(url) = url
+        {
+            // A script taking the tab elsewhere: a link to follow, not a place to go.
+            note(&|log| log.navigations.push(url.clone()));
+        }
+        // Aborted, not failed: a failed navigation would put an error page in the tab.
+        page.execute(FailRequestParams::new(id, ErrorReason::Aborted))
+            .await?;
+        return Ok(());
+    }
+    if matches!(
+        event.resource_type,
+        ResourceType::Image
+            | ResourceType::Media
+            | ResourceType::Font
+            | ResourceType::TextTrack
+            | ResourceType::Ping
+            | ResourceType::CspViolationReport
+            | ResourceType::Manifest
+    ) {
+        note(&|log| log.skipped_resources += 1);
+        return refuse(page, id).await;
+    }
+    let Some(url) = url else {
+        return refuse(page, id).await;
+    };
+    match request.gate.admit(&url).await {
+        Admission::Site => {}
+        Admission::OtherHost => {
+            let host = url.host_str().unwrap_or_default().to_string();
+            note(&|log| *log.other_hosts.entry(host.clone()).or_default() += 1);
+        }
+        Admission::Refused(refusal) => {
+            match refusal {
+                Refusal::RobotsDisallowed => note(&|log| log.disallowed.push(url.clone())),
+                Refusal::PrivateAddress => note(&|log| log.private += 1),
+                Refusal::NotHttp => {}
+            }
+            return refuse(page, id).await;
+        }
+    }
+    page.execute(ContinueRequestParams::new(id)).await?;
+    Ok(())
+}
+
+async fn refuse(page: &Page, id: fetch::RequestId) -> Result<(), TabError> {
+    page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
+        .await?;
+    Ok(())
+}
+
+/// The page's document, answered with the response the crawl already has.
+fn document_response(id: fetch::RequestId, request: &RenderRequest<'_>) -> FulfillRequestParams {
+    let content_type = request.content_type.unwrap_or("text/html").to_string();
+    let mut response = FulfillRequestParams::new(id, 200);
+    response.response_headers = Some(vec![HeaderEntry::new("Content-Type", content_type)]);
+    response.body = Some(
+        base64::engine::general_purpose::STANDARD
+            .encode(request.body)
+            .into(),
+    );
+    response
+}
