@@ -112,6 +112,29 @@ pub(crate) enum FormatName {
     Txt,
 }
 
+/// When pages are rendered in a browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum RenderName {
+    /// Only pages whose HTML looks built by JavaScript, and then every page of a site where
+    /// rendering shows more (see README)
+    Auto,
+    /// Never: read the HTML as served
+    Never,
+    /// Every HTML page
+    Always,
+}
+
+impl From<RenderName> for sitemapper_crawl::RenderMode {
+    fn from(name: RenderName) -> Self {
+        match name {
+            RenderName::Auto => sitemapper_crawl::RenderMode::Auto,
+            RenderName::Never => sitemapper_crawl::RenderMode::Never,
+            RenderName::Always => sitemapper_crawl::RenderMode::Always,
+        }
+    }
+}
+
 /// How `<priority>` is derived (opt-in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -229,6 +252,24 @@ pub(crate) struct CrawlArgs {
     /// Retries after a timeout, connection error, 429, 502, 503 or 504 [default: 2]
     #[arg(long, value_name = "N")]
     pub(crate) retries: Option<u32>,
+
+    /// Render pages in headless Chromium: auto renders where the HTML alone hides the page
+    /// [default: auto]
+    #[arg(long, value_name = "WHEN")]
+    pub(crate) render: Option<RenderName>,
+
+    /// The browser to render with [default: $CHROME, else chromium, chromium-browser or
+    /// google-chrome on PATH]
+    #[arg(long, value_name = "PATH")]
+    pub(crate) chrome: Option<PathBuf>,
+
+    /// Pages rendered at once, each in its own browser tab [default: 2]
+    #[arg(long, value_name = "N")]
+    pub(crate) render_concurrency: Option<usize>,
+
+    /// Seconds a page may take to render before its HTML as served is used [default: 10]
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) render_timeout: Option<f64>,
 
     /// Write gzip-compressed children (sitemap-00001.xml.gz) under a sitemap.xml index.
     #[arg(long)]

@@ -52,7 +52,9 @@ fn init_logging(quiet: bool, verbose: u8) {
         (false, 2) => "debug",
         (false, _) => "trace",
     };
-    let directive = format!("{level},hyper=warn,reqwest=warn,rustls=warn,h2=warn");
+    let directive = format!(
+        "{level},hyper=warn,reqwest=warn,rustls=warn,h2=warn,chromiumoxide=off,tungstenite=off"
+    );
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
     let color = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());

@@ -14,7 +14,7 @@ use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_ag
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
-use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule};
+use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule, RenderName};
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
 /// The config file: the same options as the flags, in kebab-case.
@@ -41,6 +41,10 @@ struct CrawlOptions {
     connect_timeout: Option<f64>,
     max_body_size: Option<usize>,
     retries: Option<u32>,
+    render: Option<RenderName>,
+    chrome: Option<PathBuf>,
+    render_concurrency: Option<usize>,
+    render_timeout: Option<f64>,
     gzip: Option<bool>,
     base_url: Option<String>,
     max_urls_per_file: Option<usize>,
@@ -150,6 +154,16 @@ pub(crate) struct CrawlSettings {
     pub(crate) hreflang: bool,
     pub(crate) priority: Option<PriorityRule>,
     pub(crate) changefreq: Option<ChangefreqRule>,
+    pub(crate) render: RenderSettings,
+}
+
+/// How pages are rendered; the mode itself is in the crawl's configuration.
+#[derive(Debug, Clone)]
+pub(crate) struct RenderSettings {
+    /// `--chrome`: the browser named by the user.
+    pub(crate) chrome: Option<PathBuf>,
+    pub(crate) tabs: usize,
+    pub(crate) timeout: Duration,
 }
 
 impl CrawlSettings {
@@ -191,6 +205,11 @@ struct MergedOptions {
     connect_timeout: Option<f64>,
     max_body_size: usize,
     retries: u32,
+    render: RenderName,
+    chrome: Option<PathBuf>,
+    render_concurrency: usize,
+    /// Seconds.
+    render_timeout: Option<f64>,
     gzip: bool,
     base_url: Option<String>,
     max_urls_per_file: usize,
@@ -247,6 +266,13 @@ impl MergedOptions {
                 .or(file.max_body_size)
                 .unwrap_or(defaults.max_body_bytes),
             retries: args.retries.or(file.retries).unwrap_or(defaults.retries),
+            render: args.render.or(file.render).unwrap_or(RenderName::Auto),
+            chrome: args.chrome.or(file.chrome),
+            render_concurrency: args
+                .render_concurrency
+                .or(file.render_concurrency)
+                .unwrap_or(sitemapper_render::DEFAULT_TABS),
+            render_timeout: args.render_timeout.or(file.render_timeout),
             gzip: switch(args.gzip, file.gzip),
             base_url: args.base_url.or(file.base_url),
             max_urls_per_file: args
@@ -285,7 +311,9 @@ impl MergedOptions {
             .map_err(|error| anyhow::anyhow!("{error}"))?;
         self.check_needs_state()?;
         let indexnow = self.indexnow()?;
+        let render = self.render_settings()?;
         Ok(CrawlSettings {
+            render,
             seed: self.seed,
             out: self.out,
             state: self.state,
@@ -348,7 +376,26 @@ impl MergedOptions {
             collect_images: self.images,
             collect_alternates: self.hreflang,
             max_url_length: sitemapper_sitemap::MAX_URL_LENGTH,
+            render: self.render.into(),
             ..defaults
+        })
+    }
+
+    fn render_settings(&self) -> anyhow::Result<RenderSettings> {
+        if self.render_concurrency == 0 {
+            bail!("--render-concurrency must be at least 1");
+        }
+        let timeout = match self.render_timeout {
+            Some(seconds) => seconds_option("--render-timeout", seconds)?,
+            None => sitemapper_render::DEFAULT_TIMEOUT,
+        };
+        if timeout.is_zero() {
+            bail!("--render-timeout must be more than 0 seconds");
+        }
+        Ok(RenderSettings {
+            chrome: self.chrome.clone(),
+            tabs: self.render_concurrency,
+            timeout,
         })
     }
 

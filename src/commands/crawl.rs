@@ -8,7 +8,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
-use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, ResumePoint};
+use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, RenderMode, Renderer, ResumePoint};
+use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{
     Alternate, ChangeFreq, ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written,
     depth_priority, is_valid_hreflang, observed_changefreq,
@@ -73,6 +74,7 @@ pub(crate) fn crawl_and_publish(
     let started = Instant::now();
     let crawler = Crawler::new(settings.crawl.clone());
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
+    let browser = browser(settings)?;
     // Before any request: an output directory that cannot be written fails the run now, not
     // after an hour of crawling. The lock comes first, so that nothing in the output
     // directory is touched while another run uses it.
@@ -105,6 +107,9 @@ pub(crate) fn crawl_and_publish(
     if let Some(point) = resume {
         crawler = crawler.with_resume(point);
     }
+    if let Some(browser) = &browser {
+        crawler = crawler.with_renderer(Arc::clone(browser) as Arc<dyn Renderer>);
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -117,6 +122,14 @@ pub(crate) fn crawl_and_publish(
     let signal = Arc::new(OnceLock::new());
     runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
     let crawled = runtime.block_on(crawler.run(&seed, sender));
+    if let Some(browser) = &browser {
+        runtime.block_on(browser.shut_down());
+    }
+    if let Ok(summary) = &crawled {
+        for (host, requests) in &summary.render.requests.other_hosts {
+            tracing::info!(%host, requests, "the browser fetched from another host");
+        }
+    }
     progress.finish();
     let (mut store, notes) = recorder.finish()?;
 
@@ -185,6 +198,33 @@ pub(crate) fn crawl_and_publish(
         _lock: lock,
         _database: database,
     })
+}
+
+/// The browser pages are rendered in, unless `--render never`. None is found: `always`
+/// cannot run; `auto` runs, and warns if a page needs rendering. A browser named with
+/// `--chrome` or `$CHROME` must exist.
+fn browser(settings: &CrawlSettings) -> Result<Option<Arc<Chromium>>, Failure> {
+    let mode = settings.crawl.render;
+    if mode == RenderMode::Never {
+        return Ok(None);
+    }
+    match find_browser(settings.render.chrome.as_deref()) {
+        Ok(executable) => Ok(Some(Arc::new(Chromium::new(ChromiumOptions {
+            executable,
+            tabs: settings.render.tabs,
+            timeout: settings.render.timeout,
+            user_agent: settings.crawl.user_agent.clone(),
+        })))),
+        Err(BrowserMissing::NotFound) if mode == RenderMode::Auto => Ok(None),
+        Err(error) => {
+            let mode = if mode == RenderMode::Always {
+                "always"
+            } else {
+                "auto"
+            };
+            Err(Failure::usage(anyhow::anyhow!("--render {mode}: {error}")))
+        }
+    }
 }
 
 /// Begins this run: a new one, or with `--resume` the interrupted one, with where it stood.

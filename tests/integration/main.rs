@@ -19,6 +19,7 @@ mod inclusion;
 mod normalization;
 mod private_networks;
 mod recrawl;
+mod render;
 mod robots;
 mod schema;
 mod validate;

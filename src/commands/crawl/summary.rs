@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use sitemapper_crawl::TrapKind;
+use sitemapper_crawl::{BrowserReport, PROBES, RenderMode, SiteDecision, TrapKind};
 use sitemapper_store::{Reason, ReasonCount, Verdict};
 
 use super::Crawled;
@@ -30,11 +30,12 @@ impl<'a> Report<'a> {
         self.print_limits_reached(&mut out)?;
         self.print_pace(&mut out)?;
         self.print_urls_cut(&mut out)?;
+        self.print_rendering(&mut out)?;
         self.print_listing(&mut out)?;
         self.print_files(&mut out)?;
         self.print_changes(&mut out)?;
         self.print_indexnow(&mut out)?;
-        print_resources(&mut out)?;
+        print_resources(&mut out, self.crawled.summary.render.browser.as_ref())?;
         Ok(())
     }
 
@@ -151,6 +152,115 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
+    /// What rendering in the browser did, and what it could not do.
+    fn print_rendering(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let render = &self.crawled.summary.render;
+        let tried = render.rendered + render.timed_out + render.failed;
+        if tried > 0 {
+            let why = match (render.mode, render.decision) {
+                (RenderMode::Always, _) => "--render always".to_string(),
+                (_, SiteDecision::RenderAll) => {
+                    "the site builds its links in JavaScript".to_string()
+                }
+                (_, SiteDecision::Stopped) => format!(
+                    "rendering added nothing to the first {PROBES} pages that looked built by JavaScript, so the others were read as served"
+                ),
+                _ => "these pages looked built by JavaScript".to_string(),
+            };
+            writeln!(
+                out,
+                "Rendered {tried} of {} HTML pages: {why}.",
+                render.html_pages
+            )?;
+        }
+        if render.timed_out > 0 {
+            writeln!(
+                out,
+                "  {} pages did not settle within --render-timeout {}s: read as served (render-timeout).",
+                render.timed_out,
+                self.settings.render.timeout.as_secs_f64()
+            )?;
+        }
+        if render.failed > 0 {
+            writeln!(
+                out,
+                "  {} pages failed to render: read as served.",
+                render.failed
+            )?;
+        }
+        if let Some(browser) = &render.browser
+            && browser.restarts > 0
+        {
+            writeln!(
+                out,
+                "  The browser crashed and was started again {} times.",
+                browser.restarts
+            )?;
+        }
+        if render.not_rendered > 0 {
+            let why = match &render.unavailable {
+                Some(reason) => format!("the browser could not render ({reason})"),
+                None => {
+                    "no browser was found (install chromium, or pass --chrome PATH)".to_string()
+                }
+            };
+            let example = render
+                .first_shell
+                .as_ref()
+                .map(|(url, reason)| format!(", such as {url} ({reason})"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "Not rendered: {} pages that needed it{example}, because {why}: the sitemap may be incomplete.",
+                render.not_rendered
+            )?;
+        }
+        let requests = &render.requests;
+        if !requests.disallowed.is_empty() {
+            writeln!(
+                out,
+                "  The browser was refused {} requests robots.txt disallows (never sent), such as {}.",
+                requests.disallowed.len(),
+                requests.disallowed[0]
+            )?;
+        }
+        if requests.private > 0 {
+            writeln!(
+                out,
+                "  The browser was refused {} requests to private networks (never sent).",
+                requests.private
+            )?;
+        }
+        if !requests.other_hosts.is_empty() {
+            let total: u64 = requests.other_hosts.values().sum();
+            writeln!(
+                out,
+                "  The browser fetched {total} scripts, styles and data from {} other hosts (-v lists them).",
+                requests.other_hosts.len()
+            )?;
+        }
+        if !render.hash_routes.is_empty() {
+            let shown: Vec<&str> = render
+                .hash_routes
+                .iter()
+                .take(3)
+                .map(String::as_str)
+                .collect();
+            writeln!(
+                out,
+                "Hash routes not listed: {} ({}{}). What follows # never reaches the server, so a sitemap cannot name them; routes served as paths (the History API) are listed.",
+                render.hash_routes.len(),
+                shown.join(", "),
+                if render.hash_routes.len() > shown.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
+            )?;
+        }
+        Ok(())
+    }
+
     /// How many URLs are listed, and why the others are not.
     fn print_listing(&self, out: &mut impl Write) -> anyhow::Result<()> {
         let counts = self.crawled.store.reason_counts(self.crawled.run)?;
@@ -256,17 +366,30 @@ fn print_listed_as_themselves(out: &mut impl Write, counts: &[ReasonCount]) -> s
     Ok(())
 }
 
-/// What the run cost this process, where the platform tells.
-fn print_resources(out: &mut impl Write) -> std::io::Result<()> {
+/// What the run cost this process, and the browser, where the platform tells.
+fn print_resources(out: &mut impl Write, browser: Option<&BrowserReport>) -> std::io::Result<()> {
+    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
     if let Some(peak) = crate::memory::peak_rss_bytes() {
-        writeln!(
-            out,
-            "Peak memory: {:.1} MiB.",
-            peak as f64 / (1024.0 * 1024.0)
-        )?;
+        match browser.and_then(|browser| browser.peak_memory) {
+            Some(browser) => writeln!(
+                out,
+                "Peak memory: {:.1} MiB, and {:.1} MiB for the browser's processes.",
+                mib(peak),
+                mib(browser)
+            )?,
+            None => writeln!(out, "Peak memory: {:.1} MiB.", mib(peak))?,
+        }
     }
     if let Some(seconds) = crate::memory::cpu_seconds() {
-        writeln!(out, "CPU time: {seconds:.2} s.")?;
+        match crate::memory::children_cpu_seconds()
+            .filter(|_| browser.is_some_and(|browser| browser.started))
+        {
+            Some(browser) => writeln!(
+                out,
+                "CPU time: {seconds:.2} s, and {browser:.2} s for the browser."
+            )?,
+            None => writeln!(out, "CPU time: {seconds:.2} s.")?,
+        }
     }
     Ok(())
 }

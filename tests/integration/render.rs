@@ -1,0 +1,363 @@
+//! Sites built by JavaScript (`--render`), against a small single-page application written
+//! for these tests in plain JavaScript, rendered by the installed Chromium.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::fixture::{Route, Server, Site};
+use crate::harness::{crawl, crawl_recorded, listed_urls, sitemapper_command, verdict_of};
+
+/// The browser the tests render with: Debian's chromium (installed by .ci/run). Missing, the
+/// rendering tests are skipped with a message, but not under CI.
+fn chromium() -> Option<PathBuf> {
+    let found = Command::new("sh")
+        .args(["-c", "command -v chromium"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is required under CI (.ci/run installs it)"
+        );
+        eprintln!("skipping a rendering test: chromium is not installed");
+    }
+    found
+}
+
+/// A script standing for the browser that notes each start in `marker`, then runs it.
+fn recording_browser(directory: &Path, browser: &Path, marker: &Path) -> PathBuf {
+    let wrapper = directory.join("browser");
+    let script = format!(
+        "#!/bin/sh\necho started >> '{}'\nexec '{}' \"$@\"\n",
+        marker.display(),
+        browser.display()
+    );
+    std::fs::write(&wrapper, script).expect("write the browser wrapper");
+    Command::new("chmod")
+        .args(["+x", wrapper.to_str().expect("utf-8 path")])
+        .status()
+        .expect("chmod");
+    wrapper
+}
+
+const SHELL: &str = r#"<!doctype html>
+<html><head><title>Shop</title><script src="/app.js" defer></script></head>
+<body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div></body></html>"#;
+
+/// The application: its menu comes from a JSON endpoint; `/products` lists products from
+/// another; `/old-about` gets a canonical and `/drafts` a noindex from script; `/spinner`
+/// never ends a script, `/live` polls forever, `/ticker` adds a link every 100 ms; every
+/// page asks for a URL robots.txt disallows.
+const APP: &str = r##"(async () => {
+  const path = location.pathname;
+  if (path === '/spinner') { while (true) {} }
+  const root = document.getElementById('root');
+  const nav = await (await fetch('/api/nav.json')).json();
+  fetch('/private/track?from=' + encodeURIComponent(path)).catch(() => {});
+  let html = '<nav>' + nav.map((href) => `<a href="${href}">${href}</a>`).join(' ') + '</nav>';
+  html += '<p><a href="#/help">Help</a> <a href="/#!/faq">FAQ</a></p>';
+  if (path === '/products') {
+    const ids = await (await fetch('/api/products.json')).json();
+    html += ids.map((id) => `<a href="/products/${id}">Product ${id}</a>`).join(' ');
+  }
+  if (path === '/old-about') {
+    const link = document.createElement('link');
+    link.rel = 'canonical';
+    link.href = '/about';
+    document.head.appendChild(link);
+  }
+  if (path === '/drafts') {
+    const meta = document.createElement('meta');
+    meta.name = 'robots';
+    meta.content = 'noindex';
+    document.head.appendChild(meta);
+  }
+  if (path === '/live') { setInterval(() => fetch('/api/poll').catch(() => {}), 100); }
+  if (path === '/ticker') {
+    let count = 0;
+    setInterval(() => {
+      const link = document.createElement('a');
+      link.href = '/ticker/' + (count += 1);
+      document.body.appendChild(link);
+    }, 100);
+  }
+  root.innerHTML = html;
+})();"##;
+
+fn single_page_app() -> Site {
+    Site::new()
+        .route(
+            "/robots.txt",
+            Route::new(200, "User-agent: *\nDisallow: /private/\n")
+                .header("Content-Type", "text/plain"),
+        )
+        .route(
+            "/app.js",
+            Route::new(200, APP).header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/api/nav.json",
+            Route::new(
+                200,
+                r#"["/about", "/products", "/old-about", "/drafts", "/missing", "/spinner", "/live", "/ticker"]"#,
+            )
+            .header("Content-Type", "application/json"),
+        )
+        .route(
+            "/api/products.json",
+            Route::new(200, "[1, 2]").header("Content-Type", "application/json"),
+        )
+        .route(
+            "/api/poll",
+            Route::new(200, "{}").header("Content-Type", "application/json"),
+        )
+        // The server knows this route is gone, although the application would draw it.
+        .route(
+            "/missing",
+            Route::new(404, SHELL).header("Content-Type", "text/html"),
+        )
+        // The server's fallback: every other path is the application.
+        .generated(|target| {
+            Some(
+                Route::html(SHELL)
+                    .header("ETag", "\"app-1\"")
+                    .header("Last-Modified", "Mon, 02 Nov 2026 10:00:00 GMT")
+                    .header("X-Target", target),
+            )
+        })
+}
+
+fn expected(server: &Server, paths: &[&str]) -> BTreeSet<String> {
+    paths.iter().map(|path| server.url(path)).collect()
+}
+
+const LISTED: &[&str] = &[
+    "/",
+    "/about",
+    "/products",
+    "/products/1",
+    "/products/2",
+    "/spinner",
+    "/live",
+    "/ticker",
+];
+
+#[test]
+fn a_single_page_app_is_mapped_completely_and_the_browser_obeys_robots_txt() {
+    let Some(browser) = chromium() else { return };
+    let server = single_page_app().serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    let marker = out.path().join("browser-started");
+    let wrapper = recording_browser(out.path(), &browser, &marker);
+    let (run, store) = crawl_recorded(
+        &server.url("/"),
+        out.path(),
+        &[
+            "--chrome",
+            wrapper.to_str().expect("utf-8"),
+            "--render-timeout",
+            "4",
+        ],
+    );
+    run.assert_success();
+
+    assert_eq!(
+        listed_urls(out.path()),
+        expected(&server, LISTED),
+        "{}",
+        run.stderr
+    );
+    let (_, reason) = verdict_of(&store, &server.url("/drafts"));
+    assert_eq!(
+        reason.as_deref(),
+        Some("noindex"),
+        "a noindex set by script counts"
+    );
+    let (verdict, _) = verdict_of(&store, &server.url("/old-about"));
+    assert_eq!(verdict, sitemapper_store::Verdict::Canonicalised);
+    let (_, reason) = verdict_of(&store, &server.url("/missing"));
+    assert_eq!(
+        reason.as_deref(),
+        Some("http-404"),
+        "the server's status decides"
+    );
+
+    let targets = server.targets();
+    assert!(
+        !targets.iter().any(|target| target.starts_with("/private/")),
+        "a disallowed URL reached the server: {targets:?}"
+    );
+    assert!(
+        !targets.iter().any(|target| target.starts_with("/ticker/")),
+        "links of a page that never settles were followed: {targets:?}"
+    );
+    for page in ["/", "/about", "/products/1"] {
+        let requests = targets.iter().filter(|target| *target == page).count();
+        assert_eq!(
+            requests, 1,
+            "{page} requested {requests} times: {targets:?}"
+        );
+    }
+    assert!(targets.iter().any(|target| target == "/api/products.json"));
+
+    let stderr = &run.stderr;
+    assert!(
+        stderr.contains("Rendered 10 of 10 HTML pages: the site builds its links in JavaScript."),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("3 pages did not settle within --render-timeout 4s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("robots.txt disallows (never sent)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Hash routes not listed: 2 (#!/faq, #/help)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("for the browser's processes"), "{stderr}");
+    assert!(stderr.contains(" s for the browser."), "{stderr}");
+    let starts = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert_eq!(starts.lines().count(), 1, "one browser for the whole crawl");
+}
+
+#[test]
+fn a_static_site_starts_no_browser() {
+    let Some(browser) = chromium() else { return };
+    let server = Site::new()
+        .page("/", r#"<script>console.log(1)</script><a href="/a">A</a>"#)
+        .page("/a", r#"<a href="/">Home</a> <my-widget></my-widget>"#)
+        .serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    let marker = out.path().join("browser-started");
+    let wrapper = recording_browser(out.path(), &browser, &marker);
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &["--chrome", wrapper.to_str().expect("utf-8")],
+    );
+    run.assert_success();
+    assert_eq!(listed_urls(out.path()), expected(&server, &["/", "/a"]));
+    assert!(!marker.exists(), "a browser was started for a static site");
+    assert!(!run.stderr.contains("Rendered"), "{}", run.stderr);
+}
+
+#[test]
+fn without_a_browser_auto_warns_that_the_sitemap_is_incomplete() {
+    let server = single_page_app().serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    let empty = tempfile::tempdir().expect("tempdir");
+    let seed = server.url("/");
+    let run: crate::harness::Run =
+        sitemapper_command(&["crawl", &seed, "--out", out.path().to_str().expect("utf-8")])
+            .env("PATH", empty.path())
+            .env_remove("CHROME")
+            .output()
+            .expect("run sitemapper")
+            .into();
+    run.assert_success();
+    assert_eq!(listed_urls(out.path()), expected(&server, &["/"]));
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.contains("WARN"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(
+        warnings[0].contains("looks built by JavaScript (scripts and an empty <div id=\"root\">)"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        run.stderr.contains("because no browser was found")
+            && run.stderr.contains("the sitemap may be incomplete"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn always_without_a_browser_is_a_usage_error() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let empty = tempfile::tempdir().expect("tempdir");
+    let out_dir = out.path().to_str().expect("utf-8");
+    let missing = sitemapper_command(&[
+        "crawl",
+        "http://127.0.0.1:9/",
+        "--out",
+        out_dir,
+        "--render",
+        "always",
+        "--chrome",
+        "/nonexistent/chromium",
+    ])
+    .output()
+    .expect("run sitemapper");
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("the browser /nonexistent/chromium (--chrome) is not an executable file"),
+        "{stderr}"
+    );
+
+    let none = sitemapper_command(&[
+        "crawl",
+        "http://127.0.0.1:9/",
+        "--out",
+        out_dir,
+        "--render",
+        "always",
+    ])
+    .env("PATH", empty.path())
+    .env_remove("CHROME")
+    .output()
+    .expect("run sitemapper");
+    let stderr = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(none.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--render always: no browser found: install Chromium"),
+        "{stderr}"
+    );
+    assert!(!out.path().join("sitemap.xml").exists());
+}
+
+#[test]
+fn a_recrawl_reuses_what_rendering_found_for_unchanged_pages() {
+    let Some(browser) = chromium() else { return };
+    let server = single_page_app().serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    let marker = out.path().join("browser-started");
+    let wrapper = recording_browser(out.path(), &browser, &marker);
+    let flags = [
+        "--chrome",
+        wrapper.to_str().expect("utf-8"),
+        "--render-timeout",
+        "4",
+    ];
+    crawl_recorded(&server.url("/"), out.path(), &flags)
+        .0
+        .assert_success();
+    std::fs::remove_file(&marker).expect("the first run started a browser");
+
+    let (run, _) = crawl_recorded(&server.url("/"), out.path(), &flags);
+    run.assert_success();
+    assert_eq!(
+        listed_urls(out.path()),
+        expected(&server, LISTED),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("Unchanged (304 Not Modified, not downloaded): 10 pages."),
+        "{}",
+        run.stderr
+    );
+    assert!(!marker.exists(), "unchanged pages were rendered again");
+}
