@@ -17,7 +17,7 @@ pub use graph::DeclaredAlternate;
 pub use pages::{ListedPage, PageRecord, ReasonCount};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
-pub use verdict::{IgnoredHint, Reason, Verdict};
+pub use verdict::{IgnoredHint, Reason, Rendering, ServedDifference, Verdict};
 
 /// What can go wrong with a crawl database; every variant names the file.
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,10 @@ use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Row, params};
 
 use crate::runs::{RunId, timestamp};
-use crate::verdict::{hint_column, hints_from_columns};
+use crate::verdict::{
+    Rendering, ServedDifference, hint_column, hints_from_columns, served_columns,
+    served_from_columns,
+};
 use crate::{IgnoredHint, Reason, Store, StoreError, Verdict, sql_error};
 
 /// Everything recorded about one URL.
@@ -64,6 +67,11 @@ pub struct PageRecord {
     pub images: Option<Vec<String>>,
     /// `(hreflang, href)` alternates the page declares; `None` leaves the recorded ones.
     pub alternates: Option<Vec<(String, String)>>,
+    /// Whether the page was rendered in a browser, and how that went (a revalidated page
+    /// keeps what its last rendering found).
+    pub rendering: Option<Rendering>,
+    /// What the HTML as served said otherwise than the rendered DOM.
+    pub served_differences: Vec<ServedDifference>,
 }
 
 /// One entry for the sitemap writer.
@@ -95,9 +103,9 @@ pub struct ReasonCount {
 const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_type, html_ok, verdict,
         reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, fingerprint, title,
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
-        invalid_canonicals, conflicting_canonicals)
+        invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
-        ?19, ?20, ?21, ?22, ?23, ?24)
+        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
@@ -115,7 +123,12 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         body_bytes = CASE WHEN excluded.revalidated THEN pages.body_bytes ELSE excluded.body_bytes END,
         truncated = CASE WHEN excluded.revalidated THEN pages.truncated ELSE excluded.truncated END,
         invalid_canonicals = excluded.invalid_canonicals,
-        conflicting_canonicals = excluded.conflicting_canonicals";
+        conflicting_canonicals = excluded.conflicting_canonicals,
+        rendering = CASE WHEN excluded.revalidated THEN pages.rendering ELSE excluded.rendering END,
+        served_canonical = CASE WHEN excluded.revalidated THEN pages.served_canonical
+                                ELSE excluded.served_canonical END,
+        served_noindex = CASE WHEN excluded.revalidated THEN pages.served_noindex
+                              ELSE excluded.served_noindex END";
 
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
@@ -130,6 +143,7 @@ impl Store {
         {
             let mut statement = transaction.prepare_cached(UPSERT).map_err(sql_error)?;
             for page in pages {
+                let served = served_columns(&page.served_differences);
                 statement
                     .execute(params![
                         page.url,
@@ -158,6 +172,9 @@ impl Store {
                         page.truncated,
                         hint_column(&page.ignored_hints, true),
                         hint_column(&page.ignored_hints, false),
+                        page.rendering,
+                        served.0,
+                        served.1,
                     ])
                     .map_err(sql_error)?;
             }
@@ -492,10 +509,11 @@ impl Store {
 const PAGE_COLUMNS: &str =
     "url, depth, referrer, status, content_type, html_ok, verdict, reason, detail,
     target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
-    description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals";
+    description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals,
+    rendering, served_canonical, served_noindex";
 
 /// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
-const PAGE_COLUMN_COUNT: usize = 23;
+const PAGE_COLUMN_COUNT: usize = 26;
 
 /// A page row selected with [`PAGE_COLUMNS`].
 fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
@@ -533,6 +551,8 @@ fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         links: None,
         images: None,
         alternates: None,
+        rendering: row.get(23)?,
+        served_differences: served_from_columns(row.get(24)?, row.get(25)?),
     })
 }
 

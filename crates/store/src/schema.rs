@@ -130,6 +130,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     UPDATE pages SET detail = NULL
     WHERE invalid_canonicals IS NOT NULL OR conflicting_canonicals IS NOT NULL;
     ALTER TABLE pages DROP COLUMN final_url;",
+    // 7: pages rendered in a browser: how that went, and what the HTML as served said
+    // otherwise about the canonical ('' for none) and noindex (NULL where the two agree).
+    "ALTER TABLE pages ADD COLUMN rendering TEXT;
+    ALTER TABLE pages ADD COLUMN served_canonical TEXT;
+    ALTER TABLE pages ADD COLUMN served_noindex INTEGER;",
 ];
 
 /// The schema version this build writes.

@@ -30,6 +30,8 @@ fn page(url: &str, verdict: Verdict) -> PageRecord {
         links: None,
         images: None,
         alternates: None,
+        rendering: None,
+        served_differences: Vec::new(),
     }
 }
 
@@ -707,4 +709,42 @@ fn the_disk_queue_works_while_another_connection_records_pages() {
     }
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     writing.join().unwrap();
+}
+
+#[test]
+fn a_revalidated_page_keeps_what_its_last_rendering_found() {
+    let (_directory, mut store) = open();
+    let url = "https://e.com/old-about";
+    let rendered = PageRecord {
+        rendering: Some(Rendering::Rendered),
+        served_differences: vec![
+            ServedDifference::Canonical(None),
+            ServedDifference::Noindex(true),
+        ],
+        ..page(url, Verdict::Canonicalised)
+    };
+    let first = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(first, std::slice::from_ref(&rendered))
+        .unwrap();
+    let read = store.page(url).unwrap().unwrap();
+    assert_eq!(read.rendering, Some(Rendering::Rendered));
+    assert_eq!(read.served_differences, rendered.served_differences);
+
+    let second = store.begin_run("https://e.com/").unwrap();
+    let revalidated = PageRecord {
+        revalidated: true,
+        ..page(url, Verdict::Canonicalised)
+    };
+    store.record_pages(second, &[revalidated]).unwrap();
+    let read = store.page(url).unwrap().unwrap();
+    assert_eq!(read.rendering, Some(Rendering::Rendered));
+    assert_eq!(read.served_differences, rendered.served_differences);
+
+    let third = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(third, &[page(url, Verdict::Indexable)])
+        .unwrap();
+    let read = store.page(url).unwrap().unwrap();
+    assert_eq!((read.rendering, read.served_differences), (None, vec![]));
 }

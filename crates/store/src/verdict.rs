@@ -217,6 +217,109 @@ impl fmt::Display for IgnoredHint {
     }
 }
 
+/// Whether a page was rendered in a browser, and how that went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rendering {
+    /// Rendered: the record's facts are the rendered DOM's.
+    Rendered,
+    /// The page did not settle within the render timeout: its HTML as served was read.
+    TimedOut,
+    /// Rendering failed (a crashed tab or browser): its HTML as served was read.
+    Failed,
+}
+
+impl Rendering {
+    /// The stable code the database keeps, also shown in reports.
+    pub fn code(self) -> &'static str {
+        match self {
+            Rendering::Rendered => "rendered",
+            Rendering::TimedOut => "render-timeout",
+            Rendering::Failed => "render-failed",
+        }
+    }
+
+    fn parse(code: &str) -> Option<Rendering> {
+        [Rendering::Rendered, Rendering::TimedOut, Rendering::Failed]
+            .into_iter()
+            .find(|rendering| rendering.code() == code)
+    }
+}
+
+impl fmt::Display for Rendering {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.code())
+    }
+}
+
+impl ToSql for Rendering {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.code()))
+    }
+}
+
+impl FromSql for Rendering {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        read_code(value, "rendering", Rendering::parse)
+    }
+}
+
+/// What the HTML as served said otherwise than the rendered DOM, whose word the record
+/// keeps (its `canonical` and verdict).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServedDifference {
+    /// The served HTML's canonical, normalized (`None`: it named none).
+    Canonical(Option<String>),
+    /// Whether the served HTML said noindex (the rendered DOM says the opposite).
+    Noindex(bool),
+}
+
+impl fmt::Display for ServedDifference {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServedDifference::Canonical(Some(url)) => {
+                write!(formatter, "canonical {url} in the HTML as served")
+            }
+            ServedDifference::Canonical(None) => {
+                formatter.write_str("no canonical in the HTML as served")
+            }
+            ServedDifference::Noindex(true) => formatter.write_str("noindex in the HTML as served"),
+            ServedDifference::Noindex(false) => {
+                formatter.write_str("no noindex in the HTML as served")
+            }
+        }
+    }
+}
+
+/// The two columns of the served differences: the served canonical (`''` for none) and the
+/// served noindex, each `NULL` when the two agree.
+pub(crate) fn served_columns(differences: &[ServedDifference]) -> (Option<String>, Option<bool>) {
+    let mut columns = (None, None);
+    for difference in differences {
+        match difference {
+            ServedDifference::Canonical(url) => columns.0 = Some(url.clone().unwrap_or_default()),
+            ServedDifference::Noindex(served) => columns.1 = Some(*served),
+        }
+    }
+    columns
+}
+
+/// The served differences of a record, from their two columns.
+pub(crate) fn served_from_columns(
+    canonical: Option<String>,
+    noindex: Option<bool>,
+) -> Vec<ServedDifference> {
+    let mut differences = Vec::new();
+    if let Some(canonical) = canonical {
+        differences.push(ServedDifference::Canonical(
+            Some(canonical).filter(|url| !url.is_empty()),
+        ));
+    }
+    if let Some(noindex) = noindex {
+        differences.push(ServedDifference::Noindex(noindex));
+    }
+    differences
+}
+
 /// The values of one kind of hint in their column: one per line (a value's own line breaks,
 /// which only an invalid canonical can hold, become spaces).
 pub(crate) fn hint_column(hints: &[IgnoredHint], invalid: bool) -> Option<String> {
@@ -276,6 +379,26 @@ mod tests {
             assert_eq!(Verdict::parse(verdict.code()), Some(verdict));
         }
         assert_eq!(Verdict::parse("Indexable"), None);
+    }
+
+    #[test]
+    fn renderings_and_served_differences_survive_their_columns() {
+        for rendering in [Rendering::Rendered, Rendering::TimedOut, Rendering::Failed] {
+            assert_eq!(Rendering::parse(rendering.code()), Some(rendering));
+        }
+        assert_eq!(Rendering::parse("timeout"), None);
+        for differences in [
+            vec![],
+            vec![ServedDifference::Canonical(None)],
+            vec![
+                ServedDifference::Canonical(Some("https://e.com/a".into())),
+                ServedDifference::Noindex(false),
+            ],
+            vec![ServedDifference::Noindex(true)],
+        ] {
+            let (canonical, noindex) = served_columns(&differences);
+            assert_eq!(served_from_columns(canonical, noindex), differences);
+        }
     }
 
     #[test]
