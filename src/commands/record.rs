@@ -5,9 +5,12 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
-use sitemapper_crawl::{CrawlEvent, Exclusion, IgnoredHint, PageOutcome, TrapKind, Verdict};
+use sitemapper_crawl::{
+    CrawlEvent, Exclusion, IgnoredHint, PageOutcome, RenderDifference, Rendering, TrapKind, Verdict,
+};
 use sitemapper_store::{
-    IgnoredHint as Ignored, PageRecord, Reason, RunId, Store, StoreError, Verdict as Recorded,
+    IgnoredHint as Ignored, PageRecord, Reason, Rendering as RecordedRendering, RunId,
+    ServedDifference, Store, StoreError, Verdict as Recorded,
 };
 use tokio::sync::mpsc;
 
@@ -106,6 +109,16 @@ fn count(counts: &EventCounts, outcome: &PageOutcome) {
     }
 }
 
+/// What the HTML as served said, where the rendered DOM says otherwise.
+fn served_difference(difference: RenderDifference) -> ServedDifference {
+    match difference {
+        RenderDifference::Canonical { served, .. } => {
+            ServedDifference::Canonical(served.map(String::from))
+        }
+        RenderDifference::Noindex { served } => ServedDifference::Noindex(served),
+    }
+}
+
 /// The crawl's view of a URL, flattened into the database's plain record: the one place
 /// where the crawl's verdicts and reasons become the store's.
 fn page_record(outcome: PageOutcome) -> PageRecord {
@@ -159,6 +172,17 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
                 .map(|(hreflang, url)| (hreflang, url.into()))
                 .collect()
         }),
+        rendering: outcome.rendering.as_ref().map(|rendering| match rendering {
+            Rendering::Rendered(_) => RecordedRendering::Rendered,
+            Rendering::TimedOut => RecordedRendering::TimedOut,
+            Rendering::Failed(_) => RecordedRendering::Failed,
+        }),
+        served_differences: match outcome.rendering {
+            Some(Rendering::Rendered(differences)) => {
+                differences.into_iter().map(served_difference).collect()
+            }
+            _ => Vec::new(),
+        },
     }
 }
 

@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 
 use sitemapper_sitemap::is_valid_hreflang;
-use sitemapper_store::{PageRecord, Reason, RunId, Store, StoreError, Verdict};
+use sitemapper_store::{
+    PageRecord, Reason, Rendering, RunId, ServedDifference, Store, StoreError, Verdict,
+};
 
 use crate::{Finding, FindingKind, Thresholds};
 
@@ -94,6 +96,7 @@ impl Pages {
             self.findings
                 .push(finding(kind, &page.url, hint.to_string()));
         }
+        self.add_rendering(&page);
         if page.html_ok {
             self.add_page_facts(&page, thresholds);
         }
@@ -111,6 +114,38 @@ impl Pages {
                         .push(page.url.clone());
                 }
             }
+        }
+    }
+
+    /// A rendering that did not finish; what the HTML as served says otherwise than the
+    /// rendered DOM search engines act on.
+    fn add_rendering(&mut self, page: &PageRecord) {
+        if let Some(rendering @ (Rendering::TimedOut | Rendering::Failed)) = page.rendering {
+            let detail = format!("{rendering}: the HTML as served was read");
+            self.findings
+                .push(finding(FindingKind::RenderIncomplete, &page.url, detail));
+        }
+        let differences: Vec<String> = page
+            .served_differences
+            .iter()
+            .map(|difference| {
+                let rendered = match difference {
+                    ServedDifference::Canonical(_) => match &page.canonical {
+                        Some(canonical) => format!("canonical {canonical}"),
+                        None => "no canonical".to_string(),
+                    },
+                    ServedDifference::Noindex(true) => "indexable".to_string(),
+                    ServedDifference::Noindex(false) => "noindex".to_string(),
+                };
+                format!("{difference}, {rendered} once rendered")
+            })
+            .collect();
+        if !differences.is_empty() {
+            self.findings.push(finding(
+                FindingKind::RenderedDiffers,
+                &page.url,
+                differences.join("; "),
+            ));
         }
     }
 

@@ -85,6 +85,10 @@ pub enum FindingKind {
     NotInSitemap,
     /// A sitemap of the site that cannot be fetched or parsed.
     SitemapUnreadable,
+    /// A page whose canonical or noindex, once rendered, differs from its HTML as served.
+    RenderedDiffers,
+    /// A page whose rendering timed out or failed: its HTML as served was read.
+    RenderIncomplete,
 }
 
 impl FindingKind {
@@ -121,6 +125,8 @@ impl FindingKind {
             FindingKind::SitemapNotIndexable => "sitemap-not-indexable",
             FindingKind::NotInSitemap => "not-in-sitemap",
             FindingKind::SitemapUnreadable => "sitemap-unreadable",
+            FindingKind::RenderedDiffers => "rendered-differs",
+            FindingKind::RenderIncomplete => "render-incomplete",
         }
     }
 
@@ -146,7 +152,9 @@ impl FindingKind {
             | FindingKind::MixedContent
             | FindingKind::HreflangNoReturn
             | FindingKind::HreflangInvalid
-            | FindingKind::SitemapOrphan => Severity::Warning,
+            | FindingKind::SitemapOrphan
+            | FindingKind::RenderedDiffers
+            | FindingKind::RenderIncomplete => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::NoindexLinked
             | FindingKind::BlockedLinked
@@ -193,6 +201,8 @@ impl FindingKind {
             FindingKind::SitemapNotIndexable => "In the sitemap, not indexable",
             FindingKind::NotInSitemap => "Indexable, not in the sitemap",
             FindingKind::SitemapUnreadable => "Sitemap that cannot be read",
+            FindingKind::RenderedDiffers => "JavaScript changes the canonical or noindex",
+            FindingKind::RenderIncomplete => "Page whose rendering did not finish",
         }
     }
 }

@@ -31,6 +31,8 @@ fn page(url: &str, verdict: Verdict) -> PageRecord {
         links: None,
         images: None,
         alternates: None,
+        rendering: None,
+        served_differences: Vec::new(),
     }
 }
 
@@ -322,4 +324,56 @@ fn the_sitemaps_are_compared_with_the_crawl_and_findings_come_most_severe_first(
         })
         .collect();
     assert!(severities.is_sorted(), "{findings:?}");
+}
+
+#[test]
+fn what_javascript_changes_and_renderings_that_did_not_finish_are_warnings() {
+    use sitemapper_store::{Rendering, ServedDifference};
+    let canonical_by_script = PageRecord {
+        rendering: Some(Rendering::Rendered),
+        served_differences: vec![ServedDifference::Canonical(None)],
+        canonical: Some("https://e.com/about".to_string()),
+        target: Some("https://e.com/about".to_string()),
+        ..page("https://e.com/old-about", Verdict::Canonicalised)
+    };
+    let noindex_by_script = PageRecord {
+        rendering: Some(Rendering::Rendered),
+        served_differences: vec![ServedDifference::Noindex(false)],
+        ..excluded("https://e.com/drafts", Some(200), Reason::NoIndex)
+    };
+    let agreeing = PageRecord {
+        rendering: Some(Rendering::Rendered),
+        ..page("https://e.com/about", Verdict::Indexable)
+    };
+    let hanging = PageRecord {
+        rendering: Some(Rendering::TimedOut),
+        ..page("https://e.com/spinner", Verdict::Indexable)
+    };
+    let findings = audit(
+        vec![canonical_by_script, noindex_by_script, agreeing, hanging],
+        &[],
+    );
+    assert!(has(
+        &findings,
+        "rendered-differs",
+        "https://e.com/old-about",
+        "no canonical in the HTML as served, canonical https://e.com/about once rendered"
+    ));
+    assert!(has(
+        &findings,
+        "rendered-differs",
+        "https://e.com/drafts",
+        "no noindex in the HTML as served, noindex once rendered"
+    ));
+    assert!(has(
+        &findings,
+        "render-incomplete",
+        "https://e.com/spinner",
+        "render-timeout: the HTML as served was read"
+    ));
+    let about: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding.1 == "https://e.com/about" && finding.0.starts_with("render"))
+        .collect();
+    assert!(about.is_empty(), "{about:?}");
 }

@@ -38,6 +38,7 @@ pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Res
         "lastmod",
         "elapsed_ms",
         "bytes",
+        "rendering",
     ])?;
     let mut counts = PageCounts::default();
     store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
@@ -65,6 +66,7 @@ pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Res
             optional(lastmod.map(sitemapper_sitemap::format_lastmod)),
             optional(page.elapsed_ms.map(|elapsed| elapsed.to_string())),
             optional(page.body_bytes.map(|bytes| bytes.to_string())),
+            optional(page.rendering.map(|rendering| rendering.to_string())),
         ])?;
         Ok(())
     })?;
