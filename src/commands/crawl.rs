@@ -74,7 +74,7 @@ pub(crate) fn crawl_and_publish(
     let started = Instant::now();
     let crawler = Crawler::new(settings.crawl.clone());
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
-    let browser = browser(settings)?;
+    let browser_executable = browser_executable(settings)?;
     // Before any request: an output directory that cannot be written fails the run now, not
     // after an hour of crawling. The lock comes first, so that nothing in the output
     // directory is touched while another run uses it.
@@ -107,14 +107,24 @@ pub(crate) fn crawl_and_publish(
     if let Some(point) = resume {
         crawler = crawler.with_resume(point);
     }
-    if let Some(browser) = &browser {
-        crawler = crawler.with_renderer(Arc::clone(browser) as Arc<dyn Renderer>);
-    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let browser = browser_executable.map(|executable| {
+        let private_networks = runtime.block_on(settings.crawl.addresses.allows_private_for(&seed));
+        Arc::new(Chromium::new(ChromiumOptions {
+            executable,
+            tabs: settings.render.tabs,
+            timeout: settings.render.timeout,
+            user_agent: settings.crawl.user_agent.clone(),
+            private_networks,
+        }))
+    });
+    if let Some(browser) = &browser {
+        crawler = crawler.with_renderer(Arc::clone(browser) as Arc<dyn Renderer>);
+    }
     let counts = Arc::new(EventCounts::default());
     let (sender, receiver) = mpsc::channel(EVENT_CHANNEL_CAPACITY);
     let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
@@ -203,18 +213,13 @@ pub(crate) fn crawl_and_publish(
 /// The browser pages are rendered in, unless `--render never`. None is found: `always`
 /// cannot run; `auto` runs, and warns if a page needs rendering. A browser named with
 /// `--chrome` or `$CHROME` must exist.
-fn browser(settings: &CrawlSettings) -> Result<Option<Arc<Chromium>>, Failure> {
+fn browser_executable(settings: &CrawlSettings) -> Result<Option<PathBuf>, Failure> {
     let mode = settings.crawl.render;
     if mode == RenderMode::Never {
         return Ok(None);
     }
     match find_browser(settings.render.chrome.as_deref()) {
-        Ok(executable) => Ok(Some(Arc::new(Chromium::new(ChromiumOptions {
-            executable,
-            tabs: settings.render.tabs,
-            timeout: settings.render.timeout,
-            user_agent: settings.crawl.user_agent.clone(),
-        })))),
+        Ok(executable) => Ok(Some(executable)),
         Err(BrowserMissing::NotFound) if mode == RenderMode::Auto => Ok(None),
         Err(error) => {
             let mode = if mode == RenderMode::Always {

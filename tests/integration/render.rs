@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use sitemapper_store::{Rendering, ServedDifference};
+
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{crawl, crawl_recorded, listed_urls, sitemapper_command, verdict_of};
 
@@ -178,6 +180,15 @@ fn a_single_page_app_is_mapped_completely_and_the_browser_obeys_robots_txt() {
     );
     let (verdict, _) = verdict_of(&store, &server.url("/old-about"));
     assert_eq!(verdict, sitemapper_store::Verdict::Canonicalised);
+    let old_about = store.page(&server.url("/old-about")).unwrap().unwrap();
+    assert_eq!(old_about.rendering, Some(Rendering::Rendered));
+    assert_eq!(
+        old_about.served_differences,
+        [ServedDifference::Canonical(None)],
+        "the canonical came from script: the HTML as served had none"
+    );
+    let spinner = store.page(&server.url("/spinner")).unwrap().unwrap();
+    assert_eq!(spinner.rendering, Some(Rendering::TimedOut));
     let (_, reason) = verdict_of(&store, &server.url("/missing"));
     assert_eq!(
         reason.as_deref(),
@@ -345,8 +356,15 @@ fn a_recrawl_reuses_what_rendering_found_for_unchanged_pages() {
         .assert_success();
     std::fs::remove_file(&marker).expect("the first run started a browser");
 
-    let (run, _) = crawl_recorded(&server.url("/"), out.path(), &flags);
+    let (run, store) = crawl_recorded(&server.url("/"), out.path(), &flags);
     run.assert_success();
+    let old_about = store.page(&server.url("/old-about")).unwrap().unwrap();
+    assert!(old_about.revalidated);
+    assert_eq!(old_about.rendering, Some(Rendering::Rendered));
+    assert_eq!(
+        old_about.served_differences,
+        [ServedDifference::Canonical(None)]
+    );
     assert_eq!(
         listed_urls(out.path()),
         expected(&server, LISTED),
@@ -360,4 +378,282 @@ fn a_recrawl_reuses_what_rendering_found_for_unchanged_pages() {
         run.stderr
     );
     assert!(!marker.exists(), "unchanged pages were rendered again");
+}
+
+#[test]
+fn the_audit_reports_what_javascript_changes_and_pages_that_did_not_settle() {
+    let Some(browser) = chromium() else { return };
+    let server = single_page_app().serve();
+    let report = tempfile::tempdir().expect("tempdir");
+    let seed = server.url("/");
+    let run = crate::harness::sitemapper(&[
+        "audit",
+        &seed,
+        "--report",
+        report.path().to_str().expect("utf-8"),
+        "--retries",
+        "0",
+        "--chrome",
+        browser.to_str().expect("utf-8"),
+        "--render-timeout",
+        "4",
+    ]);
+    assert!(run.code == 0 || run.code == 4, "{}", run.stderr);
+    let mut reader =
+        csv::Reader::from_path(report.path().join("findings.csv")).expect("findings.csv");
+    let rows: Vec<(String, String, String, String)> = reader
+        .records()
+        .map(|record| {
+            let record = record.expect("a row");
+            (
+                record[0].to_string(),
+                record[1].to_string(),
+                record[3].to_string(),
+                record[4].to_string(),
+            )
+        })
+        .collect();
+    let has = |kind: &str, path: &str, detail: &str| {
+        rows.iter().any(|(severity, code, url, text)| {
+            severity == "warning" && code == kind && *url == server.url(path) && text == detail
+        })
+    };
+    assert!(
+        has(
+            "rendered-differs",
+            "/old-about",
+            &format!(
+                "no canonical in the HTML as served, canonical {} once rendered",
+                server.url("/about")
+            )
+        ),
+        "{rows:?}"
+    );
+    assert!(
+        has(
+            "rendered-differs",
+            "/drafts",
+            "no noindex in the HTML as served, noindex once rendered"
+        ),
+        "{rows:?}"
+    );
+    for path in ["/spinner", "/live", "/ticker"] {
+        assert!(
+            has(
+                "render-incomplete",
+                path,
+                "render-timeout: the HTML as served was read"
+            ),
+            "{path}: {rows:?}"
+        );
+    }
+    let pages = std::fs::read_to_string(report.path().join("pages.csv")).expect("pages.csv");
+    assert!(
+        pages
+            .lines()
+            .next()
+            .is_some_and(|header| header.ends_with(",rendering"))
+    );
+}
+
+#[test]
+fn the_browser_loads_no_images_opens_nothing_and_counts_other_hosts() {
+    let Some(browser) = chromium() else { return };
+    let cdn = Site::new()
+        .route(
+            "/lib.js",
+            Route::new(200, "window.libraryLoaded = true;")
+                .header("Content-Type", "text/javascript"),
+        )
+        .serve_on("127.0.0.2");
+    let shell = format!(
+        r#"<!doctype html><html><head><script src="{}"></script>
+        <script src="/app.js" defer></script></head>
+        <body><img src="/logo.png" alt=""><div id="app"></div></body></html>"#,
+        cdn.url("/lib.js")
+    );
+    let app = r#"(() => {
+      const app = document.getElementById('app');
+      app.innerHTML = window.libraryLoaded ? '<a href="/with-library">ok</a>' : 'no library';
+      if (location.pathname === '/') {
+        window.open('/opened');
+        alert('hello');
+        setTimeout(() => location.assign('/moved'), 50);
+      }
+    })();"#;
+    let server = Site::new()
+        .route(
+            "/app.js",
+            Route::new(200, app).header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/logo.png",
+            Route::new(200, "png").header("Content-Type", "image/png"),
+        )
+        .generated(move |_| Some(Route::html(&shell)))
+        .serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &[
+            "--chrome",
+            browser.to_str().expect("utf-8"),
+            "--render-timeout",
+            "4",
+            "-v",
+        ],
+    );
+    run.assert_success();
+    assert_eq!(
+        listed_urls(out.path()),
+        expected(&server, &["/", "/with-library", "/opened", "/moved"]),
+        "{}",
+        run.stderr
+    );
+    let targets = server.targets();
+    assert!(!targets.contains(&"/logo.png".to_string()), "{targets:?}");
+    assert_eq!(
+        targets.iter().filter(|target| *target == "/").count(),
+        1,
+        "the tab never reloaded the page: {targets:?}"
+    );
+    assert!(cdn.targets().contains(&"/lib.js".to_string()));
+    assert!(
+        run.stderr
+            .contains("the browser fetched from another host host=127.0.0.2"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("from 1 other hosts (-v lists them)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_public_site_cannot_make_the_browser_reach_a_private_network() {
+    let Some(browser) = chromium() else { return };
+    let private = Site::new()
+        .route(
+            "/lib.js",
+            Route::new(200, "window.libraryLoaded = true;")
+                .header("Content-Type", "text/javascript"),
+        )
+        .page("/admin", "secret")
+        .serve();
+    let shell = format!(
+        r#"<!doctype html><html><head><script src="{}"></script>
+        <script src="/app.js" defer></script></head><body><div id="root"></div></body></html>"#,
+        private.url("/lib.js")
+    );
+    let app = format!(
+        r#"fetch('{}').catch(() => {{}});
+        document.getElementById('root').innerHTML = '<a href="/about">About</a>';"#,
+        private.url("/admin")
+    );
+    let public = Site::new()
+        .route(
+            "/app.js",
+            Route::new(200, &app).header("Content-Type", "text/javascript"),
+        )
+        .generated(move |_| Some(Route::html(&shell)))
+        .serve_on("127.0.0.2");
+    let out = tempfile::tempdir().expect("tempdir");
+    let seed = public.url("/");
+    let run: crate::harness::Run = sitemapper_command(&[
+        "crawl",
+        &seed,
+        "--out",
+        out.path().to_str().expect("utf-8"),
+        "--retries",
+        "0",
+        "--chrome",
+        browser.to_str().expect("utf-8"),
+    ])
+    .env("SITEMAPPER_TEST_PUBLIC_ADDRESSES", "127.0.0.2")
+    .output()
+    .expect("run sitemapper")
+    .into();
+    run.assert_success();
+    assert_eq!(listed_urls(out.path()), expected(&public, &["/", "/about"]));
+    assert!(private.targets().is_empty(), "{:?}", private.targets());
+    assert!(
+        run.stderr
+            .contains("The browser was refused 4 requests to private networks (never sent)."),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_browser_that_keeps_crashing_is_restarted_three_times_then_given_up() {
+    let Some(browser) = chromium() else { return };
+    let mut site = Site::new();
+    let mut home = String::from("<script>document.title = 'x'</script>");
+    for page in 1..=12 {
+        home.push_str(&format!(r#"<a href="/p{page}">{page}</a> "#));
+        site = site.page(
+            &format!("/p{page}"),
+            r#"<script>document.title = 'y'</script><a href="/">Home</a>"#,
+        );
+    }
+    let server = site.page("/", &home).serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    // The browser is killed 1 s after it is ready (it writes DevToolsActivePort then).
+    let wrapper = out.path().join("crashing-browser");
+    let script = format!(
+        r#"#!/bin/sh
+for argument in "$@"; do
+  case "$argument" in --user-data-dir=*) profile="${{argument#--user-data-dir=}}";; esac
+done
+'{}' "$@" &
+browser=$!
+while [ ! -f "$profile/DevToolsActivePort" ]; do sleep 0.05; done
+sleep 1
+kill -9 $browser
+wait $browser
+"#,
+        browser.display()
+    );
+    std::fs::write(&wrapper, script).expect("write the wrapper");
+    Command::new("chmod")
+        .args(["+x", wrapper.to_str().expect("utf-8")])
+        .status()
+        .expect("chmod");
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &[
+            "--chrome",
+            wrapper.to_str().expect("utf-8"),
+            "--render",
+            "always",
+            "--render-concurrency",
+            "1",
+        ],
+    );
+    run.assert_success();
+    let mut all: Vec<String> = (1..=12).map(|page| format!("/p{page}")).collect();
+    all.push("/".to_string());
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    assert_eq!(
+        listed_urls(out.path()),
+        expected(&server, &all),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("The browser crashed and was started again 3 times."),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("because the browser could not render (the browser crashed 4 times)"),
+        "{}",
+        run.stderr
+    );
 }

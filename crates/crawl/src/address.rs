@@ -63,11 +63,16 @@ impl AddressPolicy {
     /// staging host on the LAN, a site served on this machine) allows private addresses for
     /// the whole crawl, since the user pointed there.
     pub async fn for_seed(mut self, seed: &Url) -> AddressPolicy {
-        if !self.allow_private && self.is_on_private_network(seed).await {
+        if !self.allow_private && self.allows_private_for(seed).await {
             tracing::info!(%seed, "the seed is on a private network: private addresses allowed");
             self.allow_private = true;
         }
         self
+    }
+
+    /// Whether a crawl from `seed` may connect to private addresses (see [`Self::for_seed`]).
+    pub async fn allows_private_for(&self, seed: &Url) -> bool {
+        self.allow_private || self.is_on_private_network(seed).await
     }
 
     /// Whether a connection to `url`'s host is allowed: an address literal is checked as it

@@ -325,8 +325,9 @@ impl RenderState {
             }
         };
         if call.is_some() && (self.renderer.is_none() || learning.unavailable) {
-            if report.not_rendered == 0 {
-                self.warn_not_rendered(url, shell.as_ref(), report.unavailable.as_deref());
+            // Once: when the browser became unavailable, that was said already.
+            if report.not_rendered == 0 && report.unavailable.is_none() {
+                self.warn_not_rendered(url, shell.as_ref());
             }
             report.not_rendered += 1;
             return None;
@@ -334,11 +335,8 @@ impl RenderState {
         call
     }
 
-    fn warn_not_rendered(&self, url: &Url, shell: Option<&ShellReason>, unavailable: Option<&str>) {
-        let why = match unavailable {
-            Some(reason) => format!("the browser cannot render ({reason})"),
-            None => "no browser is installed (install chromium, or pass --chrome PATH)".to_string(),
-        };
+    fn warn_not_rendered(&self, url: &Url, shell: Option<&ShellReason>) {
+        let why = "no browser is installed (install chromium, or pass --chrome PATH)";
         match shell {
             Some(reason) => tracing::warn!(
                 "{url} looks built by JavaScript ({reason}) but {why}: the sitemap may be incomplete"

@@ -2,7 +2,7 @@
 //! profile directory (removed with it), and the sampler of its memory.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
@@ -11,6 +11,7 @@ use chromiumoxide::cdp::browser_protocol::browser::{
 };
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId};
 use futures_util::StreamExt;
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::{ChromiumOptions, memory, running_as_root};
@@ -18,10 +19,8 @@ use crate::{ChromiumOptions, memory, running_as_root};
 /// How often the browser's memory is sampled.
 const MEMORY_SAMPLE: Duration = Duration::from_millis(250);
 
-/// Chromium's switches: headless, nothing in the background (updates, sync, metrics,
-/// translation), no GPU, no images decoded, no pop-ups; and a renderer process per tab, so
-/// that a page whose script never ends cannot stall the pages of the same site beside it
-/// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process).
+/// Chromium's switches: headless, nothing in the background (updates, sync, metrics), no
+/// GPU, no images decoded, no pop-ups.
 const SWITCHES: &[&str] = &[
     "disable-background-networking",
     "disable-background-timer-throttling",
@@ -45,14 +44,22 @@ const SWITCHES: &[&str] = &[
     "password-store=basic",
     "use-mock-keychain",
     "blink-settings=imagesEnabled=false",
-    "disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,ProcessPerSiteUpToMainFrameThreshold",
 ];
+
+/// The features turned off: background services, and one renderer process per tab, so that a
+/// page whose script never ends cannot stall the pages of the same site beside it
+/// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process).
+const DISABLED_FEATURES: &str = "Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,ProcessPerSiteUpToMainFrameThreshold";
+
+/// Chromium's checks of requests to private networks (see `ChromiumOptions::private_networks`).
+const LOCAL_NETWORK_CHECKS: &str = "LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights";
 
 /// A browser process and its DevTools connection.
 #[derive(Debug)]
 pub(crate) struct LiveBrowser {
     pub(crate) browser: Browser,
-    alive: Arc<AtomicBool>,
+    /// Whether the DevTools connection is open; false once the browser died or closed.
+    alive: Arc<watch::Sender<bool>>,
     driver: JoinHandle<()>,
     sampler: Option<JoinHandle<()>>,
     /// The profile directory, removed when the browser is dropped.
@@ -78,7 +85,12 @@ impl LiveBrowser {
             .launch_timeout(Duration::from_secs(20))
             .request_timeout(Duration::from_secs(30))
             .args(SWITCHES.iter().copied())
-            .arg(format!("user-agent={}", options.user_agent));
+            .arg(format!("user-agent={}", options.user_agent))
+            .arg(if options.private_networks {
+                format!("disable-features={DISABLED_FEATURES},{LOCAL_NETWORK_CHECKS}")
+            } else {
+                format!("disable-features={DISABLED_FEATURES}")
+            });
         if running_as_root() {
             // Chromium's sandbox cannot start as root (README, JavaScript-built sites).
             tracing::warn!(
@@ -90,21 +102,26 @@ impl LiveBrowser {
         let (mut browser, mut handler) = Browser::launch(config)
             .await
             .map_err(|error| first_line(&error.to_string()))?;
-        let alive = Arc::new(AtomicBool::new(true));
+        let alive = Arc::new(watch::Sender::new(true));
         let driver = {
             let alive = Arc::clone(&alive);
             tokio::spawn(async move {
-                // Errors are messages the connection could not read; it goes on after them,
-                // and ends when the browser closes it.
-                while handler.next().await.is_some() {}
-                alive.store(false, Ordering::Relaxed);
+                // A message that cannot be read is skipped; the connection ends when the
+                // browser closes it, or fails when the browser dies.
+                while let Some(event) = handler.next().await {
+                    if let Err(chromiumoxide::error::CdpError::Ws(error)) = event {
+                        tracing::debug!(%error, "the browser's connection failed");
+                        break;
+                    }
+                }
+                alive.send_replace(false);
             })
         };
         let process = browser.get_mut_child().and_then(|child| child.inner.id());
         let sampler = process.map(|pid| {
             let alive = Arc::clone(&alive);
             tokio::spawn(async move {
-                while alive.load(Ordering::Relaxed) {
+                while *alive.borrow() {
                     if let Some(bytes) = memory::tree_memory(pid) {
                         peak_memory.fetch_max(bytes, Ordering::Relaxed);
                     }
@@ -133,7 +150,14 @@ impl LiveBrowser {
 
     /// Whether the browser's connection is still open.
     pub(crate) fn is_alive(&self) -> bool {
-        self.alive.load(Ordering::Relaxed) && !self.driver.is_finished()
+        *self.alive.borrow() && !self.driver.is_finished()
+    }
+
+    /// Returns once the browser's connection is gone: a render in flight fails at once
+    /// instead of waiting for its timeout.
+    pub(crate) async fn died(&self) {
+        let mut alive = self.alive.subscribe();
+        let _ = alive.wait_for(|alive| !alive).await;
     }
 
     /// Closes a tab, whatever its page is doing (a script in an endless loop included).
@@ -158,7 +182,7 @@ impl LiveBrowser {
         {
             let _ = browser.browser.kill().await;
         }
-        browser.alive.store(false, Ordering::Relaxed);
+        browser.alive.send_replace(false);
         if let Some(sampler) = browser.sampler.take() {
             sampler.abort();
         }
@@ -167,7 +191,7 @@ impl LiveBrowser {
 
 impl Drop for LiveBrowser {
     fn drop(&mut self) {
-        self.alive.store(false, Ordering::Relaxed);
+        self.alive.send_replace(false);
         self.driver.abort();
     }
 }

@@ -56,6 +56,11 @@ pub struct ChromiumOptions {
     pub timeout: Duration,
     /// The User-Agent of the browser's requests: the crawl's.
     pub user_agent: String,
+    /// The crawl may reach private networks (its seed is on one, or the user allows it):
+    /// Chromium's own Local Network Access checks, which would refuse a page's requests to
+    /// another private host, are turned off, and the crawl's gate alone decides. Otherwise
+    /// they stay on, behind the gate, against a name that resolves elsewhere once checked.
+    pub private_networks: bool,
 }
 
 /// No browser to render with.
@@ -166,6 +171,11 @@ impl Chromium {
                 *slot = BrowserSlot::Running(Arc::clone(&browser));
                 Ok(browser)
             }
+            // Started before in this run: the browser died while it started again.
+            Err(error) if self.started.load(Ordering::Relaxed) => {
+                tracing::debug!(%error, "the browser did not start again");
+                Err(self.crashed(&mut slot))
+            }
             Err(error) => {
                 let reason = format!(
                     "cannot start {}: {error}",
@@ -177,8 +187,21 @@ impl Chromium {
         }
     }
 
-    /// After a page failed in `browser`: when the browser itself died, the next page starts
-    /// another one, unless it died too often.
+    /// The browser died: the next page starts another one, unless it died too often.
+    fn crashed(&self, slot: &mut BrowserSlot) -> RenderFailure {
+        let restarts = self.restarts.load(Ordering::Relaxed);
+        if restarts >= MAX_RESTARTS {
+            let reason = format!("the browser crashed {} times", restarts + 1);
+            *slot = BrowserSlot::GaveUp(reason.clone());
+            return RenderFailure::Unavailable(reason);
+        }
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!("the browser crashed: starting it again");
+        *slot = BrowserSlot::Stopped;
+        RenderFailure::Failed("the browser crashed".to_string())
+    }
+
+    /// After a page failed in `browser`: did the browser itself die?
     async fn after_failure(
         &self,
         browser: &Arc<LiveBrowser>,
@@ -188,20 +211,14 @@ impl Chromium {
             return failure;
         }
         let mut slot = self.browser.lock().await;
-        if let BrowserSlot::Running(current) = &*slot
-            && Arc::ptr_eq(current, browser)
-        {
-            let restarts = self.restarts.load(Ordering::Relaxed);
-            if restarts >= MAX_RESTARTS {
-                let reason = format!("the browser crashed {} times", restarts + 1);
-                *slot = BrowserSlot::GaveUp(reason.clone());
-                return RenderFailure::Unavailable(reason);
+        match &*slot {
+            BrowserSlot::Running(current) if Arc::ptr_eq(current, browser) => {
+                self.crashed(&mut slot)
             }
-            self.restarts.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!("the browser crashed: starting it again");
-            *slot = BrowserSlot::Stopped;
+            // Another page found it dead first.
+            BrowserSlot::GaveUp(reason) => RenderFailure::Unavailable(reason.clone()),
+            _ => RenderFailure::Failed("the browser crashed".to_string()),
         }
-        RenderFailure::Failed("the browser crashed".to_string())
     }
 
     /// Stops the browser, if it runs.
@@ -220,7 +237,10 @@ impl Chromium {
             .map_err(|_| RenderFailure::Unavailable("the browser was shut down".to_string()))?;
         let browser = self.running().await?;
         let log = std::sync::Mutex::new(RequestLog::default());
-        let rendered = tab::render(&browser, &request, self.options.timeout, &log).await;
+        let rendered = tokio::select! {
+            rendered = tab::render(&browser, &request, self.options.timeout, &log) => rendered,
+            () = browser.died() => Err(tab::TabError::Failed("the browser died".to_string())),
+        };
         let log = log
             .into_inner()
             .unwrap_or_else(|poison| poison.into_inner());

@@ -181,7 +181,10 @@ async fn load(
                 decide(&page, request, &event, &mut loading, log).await?;
             }
             Some(event) = listeners.finished.next() => loading.ended(event.request_id.clone()),
-            Some(event) = listeners.failed.next() => loading.ended(event.request_id.clone()),
+            Some(event) = listeners.failed.next() => {
+                tracing::debug!(error = %event.error_text, blocked = ?event.blocked_reason, "a request of the browser failed");
+                loading.ended(event.request_id.clone());
+            }
             Some(_) = listeners.dialogs.next() => {
                 page.execute(HandleJavaScriptDialogParams::new(false)).await?;
             }
