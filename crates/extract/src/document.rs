@@ -81,15 +81,17 @@ pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts
 }
 
 /// Keeps the route of a link to a client-side hash router: a fragment that starts with `/`
-/// or `!` (`#/about`, `/#!/about`).
+/// or `!/` and names more than the root (`#/about`, `/#!/about`; not `#/`, nor the `#!` of
+/// a link that only runs a script).
 fn note_hash_route(reference: &str, routes: &mut Vec<String>) {
     let Some((_, fragment)) = reference.split_once('#') else {
         return;
     };
     let fragment = fragment.trim();
-    if (fragment.starts_with('/') || fragment.starts_with('!'))
-        && routes.len() < crate::MAX_HASH_ROUTES
-    {
+    let route = fragment
+        .strip_prefix("!/")
+        .or_else(|| fragment.strip_prefix('/'));
+    if route.is_some_and(|route| !route.is_empty()) && routes.len() < crate::MAX_HASH_ROUTES {
         let route = format!("#{fragment}");
         if !routes.contains(&route) {
             routes.push(route);

@@ -456,7 +456,8 @@ fn a_filled_mount_element_or_a_plain_noscript_is_no_shell() {
 fn hash_routes_are_kept_apart_from_fragments() {
     let page = facts(
         r##"<body><a href="#/about">About</a><a href="/app/#!/contact">Contact</a>
-        <a href="#top">Top</a><a href="#/about">Again</a><a href="page.html#section">S</a></body>"##,
+        <a href="#top">Top</a><a href="#/about">Again</a><a href="page.html#section">S</a>
+        <a href="#!">Menu</a><a href="#/">Home</a><a href="#!/">Home</a></body>"##,
     );
     assert_eq!(page.hash_routes, ["#/about", "#!/contact"]);
     assert_eq!(
