@@ -52,11 +52,15 @@ const SHELL: &str = r#"<!doctype html>
 /// The application: its menu comes from a JSON endpoint; `/products` lists products from
 /// another; `/old-about` gets a canonical and `/drafts` a noindex from script; `/spinner`
 /// never ends a script, `/live` polls forever, `/ticker` adds a link every 100 ms; every
-/// page asks for a URL robots.txt disallows.
+/// page asks for a URL robots.txt disallows, and so does a worker the home page starts.
 const APP: &str = r##"(async () => {
   const path = location.pathname;
   if (path === '/spinner') { while (true) {} }
   const root = document.getElementById('root');
+  if (path === '/') {
+    new Worker('/worker.js');
+    if (navigator.serviceWorker) navigator.serviceWorker.register('/sw.js').catch(() => {});
+  }
   const nav = await (await fetch('/api/nav.json')).json();
   fetch('/private/track?from=' + encodeURIComponent(path)).catch(() => {});
   let html = '<nav>' + nav.map((href) => `<a href="${href}">${href}</a>`).join(' ') + '</nav>';
@@ -113,6 +117,16 @@ fn single_page_app() -> Site {
             Route::new(200, "[1, 2]").header("Content-Type", "application/json"),
         )
         .route(
+            "/worker.js",
+            Route::new(200, "fetch('/private/from-worker').catch(() => {});")
+                .header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/sw.js",
+            Route::new(200, "self.addEventListener('install', () => fetch('/private/from-sw'));")
+                .header("Content-Type", "text/javascript"),
+        )
+        .route(
             "/api/poll",
             Route::new(200, "{}").header("Content-Type", "application/json"),
         )
@@ -161,7 +175,7 @@ fn a_single_page_app_is_mapped_completely_and_the_browser_obeys_robots_txt() {
             "--chrome",
             wrapper.to_str().expect("utf-8"),
             "--render-timeout",
-            "4",
+            "10",
         ],
     );
     run.assert_success();
@@ -202,6 +216,10 @@ fn a_single_page_app_is_mapped_completely_and_the_browser_obeys_robots_txt() {
         "a disallowed URL reached the server: {targets:?}"
     );
     assert!(
+        targets.contains(&"/worker.js".to_string()) && !targets.contains(&"/sw.js".to_string()),
+        "workers obey the gate; service workers, which would not, are not registered: {targets:?}"
+    );
+    assert!(
         !targets.iter().any(|target| target.starts_with("/ticker/")),
         "links of a page that never settles were followed: {targets:?}"
     );
@@ -220,7 +238,7 @@ fn a_single_page_app_is_mapped_completely_and_the_browser_obeys_robots_txt() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("3 pages did not settle within --render-timeout 4s"),
+        stderr.contains("3 pages did not settle within --render-timeout 10s"),
         "{stderr}"
     );
     assert!(
@@ -349,7 +367,7 @@ fn a_recrawl_reuses_what_rendering_found_for_unchanged_pages() {
         "--chrome",
         wrapper.to_str().expect("utf-8"),
         "--render-timeout",
-        "4",
+        "10",
     ];
     crawl_recorded(&server.url("/"), out.path(), &flags)
         .0
@@ -396,7 +414,7 @@ fn the_audit_reports_what_javascript_changes_and_pages_that_did_not_settle() {
         "--chrome",
         browser.to_str().expect("utf-8"),
         "--render-timeout",
-        "4",
+        "10",
     ]);
     assert!(run.code == 0 || run.code == 4, "{}", run.stderr);
     let mut reader =
@@ -500,7 +518,7 @@ fn the_browser_loads_no_images_opens_nothing_and_counts_other_hosts() {
             "--chrome",
             browser.to_str().expect("utf-8"),
             "--render-timeout",
-            "4",
+            "10",
             "-v",
         ],
     );

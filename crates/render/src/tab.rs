@@ -1,7 +1,7 @@
 //! One page in one tab: every request intercepted and put to the crawl's gate, the page's own
 //! document answered with the crawl's response, the DOM serialized once the page is quiet.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -28,12 +28,15 @@ use url::Url;
 use crate::QUIET;
 use crate::browser::LiveBrowser;
 
+/// How long a request may stay in flight and still keep the page from being done.
+const LONG_REQUEST: Duration = Duration::from_secs(3);
+
 /// How often a loading page is asked whether it is quiet.
 const POLL: Duration = Duration::from_millis(100);
 
 /// Run in every document before its own scripts: notes when an element was last added
-/// (a page that keeps adding links is not done), keeps pop-ups and dialogs from opening, and
-/// keeps the URLs scripts tried to open.
+/// (a page that keeps adding links is not done), keeps pop-ups, dialogs and service workers
+/// from opening, and keeps the URLs scripts tried to open.
 const INIT_SCRIPT: &str = r#"(() => {
   let last = performance.now();
   const opened = [];
@@ -53,6 +56,13 @@ const INIT_SCRIPT: &str = r#"(() => {
   window.confirm = () => false;
   window.prompt = () => null;
   window.print = () => {};
+  // A service worker runs apart from the tab, where its requests would escape the crawl's
+  // rules: none is registered.
+  if (navigator.serviceWorker) {
+    Object.defineProperty(navigator.serviceWorker, 'register', {
+      value: () => Promise.reject(new DOMException('not while crawling', 'SecurityError')),
+    });
+  }
   // An icon of its own, so that the browser does not ask the site for /favicon.ico, a
   // request no page made and the crawl could not check.
   document.addEventListener('DOMContentLoaded', () => {
@@ -110,7 +120,8 @@ struct Listeners {
 struct Loading {
     /// The main frame, once its document was requested.
     main_frame: Option<FrameId>,
-    in_flight: HashSet<RequestId>,
+    /// Requests started and not ended, with when they started.
+    in_flight: HashMap<RequestId, Instant>,
     /// Requests whose end was read before their start: each event type has its own stream.
     ended_early: HashSet<RequestId>,
     last_request: Instant,
@@ -120,14 +131,25 @@ impl Loading {
     fn started(&mut self, id: RequestId) {
         self.last_request = Instant::now();
         if !self.ended_early.remove(&id) {
-            self.in_flight.insert(id);
+            self.in_flight.insert(id, self.last_request);
         }
     }
 
     fn ended(&mut self, id: RequestId) {
-        if !self.in_flight.remove(&id) {
+        if self.in_flight.remove(&id).is_none() {
             self.ended_early.insert(id);
         }
+    }
+
+    /// Whether no request started for [`QUIET`] and none is in flight. A request in flight
+    /// for [`LONG_REQUEST`] no longer counts: it is a long poll, or a request whose end the
+    /// tab never hears of (a worker's script ends in the worker).
+    fn network_is_quiet(&self) -> bool {
+        self.last_request.elapsed() >= QUIET
+            && self
+                .in_flight
+                .values()
+                .all(|started| started.elapsed() >= LONG_REQUEST)
     }
 }
 
@@ -160,7 +182,7 @@ async fn load(
     let mut navigated = false;
     let mut loading = Loading {
         main_frame: None,
-        in_flight: HashSet::new(),
+        in_flight: HashMap::new(),
         ended_early: HashSet::new(),
         last_request: Instant::now(),
     };
@@ -178,7 +200,13 @@ async fn load(
             }
             Some(event) = listeners.paused.next() => {
                 loading.last_request = Instant::now();
-                decide(&page, request, &event, &mut loading, log).await?;
+                let answer = decide(&page, request, &event, &mut loading, log).await?;
+                // A refused request's end may be reported elsewhere (a worker's) or not at all.
+                if answer == Answer::Refused
+                    && let Some(id) = event.network_id.clone()
+                {
+                    loading.ended(id);
+                }
             }
             Some(event) = listeners.finished.next() => loading.ended(event.request_id.clone()),
             Some(event) = listeners.failed.next() => {
@@ -189,9 +217,9 @@ async fn load(
                 page.execute(HandleJavaScriptDialogParams::new(false)).await?;
             }
             _ = poll.tick() => {
+                tracing::trace!(navigated, in_flight = loading.in_flight.len(), since_request = ?loading.last_request.elapsed(), "a tab loads");
                 if navigated
-                    && loading.in_flight.is_empty()
-                    && loading.last_request.elapsed() >= QUIET
+                    && loading.network_is_quiet()
                     && quiet_for(&page).await? >= QUIET.as_secs_f64() * 1000.0
                 {
                     break;
@@ -235,6 +263,13 @@ async fn serialize(page: &Page, max_bytes: usize) -> Result<(String, Vec<String>
         .map_err(|error| TabError::Failed(format!("cannot read the rendered DOM: {error}")))
 }
 
+/// Whether an intercepted request was let through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Sent,
+    Refused,
+}
+
 /// Answers one intercepted request: the page's document from the crawl's response, images,
 /// media and fonts refused, other documents (navigations, frames) aborted, the rest sent when
 /// the crawl's gate admits it.
@@ -244,7 +279,7 @@ async fn decide(
     event: &EventRequestPaused,
     loading: &mut Loading,
     log: &Mutex<RequestLog>,
-) -> Result<(), TabError> {
+) -> Result<Answer, TabError> {
     let id = event.request_id.clone();
     let url = Url::parse(&event.request.url).ok();
     let note = |update: &dyn Fn(&mut RequestLog)| {
@@ -254,7 +289,7 @@ async fn decide(
         if loading.main_frame.is_none() {
             loading.main_frame = Some(event.frame_id.clone());
             page.execute(document_response(id, request)).await?;
-            return Ok(());
+            return Ok(Answer::Sent);
         }
         if loading.main_frame.as_ref() == Some(&event.frame_id)
             && let Some(url) = url
@@ -265,7 +300,7 @@ async fn decide(
         // Aborted, not failed: a failed navigation would put an error page in the tab.
         page.execute(FailRequestParams::new(id, ErrorReason::Aborted))
             .await?;
-        return Ok(());
+        return Ok(Answer::Refused);
     }
     if matches!(
         event.resource_type,
@@ -299,13 +334,13 @@ async fn decide(
         }
     }
     page.execute(ContinueRequestParams::new(id)).await?;
-    Ok(())
+    Ok(Answer::Sent)
 }
 
-async fn refuse(page: &Page, id: fetch::RequestId) -> Result<(), TabError> {
+async fn refuse(page: &Page, id: fetch::RequestId) -> Result<Answer, TabError> {
     page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
         .await?;
-    Ok(())
+    Ok(Answer::Refused)
 }
 
 /// The page's document, answered with the response the crawl already has.
