@@ -610,7 +610,7 @@ fn a_browser_that_keeps_crashing_is_restarted_three_times_then_given_up() {
     let Some(browser) = chromium() else { return };
     let mut site = Site::new();
     let mut home = String::from("<script>document.title = 'x'</script>");
-    for page in 1..=12 {
+    for page in 1..=40 {
         home.push_str(&format!(r#"<a href="/p{page}">{page}</a> "#));
         site = site.page(
             &format!("/p{page}"),
@@ -619,7 +619,7 @@ fn a_browser_that_keeps_crashing_is_restarted_three_times_then_given_up() {
     }
     let server = site.page("/", &home).serve();
     let out = tempfile::tempdir().expect("tempdir");
-    // The browser is killed 1 s after it is ready (it writes DevToolsActivePort then).
+    // The browser is killed 3 s after it is ready (it writes DevToolsActivePort then).
     let wrapper = out.path().join("crashing-browser");
     let script = format!(
         r#"#!/bin/sh
@@ -629,7 +629,7 @@ done
 '{}' "$@" &
 browser=$!
 while [ ! -f "$profile/DevToolsActivePort" ]; do sleep 0.05; done
-sleep 1
+sleep 3
 kill -9 $browser
 wait $browser
 "#,
@@ -653,7 +653,7 @@ wait $browser
         ],
     );
     run.assert_success();
-    let mut all: Vec<String> = (1..=12).map(|page| format!("/p{page}")).collect();
+    let mut all: Vec<String> = (1..=40).map(|page| format!("/p{page}")).collect();
     all.push("/".to_string());
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     assert_eq!(

@@ -20,6 +20,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
     HandleJavaScriptDialogParams, NavigateParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::TargetId;
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures_util::StreamExt;
 use sitemapper_crawl::{Admission, Refusal, RenderRequest, RequestLog};
 use tokio::time::Instant;
@@ -34,21 +35,29 @@ const LONG_REQUEST: Duration = Duration::from_secs(3);
 /// How often a loading page is asked whether it is quiet.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Run in every document before its own scripts: notes when an element was last added
-/// (a page that keeps adding links is not done), keeps pop-ups, dialogs and service workers
+/// Run in every document before its own scripts: notes when an element was last added or a
+/// script last made a request (a page that keeps adding links or polling is not done), keeps pop-ups, dialogs and service workers
 /// from opening, and keeps the URLs scripts tried to open.
 const INIT_SCRIPT: &str = r#"(() => {
-  let last = performance.now();
+  // Quiet is counted in ticks of the page's own timers, not in wall time: a page starved of
+  // CPU runs neither its timers nor these, so it cannot look quiet while it is only slow.
+  let ticks = 0;
+  setInterval(() => { ticks += 1; }, 100);
+  // A request a script makes is activity too (a page that polls is never done).
+  const fetchFirst = window.fetch;
+  window.fetch = function (...args) { ticks = 0; return fetchFirst.apply(this, args); };
+  const sendFirst = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) { ticks = 0; return sendFirst.apply(this, args); };
   const opened = [];
   new MutationObserver((records) => {
     for (const record of records) {
       for (const node of record.addedNodes) {
-        if (node.nodeType === 1) { last = performance.now(); return; }
+        if (node.nodeType === 1) { ticks = 0; return; }
       }
     }
   }).observe(document, { childList: true, subtree: true });
   Object.defineProperty(window, '__sitemapperQuietFor', {
-    value: () => document.readyState === 'complete' ? performance.now() - last : -1,
+    value: () => document.readyState === 'complete' ? ticks * 100 : -1,
   });
   Object.defineProperty(window, '__sitemapperOpened', { value: opened });
   window.open = (url) => { try { opened.push(String(new URL(url, location.href))); } catch (e) {} return null; };
@@ -177,9 +186,12 @@ async fn load(
         handle_auth_requests: None,
     })
     .await?;
+    // The answer to the navigation may never come (a script's navigation, refused, can leave
+    // it pending): the page is known to be there once its document was answered, and loaded
+    // once its readyState says so.
     let navigate = page.execute(NavigateParams::new(request.url.as_str()));
     tokio::pin!(navigate);
-    let mut navigated = false;
+    let mut answered = false;
     let mut loading = Loading {
         main_frame: None,
         in_flight: HashMap::new(),
@@ -192,11 +204,11 @@ async fn load(
         tokio::select! {
             biased;
             Some(event) = listeners.sent.next() => loading.started(event.request_id.clone()),
-            navigation = &mut navigate, if !navigated => {
+            navigation = &mut navigate, if !answered => {
                 if let Some(error) = navigation?.result.error_text {
                     return Err(TabError::Failed(format!("navigation failed: {error}")));
                 }
-                navigated = true;
+                answered = true;
             }
             Some(event) = listeners.paused.next() => {
                 loading.last_request = Instant::now();
@@ -214,9 +226,10 @@ async fn load(
                 loading.ended(event.request_id.clone());
             }
             Some(_) = listeners.dialogs.next() => {
-                page.execute(HandleJavaScriptDialogParams::new(false)).await?;
+                answer(&page, HandleJavaScriptDialogParams::new(false));
             }
             _ = poll.tick() => {
+                let navigated = loading.main_frame.is_some();
                 tracing::trace!(navigated, in_flight = loading.in_flight.len(), since_request = ?loading.last_request.elapsed(), "a tab loads");
                 if navigated
                     && loading.network_is_quiet()
@@ -239,12 +252,18 @@ async fn load(
     Ok(html)
 }
 
-/// Milliseconds since an element was last added, or a negative number while the page loads.
+/// Milliseconds of the page's own timers since an element was last added or a script made a
+/// request (in ticks of 100 ms), or a negative number while the page loads.
 async fn quiet_for(page: &Page) -> Result<f64, TabError> {
-    let quiet = page
-        .evaluate("window.__sitemapperQuietFor ? window.__sitemapperQuietFor() : -1")
-        .await?;
-    Ok(quiet.into_value::<f64>().unwrap_or(-1.0))
+    let asking = evaluate(
+        page,
+        "window.__sitemapperQuietFor ? window.__sitemapperQuietFor() : -1".to_string(),
+    );
+    // A page too busy to answer is not quiet; the render timeout bounds the wait.
+    match tokio::time::timeout(POLL * 10, asking).await {
+        Ok(quiet) => Ok(quiet?.as_f64().unwrap_or(-1.0)),
+        Err(_) => Ok(-1.0),
+    }
 }
 
 /// The DOM as HTML (cut at `max_bytes`), and the URLs scripts tried to open.
@@ -257,10 +276,24 @@ async fn serialize(page: &Page, max_bytes: usize) -> Result<(String, Vec<String>
           return [html, Array.from(window.__sitemapperOpened || []).slice(0, 100)];
         }})()"#
     );
-    let value = page.evaluate(expression).await?;
-    value
-        .into_value::<(String, Vec<String>)>()
+    let value = evaluate(page, expression).await?;
+    serde_json::from_value(value)
         .map_err(|error| TabError::Failed(format!("cannot read the rendered DOM: {error}")))
+}
+
+/// Evaluates `expression` in the page's current document and returns its value. A plain
+/// `Runtime.evaluate`: it does not wait for a navigation the tab was refused to finish.
+async fn evaluate(page: &Page, expression: String) -> Result<serde_json::Value, TabError> {
+    let mut parameters = EvaluateParams::new(expression);
+    parameters.return_by_value = Some(true);
+    let evaluated = page.execute(parameters).await?.result;
+    if let Some(exception) = evaluated.exception_details {
+        return Err(TabError::Failed(format!(
+            "a script of ours failed: {}",
+            exception.text
+        )));
+    }
+    Ok(evaluated.result.value.unwrap_or(serde_json::Value::Null))
 }
 
 /// Whether an intercepted request was let through.
@@ -288,7 +321,7 @@ async fn decide(
     if event.resource_type == ResourceType::Document {
         if loading.main_frame.is_none() {
             loading.main_frame = Some(event.frame_id.clone());
-            page.execute(document_response(id, request)).await?;
+            answer(page, document_response(id, request));
             return Ok(Answer::Sent);
         }
         if loading.main_frame.as_ref() == Some(&event.frame_id)
@@ -298,8 +331,7 @@ async fn decide(
             note(&|log| log.navigations.push(url.clone()));
         }
         // Aborted, not failed: a failed navigation would put an error page in the tab.
-        page.execute(FailRequestParams::new(id, ErrorReason::Aborted))
-            .await?;
+        answer(page, FailRequestParams::new(id, ErrorReason::Aborted));
         return Ok(Answer::Refused);
     }
     if matches!(
@@ -313,10 +345,10 @@ async fn decide(
             | ResourceType::Manifest
     ) {
         note(&|log| log.skipped_resources += 1);
-        return refuse(page, id).await;
+        return refuse(page, id);
     }
     let Some(url) = url else {
-        return refuse(page, id).await;
+        return refuse(page, id);
     };
     match request.gate.admit(&url).await {
         Admission::Site => {}
@@ -330,17 +362,34 @@ async fn decide(
                 Refusal::PrivateAddress => note(&|log| log.private += 1),
                 Refusal::NotHttp => {}
             }
-            return refuse(page, id).await;
+            return refuse(page, id);
         }
     }
-    page.execute(ContinueRequestParams::new(id)).await?;
+    answer(page, ContinueRequestParams::new(id));
     Ok(Answer::Sent)
 }
 
-async fn refuse(page: &Page, id: fetch::RequestId) -> Result<Answer, TabError> {
-    page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
-        .await?;
+fn refuse(page: &Page, id: fetch::RequestId) -> Result<Answer, TabError> {
+    answer(
+        page,
+        FailRequestParams::new(id, ErrorReason::BlockedByClient),
+    );
     Ok(Answer::Refused)
+}
+
+/// Sends `command` without waiting for its reply: the tab's events go on being read meanwhile
+/// (the browser may hold a reply back until a refused navigation settles).
+fn answer<T>(page: &Page, command: T)
+where
+    T: chromiumoxide::types::Command + Send + 'static,
+    T::Response: Send,
+{
+    let page = page.clone();
+    tokio::spawn(async move {
+        if let Err(error) = page.execute(command).await {
+            tracing::debug!(%error, "a tab did not take an answer");
+        }
+    });
 }
 
 /// The page's document, answered with the response the crawl already has.
