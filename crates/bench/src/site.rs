@@ -3,6 +3,10 @@
 
 use std::collections::BTreeSet;
 
+use bytes::Bytes;
+
+use crate::server::{Reply, Routes};
+
 /// Words for the filler text.
 const WORDS: &[&str] = &[
     "lorem",
@@ -222,6 +226,13 @@ impl GeneratedSite {
             html.push_str(&format!("<a href=\"/hidden/{number}\">draft</a> "));
         }
         html.push_str("</main></body></html>");
+    }
+}
+
+impl Routes for GeneratedSite {
+    fn reply(&self, path: &str, query: Option<&str>) -> Option<Reply> {
+        let html = self.render(path).filter(|_| query.is_none())?;
+        Some(Reply::new("text/html; charset=utf-8", Bytes::from(html)))
     }
 }
 
