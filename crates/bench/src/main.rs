@@ -111,13 +111,20 @@ fn run_case(binary: &std::path::Path, pages: u64, options: &Options) -> anyhow::
             ));
             result.baseline_wall.push(wall);
         }
-        let measure = crawl_run::crawl(binary, &server.url("/"), options.concurrency)?;
+        let measure = crawl_run::crawl(binary, &server.url("/"), options.concurrency, &[])?;
+        // The static site has no scripts: a browser here would be a bug, and its cost would be
+        // missing from the figures below.
+        anyhow::ensure!(
+            !measure.summary.browser_ran(),
+            "the crawl of the static site of {pages} pages used a browser: {:?}",
+            measure.summary
+        );
         say(&format!(
             "{pages} pages, run {}: crawl {:.2} s, {:.2} CPU s, {:.1} MiB",
             run + 1,
             measure.wall.as_secs_f64(),
-            measure.cpu_seconds,
-            measure.peak_rss_mib
+            measure.summary.cpu_seconds,
+            measure.summary.peak_rss_mib
         ));
         if measure.listed != expected && result.mismatch.is_none() {
             let missing: Vec<&String> = expected.difference(&measure.listed).take(3).collect();
@@ -129,8 +136,8 @@ fn run_case(binary: &std::path::Path, pages: u64, options: &Options) -> anyhow::
             ));
         }
         result.crawl_wall.push(measure.wall);
-        result.cpu_seconds.push(measure.cpu_seconds);
-        result.peak_rss_mib.push(measure.peak_rss_mib);
+        result.cpu_seconds.push(measure.summary.cpu_seconds);
+        result.peak_rss_mib.push(measure.summary.peak_rss_mib);
     }
     Ok(result)
 }
