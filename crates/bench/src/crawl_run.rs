@@ -4,11 +4,13 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use sitemapper_sitemap::{SitemapDocument, read_sitemap};
+
+use crate::process_tree::{Descendants, Sampler};
 
 /// What one crawl measured.
 #[derive(Debug, Clone)]
@@ -16,6 +18,8 @@ pub(crate) struct CrawlMeasure {
     pub wall: Duration,
     pub summary: Summary,
     pub listed: BTreeSet<String>,
+    /// sitemapper's descendant processes, when they were sampled.
+    pub descendants: Option<Descendants>,
 }
 
 /// The cost lines of the summary sitemapper prints on stderr:
@@ -100,24 +104,33 @@ fn own_and_browser(text: &str, unit: &str) -> Option<(f64, Option<f64>)> {
 }
 
 /// Crawls from `seed` with `concurrency` requests in flight and `extra` arguments (such as
-/// `--render never`).
+/// `--render never`); with `sample`, samples the CPU time of sitemapper's descendant
+/// processes (the browser's) meanwhile.
 pub(crate) fn crawl(
     binary: &Path,
     seed: &str,
     concurrency: usize,
     extra: &[String],
+    sample: bool,
 ) -> anyhow::Result<CrawlMeasure> {
     let out = tempfile::tempdir().context("output directory")?;
     let started = Instant::now();
-    let output = Command::new(binary)
+    let child = Command::new(binary)
         .args(["crawl", seed, "--out"])
         .arg(out.path())
         .args(["--concurrency", &concurrency.to_string()])
         .args(extra)
         .env("NO_COLOR", "1")
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("run {}", binary.display()))?;
+    let sampler = sample.then(|| Sampler::start(child.id()));
+    let output = child
+        .wait_with_output()
         .with_context(|| format!("run {}", binary.display()))?;
     let wall = started.elapsed();
+    let descendants = sampler.map(Sampler::finish);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         bail!("sitemapper failed: {stderr}");
@@ -126,6 +139,7 @@ pub(crate) fn crawl(
         wall,
         summary: parse_summary(&stderr)?,
         listed: listed_urls(out.path())?,
+        descendants,
     })
 }
 

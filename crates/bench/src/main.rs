@@ -5,6 +5,7 @@
 
 mod baseline;
 mod crawl_run;
+mod process_tree;
 mod render;
 mod render_report;
 mod report;
@@ -208,7 +209,7 @@ fn run_case(binary: &Path, pages: u64, options: &Options) -> anyhow::Result<Case
             ));
             result.baseline_wall.push(wall);
         }
-        let measure = crawl_run::crawl(binary, &server.url("/"), options.concurrency, &[])?;
+        let measure = crawl_run::crawl(binary, &server.url("/"), options.concurrency, &[], false)?;
         // The static site has no scripts: a browser here would be a bug, and its cost would be
         // missing from the figures below.
         anyhow::ensure!(

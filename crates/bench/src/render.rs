@@ -2,7 +2,9 @@
 //! `--render auto` (every page rendered in the browser) and `--render never` (the HTML as
 //! served: one page), and the static generated site crawled with both, where `auto` must start
 //! no browser and cost next to nothing. The two modes alternate, run by run, and swap which
-//! goes first, so that drift in the machine's load hits both.
+//! goes first, so that drift in the machine's load hits both. sitemapper's descendant
+//! processes are sampled in every run: the browser's CPU time as the summary reports it is
+//! checked against them, and on the static site there must be none.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -37,6 +39,8 @@ pub(crate) struct Series {
     /// sitemapper's CPU seconds and the browser's, per run.
     pub cpu_seconds: Vec<f64>,
     pub browser_cpu_seconds: Vec<f64>,
+    /// The CPU seconds of sitemapper's descendant processes, sampled in `/proc`, per run.
+    pub sampled_cpu_seconds: Vec<f64>,
     pub peak_rss_mib: Vec<f64>,
     pub browser_peak_mib: Vec<f64>,
     /// The `Rendered` line of the last run.
@@ -54,6 +58,7 @@ impl Series {
             walls: Vec::new(),
             cpu_seconds: Vec::new(),
             browser_cpu_seconds: Vec::new(),
+            sampled_cpu_seconds: Vec::new(),
             peak_rss_mib: Vec::new(),
             browser_peak_mib: Vec::new(),
             rendered: None,
@@ -67,6 +72,11 @@ impl Series {
         self.cpu_seconds.push(summary.cpu_seconds);
         self.browser_cpu_seconds
             .push(summary.browser_cpu_seconds.unwrap_or(0.0));
+        self.sampled_cpu_seconds.push(
+            measure
+                .descendants
+                .map_or(0.0, |descendants| descendants.cpu_seconds),
+        );
         self.peak_rss_mib.push(summary.peak_rss_mib);
         self.browser_peak_mib
             .push(summary.browser_peak_mib.unwrap_or(0.0));
@@ -162,11 +172,16 @@ pub(crate) fn static_case(
                 series.mode,
                 &measure,
             );
-            if measure.summary.browser_ran() {
+            if measure.summary.browser_ran()
+                || measure
+                    .descendants
+                    .is_some_and(|descendants| descendants.processes > 0)
+            {
                 bail!(
-                    "--render {} used a browser on the static site of {pages} pages, which needs none: {:?}",
+                    "--render {} used a browser on the static site of {pages} pages, which needs none: {:?}, {:?}",
                     series.mode,
-                    measure.summary
+                    measure.summary,
+                    measure.descendants
                 );
             }
             series.record(&measure, expected);
@@ -200,7 +215,7 @@ fn crawl(
         "--render-concurrency".to_string(),
         settings.tabs.to_string(),
     ];
-    crawl_run::crawl(binary, &server.url("/"), settings.concurrency, &extra)
+    crawl_run::crawl(binary, &server.url("/"), settings.concurrency, &extra, true)
 }
 
 fn say_run(what: &str, run: usize, mode: &str, measure: &CrawlMeasure) {
@@ -213,8 +228,15 @@ fn say_run(what: &str, run: usize, mode: &str, measure: &CrawlMeasure) {
             peak.unwrap_or(0.0)
         ),
     };
+    let sampled = match measure.descendants {
+        Some(descendants) if descendants.processes > 0 => format!(
+            "; sampled: {} processes, {:.2} CPU s",
+            descendants.processes, descendants.cpu_seconds
+        ),
+        _ => String::new(),
+    };
     say(&format!(
-        "{what}, run {}, --render {mode}: {:.2} s, {} listed, {:.2} CPU s, {:.1} MiB; {browser}",
+        "{what}, run {}, --render {mode}: {:.2} s, {} listed, {:.2} CPU s, {:.1} MiB; {browser}{sampled}",
         run + 1,
         measure.wall.as_secs_f64(),
         measure.listed.len(),

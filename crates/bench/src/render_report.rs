@@ -29,9 +29,17 @@ impl Series {
     }
 
     fn browser_cpu_ms_per_page(&self) -> Vec<f64> {
-        self.browser_cpu_seconds
+        self.per_page_ms(&self.browser_cpu_seconds)
+    }
+
+    fn sampled_cpu_ms_per_page(&self) -> Vec<f64> {
+        self.per_page_ms(&self.sampled_cpu_seconds)
+    }
+
+    fn per_page_ms(&self, seconds: &[f64]) -> Vec<f64> {
+        seconds
             .iter()
-            .map(|browser| browser * 1000.0 / self.pages as f64)
+            .map(|seconds| seconds * 1000.0 / self.pages as f64)
             .collect()
     }
 
@@ -53,13 +61,14 @@ fn walls(series: &Series) -> Vec<f64> {
 }
 
 fn app_row(result: &AppResult, series: &Series) -> String {
-    let (browser_cpu, browser_peak) = if series.used_browser() {
+    let (browser_cpu, sampled_cpu, browser_peak) = if series.used_browser() {
         (
-            spread(&series.browser_cpu_ms_per_page(), 2),
+            spread(&series.browser_cpu_ms_per_page(), 1),
+            spread(&series.sampled_cpu_ms_per_page(), 1),
             spread(&series.browser_peak_mib, 1),
         )
     } else {
-        ("none".to_string(), "none".to_string())
+        ("none".to_string(), "none".to_string(), "none".to_string())
     };
     let correct = if series.mode == "auto" {
         series.correct("exact")
@@ -67,14 +76,15 @@ fn app_row(result: &AppResult, series: &Series) -> String {
         series.correct("as served: `/` only, the shell has no links")
     };
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         result.pages,
         series.mode,
         series.walls.len(),
         spread(&walls(series), 2),
-        spread(&series.pages_per_second(), 1),
-        spread(&series.cpu_ms_per_page(), 2),
+        spread(&series.pages_per_second(), 2),
+        spread(&series.cpu_ms_per_page(), 1),
         browser_cpu,
+        sampled_cpu,
         spread(&series.peak_rss_mib, 1),
         browser_peak,
         correct
@@ -116,7 +126,7 @@ fn static_rows(text: &mut String, result: &StaticResult) {
     let _ = writeln!(
         text,
         "\n`--render auto` on the static site of {} pages: no browser started (no `Rendered` line, \
-         no browser memory or CPU in any run's summary); {} {TOLERANCE_PERCENT:.0}% of \
+         no browser memory or CPU in any run's summary, no child process seen); {} {TOLERANCE_PERCENT:.0}% of \
          `--render never` in pages/s, CPU and peak RSS.\n",
         result.pages,
         if within { "within" } else { "NOT within" }
@@ -163,18 +173,21 @@ pub(crate) fn markdown(
         let _ = writeln!(
             text,
             "Pages per second and CPU per page count the pages crawled (for `never`, the one page \
-             it finds). CPU is sitemapper's user and system time plus the browser's, all its \
-             processes, as the summary reports them; the browser's share is shown on its own. \
-             Peak memory: sitemapper's peak RSS, and the peak of the browser's processes together \
-             (proportional set size, sampled every 250 ms).\n"
+             it finds). CPU is sitemapper's user and system time plus the browser's, as the \
+             summary reports them; the browser's share is shown on its own. The summary's figure \
+             for the browser counts only the processes that were waited for up to sitemapper; \
+             \"browser, sampled\" is the CPU time of all of sitemapper's descendant processes, \
+             read from `/proc` every 100 ms by the benchmark during the crawl (a lower bound). Peak \
+             memory: sitemapper's peak RSS, and the peak of the browser's processes together \
+             (proportional set size, sampled by sitemapper every 250 ms).\n"
         );
         let _ = writeln!(
             text,
-            "| pages | `--render` | runs | wall (s) | pages/s | CPU ms/page, with the browser | of which the browser | sitemapper peak RSS (MiB) | browser peak (MiB) | URLs listed |"
+            "| pages | `--render` | runs | wall (s) | pages/s | CPU ms/page, with the browser | of which the browser | browser, sampled | sitemapper peak RSS (MiB) | browser peak (MiB) | URLs listed |"
         );
         let _ = writeln!(
             text,
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
         );
         for result in apps {
             let _ = writeln!(text, "{}", app_row(result, &result.auto));
