@@ -1,51 +1,145 @@
-//! One crawl by the real `sitemapper` binary, as a user runs it: its wall time, and the CPU
-//! time and peak memory it reports about itself; then the URLs it listed.
+//! One crawl by the real `sitemapper` binary, as a user runs it: its wall time, and what its
+//! summary says it cost (its CPU time and peak memory, and the browser's when one ran); then
+//! the URLs it listed.
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use sitemapper_sitemap::{SitemapDocument, read_sitemap};
 
+use crate::process_tree::{Descendants, Sampler};
+
 /// What one crawl measured.
 #[derive(Debug, Clone)]
 pub(crate) struct CrawlMeasure {
     pub wall: Duration,
-    pub cpu_seconds: f64,
-    pub peak_rss_mib: f64,
+    pub summary: Summary,
     pub listed: BTreeSet<String>,
+    /// sitemapper's descendant processes, when they were sampled.
+    pub descendants: Option<Descendants>,
 }
 
-pub(crate) fn crawl(binary: &Path, seed: &str, concurrency: usize) -> anyhow::Result<CrawlMeasure> {
+/// The cost lines of the summary sitemapper prints on stderr:
+///
+/// ```text
+/// Peak memory: 33.5 MiB.
+/// CPU time: 0.63 s.
+/// ```
+///
+/// or, when a browser ran:
+///
+/// ```text
+/// Rendered 412 of 415 HTML pages: the site builds its links in JavaScript.
+/// Peak memory: 33.5 MiB, and 403.4 MiB for the browser's processes.
+/// CPU time: 0.63 s, and 12.30 s for the browser.
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Summary {
+    /// sitemapper's own CPU time, user and system.
+    pub cpu_seconds: f64,
+    /// The browser's CPU time (all its processes), when one ran.
+    pub browser_cpu_seconds: Option<f64>,
+    /// sitemapper's peak RSS.
+    pub peak_rss_mib: f64,
+    /// The peak memory of the browser's processes together, when one ran.
+    pub browser_peak_mib: Option<f64>,
+    /// The `Rendered N of M HTML pages: ...` line, when pages were rendered.
+    pub rendered: Option<String>,
+}
+
+impl Summary {
+    /// Whether anything says a browser ran.
+    pub(crate) fn browser_ran(&self) -> bool {
+        self.rendered.is_some()
+            || self.browser_cpu_seconds.is_some()
+            || self.browser_peak_mib.is_some()
+    }
+}
+
+/// Reads the cost lines out of sitemapper's stderr.
+pub(crate) fn parse_summary(stderr: &str) -> anyhow::Result<Summary> {
+    let line_after = |prefix: &str| -> anyhow::Result<&str> {
+        stderr
+            .lines()
+            .find_map(|line| line.trim_start().strip_prefix(prefix))
+            .with_context(|| format!("no {prefix:?} line in the summary:\n{stderr}"))
+    };
+    let memory = line_after("Peak memory: ")?;
+    let cpu = line_after("CPU time: ")?;
+    let (peak_rss_mib, browser_peak_mib) = own_and_browser(memory, "MiB")
+        .with_context(|| format!("unreadable \"Peak memory: {memory}\""))?;
+    let (cpu_seconds, browser_cpu_seconds) =
+        own_and_browser(cpu, "s").with_context(|| format!("unreadable \"CPU time: {cpu}\""))?;
+    Ok(Summary {
+        cpu_seconds,
+        browser_cpu_seconds,
+        peak_rss_mib,
+        browser_peak_mib,
+        rendered: stderr
+            .lines()
+            .map(str::trim_start)
+            .find(|line| line.starts_with("Rendered "))
+            .map(str::to_string),
+    })
+}
+
+/// `"33.5 MiB."` or `"33.5 MiB, and 403.4 MiB for the browser's processes."` (with `unit`
+/// `"MiB"`): the first figure, and the browser's.
+fn own_and_browser(text: &str, unit: &str) -> Option<(f64, Option<f64>)> {
+    let figure = |part: &str| -> Option<f64> {
+        let mut words = part.split_whitespace();
+        let number = words.next()?.parse().ok()?;
+        (words.next()?.trim_end_matches(['.', ',']) == unit).then_some(number)
+    };
+    match text.split_once(", and ") {
+        None => Some((figure(text)?, None)),
+        Some((own, browser)) if browser.contains("browser") => {
+            Some((figure(own)?, Some(figure(browser)?)))
+        }
+        Some(_) => None,
+    }
+}
+
+/// Crawls from `seed` with `concurrency` requests in flight and `extra` arguments (such as
+/// `--render never`); with `sample`, samples the CPU time of sitemapper's descendant
+/// processes (the browser's) meanwhile.
+pub(crate) fn crawl(
+    binary: &Path,
+    seed: &str,
+    concurrency: usize,
+    extra: &[String],
+    sample: bool,
+) -> anyhow::Result<CrawlMeasure> {
     let out = tempfile::tempdir().context("output directory")?;
     let started = Instant::now();
-    let output = Command::new(binary)
+    let child = Command::new(binary)
         .args(["crawl", seed, "--out"])
         .arg(out.path())
         .args(["--concurrency", &concurrency.to_string()])
+        .args(extra)
         .env("NO_COLOR", "1")
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("run {}", binary.display()))?;
+    let sampler = sample.then(|| Sampler::start(child.id()));
+    let output = child
+        .wait_with_output()
         .with_context(|| format!("run {}", binary.display()))?;
     let wall = started.elapsed();
+    let descendants = sampler.map(Sampler::finish);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         bail!("sitemapper failed: {stderr}");
     }
-    let number_after = |prefix: &str| -> anyhow::Result<f64> {
-        stderr
-            .lines()
-            .find_map(|line| line.strip_prefix(prefix))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|number| number.parse().ok())
-            .with_context(|| format!("no {prefix:?} line in the summary:\n{stderr}"))
-    };
     Ok(CrawlMeasure {
         wall,
-        cpu_seconds: number_after("CPU time: ")?,
-        peak_rss_mib: number_after("Peak memory: ")?,
+        summary: parse_summary(&stderr)?,
         listed: listed_urls(out.path())?,
+        descendants,
     })
 }
 
@@ -70,4 +164,68 @@ fn listed_urls(out: &Path) -> anyhow::Result<BTreeSet<String>> {
         }
     }
     Ok(listed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_without_a_browser() {
+        let stderr =
+            "Listed 10000 URLs in sitemap.xml.\nPeak memory: 23.0 MiB.\nCPU time: 1.66 s.\n";
+        let summary = parse_summary(stderr).unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(
+            summary,
+            Summary {
+                cpu_seconds: 1.66,
+                browser_cpu_seconds: None,
+                peak_rss_mib: 23.0,
+                browser_peak_mib: None,
+                rendered: None,
+            }
+        );
+        assert!(!summary.browser_ran());
+    }
+
+    #[test]
+    fn a_summary_with_a_browser() {
+        let stderr = "Rendered 412 of 415 HTML pages: the site builds its links in JavaScript.\n\
+                      Peak memory: 33.5 MiB, and 403.4 MiB for the browser's processes.\n\
+                      CPU time: 0.63 s, and 12.30 s for the browser.\n";
+        let summary = parse_summary(stderr).unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(summary.peak_rss_mib, 33.5);
+        assert_eq!(summary.browser_peak_mib, Some(403.4));
+        assert_eq!(summary.cpu_seconds, 0.63);
+        assert_eq!(summary.browser_cpu_seconds, Some(12.3));
+        assert!(summary.browser_ran());
+        assert!(
+            summary
+                .rendered
+                .is_some_and(|line| line.starts_with("Rendered 412 of 415"))
+        );
+    }
+
+    #[test]
+    fn a_browser_that_reported_only_its_cpu_still_counts() {
+        let stderr = "Peak memory: 33.5 MiB.\nCPU time: 0.63 s, and 0.20 s for the browser.\n";
+        let summary = parse_summary(stderr).unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(summary.browser_peak_mib, None);
+        assert_eq!(summary.browser_cpu_seconds, Some(0.2));
+        assert!(summary.browser_ran());
+    }
+
+    #[test]
+    fn unreadable_figures_are_errors_not_zeros() {
+        for stderr in [
+            "CPU time: 0.63 s.\n",
+            "Peak memory: 33.5 MiB.\n",
+            "Peak memory: lots.\nCPU time: 0.63 s.\n",
+            "Peak memory: 33.5 GiB.\nCPU time: 0.63 s.\n",
+            "Peak memory: 33.5 MiB, and many MiB for the browser's processes.\nCPU time: 0.63 s.\n",
+            "Peak memory: 33.5 MiB.\nCPU time: 0.63 s, and 1.00 s for something else.\n",
+        ] {
+            assert!(parse_summary(stderr).is_err(), "{stderr}");
+        }
+    }
 }

@@ -1,21 +1,28 @@
 //! `sitemapper-bench`: generates deterministic sites, serves them on 127.0.0.1, crawls them
 //! with the release `sitemapper` binary beside this one, and reports speed, CPU, memory and
-//! correctness against a fetch-only baseline measured in the same run.
+//! correctness against a fetch-only baseline measured in the same run; and, on request, the
+//! cost of rendering pages in the browser (`--render-cases`, `--render-static`).
 
 mod baseline;
 mod crawl_run;
+mod process_tree;
+mod render;
+mod render_report;
 mod report;
 mod server;
 mod site;
+mod spa;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Parser;
 
+use crate::render::RenderSettings;
 use crate::report::CaseResult;
 use crate::server::Server;
 use crate::site::GeneratedSite;
+use crate::spa::SinglePageApp;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -23,27 +30,54 @@ use crate::site::GeneratedSite;
     about = "Benchmark sitemapper against generated sites"
 )]
 struct Options {
-    /// Site sizes, in pages.
-    #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]
-    cases: Vec<u64>,
+    /// Site sizes, in pages [default: 10000,100000,1000000, unless a rendering benchmark is
+    /// asked for].
+    #[arg(long, value_delimiter = ',')]
+    cases: Option<Vec<u64>>,
+    /// Sizes, in pages, of the generated single-page application, crawled with
+    /// `--render auto` and `--render never`.
+    #[arg(long, value_delimiter = ',', value_name = "PAGES")]
+    render_cases: Vec<u64>,
+    /// Size, in pages, of the static site crawled with `--render auto` and `--render never`
+    /// (auto must start no browser there).
+    #[arg(long, value_name = "PAGES")]
+    render_static: Option<u64>,
+    /// Browser tabs for the rendering benchmark (`--render-concurrency`).
+    #[arg(long, default_value_t = 2)]
+    render_concurrency: usize,
     /// Runs per case (the million-page case runs once).
     #[arg(long, default_value_t = 3)]
     runs: usize,
     /// Requests in flight, for the crawl and the baseline alike.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
-    /// Where to write the Markdown results.
-    #[arg(long, default_value = "BENCHMARKS.md")]
-    output: PathBuf,
+    /// Where to write the Markdown results [default: BENCHMARKS.md when only `--cases` run;
+    /// the rendering section, meant to be pasted into BENCHMARKS.md, is only printed unless
+    /// this is given].
+    #[arg(long)]
+    output: Option<PathBuf>,
     /// Only serve a generated site of this many pages, for profiling a crawl by hand.
     #[arg(long, value_name = "PAGES")]
     serve: Option<u64>,
+    /// Only serve the generated single-page application of this many pages.
+    #[arg(long, value_name = "PAGES", conflicts_with = "serve")]
+    serve_app: Option<u64>,
+}
+
+impl Options {
+    fn renders(&self) -> bool {
+        !self.render_cases.is_empty() || self.render_static.is_some()
+    }
 }
 
 fn main() -> anyhow::Result<()> {
     let options = Options::parse();
-    if let Some(pages) = options.serve {
-        let server = Server::start(GeneratedSite::new(pages), 1)?;
+    let server = match (options.serve, options.serve_app) {
+        (Some(pages), _) => Some((pages, Server::start(GeneratedSite::new(pages), 1)?)),
+        (None, Some(pages)) => Some((pages, Server::start(SinglePageApp { pages }, 1)?)),
+        (None, None) => None,
+    };
+    if let Some((pages, server)) = server {
         say(&format!(
             "serving {pages} pages at {} until killed",
             server.url("/")
@@ -58,21 +92,85 @@ fn main() -> anyhow::Result<()> {
         "{} is missing: build it with `cargo build --release --workspace`",
         binary.display()
     );
-    let mut results = Vec::new();
-    for &pages in &options.cases {
-        let result = run_case(&binary, pages, &options)?;
-        say(&result.row());
-        results.push(result);
-    }
+    let cases = match &options.cases {
+        Some(cases) => cases.clone(),
+        None if options.renders() => Vec::new(),
+        None => vec![10_000, 100_000, 1_000_000],
+    };
     let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
-    let text = report::markdown(&results, &report::machine(), &date, options.concurrency);
-    std::fs::write(&options.output, &text)
-        .with_context(|| format!("write {}", options.output.display()))?;
+    let machine = report::machine();
+    let mut text = String::new();
+    if !cases.is_empty() {
+        let mut results = Vec::new();
+        for &pages in &cases {
+            let result = run_case(&binary, pages, &options)?;
+            say(&result.row());
+            results.push(result);
+        }
+        text.push_str(&report::markdown(
+            &results,
+            &machine,
+            &date,
+            options.concurrency,
+        ));
+    }
+    if options.renders() {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&run_rendering(&binary, &options, &machine, &date)?);
+    }
+    let output = match &options.output {
+        Some(output) => Some(output.clone()),
+        None if options.renders() => None,
+        None => Some(PathBuf::from("BENCHMARKS.md")),
+    };
+    if let Some(output) = output {
+        std::fs::write(&output, &text).with_context(|| format!("write {}", output.display()))?;
+    }
     say(&text);
     Ok(())
 }
 
-fn run_case(binary: &std::path::Path, pages: u64, options: &Options) -> anyhow::Result<CaseResult> {
+fn run_rendering(
+    binary: &Path,
+    options: &Options,
+    machine: &str,
+    date: &str,
+) -> anyhow::Result<String> {
+    let settings = RenderSettings {
+        runs: options.runs.max(1),
+        concurrency: options.concurrency,
+        tabs: options.render_concurrency,
+    };
+    let mut apps = Vec::new();
+    for &pages in &options.render_cases {
+        apps.push(render::app_case(binary, pages, settings)?);
+    }
+    let statics = options
+        .render_static
+        .map(|pages| render::static_case(binary, pages, settings))
+        .transpose()?;
+    let mut command = "sitemapper-bench".to_string();
+    if !options.render_cases.is_empty() {
+        let cases: Vec<String> = options.render_cases.iter().map(u64::to_string).collect();
+        command.push_str(&format!(" --render-cases {}", cases.join(",")));
+    }
+    if let Some(pages) = options.render_static {
+        command.push_str(&format!(" --render-static {pages}"));
+    }
+    command.push_str(&format!(" --runs {}", settings.runs));
+    Ok(render_report::markdown(
+        &apps,
+        statics.as_ref(),
+        settings,
+        machine,
+        date,
+        &command,
+    ))
+}
+
+fn run_case(binary: &Path, pages: u64, options: &Options) -> anyhow::Result<CaseResult> {
     let site = GeneratedSite::new(pages);
     let server = Server::start(site, 2)?;
     let fetched_urls: Vec<String> = site
@@ -111,13 +209,20 @@ fn run_case(binary: &std::path::Path, pages: u64, options: &Options) -> anyhow::
             ));
             result.baseline_wall.push(wall);
         }
-        let measure = crawl_run::crawl(binary, &server.url("/"), options.concurrency)?;
+        let measure = crawl_run::crawl(binary, &server.url("/"), options.concurrency, &[], false)?;
+        // The static site has no scripts: a browser here would be a bug, and its cost would be
+        // missing from the figures below.
+        anyhow::ensure!(
+            !measure.summary.browser_ran(),
+            "the crawl of the static site of {pages} pages used a browser: {:?}",
+            measure.summary
+        );
         say(&format!(
             "{pages} pages, run {}: crawl {:.2} s, {:.2} CPU s, {:.1} MiB",
             run + 1,
             measure.wall.as_secs_f64(),
-            measure.cpu_seconds,
-            measure.peak_rss_mib
+            measure.summary.cpu_seconds,
+            measure.summary.peak_rss_mib
         ));
         if measure.listed != expected && result.mismatch.is_none() {
             let missing: Vec<&String> = expected.difference(&measure.listed).take(3).collect();
@@ -129,8 +234,8 @@ fn run_case(binary: &std::path::Path, pages: u64, options: &Options) -> anyhow::
             ));
         }
         result.crawl_wall.push(measure.wall);
-        result.cpu_seconds.push(measure.cpu_seconds);
-        result.peak_rss_mib.push(measure.peak_rss_mib);
+        result.cpu_seconds.push(measure.summary.cpu_seconds);
+        result.peak_rss_mib.push(measure.summary.peak_rss_mib);
     }
     Ok(result)
 }

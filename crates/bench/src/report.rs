@@ -29,7 +29,7 @@ pub(crate) fn median(values: &[f64]) -> f64 {
     }
 }
 
-fn spread(values: &[f64], digits: usize) -> String {
+pub(crate) fn spread(values: &[f64], digits: usize) -> String {
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     format!(

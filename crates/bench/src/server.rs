@@ -1,5 +1,5 @@
-//! The benchmark's web server: hyper on 127.0.0.1, on its own runtime and threads, rendering
-//! the generated site on request.
+//! The benchmark's web server: hyper on 127.0.0.1, on its own runtime and threads, answering
+//! from a generated site ([`Routes`]) on request.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -14,7 +14,23 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 
-use crate::site::GeneratedSite;
+/// A response body and its type.
+#[derive(Debug, Clone)]
+pub(crate) struct Reply {
+    pub content_type: &'static str,
+    pub body: Bytes,
+}
+
+impl Reply {
+    pub(crate) fn new(content_type: &'static str, body: Bytes) -> Reply {
+        Reply { content_type, body }
+    }
+}
+
+/// A generated site, as the server sees it: a reply for a path and query, or none (404).
+pub(crate) trait Routes: Send + Sync + 'static {
+    fn reply(&self, path: &str, query: Option<&str>) -> Option<Reply>;
+}
 
 /// A running server; it stops when dropped.
 #[derive(Debug)]
@@ -24,7 +40,7 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) fn start(site: GeneratedSite, threads: usize) -> anyhow::Result<Server> {
+    pub(crate) fn start(site: impl Routes, threads: usize) -> anyhow::Result<Server> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads.max(1))
             .thread_name("bench-server")
@@ -71,15 +87,18 @@ impl Drop for Server {
 
 async fn respond(
     request: Request<Incoming>,
-    site: Arc<GeneratedSite>,
+    site: Arc<impl Routes>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let (status, content_type, body) = match site.render(request.uri().path()) {
-        Some(html) if request.uri().query().is_none() => (200, "text/html; charset=utf-8", html),
-        _ => (404, "text/plain", String::from("not found")),
+    let (status, reply) = match site.reply(request.uri().path(), request.uri().query()) {
+        Some(reply) => (200, reply),
+        None => (
+            404,
+            Reply::new("text/plain", Bytes::from_static(b"not found")),
+        ),
     };
     let response = Response::builder()
         .status(status)
-        .header("Content-Type", content_type)
-        .body(Full::new(Bytes::from(body)));
+        .header("Content-Type", reply.content_type)
+        .body(Full::new(reply.body));
     Ok(response.unwrap_or_else(|_| Response::new(Full::new(Bytes::new()))))
 }

@@ -3,8 +3,12 @@
 
 use std::collections::BTreeSet;
 
+use bytes::Bytes;
+
+use crate::server::{Reply, Routes};
+
 /// Words for the filler text.
-const WORDS: &[&str] = &[
+pub(crate) const WORDS: &[&str] = &[
     "lorem",
     "ipsum",
     "dolor",
@@ -225,6 +229,13 @@ impl GeneratedSite {
     }
 }
 
+impl Routes for GeneratedSite {
+    fn reply(&self, path: &str, query: Option<&str>) -> Option<Reply> {
+        let html = self.render(path).filter(|_| query.is_none())?;
+        Some(Reply::new("text/html; charset=utf-8", Bytes::from(html)))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Page,
@@ -258,7 +269,7 @@ fn has_hidden(number: u64, size: PageSize) -> bool {
 }
 
 /// SplitMix64: a tiny, well-known deterministic generator; the same site on every machine.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(pub u64);
 
 impl SplitMix {
     fn next(&mut self) -> u64 {
@@ -269,7 +280,7 @@ impl SplitMix {
         value ^ (value >> 31)
     }
 
-    fn below(&mut self, bound: u64) -> u64 {
+    pub(crate) fn below(&mut self, bound: u64) -> u64 {
         if bound == 0 { 0 } else { self.next() % bound }
     }
 }
