@@ -179,7 +179,7 @@ pub(crate) fn markdown(
              \"browser, sampled\" is the CPU time of all of sitemapper's descendant processes, \
              read from `/proc` every 100 ms by the benchmark during the crawl (a lower bound). Peak \
              memory: sitemapper's peak RSS, and the peak of the browser's processes together \
-             (proportional set size, sampled by sitemapper every 250 ms).\n"
+             (their private pages summed and the browser's code counted once, sampled by sitemapper every 250 ms).\n"
         );
         let _ = writeln!(
             text,

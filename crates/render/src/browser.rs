@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use chromiumoxide::Page;
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::browser::{
     CloseParams, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
 };
+use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId};
 use futures_util::StreamExt;
 use tokio::sync::watch;
@@ -18,6 +20,10 @@ use crate::{ChromiumOptions, memory, running_as_root};
 
 /// How often the browser's memory is sampled.
 const MEMORY_SAMPLE: Duration = Duration::from_millis(250);
+
+/// Pages one tab shows before it is closed and a new one started (what a page leaves behind
+/// in its renderer process stays bounded).
+const TAB_PAGES: u32 = 50;
 
 /// Chromium's switches: headless, nothing in the background (updates, sync, metrics), no
 /// GPU, no images decoded, no pop-ups.
@@ -46,13 +52,21 @@ const SWITCHES: &[&str] = &[
     "blink-settings=imagesEnabled=false",
 ];
 
-/// The features turned off: background services, and one renderer process per tab, so that a
+/// The features turned off: background services; one renderer process per tab, so that a
 /// page whose script never ends cannot stall the pages of the same site beside it
-/// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process).
-const DISABLED_FEATURES: &str = "Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,ProcessPerSiteUpToMainFrameThreshold";
+/// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process); and the
+/// back-forward cache, which would keep every page a reused tab showed alive in memory.
+const DISABLED_FEATURES: &str = "Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,ProcessPerSiteUpToMainFrameThreshold,BackForwardCache";
 
 /// Chromium's checks of requests to private networks (see `ChromiumOptions::private_networks`).
 const LOCAL_NETWORK_CHECKS: &str = "LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights";
+
+/// A tab kept for the next page, and how many pages it has shown.
+#[derive(Debug)]
+pub(crate) struct IdleTab {
+    pub(crate) page: Page,
+    pub(crate) pages_shown: u32,
+}
 
 /// A browser process and its DevTools connection.
 #[derive(Debug)]
@@ -62,6 +76,8 @@ pub(crate) struct LiveBrowser {
     alive: Arc<watch::Sender<bool>>,
     driver: JoinHandle<()>,
     sampler: Option<JoinHandle<()>>,
+    /// Tabs a page was read in, blank again, for the next pages.
+    idle_tabs: std::sync::Mutex<Vec<IdleTab>>,
     /// The profile directory, removed when the browser is dropped.
     _profile: tempfile::TempDir,
 }
@@ -122,7 +138,8 @@ impl LiveBrowser {
             let alive = Arc::clone(&alive);
             tokio::spawn(async move {
                 while *alive.borrow() {
-                    if let Some(bytes) = memory::tree_memory(pid) {
+                    let sample = tokio::task::spawn_blocking(move || memory::tree_memory(pid));
+                    if let Ok(Some(bytes)) = sample.await {
                         peak_memory.fetch_max(bytes, Ordering::Relaxed);
                     }
                     tokio::time::sleep(MEMORY_SAMPLE).await;
@@ -144,6 +161,7 @@ impl LiveBrowser {
             alive,
             driver,
             sampler,
+            idle_tabs: std::sync::Mutex::new(Vec::new()),
             _profile: profile,
         })
     }
@@ -158,6 +176,31 @@ impl LiveBrowser {
     pub(crate) async fn died(&self) {
         let mut alive = self.alive.subscribe();
         let _ = alive.wait_for(|alive| !alive).await;
+    }
+
+    /// A tab that showed pages before and is blank now, if one is kept.
+    pub(crate) fn idle_tab(&self) -> Option<IdleTab> {
+        self.idle_tabs
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .pop()
+    }
+
+    /// Takes back a tab whose page was read: blank again, it shows the next page, which
+    /// saves starting a tab and its renderer process per page. A tab that showed
+    /// [`TAB_PAGES`] pages, or does not turn blank, is closed.
+    pub(crate) async fn keep_tab(&self, tab: IdleTab) {
+        if tab.pages_shown < TAB_PAGES {
+            let blank = tab.page.execute(NavigateParams::new("about:blank"));
+            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), blank).await {
+                self.idle_tabs
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner())
+                    .push(tab);
+                return;
+            }
+        }
+        self.close_tab(tab.page.target_id().clone()).await;
     }
 
     /// Closes a tab, whatever its page is doing (a script in an endless loop included).

@@ -6,8 +6,9 @@
 //! (the DevTools Fetch domain) and put to the crawl's rules before it is sent. The page's own
 //! document is answered with the response the crawl already has, so the server sees one
 //! request per page. A tab is done when the page has loaded, no request is in flight and no
-//! element was added for [`QUIET`]; a tab that is not done within the timeout is closed. A
-//! browser that dies is started again, at most [`MAX_RESTARTS`] times per run.
+//! element was added for [`QUIET`]; a tab that is not done within the timeout is closed, one
+//! whose page was read shows the next page. A browser that dies is started again, at most
+//! [`MAX_RESTARTS`] times per run.
 
 mod browser;
 mod memory;

@@ -27,7 +27,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use crate::QUIET;
-use crate::browser::LiveBrowser;
+use crate::browser::{IdleTab, LiveBrowser};
 
 /// How long a request may stay in flight and still keep the page from being done.
 const LONG_REQUEST: Duration = Duration::from_secs(3);
@@ -97,7 +97,9 @@ impl From<chromiumoxide::error::CdpError> for TabError {
     }
 }
 
-/// Renders `request`'s page in a new tab, closed afterwards whatever happened.
+/// Renders `request`'s page in a tab kept from an earlier page, or a new one. A tab whose page
+/// was read is kept for the next; one that timed out or failed is closed, whatever its page
+/// is doing.
 pub(crate) async fn render(
     browser: &LiveBrowser,
     request: &RenderRequest<'_>,
@@ -106,14 +108,44 @@ pub(crate) async fn render(
 ) -> Result<String, TabError> {
     let target: Mutex<Option<TargetId>> = Mutex::new(None);
     let loaded = tokio::time::timeout(timeout, load(browser, request, log, &target)).await;
-    let target = target
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner())
-        .take();
-    if let Some(target) = target {
-        browser.close_tab(target).await;
+    match loaded {
+        Ok(Ok((html, tab))) => {
+            browser.keep_tab(tab).await;
+            Ok(html)
+        }
+        failed => {
+            let target = target
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .take();
+            if let Some(target) = target {
+                browser.close_tab(target).await;
+            }
+            failed
+                .unwrap_or(Err(TabError::TimedOut))
+                .map(|(html, _)| html)
+        }
     }
-    loaded.unwrap_or(Err(TabError::TimedOut))
+}
+
+/// A new tab, every request of which is intercepted, with the init script in each document.
+async fn new_tab(browser: &LiveBrowser) -> Result<IdleTab, TabError> {
+    let page = browser.browser.new_page("about:blank").await?;
+    Ok(IdleTab {
+        page,
+        pages_shown: 0,
+    })
+}
+
+async fn prepare(page: &Page) -> Result<(), TabError> {
+    page.execute(AddScriptToEvaluateOnNewDocumentParams::new(INIT_SCRIPT))
+        .await?;
+    page.execute(fetch::EnableParams {
+        patterns: Some(vec![RequestPattern::builder().url_pattern("*").build()]),
+        handle_auth_requests: None,
+    })
+    .await?;
+    Ok(())
 }
 
 /// The request streams of one tab.
@@ -167,8 +199,13 @@ async fn load(
     request: &RenderRequest<'_>,
     log: &Mutex<RequestLog>,
     target: &Mutex<Option<TargetId>>,
-) -> Result<String, TabError> {
-    let page = browser.browser.new_page("about:blank").await?;
+) -> Result<(String, IdleTab), TabError> {
+    let started = Instant::now();
+    let (mut tab, fresh) = match browser.idle_tab() {
+        Some(tab) => (tab, false),
+        None => (new_tab(browser).await?, true),
+    };
+    let page = tab.page.clone();
     *target.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(page.target_id().clone());
     let mut listeners = Listeners {
         paused: page.event_listener::<EventRequestPaused>().await?,
@@ -179,13 +216,10 @@ async fn load(
             .event_listener::<EventJavascriptDialogOpening>()
             .await?,
     };
-    page.execute(AddScriptToEvaluateOnNewDocumentParams::new(INIT_SCRIPT))
-        .await?;
-    page.execute(fetch::EnableParams {
-        patterns: Some(vec![RequestPattern::builder().url_pattern("*").build()]),
-        handle_auth_requests: None,
-    })
-    .await?;
+    if fresh {
+        prepare(&page).await?;
+    }
+    let opened_at = started.elapsed();
     // The answer to the navigation may never come (a script's navigation, refused, can leave
     // it pending): the page is known to be there once its document was answered, and loaded
     // once its readyState says so.
@@ -240,7 +274,9 @@ async fn load(
             }
         }
     }
+    let quiet_at = started.elapsed();
     let (html, opened) = serialize(&page, request.max_html_bytes).await?;
+    tracing::debug!(url = %request.url, fresh, tab = ?opened_at, quiet = ?quiet_at, read = ?started.elapsed(), "a page rendered");
     let mut log = log.lock().unwrap_or_else(|poison| poison.into_inner());
     for url in opened {
         if let Ok(url) = Url::parse(&url)
@@ -249,7 +285,8 @@ async fn load(
             log.navigations.push(url);
         }
     }
-    Ok(html)
+    tab.pages_shown += 1;
+    Ok((html, tab))
 }
 
 /// Milliseconds of the page's own timers since an element was last added or a script made a
