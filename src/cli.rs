@@ -13,8 +13,85 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde::Deserialize;
+
+/// What the help of every command ends with.
+const SETTINGS_HELP: &str = "Every option can also be set in the config file, under its long name \
+(max-pages = 100), and in the environment, as SITEMAPPER_ and the name in capitals \
+(SITEMAPPER_MAX_PAGES=100). The command line wins over the environment, which wins over the \
+file.";
+
+/// The command line's definition: the derived one, each option readable from its variable in
+/// the environment (see [`environment_variable`]).
+pub(crate) fn command() -> clap::Command {
+    with_environment(Cli::command())
+}
+
+/// Parses the command line (and the options' variables); prints the help, the version or the
+/// usage error and exits where clap does.
+pub(crate) fn parse() -> Cli {
+    let matches = command().color(help_color()).get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+}
+
+fn with_environment(command: clap::Command) -> clap::Command {
+    let command = command
+        .mut_args(|arg| match environment_variable(&arg) {
+            // Named once in the help's last paragraph rather than on every line.
+            Some(variable) => arg.env(variable).hide_env(true),
+            None => arg,
+        })
+        .mut_subcommands(with_environment);
+    if command
+        .get_arguments()
+        .any(|arg| environment_variable(arg).is_some())
+    {
+        command.after_help(SETTINGS_HELP)
+    } else {
+        command
+    }
+}
+
+/// The environment variable of an option: `SITEMAPPER_` and its long name in capitals, dashes
+/// as underscores (`SITEMAPPER_MAX_PAGES` for `--max-pages`). `--help`, `--version`,
+/// `--verbose` (a count) and the arguments of `man` and `completions` have none.
+pub(crate) fn environment_variable(arg: &clap::Arg) -> Option<String> {
+    let long = arg.get_long()?;
+    if matches!(long, "help" | "version" | "verbose" | "dir") {
+        return None;
+    }
+    Some(format!(
+        "SITEMAPPER_{}",
+        long.to_ascii_uppercase().replace('-', "_")
+    ))
+}
+
+/// The colour of the help, which clap prints before the arguments are read: `--color` and
+/// `SITEMAPPER_COLOR` looked up by hand; clap's own choice (a terminal without NO_COLOR)
+/// otherwise.
+fn help_color() -> clap::ColorChoice {
+    let mut arguments = std::env::args_os().skip(1);
+    let mut chosen = std::env::var("SITEMAPPER_COLOR").ok();
+    while let Some(argument) = arguments.next() {
+        let argument = argument.to_string_lossy().into_owned();
+        if argument == "--" {
+            break;
+        }
+        if argument == "--color" {
+            chosen = arguments
+                .next()
+                .map(|value| value.to_string_lossy().into_owned());
+        } else if let Some(value) = argument.strip_prefix("--color=") {
+            chosen = Some(value.to_string());
+        }
+    }
+    match chosen.as_deref() {
+        Some("always") => clap::ColorChoice::Always,
+        Some("never") => clap::ColorChoice::Never,
+        _ => clap::ColorChoice::Auto,
+    }
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -28,6 +105,15 @@ use serde::Deserialize;
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+
+    /// TOML file with options (see config/example.toml) [default: ./sitemapper.toml when
+    /// present]
+    #[arg(short, long, global = true, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// Colour in logs and help: auto (on a terminal, unless NO_COLOR is set), always, never
+    #[arg(long, global = true, value_name = "WHEN")]
+    pub(crate) color: Option<ColorName>,
 
     /// Print nothing but errors.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
@@ -51,6 +137,37 @@ pub(crate) enum Command {
     Runs(RunsArgs),
     /// Check a sitemap or sitemap index (a file or a URL, gzip or not) against the protocol.
     Validate(ValidateArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_name = "SHELL")]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// Write sitemapper.1 and one page per command (sitemapper-crawl.1...) into DIR instead of
+    /// printing sitemapper.1.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
+}
+
+/// When output is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ColorName {
+    /// On a terminal, unless the NO_COLOR environment variable is set and not empty
+    Auto,
+    /// Always
+    Always,
+    /// Never
+    Never,
 }
 
 #[derive(Debug, Args)]
@@ -65,29 +182,31 @@ pub(crate) struct AuditArgs {
     pub(crate) crawl: CrawlArgs,
 
     /// Directory to write the report into: report.html, findings.csv, pages.csv, links.csv,
-    /// report.json, and the crawl database crawl.db (unless --state)
-    #[arg(long, value_name = "DIR")]
-    pub(crate) report: PathBuf,
+    /// report.json, and the crawl database crawl.db (unless --state); required, here or in
+    /// the config file
+    #[arg(long, value_name = "DIR", help_heading = "Audit")]
+    pub(crate) report: Option<PathBuf>,
 
     /// Exit with code 4 when there are findings at this level or worse: error, warning, notice
-    #[arg(long, value_name = "SEVERITY")]
+    #[arg(long, value_name = "SEVERITY", help_heading = "Audit")]
     pub(crate) fail_on: Option<SeverityName>,
 
     /// Flag indexable pages more than N clicks from the start page [default: 4]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Audit")]
     pub(crate) deep: Option<u32>,
 
     /// Flag pages that take more than MS milliseconds to answer [default: 1500]
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", help_heading = "Audit")]
     pub(crate) slow: Option<u64>,
 
     /// Flag pages larger than BYTES [default: 1048576]
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Audit")]
     pub(crate) large: Option<u64>,
 }
 
 /// A finding severity as the user names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum SeverityName {
     Error,
     Warning,
@@ -153,180 +272,184 @@ pub(crate) enum ChangefreqRule {
 
 #[derive(Debug, Args)]
 pub(crate) struct RunsArgs {
-    /// The crawl database (the --state file of `sitemapper crawl`).
+    /// The crawl database (the --state file of `sitemapper crawl`); required, here or in the
+    /// config file
     #[arg(long, value_name = "FILE")]
-    pub(crate) state: PathBuf,
+    pub(crate) state: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct CrawlArgs {
-    /// The seed: the site's root URL, or a directory of it (https://example.com/blog/).
-    pub(crate) url: String,
-
-    /// Directory to write sitemap.xml (and its children) into [default: .]
-    #[arg(short, long, value_name = "DIR")]
-    pub(crate) out: Option<PathBuf>,
-
-    /// TOML file with options (see config/example.toml); flags given here win over it.
-    #[arg(short, long, value_name = "FILE")]
-    pub(crate) config: Option<PathBuf>,
-
-    /// Keep the crawl database in FILE (SQLite) instead of a temporary file.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) state: Option<PathBuf>,
-
-    /// Requests in flight at once [default: 8]
-    #[arg(long, value_name = "N")]
-    pub(crate) concurrency: Option<usize>,
+    /// The seed: the site's root URL, or a directory of it (https://example.com/blog/);
+    /// required, here or as `url` in the config file
+    pub(crate) url: Option<String>,
 
     /// Stop after requesting this many pages.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Crawl")]
     pub(crate) max_pages: Option<u64>,
 
-    /// Do not follow links deeper than N clicks from the seed.
-    #[arg(long, value_name = "N")]
-    pub(crate) max_depth: Option<u32>,
-
     /// Stop after this many HTTP requests in all, redirect hops and retries included.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Crawl")]
     pub(crate) max_requests: Option<u64>,
 
     /// Stop discovering new URLs after N distinct ones (those found are still crawled)
     /// [default: 2000000]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Crawl")]
     pub(crate) max_urls: Option<u64>,
+
+    /// Seconds one request may take, body included [default: 30]
+    #[arg(long, value_name = "SECONDS", help_heading = "Crawl")]
+    pub(crate) timeout: Option<f64>,
+
+    /// Seconds to wait for a connection [default: 10]
+    #[arg(long, value_name = "SECONDS", help_heading = "Crawl")]
+    pub(crate) connect_timeout: Option<f64>,
+
+    /// Bytes of a page read at most, after decompression [default: 10485760]
+    #[arg(long, value_name = "BYTES", help_heading = "Crawl")]
+    pub(crate) max_body_size: Option<usize>,
+
+    /// Do not follow links deeper than N clicks from the seed.
+    #[arg(long, value_name = "N", help_heading = "Scope")]
+    pub(crate) max_depth: Option<u32>,
 
     /// Follow a chain of same-shaped pages (an endless calendar) at most N deep; 0: no limit
     /// [default: 100]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Scope")]
     pub(crate) max_pattern_chain: Option<u32>,
 
-    /// Seconds between two requests to one host; overrides robots.txt Crawl-delay.
-    #[arg(long, value_name = "SECONDS")]
-    pub(crate) delay: Option<f64>,
-
-    /// User-Agent header; its product token selects the robots.txt group
-    /// [default: sitemapper/<version> (+<project url>)]
-    #[arg(long, value_name = "STRING")]
-    pub(crate) user_agent: Option<String>,
-
-    /// Ignore robots.txt (only for auditing your own site).
-    #[arg(long)]
-    pub(crate) ignore_robots: bool,
-
     /// Also crawl subdomains of the seed's host.
-    #[arg(long)]
+    #[arg(long, help_heading = "Scope")]
     pub(crate) allow_subdomains: bool,
 
     /// Allow connections to private, loopback and link-local addresses (allowed anyway when
     /// the seed is on one)
-    #[arg(long)]
+    #[arg(long, help_heading = "Scope")]
     pub(crate) allow_private: bool,
 
     /// Only crawl URLs matching this regex (repeatable).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", help_heading = "Scope")]
     pub(crate) include: Vec<String>,
 
     /// Never crawl URLs matching this regex (repeatable).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", help_heading = "Scope")]
     pub(crate) exclude: Vec<String>,
 
     /// Query parameter stripped from URLs before fetching; `name*` matches a prefix.
     /// Repeatable; replaces the default list (utm_*, gclid, fbclid, msclkid, PHPSESSID,
     /// jsessionid, sid, sessionid).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Scope")]
     pub(crate) strip_param: Vec<String>,
 
-    /// Seconds one request may take, body included [default: 30]
-    #[arg(long, value_name = "SECONDS")]
-    pub(crate) timeout: Option<f64>,
+    /// Requests in flight at once [default: 8]
+    #[arg(long, value_name = "N", help_heading = "Politeness")]
+    pub(crate) concurrency: Option<usize>,
 
-    /// Seconds to wait for a connection [default: 10]
-    #[arg(long, value_name = "SECONDS")]
-    pub(crate) connect_timeout: Option<f64>,
+    /// Seconds between two requests to one host; overrides robots.txt Crawl-delay.
+    #[arg(long, value_name = "SECONDS", help_heading = "Politeness")]
+    pub(crate) delay: Option<f64>,
 
-    /// Bytes of a page read at most, after decompression [default: 10485760]
-    #[arg(long, value_name = "BYTES")]
-    pub(crate) max_body_size: Option<usize>,
+    /// User-Agent header; its product token selects the robots.txt group
+    /// [default: sitemapper/<version> (+<project url>)]
+    #[arg(long, value_name = "STRING", help_heading = "Politeness")]
+    pub(crate) user_agent: Option<String>,
+
+    /// Ignore robots.txt (only for auditing your own site).
+    #[arg(long, help_heading = "Politeness")]
+    pub(crate) ignore_robots: bool,
 
     /// Retries after a timeout, connection error, 429, 502, 503 or 504 [default: 2]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Politeness")]
     pub(crate) retries: Option<u32>,
 
     /// Render pages in headless Chromium: auto renders where the HTML alone hides the page
     /// [default: auto]
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", help_heading = "Rendering")]
     pub(crate) render: Option<RenderName>,
 
     /// The browser to render with [default: $CHROME, else chromium, chromium-browser or
     /// google-chrome on PATH]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
     pub(crate) chrome: Option<PathBuf>,
 
     /// Pages rendered at once, each in its own browser tab [default: 2]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Rendering")]
     pub(crate) render_concurrency: Option<usize>,
 
     /// Seconds a page may take to render before its HTML as served is used [default: 10]
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", help_heading = "Rendering")]
     pub(crate) render_timeout: Option<f64>,
 
+    /// Directory to write sitemap.xml (and its children) into [default: . for crawl, the
+    /// --report directory for audit]
+    #[arg(short, long, value_name = "DIR", help_heading = "Output")]
+    pub(crate) out: Option<PathBuf>,
+
     /// Write gzip-compressed children (sitemap-00001.xml.gz) under a sitemap.xml index.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub(crate) gzip: bool,
 
     /// Absolute URL under which the sitemaps are published [default: the seed's directory]
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = "Output")]
     pub(crate) base_url: Option<String>,
 
     /// URLs per sitemap file, at most 50000 [default: 50000]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Output")]
     pub(crate) max_urls_per_file: Option<usize>,
 
     /// Uncompressed bytes per sitemap file, at most 52428800 [default: 52428800]
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Output")]
     pub(crate) max_bytes_per_file: Option<u64>,
 
     /// Sitemap formats to write: xml (sitemap.xml), txt (sitemap.txt), or xml,txt [default:
     /// xml]
-    #[arg(long, value_name = "FORMAT", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        value_delimiter = ',',
+        help_heading = "Output"
+    )]
     pub(crate) format: Vec<FormatName>,
 
     /// Add <image:image> entries for the images each page shows
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub(crate) images: bool,
 
     /// Add hreflang alternates (<xhtml:link>) between listed pages
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub(crate) hreflang: bool,
 
     /// Write <priority>: "depth" gives the seed 1.0 and 0.8 per click below (ignored by Google
     /// and Bing)
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", help_heading = "Output")]
     pub(crate) priority: Option<PriorityRule>,
 
     /// Write <changefreq>: "observed" from the changes seen across runs (needs --state;
     /// ignored by Google and Bing)
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE", help_heading = "Output")]
     pub(crate) changefreq: Option<ChangefreqRule>,
 
+    /// Keep the crawl database in FILE (SQLite) instead of a temporary file.
+    #[arg(long, value_name = "FILE", help_heading = "Cron")]
+    pub(crate) state: Option<PathBuf>,
+
     /// Continue the interrupted run kept in --state instead of starting over
-    #[arg(long)]
+    #[arg(long, help_heading = "Cron")]
     pub(crate) resume: bool,
 
     /// Write the URLs added, removed and changed since the previous run to FILE (JSON)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Cron")]
     pub(crate) report_changes: Option<PathBuf>,
 
     /// Notify IndexNow of added, changed and removed URLs, with this key (see README)
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", help_heading = "Cron")]
     pub(crate) indexnow_key: Option<String>,
 
     /// Where the key file is, if not at the site's root (https://example.com/KEY.txt)
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = "Cron")]
     pub(crate) indexnow_key_location: Option<String>,
 
     /// IndexNow endpoint [default: https://api.indexnow.org/indexnow]
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = "Cron")]
     pub(crate) indexnow_endpoint: Option<String>,
 }

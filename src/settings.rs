@@ -1,7 +1,10 @@
-//! Configuration stages: `CrawlArgs` (flags) and `CrawlOptions` (config file, every field
-//! optional) resolve into `CrawlSettings` in one place. First `MergedOptions` takes each value
-//! from the flags, then the config file, then the defaults; then its values are checked and
-//! become the settings.
+//! Configuration stages, in one place: the flags (with the environment: clap reads
+//! `SITEMAPPER_<OPTION>` where a flag is not given, see `cli::command`) and the config file
+//! (`ConfigFile`, every field optional, keys named exactly as the long flags) resolve into
+//! the settings of each command. For a crawl, first `MergedOptions` takes each value from the
+//! flag or its variable, then the config file, then the default; then its values are checked
+//! and become the `CrawlSettings`. The precedence is therefore: command line, environment,
+//! config file, defaults.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,13 +17,27 @@ use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_ag
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
-use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule, RenderName};
+use crate::cli::{
+    AuditArgs, ChangefreqRule, ColorName, CrawlArgs, FormatName, PriorityRule, RenderName,
+    RunsArgs, SeverityName,
+};
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
-/// The config file: the same options as the flags, in kebab-case.
+/// The config file read when none is named, if it is there.
+pub(crate) const DEFAULT_CONFIG_FILE: &str = "sitemapper.toml";
+
+/// The config file: every option of every command, each key the option's long flag name.
+/// A key a command has no flag for is left to the commands that have it (`report` is the
+/// audit's, `state` is also the runs'), so that one file serves them all.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct CrawlOptions {
+pub(crate) struct ConfigFile {
+    // Every command.
+    color: Option<ColorName>,
+    quiet: Option<bool>,
+    verbose: Option<u8>,
+    // crawl and audit.
+    url: Option<String>,
     out: Option<PathBuf>,
     state: Option<PathBuf>,
     concurrency: Option<usize>,
@@ -36,7 +53,9 @@ struct CrawlOptions {
     allow_private: Option<bool>,
     include: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
-    strip_params: Option<Vec<String>>,
+    // The key before it was named as the flag is.
+    #[serde(alias = "strip-params")]
+    strip_param: Option<Vec<String>>,
     timeout: Option<f64>,
     connect_timeout: Option<f64>,
     max_body_size: Option<usize>,
@@ -59,14 +78,37 @@ struct CrawlOptions {
     indexnow_key: Option<String>,
     indexnow_key_location: Option<String>,
     indexnow_endpoint: Option<String>,
+    // audit.
+    report: Option<PathBuf>,
+    fail_on: Option<SeverityName>,
+    deep: Option<u32>,
+    slow: Option<u64>,
+    large: Option<u64>,
 }
 
 /// The largest config file read. Every option with long lists fits in far less: anything
 /// larger is a mistake, not a config, and must not cost unbounded memory.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
-impl CrawlOptions {
-    fn load(path: &Path) -> anyhow::Result<CrawlOptions> {
+impl ConfigFile {
+    /// The config file named by `--config` (or `SITEMAPPER_CONFIG`), else `./sitemapper.toml`
+    /// when there is one, else none (every key unset). A named file must exist.
+    pub(crate) fn find(named: Option<&Path>) -> anyhow::Result<ConfigFile> {
+        if let Some(path) = named {
+            return ConfigFile::load(path);
+        }
+        let default = Path::new(DEFAULT_CONFIG_FILE);
+        if default.is_file() {
+            tracing::debug!(
+                path = DEFAULT_CONFIG_FILE,
+                "reading the config file found here"
+            );
+            return ConfigFile::load(default);
+        }
+        Ok(ConfigFile::default())
+    }
+
+    fn load(path: &Path) -> anyhow::Result<ConfigFile> {
         let text = read_config(path)?;
         toml::from_str(&text).map_err(|error| {
             // toml's message spans several lines (a source excerpt); keep the first.
@@ -168,13 +210,80 @@ pub(crate) struct RenderSettings {
 
 impl CrawlSettings {
     /// Merges the flags, the config file and the defaults, then checks the result.
-    pub(crate) fn resolve(args: CrawlArgs) -> anyhow::Result<CrawlSettings> {
-        let file = match &args.config {
-            Some(path) => CrawlOptions::load(path)?,
-            None => CrawlOptions::default(),
-        };
-        MergedOptions::merge(args, file).check()
+    pub(crate) fn resolve(args: CrawlArgs, file: ConfigFile) -> anyhow::Result<CrawlSettings> {
+        MergedOptions::merge(args, file)?.check()
     }
+}
+
+/// How much the binary says on stderr, and whether in colour.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Verbosity {
+    pub(crate) quiet: bool,
+    /// 0: warnings, 1: info (-v), 2: debug (-vv), 3 and more: trace.
+    pub(crate) verbose: u8,
+    pub(crate) color: ColorName,
+}
+
+impl Verbosity {
+    /// `-q` or `quiet = true` silence all but errors; `-v` counts win over `verbose = N`.
+    pub(crate) fn resolve(
+        quiet: bool,
+        verbose: u8,
+        color: Option<ColorName>,
+        file: &ConfigFile,
+    ) -> Verbosity {
+        let quiet = switch(quiet, file.quiet);
+        Verbosity {
+            quiet,
+            verbose: if quiet || verbose > 0 {
+                verbose
+            } else {
+                file.verbose.unwrap_or(0)
+            },
+            color: color.or(file.color).unwrap_or(ColorName::Auto),
+        }
+    }
+}
+
+/// What `sitemapper audit` adds to a crawl's settings.
+#[derive(Debug)]
+pub(crate) struct AuditSettings {
+    pub(crate) crawl: CrawlSettings,
+    pub(crate) report: PathBuf,
+    /// Whether the user chose where the sitemap goes (else: beside the report).
+    pub(crate) out_chosen: bool,
+    pub(crate) fail_on: Option<SeverityName>,
+    pub(crate) thresholds: sitemapper_audit::Thresholds,
+}
+
+impl AuditSettings {
+    pub(crate) fn resolve(args: AuditArgs, mut file: ConfigFile) -> anyhow::Result<AuditSettings> {
+        let Some(report) = args.report.or(file.report.take()) else {
+            bail!("no report directory: give --report DIR (or `report` in the config file)");
+        };
+        let defaults = sitemapper_audit::Thresholds::default();
+        let thresholds = sitemapper_audit::Thresholds {
+            max_depth: args.deep.or(file.deep).unwrap_or(defaults.max_depth),
+            slow_ms: args.slow.or(file.slow).unwrap_or(defaults.slow_ms),
+            large_bytes: args.large.or(file.large).unwrap_or(defaults.large_bytes),
+        };
+        let fail_on = args.fail_on.or(file.fail_on);
+        let out_chosen = args.crawl.out.is_some() || file.out.is_some();
+        Ok(AuditSettings {
+            crawl: CrawlSettings::resolve(args.crawl, file)?,
+            report,
+            out_chosen,
+            fail_on,
+            thresholds,
+        })
+    }
+}
+
+/// The crawl database `sitemapper runs` reads.
+pub(crate) fn runs_state(args: RunsArgs, file: ConfigFile) -> anyhow::Result<PathBuf> {
+    args.state.or(file.state).ok_or_else(|| {
+        anyhow::anyhow!("no crawl database: give --state FILE (or `state` in the config file)")
+    })
 }
 
 /// Every option with its value chosen: the flag, else the config file, else the default.
@@ -228,11 +337,14 @@ struct MergedOptions {
 
 impl MergedOptions {
     /// One line a value, in the order of the flags, so that where each comes from reads at
-    /// a glance.
-    fn merge(args: CrawlArgs, file: CrawlOptions) -> MergedOptions {
+    /// a glance. Fails only when there is no seed at all.
+    fn merge(args: CrawlArgs, file: ConfigFile) -> anyhow::Result<MergedOptions> {
         let defaults = CrawlConfig::default();
-        MergedOptions {
-            seed: args.url,
+        let Some(seed) = args.url.or(file.url) else {
+            bail!("no URL to crawl: give it after the command (or as `url` in the config file)");
+        };
+        Ok(MergedOptions {
+            seed,
             out: args.out.or(file.out).unwrap_or_else(|| PathBuf::from(".")),
             state: args.state.or(file.state),
             concurrency: args
@@ -257,7 +369,7 @@ impl MergedOptions {
             allow_private: switch(args.allow_private, file.allow_private),
             include: list(args.include, file.include).unwrap_or_default(),
             exclude: list(args.exclude, file.exclude).unwrap_or_default(),
-            strip_parameters: list(args.strip_param, file.strip_params)
+            strip_parameters: list(args.strip_param, file.strip_param)
                 .unwrap_or(defaults.strip_parameters),
             timeout: args.timeout.or(file.timeout),
             connect_timeout: args.connect_timeout.or(file.connect_timeout),
@@ -299,7 +411,7 @@ impl MergedOptions {
                 .indexnow_endpoint
                 .or(file.indexnow_endpoint)
                 .unwrap_or_else(|| DEFAULT_INDEXNOW_ENDPOINT.to_string()),
-        }
+        })
     }
 
     /// Checks every value and builds the settings. The checks run in a fixed order, so that
@@ -558,7 +670,53 @@ mod tests {
             panic!("not a crawl command");
         };
         let file = toml::from_str(config).unwrap_or_else(|error| panic!("{error}"));
-        MergedOptions::merge(*args, file)
+        MergedOptions::merge(*args, file).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    #[test]
+    fn every_option_of_every_command_is_a_key_of_the_config_file() {
+        let command = crate::cli::command();
+        let commands = std::iter::once(&command).chain(
+            command
+                .get_subcommands()
+                .filter(|command| !matches!(command.get_name(), "completions" | "man")),
+        );
+        let mut checked = 0;
+        for command in commands {
+            for long in command.get_arguments().filter_map(clap::Arg::get_long) {
+                if matches!(long, "help" | "version" | "config") {
+                    continue;
+                }
+                // A key of the wrong type is an error too, but not an unknown field.
+                let error = toml::from_str::<ConfigFile>(&format!("{long} = 0"))
+                    .err()
+                    .map(|error| error.to_string())
+                    .unwrap_or_default();
+                assert!(
+                    !error.contains("unknown field"),
+                    "`{} --{long}` has no config key: {error}",
+                    command.get_name()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 40, "{checked} options checked");
+        let unknown = toml::from_str::<ConfigFile>("no-such-option = 0").err();
+        assert!(unknown.is_some_and(|error| error.to_string().contains("unknown field")));
+    }
+
+    #[test]
+    fn the_seed_can_come_from_the_config_file() {
+        let Command::Crawl(args) = Cli::try_parse_from(["sitemapper", "crawl"])
+            .unwrap_or_else(|error| panic!("{error}"))
+            .command
+        else {
+            panic!("not a crawl command");
+        };
+        let file: ConfigFile =
+            toml::from_str(r#"url = "https://e.com/""#).unwrap_or_else(|error| panic!("{error}"));
+        let merged = MergedOptions::merge(*args, file).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(merged.seed, "https://e.com/");
     }
 
     #[test]
@@ -585,6 +743,7 @@ mod tests {
 
     #[test]
     fn an_empty_list_of_parameters_in_the_config_file_strips_none() {
+        assert!(merged(&[], "strip-param = []").strip_parameters.is_empty());
         assert!(merged(&[], "strip-params = []").strip_parameters.is_empty());
         assert_eq!(
             merged(&[], "").strip_parameters,

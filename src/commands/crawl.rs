@@ -28,13 +28,13 @@ use super::spill::StoreSpill;
 use crate::cli::{ChangefreqRule, CrawlArgs, PriorityRule};
 use crate::exit::{ExitStatus, Failure};
 use crate::progress::{EventCounts, Progress};
-use crate::settings::CrawlSettings;
+use crate::settings::{ConfigFile, CrawlSettings};
 
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
 
-pub(crate) fn run(args: CrawlArgs, output: Output) -> Result<(), Failure> {
-    let settings = CrawlSettings::resolve(args).map_err(Failure::usage)?;
+pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
+    let settings = CrawlSettings::resolve(args, file).map_err(Failure::usage)?;
     let crawled = crawl_and_publish(&settings, output)?;
     if !output.quiet {
         crawled.report(&settings).print()?;
@@ -366,12 +366,13 @@ async fn stop_on_signals(stopper: CrawlStopper, received: Arc<OnceLock<StopSigna
         return;
     };
     let _ = received.set(signal);
-    match signal {
+    // One plain line, above the progress line: the requests in flight still end.
+    crate::progress::print_line(match signal {
         StopSignal::Interrupt => {
-            tracing::warn!("Ctrl-C: stopping (press it again to quit at once)");
+            "Stopping: no new request, nothing published (Ctrl-C again quits at once)."
         }
-        StopSignal::Terminate => tracing::warn!("SIGTERM: stopping"),
-    }
+        StopSignal::Terminate => "SIGTERM: stopping, nothing published.",
+    });
     stopper.stop();
     if let Some(second) = next_stop_signal().await {
         std::process::exit(second.exit_status() as i32);

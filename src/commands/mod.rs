@@ -5,6 +5,7 @@ pub(crate) mod changes;
 pub(crate) mod crawl;
 mod history;
 mod lock;
+pub(crate) mod manual;
 mod record;
 pub(crate) mod runs;
 pub(crate) mod sitemap_source;

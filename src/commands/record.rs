@@ -93,6 +93,7 @@ impl Recorder {
 }
 
 fn count(counts: &EventCounts, outcome: &PageOutcome) {
+    counts.set_last_url(outcome.url.as_str());
     match &outcome.verdict {
         Verdict::Indexable => {
             counts.listed.fetch_add(1, Ordering::Relaxed);

@@ -7,15 +7,17 @@ use sitemapper_store::{RunSummary, Store};
 
 use crate::cli::RunsArgs;
 use crate::exit::Failure;
+use crate::settings::{ConfigFile, runs_state};
 
-pub(crate) fn run(args: RunsArgs) -> Result<(), Failure> {
-    if !args.state.exists() {
+pub(crate) fn run(args: RunsArgs, file: ConfigFile) -> Result<(), Failure> {
+    let state = runs_state(args, file).map_err(Failure::usage)?;
+    if !state.exists() {
         return Err(Failure::usage(anyhow::anyhow!(
             "no crawl database at {}",
-            args.state.display()
+            state.display()
         )));
     }
-    let store = Store::open(&args.state)?;
+    let store = Store::open(&state)?;
     let runs = store.runs()?;
     print(&runs).context("cannot write to stdout")?;
     Ok(())

@@ -250,27 +250,30 @@ fn the_example_config_loads_and_documents_every_option() {
         run.stderr
     );
 
-    let help = sitemapper(&["crawl", "--help"]).stdout;
-    let global = ["--config", "--help", "--version", "--quiet", "--verbose"];
-    // Option lines start with `-x, --name` or `--name`; descriptions may mention options too.
-    let options: Vec<&str> = help
-        .lines()
-        .map(str::trim_start)
-        .filter_map(|line| {
-            let line = line
-                .strip_prefix('-')
-                .filter(|rest| rest.chars().nth(1) == Some(','))
-                .map_or(line, |rest| rest[2..].trim_start());
-            line.split_whitespace().next()
-        })
-        .map(|word| word.trim_end_matches([',', '.']))
-        .filter(|word| word.starts_with("--") && word.len() > 2 && !global.contains(word))
-        .collect();
-    assert!(options.len() > 15, "help lists the options: {options:?}");
-    for option in options {
-        let key = option
-            .trim_start_matches("--")
-            .replace("strip-param", "strip-params");
+    // Every option of every command that runs (not `completions` and `man`).
+    let mut options: Vec<String> = Vec::new();
+    for command in ["crawl", "audit", "runs", "validate"] {
+        let help = sitemapper(&[command, "--help"]).stdout;
+        // Option lines start with `-x, --name` or `--name`; descriptions may mention options.
+        options.extend(
+            help.lines()
+                .map(str::trim_start)
+                .filter_map(|line| {
+                    let line = line
+                        .strip_prefix('-')
+                        .filter(|rest| rest.chars().nth(1) == Some(','))
+                        .map_or(line, |rest| rest[2..].trim_start());
+                    line.split_whitespace().next()
+                })
+                .map(|word| word.trim_end_matches([',', '.']))
+                .filter(|word| word.starts_with("--") && word.len() > 2)
+                .filter(|word| !["--config", "--help", "--version"].contains(word))
+                .map(str::to_string),
+        );
+    }
+    assert!(options.len() > 40, "help lists the options: {options:?}");
+    for option in &options {
+        let key = option.trim_start_matches("--");
         assert!(
             text.contains(&format!("\n{key} =")) || text.contains(&format!("\n# {key} =")),
             "config/example.toml does not document {option}"

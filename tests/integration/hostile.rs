@@ -415,9 +415,19 @@ fn a_crawl_killed_mid_run_leaves_the_previous_sitemap() {
 
 #[test]
 fn ctrl_c_and_sigterm_stop_gracefully_and_say_what_they_did() {
-    for (signal, code, said) in [
-        ("-INT", 130, "error: interrupted after"),
-        ("-TERM", 143, "error: terminated (SIGTERM) after"),
+    for (signal, code, said, stopping) in [
+        (
+            "-INT",
+            130,
+            "error: interrupted after",
+            "Stopping: no new request, nothing published (Ctrl-C again quits at once).",
+        ),
+        (
+            "-TERM",
+            143,
+            "error: terminated (SIGTERM) after",
+            "SIGTERM: stopping, nothing published.",
+        ),
     ] {
         let server = slow_site();
         let out = tempfile::tempdir().unwrap();
@@ -450,6 +460,11 @@ fn ctrl_c_and_sigterm_stop_gracefully_and_say_what_they_did() {
             1,
             "{signal}: one error line: {stderr}"
         );
+        // The signal is answered at once by one plain line (no time, no level), and that and
+        // the error line are all that is said.
+        let lines: Vec<&str> = stderr.lines().filter(|line| !line.is_empty()).collect();
+        assert_eq!(lines.len(), 2, "{signal}: {stderr}");
+        assert_eq!(lines[0], stopping, "{signal}: {stderr}");
         // Two requests were in flight at most (--concurrency 2); none started after.
         assert!(
             requested(&server, "/slow/") <= at_signal + 2,

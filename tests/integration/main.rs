@@ -10,6 +10,7 @@ mod audit;
 mod chaos;
 mod chunking;
 mod cli;
+mod configuration;
 mod crawl;
 mod extensions;
 mod fixture;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::Context;
-use sitemapper_audit::{Finding, FindingKind, Severity, SiteSitemaps, Thresholds};
+use sitemapper_audit::{Finding, FindingKind, Severity, SiteSitemaps};
 use sitemapper_crawl::UrlNormalizer;
 use url::Url;
 
@@ -20,12 +20,16 @@ use super::Output;
 use super::crawl::{Crawled, crawl_and_publish};
 use crate::cli::AuditArgs;
 use crate::exit::{ExitStatus, Failure};
-use crate::settings::CrawlSettings;
+use crate::settings::{AuditSettings, ConfigFile, CrawlSettings};
 
-pub(crate) fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
-    let report_directory = args.report.clone();
-    let user_chose_out = args.crawl.out.is_some();
-    let mut settings = CrawlSettings::resolve(args.crawl).map_err(Failure::usage)?;
+pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
+    let AuditSettings {
+        crawl: mut settings,
+        report: report_directory,
+        out_chosen: user_chose_out,
+        fail_on,
+        thresholds,
+    } = AuditSettings::resolve(args, file).map_err(Failure::usage)?;
     std::fs::create_dir_all(&report_directory).with_context(|| {
         format!(
             "cannot create report directory {}",
@@ -42,12 +46,6 @@ pub(crate) fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
         .get_or_insert_with(|| report_directory.join("crawl.db"));
     settings.crawl.record_links = true;
     settings.crawl.collect_alternates = true;
-    let defaults = Thresholds::default();
-    let thresholds = Thresholds {
-        max_depth: args.deep.unwrap_or(defaults.max_depth),
-        slow_ms: args.slow.unwrap_or(defaults.slow_ms),
-        large_bytes: args.large.unwrap_or(defaults.large_bytes),
-    };
 
     let crawled = crawl_and_publish(&settings, output)?;
     let sitemaps = read_site_sitemaps(&crawled, &settings);
@@ -76,7 +74,7 @@ pub(crate) fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
         crawled.report(&settings).print()?;
         print_summary(&findings, &sitemaps, &report_directory)?;
     }
-    if let Some(level) = args.fail_on {
+    if let Some(level) = fail_on {
         let level = level.severity();
         let failing = findings
             .iter()
