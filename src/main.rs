@@ -43,7 +43,26 @@ fn main() -> ExitCode {
     }
 }
 
+/// sitemapper's own crates: -v and -vv speak for these only.
+const OWN_CRATES: [&str; 7] = [
+    "sitemapper",
+    "sitemapper_audit",
+    "sitemapper_crawl",
+    "sitemapper_extract",
+    "sitemapper_render",
+    "sitemapper_sitemap",
+    "sitemapper_store",
+];
+
+/// The libraries whose logs are their internals (the HTML tokenizer's states, HTTP and TLS
+/// frames, the browser protocol's messages): errors only, and the browser driver's not even
+/// those (it reports every unknown protocol event). `RUST_LOG` can still ask for them.
+const LIBRARY_LEVELS: &str = "html5ever=error,markup5ever=error,selectors=error,scraper=error,\
+    hyper=error,hyper_util=error,reqwest=error,h2=error,rustls=error,\
+    chromiumoxide=off,tungstenite=off";
+
 /// Logs go to stderr. `RUST_LOG` wins over -q/-v; colour only on a terminal without NO_COLOR.
+/// -v (info) logs each URL fetched; -vv (debug) adds sitemapper's own details.
 fn init_logging(quiet: bool, verbose: u8) {
     let level = match (quiet, verbose) {
         (true, _) => "error",
@@ -52,9 +71,11 @@ fn init_logging(quiet: bool, verbose: u8) {
         (false, 2) => "debug",
         (false, _) => "trace",
     };
-    let directive = format!(
-        "{level},hyper=warn,reqwest=warn,rustls=warn,h2=warn,chromiumoxide=off,tungstenite=off"
-    );
+    let others = if quiet { "error" } else { "warn" };
+    let mut directive = format!("{others},{LIBRARY_LEVELS}");
+    for name in OWN_CRATES {
+        directive.push_str(&format!(",{name}={level}"));
+    }
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
     let color = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
