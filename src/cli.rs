@@ -33,7 +33,8 @@ pub(crate) struct Cli {
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub(crate) quiet: bool,
 
-    /// Log what happens on stderr (-v: info, -vv: debug, -vvv: trace).
+    /// Log on stderr: -v each URL fetched, -vv sitemapper's debug details, -vvv trace
+    /// (RUST_LOG replaces these levels).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub(crate) verbose: u8,
 }
@@ -55,8 +56,13 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
-    /// The sitemap: a file, or an http(s) URL; an index is followed into its children.
+    /// The sitemap: a file, an http(s) URL, or - for stdin; an index is followed into its
+    /// children.
     pub(crate) target: String,
+
+    /// Print the result as text, or as one JSON object (docs/summary-json.md) [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +108,17 @@ impl SeverityName {
             SeverityName::Notice => sitemapper_audit::Severity::Notice,
         }
     }
+}
+
+/// How a command prints its summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SummaryFormat {
+    /// Sentences for people, on stderr (validate and runs: on stdout)
+    #[default]
+    Text,
+    /// One JSON object on stdout (docs/summary-json.md); stderr gets warnings and errors only
+    Json,
 }
 
 /// A sitemap format as the user names it.
@@ -156,6 +173,10 @@ pub(crate) struct RunsArgs {
     /// The crawl database (the --state file of `sitemapper crawl`).
     #[arg(long, value_name = "FILE")]
     pub(crate) state: PathBuf,
+
+    /// Print the runs as a table, or as one JSON object (docs/summary-json.md) [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -163,7 +184,8 @@ pub(crate) struct CrawlArgs {
     /// The seed: the site's root URL, or a directory of it (https://example.com/blog/).
     pub(crate) url: String,
 
-    /// Directory to write sitemap.xml (and its children) into [default: .]
+    /// Directory to write sitemap.xml (and its children) into; - prints the sitemap on stdout
+    /// [default: .]
     #[arg(short, long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
 
@@ -314,9 +336,20 @@ pub(crate) struct CrawlArgs {
     #[arg(long)]
     pub(crate) resume: bool,
 
-    /// Write the URLs added, removed and changed since the previous run to FILE (JSON)
+    /// Write the URLs added, removed and changed since the previous run to FILE (JSON; - for
+    /// stdout)
     #[arg(long, value_name = "FILE")]
     pub(crate) report_changes: Option<PathBuf>,
+
+    /// Write every URL not listed, with its reason, status and referrer, to FILE (CSV; - for
+    /// stdout)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) list_not_listed: Option<PathBuf>,
+
+    /// Print the summary as text on stderr, or as one JSON object on stdout
+    /// (docs/summary-json.md) [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
 
     /// Notify IndexNow of added, changed and removed URLs, with this key (see README)
     #[arg(long, value_name = "KEY")]
