@@ -119,7 +119,8 @@ pub(crate) struct Cli {
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub(crate) quiet: bool,
 
-    /// Log what happens on stderr (-v: info, -vv: debug, -vvv: trace).
+    /// Log on stderr: -v each URL fetched, -vv sitemapper's debug details, -vvv trace
+    /// (RUST_LOG replaces these levels).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub(crate) verbose: u8,
 }
@@ -172,8 +173,13 @@ pub(crate) enum ColorName {
 
 #[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
-    /// The sitemap: a file, or an http(s) URL; an index is followed into its children.
+    /// The sitemap: a file, an http(s) URL, or - for stdin; an index is followed into its
+    /// children.
     pub(crate) target: String,
+
+    /// Print the result as text, or as one JSON object (docs/summary-json.md) [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -221,6 +227,17 @@ impl SeverityName {
             SeverityName::Notice => sitemapper_audit::Severity::Notice,
         }
     }
+}
+
+/// How a command prints its summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SummaryFormat {
+    /// Sentences for people, on stderr (validate and runs: on stdout)
+    #[default]
+    Text,
+    /// One JSON object on stdout (docs/summary-json.md); stderr gets warnings and errors only
+    Json,
 }
 
 /// A sitemap format as the user names it.
@@ -276,6 +293,10 @@ pub(crate) struct RunsArgs {
     /// config file
     #[arg(long, value_name = "FILE")]
     pub(crate) state: Option<PathBuf>,
+
+    /// Print the runs as a table, or as one JSON object (docs/summary-json.md) [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -380,8 +401,8 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "SECONDS", help_heading = "Rendering")]
     pub(crate) render_timeout: Option<f64>,
 
-    /// Directory to write sitemap.xml (and its children) into [default: . for crawl, the
-    /// --report directory for audit]
+    /// Directory to write sitemap.xml (and its children) into; - prints the sitemap on stdout
+    /// [default: . for crawl, the --report directory for audit]
     #[arg(short, long, value_name = "DIR", help_heading = "Output")]
     pub(crate) out: Option<PathBuf>,
 
@@ -437,9 +458,20 @@ pub(crate) struct CrawlArgs {
     #[arg(long, help_heading = "Cron")]
     pub(crate) resume: bool,
 
-    /// Write the URLs added, removed and changed since the previous run to FILE (JSON)
+    /// Write the URLs added, removed and changed since the previous run to FILE (JSON; - for
+    /// stdout)
     #[arg(long, value_name = "FILE", help_heading = "Cron")]
     pub(crate) report_changes: Option<PathBuf>,
+
+    /// Write every URL not listed, with its reason, status and referrer, to FILE (CSV; - for
+    /// stdout)
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) list_not_listed: Option<PathBuf>,
+
+    /// Print the summary as text on stderr, or as one JSON object on stdout
+    /// (docs/summary-json.md) [default: text]
+    #[arg(long, value_name = "FORMAT", help_heading = "Output")]
+    pub(crate) summary: Option<SummaryFormat>,
 
     /// Notify IndexNow of added, changed and removed URLs, with this key (see README)
     #[arg(long, value_name = "KEY", help_heading = "Cron")]

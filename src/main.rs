@@ -32,7 +32,7 @@ fn main() -> ExitCode {
         Command::Crawl(args) => commands::crawl::run(*args, file, output),
         Command::Audit(args) => commands::audit::run(*args, file, output),
         Command::Runs(args) => commands::runs::run(args, file),
-        Command::Validate(args) => commands::validate::run(args),
+        Command::Validate(args) => commands::validate::run(args, &file),
         Command::Completions(args) => commands::manual::completions(&args),
         Command::Man(args) => commands::manual::man(&args),
     };
@@ -49,9 +49,26 @@ fn fail(failure: &Failure) -> ExitCode {
     ExitCode::from(failure.status as u8)
 }
 
+/// sitemapper's own crates: -v and -vv speak for these only.
+const OWN_CRATES: [&str; 7] = [
+    "sitemapper",
+    "sitemapper_audit",
+    "sitemapper_crawl",
+    "sitemapper_extract",
+    "sitemapper_render",
+    "sitemapper_sitemap",
+    "sitemapper_store",
+];
+
+/// The libraries whose logs are their internals (the HTML tokenizer's states, HTTP and TLS
+/// frames, the browser protocol's messages): errors only, and the browser driver's not even
+/// those (it reports every unknown protocol event). `RUST_LOG` can still ask for them.
+const LIBRARY_LEVELS: &str = "html5ever=error,markup5ever=error,selectors=error,scraper=error,\
+    hyper=error,hyper_util=error,reqwest=error,h2=error,rustls=error,\
+    chromiumoxide=off,tungstenite=off";
+
 /// Logs go to stderr, above the progress line while it shows. `RUST_LOG` wins over -q/-v.
-/// Only sitemapper's own crates log below warnings: the HTML parser's, the HTTP libraries'
-/// and the browser driver's internals stay out unless `RUST_LOG` names them.
+/// -v (info) logs each URL fetched; -vv (debug) adds sitemapper's own details.
 fn init_logging(verbosity: Verbosity) {
     let level = match (verbosity.quiet, verbosity.verbose) {
         (true, _) => "error",
@@ -60,16 +77,11 @@ fn init_logging(verbosity: Verbosity) {
         (false, 2) => "debug",
         (false, _) => "trace",
     };
-    let own = OWN_CRATES
-        .iter()
-        .map(|name| format!("{name}={level}"))
-        .collect::<Vec<_>>()
-        .join(",");
-    let directive = if verbosity.quiet {
-        "error".to_string()
-    } else {
-        format!("warn,{own},chromiumoxide=off,tungstenite=off")
-    };
+    let others = if verbosity.quiet { "error" } else { "warn" };
+    let mut directive = format!("{others},{LIBRARY_LEVELS}");
+    for name in OWN_CRATES {
+        directive.push_str(&format!(",{name}={level}"));
+    }
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -78,17 +90,6 @@ fn init_logging(verbosity: Verbosity) {
         .with_target(false)
         .init();
 }
-
-/// The crates whose logs -v and -vv show.
-const OWN_CRATES: &[&str] = &[
-    "sitemapper",
-    "sitemapper_crawl",
-    "sitemapper_extract",
-    "sitemapper_store",
-    "sitemapper_sitemap",
-    "sitemapper_audit",
-    "sitemapper_render",
-];
 
 /// Whether stderr gets colour: `auto` on a terminal unless NO_COLOR is set (not empty).
 pub(crate) fn use_color(color: ColorName) -> bool {

@@ -19,7 +19,7 @@ use url::Url;
 
 use crate::cli::{
     AuditArgs, ChangefreqRule, ColorName, CrawlArgs, FormatName, PriorityRule, RenderName,
-    RunsArgs, SeverityName,
+    RunsArgs, SeverityName, SummaryFormat,
 };
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
@@ -75,6 +75,8 @@ pub(crate) struct ConfigFile {
     priority: Option<PriorityRule>,
     changefreq: Option<ChangefreqRule>,
     report_changes: Option<PathBuf>,
+    list_not_listed: Option<PathBuf>,
+    summary: Option<SummaryFormat>,
     indexnow_key: Option<String>,
     indexnow_key_location: Option<String>,
     indexnow_endpoint: Option<String>,
@@ -176,11 +178,47 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// Where a run writes something the user asked for: a path, or stdout (`-`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum OutputTarget {
+    Path(PathBuf),
+    Stdout,
+}
+
+impl OutputTarget {
+    /// `-` is stdout; anything else a path.
+    fn from_path(path: PathBuf) -> OutputTarget {
+        if path.as_os_str() == "-" {
+            OutputTarget::Stdout
+        } else {
+            OutputTarget::Path(path)
+        }
+    }
+
+    /// The path, unless stdout.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        match self {
+            OutputTarget::Path(path) => Some(path),
+            OutputTarget::Stdout => None,
+        }
+    }
+}
+
+impl std::fmt::Display for OutputTarget {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutputTarget::Path(path) => write!(formatter, "{}", path.display()),
+            OutputTarget::Stdout => formatter.write_str("stdout"),
+        }
+    }
+}
+
 /// Everything a crawl run needs, resolved.
 #[derive(Debug)]
 pub(crate) struct CrawlSettings {
     pub(crate) seed: String,
-    pub(crate) out: PathBuf,
+    /// The directory the sitemaps are published in, or stdout.
+    pub(crate) out: OutputTarget,
     pub(crate) state: Option<PathBuf>,
     pub(crate) crawl: CrawlConfig,
     pub(crate) gzip: bool,
@@ -188,7 +226,10 @@ pub(crate) struct CrawlSettings {
     pub(crate) base_url: Option<String>,
     pub(crate) limits: Limits,
     pub(crate) resume: bool,
-    pub(crate) report_changes: Option<PathBuf>,
+    pub(crate) report_changes: Option<OutputTarget>,
+    /// `--list-not-listed`: where the CSV of every URL not listed goes.
+    pub(crate) list_not_listed: Option<OutputTarget>,
+    pub(crate) summary: SummaryFormat,
     pub(crate) indexnow: Option<IndexNow>,
     /// The formats to write, without repeats, XML first.
     pub(crate) formats: Vec<Format>,
@@ -279,13 +320,27 @@ impl AuditSettings {
     }
 }
 
-/// The crawl database `sitemapper runs` reads.
-pub(crate) fn runs_state(args: RunsArgs, file: ConfigFile) -> anyhow::Result<PathBuf> {
-    args.state.or(file.state).ok_or_else(|| {
-        anyhow::anyhow!("no crawl database: give --state FILE (or `state` in the config file)")
-    })
+/// What `sitemapper runs` needs: the crawl database, and how to print its runs.
+#[derive(Debug)]
+pub(crate) struct RunsSettings {
+    pub(crate) state: PathBuf,
+    pub(crate) summary: SummaryFormat,
 }
 
+impl RunsSettings {
+    pub(crate) fn resolve(args: RunsArgs, file: ConfigFile) -> anyhow::Result<RunsSettings> {
+        let summary = summary_format(args.summary, &file);
+        let state = args.state.or(file.state).ok_or_else(|| {
+            anyhow::anyhow!("no crawl database: give --state FILE (or `state` in the config file)")
+        })?;
+        Ok(RunsSettings { state, summary })
+    }
+}
+
+/// How a command prints its summary: the flag, else the config file, else text.
+pub(crate) fn summary_format(flag: Option<SummaryFormat>, file: &ConfigFile) -> SummaryFormat {
+    flag.or(file.summary).unwrap_or_default()
+}
 /// Every option with its value chosen: the flag, else the config file, else the default.
 /// Nothing is checked yet: [`MergedOptions::check`] does that, and builds the settings.
 #[derive(Debug)]
@@ -330,6 +385,8 @@ struct MergedOptions {
     priority: Option<PriorityRule>,
     changefreq: Option<ChangefreqRule>,
     report_changes: Option<PathBuf>,
+    list_not_listed: Option<PathBuf>,
+    summary: SummaryFormat,
     indexnow_key: Option<String>,
     indexnow_key_location: Option<String>,
     indexnow_endpoint: String,
@@ -405,6 +462,8 @@ impl MergedOptions {
             priority: args.priority.or(file.priority),
             changefreq: args.changefreq.or(file.changefreq),
             report_changes: args.report_changes.or(file.report_changes),
+            list_not_listed: args.list_not_listed.or(file.list_not_listed),
+            summary: args.summary.or(file.summary).unwrap_or_default(),
             indexnow_key: args.indexnow_key.or(file.indexnow_key),
             indexnow_key_location: args.indexnow_key_location.or(file.indexnow_key_location),
             indexnow_endpoint: args
@@ -422,19 +481,22 @@ impl MergedOptions {
         let limits = Limits::new(self.max_urls_per_file, self.max_bytes_per_file)
             .map_err(|error| anyhow::anyhow!("{error}"))?;
         self.check_needs_state()?;
+        self.check_stdout()?;
         let indexnow = self.indexnow()?;
         let render = self.render_settings()?;
         Ok(CrawlSettings {
             render,
             seed: self.seed,
-            out: self.out,
+            out: OutputTarget::from_path(self.out),
             state: self.state,
             crawl,
             gzip: self.gzip,
             base_url,
             limits,
             resume: self.resume,
-            report_changes: self.report_changes,
+            report_changes: self.report_changes.map(OutputTarget::from_path),
+            list_not_listed: self.list_not_listed.map(OutputTarget::from_path),
+            summary: self.summary,
             indexnow,
             formats: formats(&self.formats),
             images: self.images,
@@ -526,6 +588,35 @@ impl MergedOptions {
         }
         if self.resume && self.state.is_none() {
             bail!("--resume needs --state: the interrupted run is kept in the crawl database");
+        }
+        Ok(())
+    }
+
+    /// Stdout carries one thing the user asked for; `--out -` prints one uncompressed format.
+    fn check_stdout(&self) -> anyhow::Result<()> {
+        let dash =
+            |path: &Option<PathBuf>| path.as_ref().is_some_and(|path| path.as_os_str() == "-");
+        let out = self.out.as_os_str() == "-";
+        let writers: Vec<&str> = [
+            (out, "--out -"),
+            (dash(&self.report_changes), "--report-changes -"),
+            (dash(&self.list_not_listed), "--list-not-listed -"),
+            (self.summary == SummaryFormat::Json, "--summary json"),
+        ]
+        .into_iter()
+        .filter_map(|(writes, name)| writes.then_some(name))
+        .collect();
+        if writers.len() > 1 {
+            bail!(
+                "{} all write to stdout: choose one, and give the others a file",
+                writers.join(", ")
+            );
+        }
+        if out && formats(&self.formats).len() > 1 {
+            bail!("--out - prints one sitemap: give --format xml or --format txt, not both");
+        }
+        if out && self.gzip {
+            bail!("--out - prints an uncompressed sitemap: --gzip needs --out DIR");
         }
         Ok(())
     }
@@ -749,6 +840,33 @@ mod tests {
             merged(&[], "").strip_parameters,
             CrawlConfig::default().strip_parameters
         );
+    }
+
+    #[test]
+    fn a_dash_is_stdout_and_only_one_option_may_write_there() {
+        let settings = |flags: &[&str]| merged(flags, "").check();
+        let out =
+            settings(&["--out", "-", "--format", "txt"]).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(out.out, OutputTarget::Stdout);
+        let list = settings(&["--list-not-listed", "-"]).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(list.list_not_listed, Some(OutputTarget::Stdout));
+        assert_eq!(list.out, OutputTarget::Path(PathBuf::from(".")));
+        let summary = merged(&[], "summary = \"json\"\nlist-not-listed = \"-\"").check();
+        let error = summary
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
+        assert!(
+            error.starts_with("--list-not-listed -, --summary json all write to stdout"),
+            "{error}"
+        );
+        for flags in [
+            &["--out", "-", "--format", "xml,txt"][..],
+            &["--out", "-", "--gzip"][..],
+            &["--out", "-", "--report-changes", "-"][..],
+        ] {
+            assert!(settings(flags).is_err(), "{flags:?}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What a run changed: the JSON change report (`--report-changes`) and the IndexNow
 //! notification of added, changed and removed URLs (`--indexnow-key`).
 
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -9,6 +10,8 @@ use serde::Serialize;
 use sitemapper_crawl::AddressPolicy;
 use sitemapper_store::ChangeReport;
 use url::Url;
+
+use crate::settings::OutputTarget;
 
 /// The IndexNow protocol's limit of URLs per request.
 const INDEXNOW_BATCH: usize = 10_000;
@@ -25,14 +28,25 @@ struct ChangeReportJson<'a> {
     changed: &'a [String],
 }
 
-/// Writes the report as JSON, atomically (a temporary file renamed into place).
-pub(crate) fn write_report(report: &ChangeReport, path: &Path) -> anyhow::Result<()> {
+/// Writes the report as JSON: into a file atomically (a temporary file renamed into place),
+/// or on stdout.
+pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> anyhow::Result<()> {
     let json = ChangeReportJson {
         run: report.run.0,
         previous_run: report.previous.map(|previous| previous.0),
         added: &report.added,
         removed: &report.removed,
         changed: &report.changed,
+    };
+    let path = match target {
+        OutputTarget::Path(path) => path,
+        OutputTarget::Stdout => {
+            let mut out = std::io::stdout().lock();
+            let cannot = "cannot write the change report to stdout";
+            serde_json::to_writer_pretty(&mut out, &json).context(cannot)?;
+            writeln!(out).context(cannot)?;
+            return Ok(());
+        }
     };
     let directory = path
         .parent()

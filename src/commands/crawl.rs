@@ -1,8 +1,11 @@
 //! `sitemapper crawl URL`: crawl a site, record every URL in the crawl database, and publish
 //! the sitemaps of the indexable ones.
 
+mod not_listed;
 mod summary;
+mod summary_json;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -11,33 +14,45 @@ use anyhow::Context;
 use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, RenderMode, Renderer, ResumePoint};
 use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{
-    Alternate, ChangeFreq, ChunkedWriter, Entry, Published, StagingDir, WriteOptions, Written,
-    depth_priority, is_valid_hreflang, observed_changefreq,
+    Alternate, ChangeFreq, ChunkedWriter, Entry, Published, ROOT_FILE_NAME, StagingDir,
+    WriteOptions, Written, depth_priority, is_valid_hreflang, observed_changefreq,
 };
 use sitemapper_store::{ChangeReport, ListedPage, RunId, RunStatus, Store};
 use tokio::sync::mpsc;
 use url::Url;
 
+use self::not_listed::NotListed;
 use self::summary::Report;
+pub(crate) use self::summary_json::CrawlJson;
 use super::Output;
 use super::changes::{self, IndexNow};
 use super::history::StoreHistory;
+use super::json;
 use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
 use super::spill::StoreSpill;
-use crate::cli::{ChangefreqRule, CrawlArgs, PriorityRule};
+use crate::cli::{ChangefreqRule, CrawlArgs, PriorityRule, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
 use crate::progress::{EventCounts, Progress};
-use crate::settings::{ConfigFile, CrawlSettings};
+use crate::settings::{ConfigFile, CrawlSettings, OutputTarget, summary_format};
 
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
 
 pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
-    let settings = CrawlSettings::resolve(args, file).map_err(Failure::usage)?;
-    let crawled = crawl_and_publish(&settings, output)?;
-    if !output.quiet {
-        crawled.report(&settings).print()?;
+    // Until the options are checked, the flag or the config file says whether to print JSON.
+    let asked = summary_format(args.summary, &file);
+    let settings = CrawlSettings::resolve(args, file)
+        .map_err(|error| json::failed("crawl", asked, Failure::usage(error)))?;
+    let crawled = crawl_and_publish(&settings, output)
+        .map_err(|failure| json::failed("crawl", settings.summary, failure))?;
+    match settings.summary {
+        SummaryFormat::Text if output.quiet => {}
+        SummaryFormat::Text => crawled.report(&settings).print()?,
+        SummaryFormat::Json => {
+            let summary = CrawlJson::new(&crawled, &settings)?;
+            json::print("crawl", ExitStatus::Success, None, &summary)?;
+        }
     }
     Ok(())
 }
@@ -49,11 +64,15 @@ pub(crate) struct Crawled {
     pub run: RunId,
     pub summary: CrawlSummary,
     pub notes: Notes,
+    /// What was written and published; with `--out -`, no file is published.
     pub published: (Vec<Written>, Published),
     pub changes: ChangeReport,
+    /// The URLs not listed: a few of each reason.
+    pub not_listed: NotListed,
     resumed: bool,
     notified: Option<String>,
     started: Instant,
+    started_at: jiff::Timestamp,
     /// Held until the caller is done with the output directory and the database.
     _lock: RunLock,
     /// Keeps a temporary database alive as long as the store.
@@ -72,15 +91,19 @@ pub(crate) fn crawl_and_publish(
     output: Output,
 ) -> Result<Crawled, Failure> {
     let started = Instant::now();
+    let started_at = jiff::Timestamp::now();
     let crawler = Crawler::new(settings.crawl.clone());
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
     let browser_executable = browser_executable(settings)?;
     // Before any request: an output directory that cannot be written fails the run now, not
     // after an hour of crawling. The lock comes first, so that nothing in the output
     // directory is touched while another run uses it.
-    std::fs::create_dir_all(&settings.out)
-        .with_context(|| format!("cannot create output directory {}", settings.out.display()))?;
-    let mut locked: Vec<&Path> = vec![&settings.out];
+    let out_directory = settings.out.path();
+    if let Some(directory) = out_directory {
+        std::fs::create_dir_all(directory)
+            .with_context(|| format!("cannot create output directory {}", directory.display()))?;
+    }
+    let mut locked: Vec<&Path> = out_directory.into_iter().collect();
     locked.extend(settings.state.as_deref());
     let lock = RunLock::acquire(&locked).map_err(|error| match error {
         LockError::Busy(_) => Failure {
@@ -89,10 +112,12 @@ pub(crate) fn crawl_and_publish(
         },
         LockError::Io { .. } => Failure::fatal(error),
     })?;
-    for abandoned in StagingDir::remove_abandoned(&settings.out) {
-        tracing::info!(path = %abandoned.display(), "removed a staging directory left by a killed run");
+    if let Some(directory) = out_directory {
+        for abandoned in StagingDir::remove_abandoned(directory) {
+            tracing::info!(path = %abandoned.display(), "removed a staging directory left by a killed run");
+        }
     }
-    let staging = StagingDir::create_in(&settings.out)?;
+    let staging = Staging::create(&settings.out)?;
     let database = Database::open(settings.state.as_deref())?;
     let mut store = database.open_store()?;
     claim_scope(&mut store, &Crawler::scope_root(&seed))?;
@@ -128,7 +153,9 @@ pub(crate) fn crawl_and_publish(
     let counts = Arc::new(EventCounts::default());
     let (sender, receiver) = mpsc::channel(EVENT_CHANNEL_CAPACITY);
     let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
-    let progress = Progress::start(output.quiet, crawler.progress(), counts);
+    // With a JSON summary stderr carries warnings and errors only.
+    let quiet = output.quiet || settings.summary == SummaryFormat::Json;
+    let progress = Progress::start(quiet, crawler.progress(), counts);
     let signal = Arc::new(OnceLock::new());
     runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
     let crawled = runtime.block_on(crawler.run(&seed, sender));
@@ -148,8 +175,8 @@ pub(crate) fn crawl_and_publish(
         Err(error) => {
             let _ = store.finish_run(run, RunStatus::Failed);
             return Err(Failure::fatal(anyhow::anyhow!(
-                "{error}; {} left as it was",
-                settings.out.join("sitemap.xml").display()
+                "{error}; {}",
+                left_as_it_was(settings)
             )));
         }
     };
@@ -166,30 +193,33 @@ pub(crate) fn crawl_and_publish(
         return Err(Failure {
             status: signal.exit_status(),
             error: anyhow::anyhow!(
-                "{} after {} pages and {} requests: nothing published, {} left as it was{kept}",
+                "{} after {} pages and {} requests: nothing published, {}{kept}",
                 signal.describe(),
                 summary.pages_visited,
                 summary.requests,
-                settings.out.join("sitemap.xml").display()
+                left_as_it_was(settings)
             ),
         });
     }
     if summary.urls_lost > 0 {
         let _ = store.finish_run(run, RunStatus::Failed);
         return Err(Failure::fatal(anyhow::anyhow!(
-            "{} queued URLs could not be read back from the crawl database {}: the crawl is incomplete, nothing published, {} left as it was",
+            "{} queued URLs could not be read back from the crawl database {}: the crawl is incomplete, nothing published, {}",
             summary.urls_lost,
             database.path.display(),
-            settings.out.join("sitemap.xml").display()
+            left_as_it_was(settings)
         )));
     }
+    let not_listed = settle(&mut store, run, settings, &summary).inspect_err(|_| {
+        let _ = store.finish_run(run, RunStatus::Failed);
+    })?;
     let published = publish(&mut store, run, settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
     let changes = record_changes(&mut store, run, &summary)?;
     store.finish_run(run, RunStatus::Complete)?;
-    if let Some(path) = &settings.report_changes {
-        changes::write_report(&changes, path)?;
+    if let Some(target) = &settings.report_changes {
+        changes::write_report(&changes, target)?;
     }
     let notified = settings
         .indexnow
@@ -202,9 +232,11 @@ pub(crate) fn crawl_and_publish(
         notes,
         published,
         changes,
+        not_listed,
         resumed,
         notified,
         started,
+        started_at,
         _lock: lock,
         _database: database,
     })
@@ -399,23 +431,110 @@ async fn next_stop_signal() -> Option<StopSignal> {
         .map(|()| StopSignal::Interrupt)
 }
 
+/// What a failed run did not touch, for its error line.
+fn left_as_it_was(settings: &CrawlSettings) -> String {
+    match &settings.out {
+        OutputTarget::Path(directory) => format!(
+            "{} left as it was",
+            directory.join(ROOT_FILE_NAME).display()
+        ),
+        OutputTarget::Stdout => "nothing printed".to_string(),
+    }
+}
+
+/// Applies the site-wide rules that need the whole run (session parameters, canonicals), so
+/// that every verdict is final; then reads the URLs not listed, writing them all to
+/// `--list-not-listed`. That list is written even when nothing turns out listable: it says why.
+fn settle(
+    store: &mut Store,
+    run: RunId,
+    settings: &CrawlSettings,
+    summary: &CrawlSummary,
+) -> anyhow::Result<NotListed> {
+    store.exclude_session_urls(run, &summary.session_parameters)?;
+    store.resolve_canonicals(run)?;
+    not_listed::gather(store, run, settings.list_not_listed.as_ref())
+}
+
+/// Where the sitemap files are written before they go out.
+#[derive(Debug)]
+enum Staging {
+    /// A staging directory inside the output directory, renamed into place.
+    Directory(StagingDir),
+    /// A temporary directory, printed on stdout and removed.
+    Stdout(tempfile::TempDir),
+}
+
+impl Staging {
+    fn create(out: &OutputTarget) -> anyhow::Result<Staging> {
+        Ok(match out {
+            OutputTarget::Path(directory) => Staging::Directory(StagingDir::create_in(directory)?),
+            OutputTarget::Stdout => Staging::Stdout(
+                tempfile::Builder::new()
+                    .prefix("sitemapper-")
+                    .tempdir()
+                    .context("cannot create a temporary directory for the sitemap")?,
+            ),
+        })
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Staging::Directory(staging) => staging.path(),
+            Staging::Stdout(directory) => directory.path(),
+        }
+    }
+
+    /// Moves the written files into place, or prints them on stdout: the one XML sitemap, or
+    /// the text files one after the other (the text format has no index to lose). XML that
+    /// takes an index and children cannot be printed as one document: a usage error.
+    fn publish(self, written: &[Written]) -> Result<Published, Failure> {
+        let directory = match self {
+            Staging::Directory(staging) => {
+                return Ok(staging.publish(&written.iter().collect::<Vec<_>>())?);
+            }
+            Staging::Stdout(directory) => directory,
+        };
+        for written in written {
+            if written.is_index {
+                return Err(Failure::usage(anyhow::anyhow!(
+                    "--out -: {} URLs need {} sitemap files and an index, which cannot be printed as one document; give --out DIR, or --format txt",
+                    written.urls,
+                    written.files.len().saturating_sub(1)
+                )));
+            }
+        }
+        let mut out = std::io::stdout().lock();
+        for name in written.iter().flat_map(|written| &written.files) {
+            let path = directory.path().join(name);
+            let mut file = std::fs::File::open(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            std::io::copy(&mut file, &mut out).context("cannot write the sitemap to stdout")?;
+        }
+        out.flush().context("cannot write the sitemap to stdout")?;
+        Ok(Published {
+            files: Vec::new(),
+            removed_stale: Vec::new(),
+        })
+    }
+}
+
 /// Writes the listed pages, ordered by URL, into the staging directory and moves them into
-/// place. The previous sitemap stays untouched when anything fails before the final renames.
+/// place (or prints them). The previous sitemap stays untouched when anything fails before
+/// the final renames.
 fn publish(
     store: &mut Store,
     run: RunId,
     settings: &CrawlSettings,
     summary: &CrawlSummary,
-    staging: StagingDir,
+    staging: Staging,
 ) -> Result<(Vec<Written>, Published), Failure> {
-    store.exclude_session_urls(run, &summary.session_parameters)?;
-    store.resolve_canonicals(run)?;
     let listed = store.listed_count(run)?;
     if listed == 0 {
         return Err(Failure::fatal(anyhow::anyhow!(
-            "no indexable page found under {}; {} left as it was",
+            "no indexable page found under {}; {}",
             summary.scope_root,
-            settings.out.join("sitemap.xml").display()
+            left_as_it_was(settings)
         )));
     }
     let base_url = settings
@@ -456,7 +575,7 @@ fn publish(
         .into_iter()
         .map(ChunkedWriter::finish)
         .collect::<Result<Vec<_>, _>>()?;
-    let published = staging.publish(&written.iter().collect::<Vec<_>>())?;
+    let published = staging.publish(&written)?;
     Ok((written, published))
 }
 

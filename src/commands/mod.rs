@@ -1,15 +1,18 @@
-//! One module per subcommand.
+//! One module per subcommand, and what they share: the crawl database's helpers, the JSON
+//! summary, CSV files for spreadsheets.
 
 pub(crate) mod audit;
 pub(crate) mod changes;
 pub(crate) mod crawl;
 mod history;
+pub(crate) mod json;
 mod lock;
 pub(crate) mod manual;
 mod record;
 pub(crate) mod runs;
 pub(crate) mod sitemap_source;
 mod spill;
+pub(crate) mod spreadsheet;
 pub(crate) mod validate;
 
 /// How the user asked the binary to speak.

@@ -53,6 +53,7 @@ impl Recorder {
                     match event {
                         CrawlEvent::Page(outcome) => {
                             count(&counts, &outcome);
+                            log_outcome(&outcome);
                             batch.push(page_record(*outcome));
                         }
                         CrawlEvent::Robots {
@@ -107,6 +108,38 @@ fn count(counts: &EventCounts, outcome: &PageOutcome) {
             counts.errors.fetch_add(1, Ordering::Relaxed);
         }
         _ => {}
+    }
+}
+
+/// -v: one line per URL requested (method, URL, status, milliseconds, and `listed` or the
+/// code of why not); -vv adds the URLs decided without a request (robots.txt, traps).
+fn log_outcome(outcome: &PageOutcome) {
+    let url = &outcome.url;
+    let verdict = VerdictCode(&outcome.verdict);
+    match (&outcome.response, &outcome.verdict) {
+        (Some(response), _) => tracing::info!(
+            "GET {url} {} {} ms {verdict}",
+            response.status,
+            response.elapsed.as_millis()
+        ),
+        (None, Verdict::Excluded(Exclusion::FetchFailed(message))) => {
+            tracing::info!("GET {url} no response {verdict}: {message}");
+        }
+        (None, _) => tracing::debug!("not requested: {url} {verdict}"),
+    }
+}
+
+/// A verdict as the log shows it: `listed`, or the code the crawl database keeps.
+struct VerdictCode<'a>(&'a Verdict);
+
+impl std::fmt::Display for VerdictCode<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Verdict::Indexable => formatter.write_str("listed"),
+            Verdict::Canonicalised { .. } => formatter.write_str(Recorded::Canonicalised.code()),
+            Verdict::Redirect { .. } => formatter.write_str(Recorded::Redirect.code()),
+            Verdict::Excluded(exclusion) => formatter.write_str(&reason(exclusion).0.code()),
+        }
     }
 }
 

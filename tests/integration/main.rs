@@ -18,6 +18,7 @@ mod harness;
 mod hostile;
 mod inclusion;
 mod normalization;
+mod output;
 mod private_networks;
 mod recrawl;
 mod render;

@@ -25,7 +25,7 @@ pub use limits::{
 };
 pub use publish::{Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
-pub use validate::{ChildSitemap, DocumentKind, Problem, Validation, validate};
+pub use validate::{ChildSitemap, DocumentKind, Problem, ProblemKind, Validation, validate};
 pub use writer::{
     ChunkedWriter, Format, ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
 };

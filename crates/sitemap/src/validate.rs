@@ -36,9 +36,76 @@ pub enum DocumentKind {
     Index,
 }
 
+/// What kind of thing is wrong, whatever the value: a sitemap that gets one thing wrong on
+/// every entry has one kind of problem many times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ProblemKind {
+    /// Larger than the protocol's 50 MiB uncompressed.
+    TooLarge,
+    /// Not well-formed XML: checking stops there.
+    NotWellFormed,
+    /// An entity XML does not define.
+    UnknownEntity,
+    /// No `<urlset>` or `<sitemapindex>` root at all.
+    NoRoot,
+    /// Another root element.
+    WrongRoot,
+    /// The root does not declare the protocol's namespace.
+    Namespace,
+    /// An element where the protocol has none.
+    NotAllowed,
+    /// More than 50,000 entries.
+    TooManyEntries,
+    /// A field given twice in one entry.
+    RepeatedField,
+    /// An entry without `<loc>`.
+    MissingLoc,
+    /// An entry's fields out of the protocol's order.
+    FieldOrder,
+    /// A `<lastmod>` that is not a W3C Datetime.
+    Lastmod,
+    /// A `<changefreq>` that is not one of the protocol's words.
+    Changefreq,
+    /// A `<priority>` that is not a number from 0.0 to 1.0.
+    Priority,
+    /// A `<loc>` longer than 2,048 characters.
+    LocTooLong,
+    /// A `<loc>` that is not an absolute http(s) URL.
+    LocNotAbsolute,
+    /// A `<loc>` outside the sitemap's host and directory.
+    LocOutsideDirectory,
+}
+
+impl ProblemKind {
+    /// The stable code of the kind, as `validate --summary json` writes it.
+    pub fn code(self) -> &'static str {
+        match self {
+            ProblemKind::TooLarge => "too-large",
+            ProblemKind::NotWellFormed => "not-well-formed",
+            ProblemKind::UnknownEntity => "unknown-entity",
+            ProblemKind::NoRoot => "no-root",
+            ProblemKind::WrongRoot => "wrong-root",
+            ProblemKind::Namespace => "namespace",
+            ProblemKind::NotAllowed => "element-not-allowed",
+            ProblemKind::TooManyEntries => "too-many-entries",
+            ProblemKind::RepeatedField => "repeated-field",
+            ProblemKind::MissingLoc => "missing-loc",
+            ProblemKind::FieldOrder => "field-order",
+            ProblemKind::Lastmod => "lastmod",
+            ProblemKind::Changefreq => "changefreq",
+            ProblemKind::Priority => "priority",
+            ProblemKind::LocTooLong => "loc-too-long",
+            ProblemKind::LocNotAbsolute => "loc-not-absolute",
+            ProblemKind::LocOutsideDirectory => "loc-outside-directory",
+        }
+    }
+}
+
 /// One thing wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// What kind of thing is wrong.
+    pub kind: ProblemKind,
     /// The 1-based line it was found on.
     pub line: usize,
     /// What is wrong, as a sentence.
@@ -88,6 +155,7 @@ pub fn validate(xml: &[u8], location: Option<&Url>) -> Validation {
     };
     if xml.len() as u64 > MAX_BYTES_PER_FILE {
         checker.problem(
+            ProblemKind::TooLarge,
             1,
             format!(
                 "{} bytes uncompressed, more than the {MAX_BYTES_PER_FILE} allowed",
@@ -112,8 +180,12 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    fn problem(&mut self, line: usize, message: String) {
-        self.validation.problems.push(Problem { line, message });
+    fn problem(&mut self, kind: ProblemKind, line: usize, message: String) {
+        self.validation.problems.push(Problem {
+            kind,
+            line,
+            message,
+        });
     }
 
     fn run(&mut self) {
@@ -125,7 +197,11 @@ impl Checker<'_> {
                 Ok(event) => event,
                 Err(error) => {
                     let line = self.lines.line_at(self.xml, reader.error_position());
-                    self.problem(line, format!("not well-formed XML: {error}"));
+                    self.problem(
+                        ProblemKind::NotWellFormed,
+                        line,
+                        format!("not well-formed XML: {error}"),
+                    );
                     return;
                 }
             };
@@ -143,7 +219,11 @@ impl Checker<'_> {
                     let name = reference.into_inner();
                     match resolve_reference(&name) {
                         Some(character) => self.text.push(character),
-                        None => self.problem(line, format!("unknown entity &{name};")),
+                        None => self.problem(
+                            ProblemKind::UnknownEntity,
+                            line,
+                            format!("unknown entity &{name};"),
+                        ),
                     }
                 }
                 Event::Eof => break,
@@ -152,7 +232,11 @@ impl Checker<'_> {
             buffer.clear();
         }
         if self.validation.kind.is_none() {
-            self.problem(1, "no <urlset> or <sitemapindex> root element".to_string());
+            self.problem(
+                ProblemKind::NoRoot,
+                1,
+                "no <urlset> or <sitemapindex> root element".to_string(),
+            );
         }
     }
 
@@ -166,6 +250,7 @@ impl Checker<'_> {
                 && !self.inside_extension()
             {
                 self.problem(
+                    ProblemKind::NotAllowed,
                     line,
                     format!("<{}> is not allowed here", start.name().as_ref()),
                 );
@@ -188,6 +273,7 @@ impl Checker<'_> {
                     .map(|attribute| attribute.value.as_ref().to_string());
                 if namespace.as_deref() != Some(NAMESPACE) {
                     self.problem(
+                        ProblemKind::Namespace,
                         line,
                         format!("<{local}> must declare xmlns=\"{NAMESPACE}\", not {namespace:?}"),
                     );
@@ -195,6 +281,7 @@ impl Checker<'_> {
             }
             (None, other) if self.stack.is_empty() => {
                 self.problem(
+                    ProblemKind::WrongRoot,
                     line,
                     format!("the root element is <{other}>, not <urlset> or <sitemapindex>"),
                 );
@@ -204,7 +291,11 @@ impl Checker<'_> {
             (Some(Some(parent)), "loc" | "lastmod") if parent == "url" || parent == "sitemap" => {}
             (Some(Some(parent)), "changefreq" | "priority") if parent == "url" => {}
             (Some(None), _) => {}
-            (_, other) => self.problem(line, format!("<{other}> is not allowed here")),
+            (_, other) => self.problem(
+                ProblemKind::NotAllowed,
+                line,
+                format!("<{other}> is not allowed here"),
+            ),
         }
         self.stack.push(Some(local));
     }
@@ -217,7 +308,11 @@ impl Checker<'_> {
         self.validation.entries += 1;
         self.entry_fields.clear();
         if self.validation.entries == MAX_URLS_PER_FILE + 1 {
-            self.problem(line, format!("more than {MAX_URLS_PER_FILE} entries"));
+            self.problem(
+                ProblemKind::TooManyEntries,
+                line,
+                format!("more than {MAX_URLS_PER_FILE} entries"),
+            );
         }
     }
 
@@ -233,14 +328,22 @@ impl Checker<'_> {
         match name.as_str() {
             "loc" | "lastmod" | "changefreq" | "priority" => {
                 if self.entry_fields.contains(&name) {
-                    self.problem(line, format!("<{name}> appears twice in one entry"));
+                    self.problem(
+                        ProblemKind::RepeatedField,
+                        line,
+                        format!("<{name}> appears twice in one entry"),
+                    );
                 }
                 self.entry_fields.push(name.clone());
                 self.check_field(&name, value, line);
             }
             "url" | "sitemap" => {
                 if !self.entry_fields.iter().any(|field| field == "loc") {
-                    self.problem(line, format!("<{name}> without <loc>"));
+                    self.problem(
+                        ProblemKind::MissingLoc,
+                        line,
+                        format!("<{name}> without <loc>"),
+                    );
                 }
                 let order = ["loc", "lastmod", "changefreq", "priority"];
                 let positions: Vec<usize> = self
@@ -250,6 +353,7 @@ impl Checker<'_> {
                     .collect();
                 if positions.windows(2).any(|pair| pair[0] > pair[1]) {
                     self.problem(
+                        ProblemKind::FieldOrder,
                         line,
                         format!("the elements of <{name}> must come in the order loc, lastmod, changefreq, priority"),
                     );
@@ -268,6 +372,7 @@ impl Checker<'_> {
                     .is_some_and(|pattern| pattern.is_match(value));
                 if !valid {
                     self.problem(
+                        ProblemKind::Lastmod,
                         line,
                         format!(
                             "<lastmod> {value:?} is not a W3C Datetime (2024-01-02T03:04:05+00:00)"
@@ -278,6 +383,7 @@ impl Checker<'_> {
             "changefreq" => {
                 if !CHANGEFREQS.contains(&value) {
                     self.problem(
+                        ProblemKind::Changefreq,
                         line,
                         format!(
                             "<changefreq> {value:?} is not one of {}",
@@ -293,6 +399,7 @@ impl Checker<'_> {
                     && !value.contains(['e', 'E', '+']);
                 if !valid {
                     self.problem(
+                        ProblemKind::Priority,
                         line,
                         format!("<priority> {value:?} is not a number from 0.0 to 1.0"),
                     );
@@ -304,6 +411,7 @@ impl Checker<'_> {
     fn check_loc(&mut self, value: &str, line: usize) {
         if value.len() > MAX_URL_LENGTH {
             self.problem(
+                ProblemKind::LocTooLong,
                 line,
                 format!(
                     "<loc> is {} characters long, more than {MAX_URL_LENGTH}",
@@ -315,6 +423,7 @@ impl Checker<'_> {
             Ok(url) if matches!(url.scheme(), "http" | "https") => url,
             Ok(_) | Err(_) => {
                 self.problem(
+                    ProblemKind::LocNotAbsolute,
                     line,
                     format!("<loc> {value:?} is not an absolute http(s) URL"),
                 );
@@ -331,7 +440,7 @@ impl Checker<'_> {
             && (url.origin() != directory.origin() || !url.path().starts_with(directory.path()))
         {
             let message = format!("<loc> {value} is not under the sitemap's directory {directory}");
-            self.problem(line, message);
+            self.problem(ProblemKind::LocOutsideDirectory, line, message);
         }
     }
 }
@@ -421,6 +530,28 @@ mod tests {
         assert!(
             problems[0].starts_with("2: not well-formed XML"),
             "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn every_problem_has_its_kind() {
+        let xml = "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">
+<url><loc>https://e.com/a</loc><lastmod>yesterday</lastmod></url>
+<url><loc>https://e.com/b</loc><lastmod>today</lastmod></url>
+<url><loc>/relative</loc></url>
+</urlset>";
+        let kinds: Vec<(usize, ProblemKind)> = validate(xml.as_bytes(), None)
+            .problems
+            .into_iter()
+            .map(|problem| (problem.line, problem.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (2, ProblemKind::Lastmod),
+                (3, ProblemKind::Lastmod),
+                (4, ProblemKind::LocNotAbsolute)
+            ]
         );
     }
 

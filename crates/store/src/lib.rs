@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use graph::DeclaredAlternate;
-pub use pages::{ListedPage, PageRecord, ReasonCount};
+pub use pages::{ListedPage, NotListedPage, PageRecord, ReasonCount};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
 pub use verdict::{IgnoredHint, Reason, Rendering, ServedDifference, Verdict};

@@ -96,6 +96,21 @@ pub struct ReasonCount {
     pub count: u64,
 }
 
+/// A URL a run does not list: why, its final status, and how the crawl came to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotListedPage<'a> {
+    /// The normalized URL.
+    pub url: &'a str,
+    /// In which way it is not listed.
+    pub verdict: Verdict,
+    /// Why, when the verdict alone does not say.
+    pub reason: Option<Reason>,
+    /// Final HTTP status; None when never fetched.
+    pub status: Option<u16>,
+    /// The first page that linked to it, or the URL that redirected to it; None for the seed.
+    pub referrer: Option<&'a str>,
+}
+
 /// One row per URL. `lastmod` is the one rule of DESIGN.md, lastmod: a valid `Last-Modified`
 /// wins; else, when the page's fingerprint differs from the one recorded, the time this
 /// run saw it change; else (unchanged, revalidated, or no history) the recorded value stays.
@@ -381,6 +396,30 @@ impl Store {
             .map_err(|source| self.sql_error(source))
     }
 
+    /// Visits the pages `run` does not list, ordered by URL (bytewise), one row at a time:
+    /// what a run leaves out can be listed in full, or sampled, without holding it in memory.
+    pub fn for_each_not_listed<E: From<StoreError>>(
+        &self,
+        run: RunId,
+        mut visit: impl FnMut(NotListedPage<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT url, verdict, reason, status, referrer FROM pages
+                 WHERE last_seen_run = ?1 AND verdict != ?2 ORDER BY url",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let mut rows = statement
+            .query(params![run.0, Verdict::Indexable])
+            .map_err(|source| self.sql_error(source))?;
+        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
+            let page = not_listed_page(row).map_err(|source| self.sql_error(source))?;
+            visit(page)?;
+        }
+        Ok(())
+    }
+
     /// Visits every page `run` recorded with the lastmod written for it, ordered by URL, one
     /// row at a time.
     pub fn for_each_page<E: From<StoreError>>(
@@ -553,6 +592,20 @@ fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         alternates: None,
         rendering: row.get(23)?,
         served_differences: served_from_columns(row.get(24)?, row.get(25)?),
+    })
+}
+
+/// A row of `url, verdict, reason, status, referrer`, borrowed from the row.
+fn not_listed_page<'row>(row: &'row Row<'_>) -> rusqlite::Result<NotListedPage<'row>> {
+    let text = |index| -> rusqlite::Result<Option<&'row str>> {
+        Ok(row.get_ref(index)?.as_str_or_null()?)
+    };
+    Ok(NotListedPage {
+        url: text(0)?.unwrap_or_default(),
+        verdict: row.get(1)?,
+        reason: row.get(2)?,
+        status: row.get(3)?,
+        referrer: text(4)?,
     })
 }
 

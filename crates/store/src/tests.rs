@@ -748,3 +748,80 @@ fn a_revalidated_page_keeps_what_its_last_rendering_found() {
     let read = store.page(url).unwrap().unwrap();
     assert_eq!((read.rendering, read.served_differences), (None, vec![]));
 }
+
+#[test]
+fn the_pages_a_run_does_not_list_come_by_url_with_their_referrer() {
+    let (_directory, mut store) = open();
+    let earlier = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(
+            earlier,
+            &[PageRecord {
+                reason: Some(Reason::HttpStatus(500)),
+                ..page("https://e.com/only-before", Verdict::Excluded)
+            }],
+        )
+        .unwrap();
+    let run = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(
+            run,
+            &[
+                PageRecord {
+                    referrer: None,
+                    status: None,
+                    reason: Some(Reason::RobotsDisallowed),
+                    ..page("https://e.com/z", Verdict::Excluded)
+                },
+                page("https://e.com/", Verdict::Indexable),
+                PageRecord {
+                    referrer: Some("https://e.com/b".to_string()),
+                    status: Some(404),
+                    reason: Some(Reason::HttpStatus(404)),
+                    ..page("https://e.com/a", Verdict::Excluded)
+                },
+                canonicalised("https://e.com/c", "https://e.com/"),
+            ],
+        )
+        .unwrap();
+    let mut seen = Vec::new();
+    store
+        .for_each_not_listed(run, |page| -> Result<(), StoreError> {
+            seen.push((
+                page.url.to_string(),
+                page.verdict,
+                page.reason,
+                page.status,
+                page.referrer.map(str::to_string),
+            ));
+            Ok(())
+        })
+        .unwrap();
+    let referrer = |url: &str| Some(url.to_string());
+    assert_eq!(
+        seen,
+        [
+            (
+                "https://e.com/a".to_string(),
+                Verdict::Excluded,
+                Some(Reason::HttpStatus(404)),
+                Some(404),
+                referrer("https://e.com/b")
+            ),
+            (
+                "https://e.com/c".to_string(),
+                Verdict::Canonicalised,
+                None,
+                Some(200),
+                referrer("https://e.com/")
+            ),
+            (
+                "https://e.com/z".to_string(),
+                Verdict::Excluded,
+                Some(Reason::RobotsDisallowed),
+                None,
+                None
+            ),
+        ]
+    );
+}

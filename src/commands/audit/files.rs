@@ -8,7 +8,7 @@ use serde::Serialize;
 use sitemapper_audit::Finding;
 use sitemapper_store::{RunId, Store, Verdict};
 
-use super::spreadsheet::SpreadsheetCsv;
+use crate::commands::spreadsheet::SpreadsheetCsv;
 
 /// Counts for the summary and the charts, gathered while pages.csv is written.
 #[derive(Debug, Default, Serialize)]

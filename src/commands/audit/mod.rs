@@ -6,49 +6,159 @@
 mod files;
 mod html;
 mod site_sitemaps;
-mod spreadsheet;
+mod summary_json;
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context;
-use sitemapper_audit::{Finding, FindingKind, Severity, SiteSitemaps};
+use sitemapper_audit::{Finding, FindingKind, Severity, SiteSitemaps, Thresholds};
 use sitemapper_crawl::UrlNormalizer;
 use url::Url;
 
+use self::summary_json::AuditJson;
 use super::Output;
 use super::crawl::{Crawled, crawl_and_publish};
-use crate::cli::AuditArgs;
+use super::json;
+use crate::cli::{AuditArgs, SeverityName, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
-use crate::settings::{AuditSettings, ConfigFile, CrawlSettings};
+use crate::settings::{AuditSettings, ConfigFile, CrawlSettings, OutputTarget, summary_format};
 
 pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
-    let AuditSettings {
-        crawl: mut settings,
-        report: report_directory,
-        out_chosen: user_chose_out,
-        fail_on,
-        thresholds,
-    } = AuditSettings::resolve(args, file).map_err(Failure::usage)?;
-    std::fs::create_dir_all(&report_directory).with_context(|| {
-        format!(
-            "cannot create report directory {}",
-            report_directory.display()
-        )
-    })?;
-    // The audit keeps its database and the sitemap it would write beside the report, and
-    // records everything the findings need.
-    if !user_chose_out {
-        settings.out = report_directory.clone();
+    // Until the options are checked, the flag or the config file says whether to print JSON.
+    let asked = summary_format(args.crawl.summary, &file);
+    let (settings, options) = AuditOptions::resolve(args, file)
+        .map_err(|failure| json::failed("audit", asked, failure))?;
+    let audited = audit(&settings, &options, output)
+        .map_err(|failure| json::failed("audit", settings.summary, failure))?;
+    let verdict = options.verdict(&audited.findings);
+    match settings.summary {
+        SummaryFormat::Text if output.quiet => {}
+        SummaryFormat::Text => {
+            audited.crawled.report(&settings).print()?;
+            print_summary(&audited.findings, &audited.sitemaps, &options.report)?;
+        }
+        SummaryFormat::Json => {
+            let (status, error) = match &verdict {
+                Ok(()) => (ExitStatus::Success, None),
+                Err(failure) => (failure.status, Some(format!("{:#}", failure.error))),
+            };
+            let summary = AuditJson::new(&audited, &settings, &options)?;
+            json::print("audit", status, error, &summary)?;
+        }
     }
-    settings
-        .state
-        .get_or_insert_with(|| report_directory.join("crawl.db"));
-    settings.crawl.record_links = true;
-    settings.crawl.collect_alternates = true;
+    verdict
+}
 
-    let crawled = crawl_and_publish(&settings, output)?;
-    let sitemaps = read_site_sitemaps(&crawled, &settings);
+/// What the audit adds to the crawl's settings.
+#[derive(Debug)]
+struct AuditOptions {
+    /// The report directory.
+    report: PathBuf,
+    thresholds: Thresholds,
+    fail_on: Option<Severity>,
+    /// Whether the crawl database is the report's `crawl.db` (no `--state` given).
+    database_in_report: bool,
+}
+
+impl AuditOptions {
+    /// The crawl's settings as the audit needs them, and its own options.
+    fn resolve(
+        args: AuditArgs,
+        file: ConfigFile,
+    ) -> Result<(CrawlSettings, AuditOptions), Failure> {
+        let AuditSettings {
+            crawl: mut settings,
+            report,
+            out_chosen,
+            fail_on,
+            thresholds,
+        } = AuditSettings::resolve(args, file).map_err(Failure::usage)?;
+        std::fs::create_dir_all(&report)
+            .with_context(|| format!("cannot create report directory {}", report.display()))?;
+        // The audit keeps its database and the sitemap it would write beside the report, and
+        // records everything the findings need.
+        if !out_chosen {
+            settings.out = OutputTarget::Path(report.clone());
+        }
+        let database_in_report = settings.state.is_none();
+        settings
+            .state
+            .get_or_insert_with(|| report.join("crawl.db"));
+        settings.crawl.record_links = true;
+        settings.crawl.collect_alternates = true;
+        let options = AuditOptions {
+            report,
+            thresholds,
+            fail_on: fail_on.map(SeverityName::severity),
+            database_in_report,
+        };
+        Ok((settings, options))
+    }
+
+    /// `--fail-on`: a failure when findings at that level or worse exist.
+    fn verdict(&self, findings: &[Finding]) -> Result<(), Failure> {
+        let Some(level) = self.fail_on else {
+            return Ok(());
+        };
+        let failing = failing(findings, level);
+        if failing > 0 {
+            return Err(Failure {
+                status: ExitStatus::Findings,
+                error: anyhow::anyhow!(
+                    "{failing} findings at {} level or worse (--fail-on {})",
+                    level.as_str(),
+                    level.as_str()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The files of the report directory, as written.
+    fn report_files(&self) -> Vec<PathBuf> {
+        let mut names = REPORT_FILES.to_vec();
+        if self.database_in_report {
+            names.push("crawl.db");
+        }
+        names.iter().map(|name| self.report.join(name)).collect()
+    }
+}
+
+/// The files every audit writes into its report directory.
+const REPORT_FILES: [&str; 5] = [
+    "report.html",
+    "findings.csv",
+    "pages.csv",
+    "links.csv",
+    "report.json",
+];
+
+/// Findings at `level` or worse.
+fn failing(findings: &[Finding], level: Severity) -> usize {
+    findings
+        .iter()
+        .filter(|finding| finding.kind.severity() <= level)
+        .count()
+}
+
+/// A finished audit: the crawl, its findings, and the site's own sitemaps.
+#[derive(Debug)]
+struct Audited {
+    crawled: Crawled,
+    findings: Vec<Finding>,
+    sitemaps: site_sitemaps::SiteSitemaps,
+}
+
+/// Crawls, computes the findings and writes the report.
+fn audit(
+    settings: &CrawlSettings,
+    options: &AuditOptions,
+    output: Output,
+) -> Result<Audited, Failure> {
+    let crawled = crawl_and_publish(settings, output)?;
+    let sitemaps = read_site_sitemaps(&crawled, settings);
     let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters);
     let normalize = |loc: &str| {
         Url::parse(loc)
@@ -64,34 +174,27 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     let findings = sitemapper_audit::findings(
         &crawled.store,
         crawled.run,
-        &thresholds,
+        &options.thresholds,
         &site_sitemaps,
         &normalize,
     )?;
-    write_report(&crawled, &findings, &sitemaps, &report_directory)?;
+    write_report(&crawled, &findings, &sitemaps, &options.report)?;
+    Ok(Audited {
+        crawled,
+        findings,
+        sitemaps,
+    })
+}
 
-    if !output.quiet {
-        crawled.report(&settings).print()?;
-        print_summary(&findings, &sitemaps, &report_directory)?;
+/// Findings counted by severity and kind, most severe first.
+fn kind_counts(findings: &[Finding]) -> BTreeMap<(Severity, FindingKind), usize> {
+    let mut by_kind = BTreeMap::new();
+    for finding in findings {
+        *by_kind
+            .entry((finding.kind.severity(), finding.kind))
+            .or_default() += 1;
     }
-    if let Some(level) = fail_on {
-        let level = level.severity();
-        let failing = findings
-            .iter()
-            .filter(|finding| finding.kind.severity() <= level)
-            .count();
-        if failing > 0 {
-            return Err(Failure {
-                status: ExitStatus::Findings,
-                error: anyhow::anyhow!(
-                    "{failing} findings at {} level or worse (--fail-on {})",
-                    level.as_str(),
-                    level.as_str()
-                ),
-            });
-        }
-    }
-    Ok(())
+    by_kind
 }
 
 fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitemaps::SiteSitemaps {
@@ -185,14 +288,8 @@ fn print_summary(
             sitemaps.urls.len()
         )?,
     }
-    let mut by_kind: BTreeMap<(Severity, FindingKind), usize> = BTreeMap::new();
-    for finding in findings {
-        *by_kind
-            .entry((finding.kind.severity(), finding.kind))
-            .or_default() += 1;
-    }
     writeln!(out, "Findings: {}", findings.len())?;
-    for ((severity, kind), count) in by_kind {
+    for ((severity, kind), count) in kind_counts(findings) {
         writeln!(
             out,
             "  {:>7}  {:<8} {}",

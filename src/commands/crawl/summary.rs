@@ -8,7 +8,8 @@ use sitemapper_crawl::{BrowserReport, PROBES, RenderMode, SiteDecision, TrapKind
 use sitemapper_store::{Reason, ReasonCount, Verdict};
 
 use super::Crawled;
-use crate::settings::CrawlSettings;
+use super::not_listed::NotListedGroup;
+use crate::settings::{CrawlSettings, OutputTarget};
 
 /// The summary of one finished, published run.
 #[derive(Debug)]
@@ -261,7 +262,8 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
-    /// How many URLs are listed, and why the others are not.
+    /// How many URLs are listed, and why the others are not, with the first URLs of each
+    /// reason and the page that linked to each.
     fn print_listing(&self, out: &mut impl Write) -> anyhow::Result<()> {
         let counts = self.crawled.store.reason_counts(self.crawled.run)?;
         let listed: u64 = counts
@@ -270,26 +272,54 @@ impl<'a> Report<'a> {
             .map(|count| count.count)
             .sum();
         writeln!(out, "Listed: {listed} URLs.")?;
-        let not_listed: Vec<&ReasonCount> = counts
-            .iter()
-            .filter(|count| count.verdict != Verdict::Indexable)
-            .collect();
-        if !not_listed.is_empty() {
+        let not_listed = &self.crawled.not_listed;
+        if !not_listed.groups.is_empty() {
             writeln!(out, "Not listed:")?;
-            for count in not_listed {
-                match count.reason {
-                    Some(reason) => writeln!(out, "  {:>7}  {reason}", count.count)?,
-                    None => writeln!(out, "  {:>7}  {}", count.count, count.verdict)?,
-                }
+            for group in &not_listed.groups {
+                writeln!(out, "  {:>7}  {}", group.count, group.code())?;
+                self.print_examples(out, group)?;
+            }
+            if let Some(OutputTarget::Path(path)) = &self.settings.list_not_listed {
+                writeln!(
+                    out,
+                    "All {} URLs not listed, with their reasons and referrers: {}",
+                    not_listed.total(),
+                    path.display()
+                )?;
             }
         }
         print_listed_as_themselves(out, &counts)?;
         Ok(())
     }
 
+    /// The first URLs of a reason, each with the page it was found on (the URL that
+    /// redirected to it, for a redirect's target), and where to see the rest.
+    fn print_examples(&self, out: &mut impl Write, group: &NotListedGroup) -> std::io::Result<()> {
+        for example in &group.examples {
+            match &example.referrer {
+                Some(referrer) => writeln!(out, "             {}  (from {referrer})", example.url)?,
+                None => writeln!(out, "             {}  (the seed)", example.url)?,
+            }
+        }
+        let more = group.count - group.examples.len() as u64;
+        if more > 0 {
+            let all = match &self.settings.list_not_listed {
+                Some(OutputTarget::Path(path)) => format!(" in {}", path.display()),
+                Some(OutputTarget::Stdout) => " on stdout".to_string(),
+                None => ": --list-not-listed FILE".to_string(),
+            };
+            writeln!(out, "             … and {more} more{all}")?;
+        }
+        Ok(())
+    }
+
     /// The sitemap files written, and the stale ones of an earlier run removed.
     fn print_files(&self, out: &mut impl Write) -> std::io::Result<()> {
         let (written, published) = &self.crawled.published;
+        let OutputTarget::Path(directory) = &self.settings.out else {
+            let urls: u64 = written.iter().map(|written| written.urls).sum();
+            return writeln!(out, "Printed the sitemap on stdout: {urls} URLs.");
+        };
         let kind = if written.iter().any(|written| written.is_index) {
             "sitemap index and children"
         } else if written.len() > 1 || written.iter().any(|written| written.files.len() > 1) {
@@ -297,7 +327,7 @@ impl<'a> Report<'a> {
         } else {
             "sitemap"
         };
-        writeln!(out, "Wrote {kind} to {}:", self.settings.out.display())?;
+        writeln!(out, "Wrote {kind} to {}:", directory.display())?;
         for file in &published.files {
             writeln!(out, "  {}", file.display())?;
         }

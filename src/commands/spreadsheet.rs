@@ -1,7 +1,9 @@
-//! The audit's CSV files as spreadsheets read them: every cell is text, never a formula.
+//! CSV files as spreadsheets read them (the audit's files, the list of URLs not listed):
+//! every cell is text, never a formula.
 
 use std::borrow::Cow;
 use std::fs::File;
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
@@ -12,7 +14,7 @@ const FORMULA_TRIGGERS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// `cell` with a leading `'` when it starts with a formula trigger: spreadsheets then show it
 /// as text, as OWASP advises. Other cells, URLs and numbers among them, are left as they are.
-pub(super) fn neutralize_formula(cell: &str) -> Cow<'_, str> {
+pub(crate) fn neutralize_formula(cell: &str) -> Cow<'_, str> {
     if cell.starts_with(FORMULA_TRIGGERS) {
         Cow::Owned(format!("'{cell}"))
     } else {
@@ -20,23 +22,33 @@ pub(super) fn neutralize_formula(cell: &str) -> Cow<'_, str> {
     }
 }
 
-/// A CSV file of the audit whose every cell goes through [`neutralize_formula`], so that no
-/// column can carry a page's text into a spreadsheet unneutralized. The audit's numeric
-/// columns (status, depth, milliseconds, bytes) are unsigned: they never start with a
-/// trigger and stay numbers.
+/// A CSV file whose every cell goes through [`neutralize_formula`], so that no column can
+/// carry a page's text into a spreadsheet unneutralized. The numeric columns written
+/// (status, depth, milliseconds, bytes) are unsigned: they never start with a trigger and
+/// stay numbers.
 #[derive(Debug)]
-pub(super) struct SpreadsheetCsv {
-    writer: csv::Writer<File>,
+pub(crate) struct SpreadsheetCsv<W: Write = File> {
+    writer: csv::Writer<W>,
 }
 
-impl SpreadsheetCsv {
-    pub(super) fn create(path: &Path) -> anyhow::Result<SpreadsheetCsv> {
+impl SpreadsheetCsv<File> {
+    /// A new file at `path`, replacing any there.
+    pub(crate) fn create(path: &Path) -> anyhow::Result<SpreadsheetCsv<File>> {
         let writer = csv::Writer::from_path(path)
             .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(SpreadsheetCsv { writer })
     }
+}
 
-    pub(super) fn write_row<Cell: AsRef<str>>(
+impl<W: Write> SpreadsheetCsv<W> {
+    /// CSV into any writer, such as stdout.
+    pub(crate) fn new(writer: W) -> SpreadsheetCsv<W> {
+        SpreadsheetCsv {
+            writer: csv::Writer::from_writer(writer),
+        }
+    }
+
+    pub(crate) fn write_row<Cell: AsRef<str>>(
         &mut self,
         cells: impl IntoIterator<Item = Cell>,
     ) -> anyhow::Result<()> {
@@ -49,7 +61,7 @@ impl SpreadsheetCsv {
         Ok(())
     }
 
-    pub(super) fn finish(mut self) -> anyhow::Result<()> {
+    pub(crate) fn finish(mut self) -> anyhow::Result<()> {
         self.writer.flush()?;
         Ok(())
     }

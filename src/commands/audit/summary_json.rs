@@ -1,0 +1,117 @@
+//! The audit's summary as data (`--summary json`): the crawl's, then the findings counted by
+//! severity and kind, and the report's files (docs/summary-json.md).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use sitemapper_audit::Severity;
+
+use super::{AuditOptions, Audited, failing, kind_counts};
+use crate::commands::crawl::CrawlJson;
+use crate::commands::json::path_text;
+use crate::settings::CrawlSettings;
+
+/// The fields of `sitemapper audit --summary json` after the envelope.
+#[derive(Debug, Serialize)]
+pub(super) struct AuditJson {
+    /// The crawl's summary, as `sitemapper crawl --summary json` gives it.
+    crawl: CrawlJson,
+    site_sitemaps: SiteSitemapsJson,
+    findings: FindingsJson,
+    report: ReportFilesJson,
+    fail_on: Option<FailOnJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct SiteSitemapsJson {
+    files: Vec<String>,
+    urls: usize,
+    problems: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct FindingsJson {
+    total: usize,
+    /// Every severity, with 0 where there are none.
+    by_severity: BTreeMap<&'static str, usize>,
+    /// The kinds found, most severe first.
+    by_kind: Vec<KindCountJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct KindCountJson {
+    kind: &'static str,
+    severity: &'static str,
+    title: &'static str,
+    count: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct ReportFilesJson {
+    directory: String,
+    files: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct FailOnJson {
+    severity: &'static str,
+    /// Findings at that severity or worse.
+    findings: usize,
+}
+
+impl AuditJson {
+    pub(super) fn new(
+        audited: &Audited,
+        settings: &CrawlSettings,
+        options: &AuditOptions,
+    ) -> anyhow::Result<AuditJson> {
+        let findings = &audited.findings;
+        let mut by_severity = BTreeMap::new();
+        for severity in [Severity::Error, Severity::Warning, Severity::Notice] {
+            let count = findings
+                .iter()
+                .filter(|finding| finding.kind.severity() == severity)
+                .count();
+            by_severity.insert(severity.as_str(), count);
+        }
+        let by_kind = kind_counts(findings)
+            .into_iter()
+            .map(|((severity, kind), count)| KindCountJson {
+                kind: kind.code(),
+                severity: severity.as_str(),
+                title: kind.title(),
+                count,
+            })
+            .collect();
+        Ok(AuditJson {
+            crawl: CrawlJson::new(&audited.crawled, settings)?,
+            site_sitemaps: SiteSitemapsJson {
+                files: audited
+                    .sitemaps
+                    .files
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
+                urls: audited.sitemaps.urls.len(),
+                problems: audited.sitemaps.problems.len(),
+            },
+            findings: FindingsJson {
+                total: findings.len(),
+                by_severity,
+                by_kind,
+            },
+            report: ReportFilesJson {
+                directory: path_text(&options.report),
+                files: options
+                    .report_files()
+                    .iter()
+                    .map(|path| path_text(path))
+                    .collect(),
+            },
+            fail_on: options.fail_on.map(|level| FailOnJson {
+                severity: level.as_str(),
+                findings: failing(findings, level),
+            }),
+        })
+    }
+}

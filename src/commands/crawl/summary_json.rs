@@ -1,0 +1,374 @@
+//! The crawl's summary as data (`--summary json`): the same facts as the text summary, in the
+//! fields docs/summary-json.md describes. Every count is a number, every URL a string, every
+//! absent value `null`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use sitemapper_crawl::{RenderMode, SiteDecision, TrapKind};
+use sitemapper_sitemap::Format;
+use sitemapper_store::Verdict;
+
+use super::Crawled;
+use super::not_listed::NotListedGroup;
+use crate::commands::json::path_text;
+use crate::settings::{CrawlSettings, OutputTarget};
+
+/// The fields of `sitemapper crawl --summary json` after the envelope, and the `crawl` field
+/// of the audit's.
+#[derive(Debug, Serialize)]
+pub(crate) struct CrawlJson {
+    seed: String,
+    scope_root: String,
+    /// Where the seed redirected the scope from, when it did.
+    scope_moved_from: Option<String>,
+    run: i64,
+    resumed: bool,
+    timings: Timings,
+    pages_visited: u64,
+    requests: u64,
+    urls_discovered: u64,
+    revalidated: u64,
+    listed: u64,
+    /// Listed under their own URL although they name another canonical.
+    listed_as_themselves: Vec<ReasonCountJson>,
+    not_listed_total: u64,
+    not_listed: Vec<NotListedJson>,
+    /// Where `--list-not-listed` wrote every URL not listed: a path, `-` for stdout.
+    not_listed_file: Option<String>,
+    limits_reached: LimitsReached,
+    traps: Vec<TrapJson>,
+    session_parameters: Vec<String>,
+    robots: Vec<RobotsJson>,
+    pace: Option<PaceJson>,
+    files: FilesJson,
+    changes: Option<ChangesJson>,
+    /// Where `--report-changes` wrote the change report: a path, `-` for stdout.
+    change_report: Option<String>,
+    /// What was sent to IndexNow, in words.
+    indexnow: Option<String>,
+    rendering: RenderingJson,
+    resources: Resources,
+}
+
+#[derive(Debug, Serialize)]
+struct Timings {
+    /// RFC 3339, UTC.
+    started_at: String,
+    elapsed_seconds: f64,
+    crawl_seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct ReasonCountJson {
+    reason: String,
+    count: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct NotListedJson {
+    /// The reason's code, or the verdict's when it says it all (`redirect`, `canonicalised`).
+    reason: String,
+    verdict: &'static str,
+    count: u64,
+    examples: Vec<ExampleJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct ExampleJson {
+    url: String,
+    /// `null` for the seed.
+    referrer: Option<String>,
+}
+
+/// Each limit that stopped part of the crawl, `null` when it did not.
+#[derive(Debug, Serialize)]
+struct LimitsReached {
+    max_pages: Option<LimitJson>,
+    max_urls: Option<LimitJson>,
+    max_requests: Option<LimitJson>,
+    max_depth: Option<LimitJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct LimitJson {
+    /// The limit's value; `null` when the run does not know it.
+    value: Option<u64>,
+    /// What it left out: queued URLs not visited (max_pages), links not followed (max_urls,
+    /// max_depth); `null` for max_requests.
+    not_crawled: Option<u64>,
+}
+
+#[derive(Debug, Serialize)]
+struct TrapJson {
+    kind: &'static str,
+    urls_cut: u64,
+    example: String,
+}
+
+#[derive(Debug, Serialize)]
+struct RobotsJson {
+    origin: String,
+    policy: String,
+}
+
+#[derive(Debug, Serialize)]
+struct PaceJson {
+    /// `delay` (the --delay option) or `crawl-delay` (robots.txt).
+    source: &'static str,
+    /// The --delay seconds; `null` for crawl-delay, which may differ per host.
+    seconds: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct FilesJson {
+    /// The output directory; `null` when the sitemap went to stdout.
+    directory: Option<String>,
+    stdout: bool,
+    formats: Vec<&'static str>,
+    /// Whether sitemap.xml is an index over children.
+    index: bool,
+    /// Entries written, per format.
+    urls: u64,
+    written: Vec<String>,
+    removed_stale: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct ChangesJson {
+    previous_run: i64,
+    added: u64,
+    removed: u64,
+    changed: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct RenderingJson {
+    mode: &'static str,
+    decision: &'static str,
+    html_pages: u64,
+    rendered: u64,
+    timed_out: u64,
+    failed: u64,
+    not_rendered: u64,
+    unavailable: Option<String>,
+    browser_started: bool,
+    browser_restarts: u32,
+    requests_disallowed: usize,
+    requests_private: u64,
+    other_hosts: BTreeMap<String, u64>,
+    hash_routes: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Resources {
+    peak_memory_bytes: Option<u64>,
+    cpu_seconds: Option<f64>,
+    browser_peak_memory_bytes: Option<u64>,
+    browser_cpu_seconds: Option<f64>,
+}
+
+impl CrawlJson {
+    pub(crate) fn new(crawled: &Crawled, settings: &CrawlSettings) -> anyhow::Result<CrawlJson> {
+        let summary = &crawled.summary;
+        let counts = crawled.store.reason_counts(crawled.run)?;
+        let indexable = counts
+            .iter()
+            .filter(|count| count.verdict == Verdict::Indexable);
+        let listed: u64 = indexable.clone().map(|count| count.count).sum();
+        let listed_as_themselves = indexable
+            .filter_map(|count| {
+                Some(ReasonCountJson {
+                    reason: count.reason?.code().into_owned(),
+                    count: count.count,
+                })
+            })
+            .collect();
+        Ok(CrawlJson {
+            seed: settings.seed.clone(),
+            scope_root: summary.scope_root.to_string(),
+            scope_moved_from: crawled
+                .notes
+                .scope_moved
+                .as_ref()
+                .map(|(from, _)| from.clone()),
+            run: crawled.run.0,
+            resumed: crawled.resumed,
+            timings: Timings {
+                started_at: crawled.started_at.to_string(),
+                elapsed_seconds: crawled.started.elapsed().as_secs_f64(),
+                crawl_seconds: summary.elapsed.as_secs_f64(),
+            },
+            pages_visited: summary.pages_visited,
+            requests: summary.requests,
+            urls_discovered: summary.urls_discovered,
+            revalidated: summary.revalidated,
+            listed,
+            listed_as_themselves,
+            not_listed_total: crawled.not_listed.total(),
+            not_listed: crawled.not_listed.groups.iter().map(not_listed).collect(),
+            not_listed_file: settings.list_not_listed.as_ref().map(target_text),
+            limits_reached: limits_reached(crawled, settings),
+            traps: summary
+                .traps
+                .iter()
+                .map(|trap| TrapJson {
+                    kind: match trap.kind {
+                        TrapKind::RepeatedSegments => "repeated-segments",
+                        TrapKind::PatternChain => "pattern-chain",
+                    },
+                    urls_cut: trap.urls_cut,
+                    example: trap.example.clone(),
+                })
+                .collect(),
+            session_parameters: summary.session_parameters.clone(),
+            robots: crawled
+                .notes
+                .robots
+                .iter()
+                .map(|(origin, policy)| RobotsJson {
+                    origin: origin.clone(),
+                    policy: policy.clone(),
+                })
+                .collect(),
+            pace: pace(crawled, settings),
+            files: files(crawled, settings),
+            changes: crawled.changes.previous.map(|previous| {
+                let counts = crawled.changes.counts();
+                ChangesJson {
+                    previous_run: previous.0,
+                    added: counts.added,
+                    removed: counts.removed,
+                    changed: counts.changed,
+                }
+            }),
+            change_report: settings.report_changes.as_ref().map(target_text),
+            indexnow: crawled.notified.clone(),
+            rendering: rendering(crawled),
+            resources: resources(crawled),
+        })
+    }
+}
+
+/// A file the user named as the JSON names it: its path, or `-` for stdout.
+fn target_text(target: &OutputTarget) -> String {
+    match target {
+        OutputTarget::Path(path) => path_text(path),
+        OutputTarget::Stdout => "-".to_string(),
+    }
+}
+
+fn not_listed(group: &NotListedGroup) -> NotListedJson {
+    NotListedJson {
+        reason: group.code(),
+        verdict: group.verdict.code(),
+        count: group.count,
+        examples: group
+            .examples
+            .iter()
+            .map(|example| ExampleJson {
+                url: example.url.clone(),
+                referrer: example.referrer.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn limits_reached(crawled: &Crawled, settings: &CrawlSettings) -> LimitsReached {
+    let summary = &crawled.summary;
+    let config = &settings.crawl;
+    let limit = |reached: bool, value: Option<u64>, not_crawled: Option<u64>| {
+        reached.then_some(LimitJson { value, not_crawled })
+    };
+    LimitsReached {
+        max_pages: limit(
+            summary.left_by_max_pages > 0,
+            config.max_pages,
+            Some(summary.left_by_max_pages),
+        ),
+        max_urls: limit(
+            summary.beyond_max_urls > 0,
+            Some(config.max_urls),
+            Some(summary.beyond_max_urls),
+        ),
+        max_requests: limit(summary.request_budget_exhausted, config.max_requests, None),
+        max_depth: limit(
+            summary.beyond_max_depth > 0,
+            config.max_depth.map(u64::from),
+            Some(summary.beyond_max_depth),
+        ),
+    }
+}
+
+fn pace(crawled: &Crawled, settings: &CrawlSettings) -> Option<PaceJson> {
+    if let Some(delay) = settings.crawl.delay {
+        return Some(PaceJson {
+            source: "delay",
+            seconds: Some(delay.as_secs_f64()),
+        });
+    }
+    crawled.notes.crawl_delay.then_some(PaceJson {
+        source: "crawl-delay",
+        seconds: None,
+    })
+}
+
+fn files(crawled: &Crawled, settings: &CrawlSettings) -> FilesJson {
+    let (written, published) = &crawled.published;
+    let paths = |paths: &[std::path::PathBuf]| paths.iter().map(|path| path_text(path)).collect();
+    FilesJson {
+        directory: settings.out.path().map(path_text),
+        stdout: settings.out == OutputTarget::Stdout,
+        formats: written
+            .iter()
+            .map(|written| match written.format {
+                Format::Xml => "xml",
+                Format::Text => "txt",
+            })
+            .collect(),
+        index: written.iter().any(|written| written.is_index),
+        urls: written.first().map_or(0, |written| written.urls),
+        written: paths(published.files.as_slice()),
+        removed_stale: paths(published.removed_stale.as_slice()),
+    }
+}
+
+fn rendering(crawled: &Crawled) -> RenderingJson {
+    let render = &crawled.summary.render;
+    let browser = render.browser.as_ref();
+    RenderingJson {
+        mode: match render.mode {
+            RenderMode::Never => "never",
+            RenderMode::Auto => "auto",
+            RenderMode::Always => "always",
+        },
+        decision: match render.decision {
+            SiteDecision::Undecided => "undecided",
+            SiteDecision::RenderAll => "render-all",
+            SiteDecision::Stopped => "stopped",
+        },
+        html_pages: render.html_pages,
+        rendered: render.rendered,
+        timed_out: render.timed_out,
+        failed: render.failed,
+        not_rendered: render.not_rendered,
+        unavailable: render.unavailable.clone(),
+        browser_started: browser.is_some_and(|browser| browser.started),
+        browser_restarts: browser.map_or(0, |browser| browser.restarts),
+        requests_disallowed: render.requests.disallowed.len(),
+        requests_private: render.requests.private,
+        other_hosts: render.requests.other_hosts.clone(),
+        hash_routes: render.hash_routes.iter().cloned().collect(),
+    }
+}
+
+fn resources(crawled: &Crawled) -> Resources {
+    let browser = crawled.summary.render.browser.as_ref();
+    let browser_started = browser.is_some_and(|browser| browser.started);
+    Resources {
+        peak_memory_bytes: crate::memory::peak_rss_bytes(),
+        cpu_seconds: crate::memory::cpu_seconds(),
+        browser_peak_memory_bytes: browser.and_then(|browser| browser.peak_memory),
+        browser_cpu_seconds: crate::memory::children_cpu_seconds().filter(|_| browser_started),
+    }
+}

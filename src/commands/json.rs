@@ -1,0 +1,117 @@
+//! `--summary json`: a command's summary as one JSON object on stdout, in the envelope every
+//! command shares (docs/summary-json.md): the shape's version, the command, whether it
+//! succeeded, its exit code and error line, then the command's own fields.
+
+use std::io::Write;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::cli::SummaryFormat;
+use crate::exit::{ExitStatus, Failure};
+
+/// The version of the JSON shape. It changes when a field is removed or changes meaning;
+/// new fields may appear within one version.
+pub(crate) const SUMMARY_VERSION: u32 = 1;
+
+/// The fields every summary object starts with.
+#[derive(Debug, Serialize)]
+struct Envelope<'a, T: Serialize> {
+    version: u32,
+    command: &'static str,
+    /// Whether the command did what was asked: the exit code is 0.
+    ok: bool,
+    exit_code: u8,
+    /// The error line also printed on stderr; `null` when `ok`.
+    error: Option<String>,
+    #[serde(flatten)]
+    body: Option<&'a T>,
+}
+
+/// Prints `body` in the envelope of a command that ended with `status`, and `error` when it
+/// failed, as one line on stdout.
+pub(crate) fn print<T: Serialize>(
+    command: &'static str,
+    status: ExitStatus,
+    error: Option<String>,
+    body: &T,
+) -> anyhow::Result<()> {
+    write_line(&Envelope {
+        version: SUMMARY_VERSION,
+        command,
+        ok: status == ExitStatus::Success,
+        exit_code: status as u8,
+        error,
+        body: Some(body),
+    })
+}
+
+/// With `--summary json`, prints the object of a command that failed before it had a summary
+/// (`ok: false`, the exit code and the error line, nothing else); hands the failure on, for
+/// its line on stderr and its exit code.
+pub(crate) fn failed(command: &'static str, format: SummaryFormat, failure: Failure) -> Failure {
+    if format == SummaryFormat::Json {
+        let envelope: Envelope<'_, ()> = Envelope {
+            version: SUMMARY_VERSION,
+            command,
+            ok: false,
+            exit_code: failure.status as u8,
+            error: Some(format!("{:#}", failure.error)),
+            body: None,
+        };
+        if let Err(error) = write_line(&envelope) {
+            tracing::error!("{error:#}");
+        }
+    }
+    failure
+}
+
+fn write_line<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value).context("cannot write the summary to stdout")?;
+    writeln!(out).context("cannot write the summary to stdout")?;
+    out.flush().context("cannot write the summary to stdout")
+}
+
+/// A path as JSON carries it: as text, with any bytes that are not UTF-8 replaced.
+pub(crate) fn path_text(path: &std::path::Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Body {
+        files: u32,
+    }
+
+    #[test]
+    fn the_envelope_comes_first_and_the_body_after_it() {
+        let envelope = Envelope {
+            version: SUMMARY_VERSION,
+            command: "validate",
+            ok: false,
+            exit_code: 1,
+            error: Some("2 problems".to_string()),
+            body: Some(&Body { files: 3 }),
+        };
+        assert_eq!(
+            serde_json::to_string(&envelope).unwrap(),
+            r#"{"version":1,"command":"validate","ok":false,"exit_code":1,"error":"2 problems","files":3}"#
+        );
+        let bare: Envelope<'_, ()> = Envelope {
+            version: SUMMARY_VERSION,
+            command: "runs",
+            ok: false,
+            exit_code: 2,
+            error: Some("no crawl database at x.db".to_string()),
+            body: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&bare).unwrap(),
+            r#"{"version":1,"command":"runs","ok":false,"exit_code":2,"error":"no crawl database at x.db"}"#
+        );
+    }
+}
