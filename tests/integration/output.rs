@@ -294,11 +294,12 @@ fn expected_fetches(server: &Server) -> BTreeSet<(String, String, String)> {
     expected
 }
 
-#[test]
-fn verbose_logs_one_line_per_url_fetched() {
+/// Crawls the site with dead links at `verbosity`, and checks that stderr has one line per URL
+/// fetched.
+fn crawl_logging_each_fetch(verbosity: &str) -> crate::harness::Run {
     let server = site_with_dead_links();
     let out = tempfile::tempdir().unwrap();
-    let run = crawl(&server.url("/start"), out.path(), &["-v"]);
+    let run = crawl(&server.url("/start"), out.path(), &[verbosity]);
     run.assert_success();
     assert_eq!(fetch_lines(&run.stderr), expected_fetches(&server));
     let get_lines = run
@@ -308,21 +309,17 @@ fn verbose_logs_one_line_per_url_fetched() {
         .count();
     // Every request but robots.txt's, once.
     assert_eq!(get_lines, server.targets().len() - 1, "{}", run.stderr);
+    run
+}
+
+#[test]
+fn verbose_logs_one_line_per_url_fetched() {
+    crawl_logging_each_fetch("-v");
 }
 
 #[test]
 fn very_verbose_adds_no_line_of_the_libraries() {
-    let server = site_with_dead_links();
-    let out = tempfile::tempdir().unwrap();
-    let run = crawl(&server.url("/start"), out.path(), &["-vv"]);
-    run.assert_success();
-    assert_eq!(fetch_lines(&run.stderr), expected_fetches(&server));
-    let get_lines = run
-        .stderr
-        .lines()
-        .filter(|line| line.contains(" GET "))
-        .count();
-    assert_eq!(get_lines, server.targets().len() - 1, "{}", run.stderr);
+    let run = crawl_logging_each_fetch("-vv");
     // The tokenizer's states, connection pools and TLS: none of it.
     for noise in [
         "html5ever",
