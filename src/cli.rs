@@ -329,4 +329,37 @@ pub(crate) struct CrawlArgs {
     /// IndexNow endpoint [default: https://api.indexnow.org/indexnow]
     #[arg(long, value_name = "URL")]
     pub(crate) indexnow_endpoint: Option<String>,
+
+    /// Header 'Name: value' sent with every request to the site, never to other hosts
+    /// (repeatable)
+    #[arg(long, value_name = "HEADER")]
+    pub(crate) header: Vec<String>,
+
+    /// Basic authentication for the site, never sent to other hosts [default:
+    /// $SITEMAPPER_BASIC_AUTH, else the config file, else the seed URL's user:password]
+    #[arg(long, value_name = "USER:PASSWORD")]
+    pub(crate) basic_auth: Option<String>,
+
+    /// Cookie sent to the site, name=value or 'a=1; b=2' (repeatable); the cookies the site
+    /// sets are kept for the crawl
+    #[arg(long, value_name = "COOKIE")]
+    pub(crate) cookie: Vec<String>,
+
+    /// Proxy for every request: http://, https://, socks5:// or socks5h:// URL [default:
+    /// $HTTPS_PROXY, $HTTP_PROXY or $ALL_PROXY, minus $NO_PROXY]
+    #[arg(long, value_name = "URL")]
+    pub(crate) proxy: Option<String>,
+
+    /// Also trust the certificates in FILE (PEM), such as a private CA's
+    #[arg(long, value_name = "FILE")]
+    pub(crate) cacert: Option<PathBuf>,
+
+    /// Accept any TLS certificate (a self-signed staging site): unsafe, and said so
+    #[arg(long)]
+    pub(crate) insecure: bool,
+
+    /// Crawl STAGING as a copy of PRODUCTION: URLs naming PRODUCTION are crawled on STAGING,
+    /// and the sitemaps name PRODUCTION (repeatable; see README)
+    #[arg(long, value_name = "STAGING=PRODUCTION")]
+    pub(crate) map_host: Vec<String>,
 }

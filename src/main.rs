@@ -43,6 +43,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// Log targets that are never shown, whatever `RUST_LOG` says, because they write a site's
+/// secrets: the cookie jar logs the cookies it stores, values included, and the DevTools
+/// connection logs the messages to the browser, which carry the headers added to the
+/// requests of a page's scripts.
+const SECRET_TARGETS: &[&str] = &[
+    "cookie_store",
+    "chromiumoxide",
+    "chromiumoxide_cdp",
+    "tungstenite",
+];
+
 /// Logs go to stderr. `RUST_LOG` wins over -q/-v; colour only on a terminal without NO_COLOR.
 fn init_logging(quiet: bool, verbose: u8) {
     let level = match (quiet, verbose) {
@@ -55,7 +66,13 @@ fn init_logging(quiet: bool, verbose: u8) {
     let directive = format!(
         "{level},hyper=warn,reqwest=warn,rustls=warn,h2=warn,chromiumoxide=off,tungstenite=off"
     );
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
+    let mut filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
+    for target in SECRET_TARGETS {
+        if let Ok(off) = format!("{target}=off").parse() {
+            filter = filter.add_directive(off);
+        }
+    }
     let color = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
     tracing_subscriber::fmt()

@@ -51,7 +51,10 @@ pub(crate) fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
 
     let crawled = crawl_and_publish(&settings, output)?;
     let sitemaps = read_site_sitemaps(&crawled, &settings);
-    let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters);
+    // The site's sitemaps name the production host of a staging copy: compared as the crawl
+    // knows them (`--map-host`).
+    let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters)
+        .with_host_map(settings.crawl.host_map.clone());
     let normalize = |loc: &str| {
         Url::parse(loc)
             .ok()
@@ -70,7 +73,7 @@ pub(crate) fn run(args: AuditArgs, output: Output) -> Result<(), Failure> {
         &site_sitemaps,
         &normalize,
     )?;
-    write_report(&crawled, &findings, &sitemaps, &report_directory)?;
+    write_report(&crawled, &settings, &findings, &sitemaps, &report_directory)?;
 
     if !output.quiet {
         crawled.report(&settings).print()?;
@@ -112,15 +115,14 @@ fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitem
     };
     runtime.block_on(site_sitemaps::read(
         &crawled.notes.sitemaps,
-        &crawled.summary.scope_root,
-        &settings.crawl.user_agent,
-        settings.crawl.request_timeout,
-        &crawled.summary.addresses,
+        &crawled.summary,
+        &settings.crawl,
     ))
 }
 
 fn write_report(
     crawled: &Crawled,
+    settings: &CrawlSettings,
     findings: &[Finding],
     sitemaps: &site_sitemaps::SiteSitemaps,
     directory: &std::path::Path,
@@ -148,6 +150,7 @@ fn write_report(
         severities,
         site_sitemaps: sitemaps.files.iter().map(ToString::to_string).collect(),
         site_sitemap_urls: sitemaps.urls.len(),
+        host_map: settings.crawl.host_map.describe(),
         findings: findings.iter().map(files::FindingJson::of).collect(),
     };
     files::write_json(&report, &directory.join("report.json"))?;
