@@ -21,6 +21,7 @@ use sitemapper_store::Verdict;
 
 use crate::fixture::{Route, Seen, Server, Site};
 use crate::harness::{Run, crawl_recorded, listed_urls, locs, read_sitemap, sitemapper_command};
+use crate::render::chromium;
 
 const USER: &str = "u-reviewer-4471";
 const PASSWORD: &str = "pa55-word-7f3a";
@@ -890,25 +891,6 @@ fn no_secret_reaches_a_file_the_database_or_a_log_line() {
     for file in files {
         assert_no_secret(&file.display().to_string(), &std::fs::read(&file).unwrap());
     }
-}
-
-/// The browser the rendering test uses: Debian's chromium. Missing, the test is skipped with
-/// a message, but not under CI.
-fn chromium() -> Option<PathBuf> {
-    let found = Command::new("sh")
-        .args(["-c", "command -v chromium"])
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
-    if found.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "chromium is required under CI (.ci/run installs it)"
-        );
-        eprintln!("skipping a rendering test: chromium is not installed");
-    }
-    found
 }
 
 #[test]
