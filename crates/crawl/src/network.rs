@@ -18,8 +18,9 @@ use crate::InvalidSetting;
 /// The proxy schemes a request can go through.
 const PROXY_SCHEMES: &[&str] = &["http", "https", "socks5", "socks5h"];
 
-/// Proxy and TLS settings of every HTTP client the crawl builds.
-#[derive(Debug, Clone, Default)]
+/// Proxy and TLS settings of every HTTP client the crawl builds. Its `Debug` shows the
+/// proxy without its credentials.
+#[derive(Clone, Default)]
 pub struct NetworkOptions {
     /// Every request goes through this proxy (`NO_PROXY` still applies). `None`: the
     /// environment's `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` decide.
@@ -33,6 +34,21 @@ pub struct NetworkOptions {
     /// Accept any certificate (`--insecure`): signatures are still checked, so the connection
     /// is encrypted, but to whoever answers.
     pub accept_invalid_certificates: bool,
+}
+
+impl fmt::Debug for NetworkOptions {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("NetworkOptions")
+            .field("proxy", &self.proxy.as_ref().map(shown_proxy))
+            .field("proxy_hosts", &self.proxy_hosts)
+            .field("extra_roots", &self.extra_roots)
+            .field(
+                "accept_invalid_certificates",
+                &self.accept_invalid_certificates,
+            )
+            .finish()
+    }
 }
 
 impl NetworkOptions {
@@ -203,6 +219,11 @@ mod tests {
         let with_credentials =
             parse_proxy("http://user:pw@proxy:3128/").unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(shown_proxy(&with_credentials), "http://proxy:3128");
+        let network = NetworkOptions {
+            proxy: Some(with_credentials),
+            ..NetworkOptions::default()
+        };
+        assert!(!format!("{network:?}").contains("pw"));
     }
 
     #[test]
