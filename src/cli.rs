@@ -55,10 +55,11 @@ fn with_environment(command: clap::Command) -> clap::Command {
 
 /// The environment variable of an option: `SITEMAPPER_` and its long name in capitals, dashes
 /// as underscores (`SITEMAPPER_MAX_PAGES` for `--max-pages`). `--help`, `--version`,
-/// `--verbose` (a count) and the arguments of `man` and `completions` have none.
+/// `--verbose` (a count) and the arguments of `man` and `completions` have none, and
+/// `SITEMAPPER_BASIC_AUTH` is read by the settings, which say where credentials came from.
 pub(crate) fn environment_variable(arg: &clap::Arg) -> Option<String> {
     let long = arg.get_long()?;
-    if matches!(long, "help" | "version" | "verbose" | "dir") {
+    if matches!(long, "help" | "version" | "verbose" | "dir" | "basic-auth") {
         return None;
     }
     Some(format!(
@@ -484,4 +485,37 @@ pub(crate) struct CrawlArgs {
     /// IndexNow endpoint [default: https://api.indexnow.org/indexnow]
     #[arg(long, value_name = "URL", help_heading = "Cron")]
     pub(crate) indexnow_endpoint: Option<String>,
+
+    /// Header 'Name: value' sent with every request to the site, never to other hosts
+    /// (repeatable)
+    #[arg(long, value_name = "HEADER", help_heading = "Access")]
+    pub(crate) header: Vec<String>,
+
+    /// Basic authentication for the site, never sent to other hosts [default:
+    /// $SITEMAPPER_BASIC_AUTH, else the config file, else the seed URL's user:password]
+    #[arg(long, value_name = "USER:PASSWORD", help_heading = "Access")]
+    pub(crate) basic_auth: Option<String>,
+
+    /// Cookie sent to the site, name=value or 'a=1; b=2' (repeatable); the cookies the site
+    /// sets are kept for the crawl
+    #[arg(long, value_name = "COOKIE", help_heading = "Access")]
+    pub(crate) cookie: Vec<String>,
+
+    /// Proxy for every request: http://, https://, socks5:// or socks5h:// URL [default:
+    /// $HTTPS_PROXY, $HTTP_PROXY or $ALL_PROXY, minus $NO_PROXY]
+    #[arg(long, value_name = "URL", help_heading = "Access")]
+    pub(crate) proxy: Option<String>,
+
+    /// Also trust the certificates in FILE (PEM), such as a private CA's
+    #[arg(long, value_name = "FILE", help_heading = "Access")]
+    pub(crate) cacert: Option<PathBuf>,
+
+    /// Accept any TLS certificate (a self-signed staging site): unsafe, and said so
+    #[arg(long, help_heading = "Access")]
+    pub(crate) insecure: bool,
+
+    /// Crawl STAGING as a copy of PRODUCTION: URLs naming PRODUCTION are crawled on STAGING,
+    /// and the sitemaps name PRODUCTION (repeatable; see README)
+    #[arg(long, value_name = "STAGING=PRODUCTION", help_heading = "Access")]
+    pub(crate) map_host: Vec<String>,
 }

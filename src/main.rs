@@ -67,6 +67,17 @@ const LIBRARY_LEVELS: &str = "html5ever=error,markup5ever=error,selectors=error,
     hyper=error,hyper_util=error,reqwest=error,h2=error,rustls=error,\
     chromiumoxide=off,tungstenite=off";
 
+/// Log targets that are never shown, whatever `RUST_LOG` says, because they write a site's
+/// secrets: the cookie jar logs the cookies it stores, values included, and the DevTools
+/// connection logs the messages to the browser, which carry the headers added to the
+/// requests of a page's scripts.
+const SECRET_TARGETS: &[&str] = &[
+    "cookie_store",
+    "chromiumoxide",
+    "chromiumoxide_cdp",
+    "tungstenite",
+];
+
 /// Logs go to stderr, above the progress line while it shows. `RUST_LOG` wins over -q/-v.
 /// -v (info) logs each URL fetched; -vv (debug) adds sitemapper's own details.
 fn init_logging(verbosity: Verbosity) {
@@ -82,7 +93,13 @@ fn init_logging(verbosity: Verbosity) {
     for name in OWN_CRATES {
         directive.push_str(&format!(",{name}={level}"));
     }
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
+    let mut filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
+    for target in SECRET_TARGETS {
+        if let Ok(off) = format!("{target}=off").parse() {
+            filter = filter.add_directive(off);
+        }
+    }
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(progress::LogWriter::default)

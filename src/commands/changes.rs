@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use serde::Serialize;
-use sitemapper_crawl::AddressPolicy;
+use sitemapper_crawl::{AddressPolicy, HostMap, NetworkOptions};
 use sitemapper_store::ChangeReport;
 use url::Url;
 
@@ -68,6 +68,11 @@ pub(crate) struct IndexNow {
     pub key_location: Option<Url>,
     pub endpoint: Url,
     pub user_agent: String,
+    /// The crawl's proxy and trusted certificates; certificates are always verified here,
+    /// whatever `--insecure` says: the endpoint is not the site.
+    pub network: NetworkOptions,
+    /// The published host is the one notified (`--map-host`).
+    pub host_map: HostMap,
 }
 
 #[derive(Debug, Serialize)]
@@ -104,7 +109,9 @@ impl IndexNow {
             .chain(&report.removed)
             .map(String::as_str)
             .collect();
-        let client = sitemapper_crawl::client_builder(addresses)
+        // The site's headers, credentials and cookies never go to the endpoint: this client
+        // has none of them.
+        let client = sitemapper_crawl::client_builder(addresses, &self.network.verifying())
             .context("cannot build the IndexNow client")?
             .user_agent(self.user_agent.clone())
             .timeout(Duration::from_secs(30))

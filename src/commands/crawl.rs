@@ -2,6 +2,7 @@
 //! the sitemaps of the indexable ones.
 
 mod not_listed;
+mod staging;
 mod summary;
 mod summary_json;
 
@@ -11,7 +12,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
-use sitemapper_crawl::{CrawlStopper, CrawlSummary, Crawler, RenderMode, Renderer, ResumePoint};
+use sitemapper_crawl::{
+    CrawlStopper, CrawlSummary, Crawler, HostMap, RenderMode, Renderer, ResumePoint, shown_proxy,
+};
 use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{
     Alternate, ChangeFreq, ChunkedWriter, Entry, Published, ROOT_FILE_NAME, StagingDir,
@@ -145,6 +148,8 @@ pub(crate) fn crawl_and_publish(
             timeout: settings.render.timeout,
             user_agent: settings.crawl.user_agent.clone(),
             private_networks,
+            proxy: browser_proxy(settings),
+            accept_invalid_certificates: settings.crawl.network.accept_invalid_certificates,
         }))
     });
     if let Some(browser) = &browser {
@@ -216,7 +221,10 @@ pub(crate) fn crawl_and_publish(
     let published = publish(&mut store, run, settings, &summary, staging).inspect_err(|_| {
         let _ = store.finish_run(run, RunStatus::Failed);
     })?;
-    let changes = record_changes(&mut store, run, &summary)?;
+    let changes = published_changes(
+        record_changes(&mut store, run, &summary)?,
+        &settings.crawl.host_map,
+    );
     store.finish_run(run, RunStatus::Complete)?;
     if let Some(target) = &settings.report_changes {
         changes::write_report(&changes, target)?;
@@ -314,6 +322,37 @@ fn record_changes(
     Ok(changes)
 }
 
+/// The change report in the URLs the sitemaps publish (`--map-host`): it is read with them,
+/// and IndexNow is told of them.
+fn published_changes(mut changes: ChangeReport, host_map: &HostMap) -> ChangeReport {
+    if host_map.is_empty() {
+        return changes;
+    }
+    for urls in [
+        &mut changes.added,
+        &mut changes.removed,
+        &mut changes.changed,
+    ] {
+        for url in urls.iter_mut() {
+            *url = host_map.publish_text(url).into_owned();
+        }
+    }
+    changes
+}
+
+/// The proxy the browser goes through: `--proxy` without its credentials (Chromium takes
+/// none on its command line, and they would show in the process list), or, without
+/// `--proxy`, the environment's, which Chromium reads itself.
+fn browser_proxy(settings: &CrawlSettings) -> Option<String> {
+    let proxy = settings.crawl.network.proxy.as_ref()?;
+    if !proxy.username().is_empty() {
+        tracing::warn!(
+            "the browser cannot authenticate to the proxy: pages rendered may miss what their scripts fetch"
+        );
+    }
+    Some(shown_proxy(proxy))
+}
+
 /// Notifies IndexNow of what changed since the previous run. A failure is reported but does
 /// not fail the run: the sitemap is published already. Returns what to say in the summary.
 fn notify_indexnow(
@@ -329,7 +368,8 @@ fn notify_indexnow(
     if counts.added + counts.removed + counts.changed == 0 {
         return Some("IndexNow: nothing changed: not notified.".to_string());
     }
-    let host = summary.scope_root.host_str().unwrap_or_default();
+    let published_root = indexnow.host_map.to_published(&summary.scope_root);
+    let host = published_root.host_str().unwrap_or_default();
     match runtime.block_on(indexnow.notify(host, changes, &summary.addresses)) {
         Ok(notified) => Some(format!(
             "IndexNow: notified {} of {} URLs in {} request(s).",
@@ -531,16 +571,21 @@ fn publish(
 ) -> Result<(Vec<Written>, Published), Failure> {
     let listed = store.listed_count(run)?;
     if listed == 0 {
+        let why = staging::canonicals_elsewhere(store, run, &summary.scope_root)?
+            .first()
+            .map(|elsewhere| format!(" ({})", elsewhere.explain(&settings.crawl.host_map)))
+            .unwrap_or_default();
         return Err(Failure::fatal(anyhow::anyhow!(
-            "no indexable page found under {}; {}",
+            "no indexable page found under {}{why}; {}",
             summary.scope_root,
             left_as_it_was(settings)
         )));
     }
+    let host_map = &settings.crawl.host_map;
     let base_url = settings
         .base_url
         .clone()
-        .unwrap_or_else(|| summary.scope_root.to_string());
+        .unwrap_or_else(|| host_map.to_published(&summary.scope_root).to_string());
     let mut writers = settings
         .formats
         .iter()
@@ -559,12 +604,13 @@ fn publish(
     let store: &Store = store;
     store.for_each_listed(run, |page| -> anyhow::Result<()> {
         let extras = EntryExtras::of(store, run, settings, &page)?;
+        let loc = host_map.publish_text(page.url);
         let entry = Entry {
             changefreq: extras.changefreq,
             priority: extras.priority,
             images: &extras.images,
             alternates: &extras.alternates,
-            ..Entry::new(page.url, page.lastmod)
+            ..Entry::new(&loc, page.lastmod)
         };
         for writer in &mut writers {
             writer.push(&entry)?;
@@ -594,8 +640,13 @@ impl EntryExtras {
         settings: &CrawlSettings,
         page: &ListedPage<'_>,
     ) -> anyhow::Result<EntryExtras> {
+        let host_map = &settings.crawl.host_map;
         let images = if settings.images {
-            store.images_of(page.url)?
+            store
+                .images_of(page.url)?
+                .iter()
+                .map(|image| host_map.publish_text(image).into_owned())
+                .collect()
         } else {
             Vec::new()
         };
@@ -604,7 +655,10 @@ impl EntryExtras {
                 .listed_alternates_of(run, page.url)?
                 .into_iter()
                 .filter(|(hreflang, _)| is_valid_hreflang(hreflang))
-                .map(|(hreflang, href)| Alternate { hreflang, href })
+                .map(|(hreflang, href)| Alternate {
+                    hreflang,
+                    href: host_map.publish_text(&href).into_owned(),
+                })
                 .collect()
         } else {
             Vec::new()

@@ -15,7 +15,10 @@ use crate::settings::{ConfigFile, RunsSettings};
 
 pub(crate) fn run(args: RunsArgs, file: ConfigFile) -> Result<(), Failure> {
     let format = args.summary.unwrap_or_default();
-    let RunsSettings { state, summary: format } = RunsSettings::resolve(args, file)
+    let RunsSettings {
+        state,
+        summary: format,
+    } = RunsSettings::resolve(args, file)
         .map_err(|error| json::failed("runs", format, Failure::usage(error)))?;
     let runs = read(&state).map_err(|failure| json::failed("runs", format, failure))?;
     match format {

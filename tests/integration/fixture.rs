@@ -91,10 +91,15 @@ pub(crate) struct Site {
     routes: HashMap<String, Vec<Route>>,
     /// Answers requests no fixed route matches: generated, possibly endless, sites.
     generator: Option<Generator>,
+    /// Answers a request before its route does (a site that wants credentials).
+    guard: Option<Guard>,
 }
 
 /// Makes a response for a request target (path and query), or None for a 404.
 pub(crate) type Generator = Arc<dyn Fn(&str) -> Option<Route> + Send + Sync>;
+
+/// Looks at a request first: a response of its own (a 401), or None to let the route answer.
+pub(crate) type Guard = Arc<dyn Fn(&Seen) -> Option<Route> + Send + Sync>;
 
 impl std::fmt::Debug for Site {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -136,18 +141,32 @@ impl Site {
         self
     }
 
+    /// Puts every request to `guard` before its route answers.
+    pub(crate) fn guarded(
+        mut self,
+        guard: impl Fn(&Seen) -> Option<Route> + Send + Sync + 'static,
+    ) -> Site {
+        self.guard = Some(Arc::new(guard));
+        self
+    }
+
     pub(crate) fn serve(self) -> Server {
-        Server::start(self, "127.0.0.1")
+        Server::start(self, "127.0.0.1", None)
     }
 
     /// Serves on another loopback address (`127.0.0.2`): a second host on this machine.
     pub(crate) fn serve_on(self, address: &str) -> Server {
-        Server::start(self, address)
+        Server::start(self, address, None)
+    }
+
+    /// Serves over TLS on 127.0.0.1 with `config` (`https://127.0.0.1:PORT`).
+    pub(crate) fn serve_tls(self, config: Arc<rustls::ServerConfig>) -> Server {
+        Server::start(self, "127.0.0.1", Some(config))
     }
 }
 
-fn substitute_names(text: &str, address: SocketAddr) -> String {
-    text.replace("{origin}", &format!("http://{address}"))
+fn substitute_names(text: &str, address: SocketAddr, scheme: &str) -> String {
+    text.replace("{origin}", &format!("{scheme}://{address}"))
         .replace("{host}", &address.to_string())
         .replace("{port}", &address.port().to_string())
 }
@@ -155,17 +174,19 @@ fn substitute_names(text: &str, address: SocketAddr) -> String {
 struct Routes {
     fixed: HashMap<String, Sequence>,
     generator: Option<Generator>,
+    guard: Option<Guard>,
     address: SocketAddr,
+    scheme: &'static str,
 }
 
 impl Routes {
-    fn new(site: Site, address: SocketAddr) -> Routes {
+    fn new(site: Site, address: SocketAddr, scheme: &'static str) -> Routes {
         let substitute = |mut route: Route| {
             if let Ok(text) = std::str::from_utf8(&route.body) {
-                route.body = substitute_names(text, address).into_bytes();
+                route.body = substitute_names(text, address, scheme).into_bytes();
             }
             for (_, value) in &mut route.headers {
-                *value = substitute_names(value, address);
+                *value = substitute_names(value, address, scheme);
             }
             route
         };
@@ -183,7 +204,9 @@ impl Routes {
         Routes {
             fixed,
             generator: site.generator,
+            guard: site.guard,
             address,
+            scheme,
         }
     }
 
@@ -193,7 +216,7 @@ impl Routes {
         }
         let mut route = (self.generator.as_ref()?)(target)?;
         if let Ok(text) = std::str::from_utf8(&route.body) {
-            route.body = substitute_names(text, self.address).into_bytes();
+            route.body = substitute_names(text, self.address, self.scheme).into_bytes();
         }
         Some(route)
     }
@@ -269,6 +292,8 @@ pub(crate) struct Seen {
 #[derive(Debug)]
 pub(crate) struct Server {
     address: SocketAddr,
+    /// `http`, or `https` when served over TLS.
+    scheme: &'static str,
     routes: Arc<RwLock<Arc<Routes>>>,
     log: Arc<RequestLog>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -276,14 +301,16 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn start(site: Site, address: &str) -> Server {
+    fn start(site: Site, address: &str, tls: Option<Arc<rustls::ServerConfig>>) -> Server {
         let listener = std::net::TcpListener::bind((address, 0))
             .unwrap_or_else(|error| panic!("bind {address}:0: {error}"));
         listener
             .set_nonblocking(true)
             .expect("non-blocking listener");
         let address = listener.local_addr().expect("local address");
-        let routes = Arc::new(RwLock::new(Arc::new(Routes::new(site, address))));
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let tls = tls.map(tokio_rustls::TlsAcceptor::from);
+        let routes = Arc::new(RwLock::new(Arc::new(Routes::new(site, address, scheme))));
         let log: Arc<RequestLog> = Arc::default();
         let (shutdown, mut stop) = tokio::sync::oneshot::channel::<()>();
         let server_log = Arc::clone(&log);
@@ -302,13 +329,27 @@ impl Server {
                             let Ok((stream, _)) = accepted else { continue };
                             let routes = Arc::clone(&server_routes);
                             let log = Arc::clone(&server_log);
+                            let tls = tls.clone();
                             tokio::spawn(async move {
                                 let service = service_fn(move |request| {
                                     respond(request, Arc::clone(&routes), Arc::clone(&log))
                                 });
-                                let _ = http1::Builder::new()
-                                    .serve_connection(TokioIo::new(stream), service)
-                                    .await;
+                                let connection = http1::Builder::new();
+                                match tls {
+                                    Some(acceptor) => {
+                                        // A client that refuses the certificate ends here.
+                                        if let Ok(stream) = acceptor.accept(stream).await {
+                                            let _ = connection
+                                                .serve_connection(TokioIo::new(stream), service)
+                                                .await;
+                                        }
+                                    }
+                                    None => {
+                                        let _ = connection
+                                            .serve_connection(TokioIo::new(stream), service)
+                                            .await;
+                                    }
+                                }
                             });
                         }
                     }
@@ -317,6 +358,7 @@ impl Server {
         });
         Server {
             address,
+            scheme,
             routes,
             log,
             shutdown: Some(shutdown),
@@ -326,16 +368,22 @@ impl Server {
 
     /// Serves `site` from now on, on the same address (a site that changes between runs).
     pub(crate) fn change(&self, site: Site) {
-        *self.routes.write().expect("routes lock") = Arc::new(Routes::new(site, self.address));
+        *self.routes.write().expect("routes lock") =
+            Arc::new(Routes::new(site, self.address, self.scheme));
     }
 
-    /// `http://127.0.0.1:PORT` followed by `path`.
+    /// `http://127.0.0.1:PORT` (`https` over TLS) followed by `path`.
     pub(crate) fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.address)
+        format!("{}://{}{path}", self.scheme, self.address)
     }
 
     pub(crate) fn origin(&self) -> String {
-        format!("http://{}", self.address)
+        format!("{}://{}", self.scheme, self.address)
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub(crate) fn host(&self) -> String {
+        self.address.to_string()
     }
 
     /// Every request received so far, in order.
@@ -444,16 +492,21 @@ async fn respond(
         .map(|collected| collected.to_bytes().to_vec())
         .unwrap_or_default();
     let _in_flight = log.begin();
-    log.push(Seen {
+    let seen = Seen {
         method,
         target: target.clone(),
         headers,
         body,
-    });
+    };
     let routes = Arc::clone(&routes.read().expect("routes lock"));
-    let route = routes.route(&target).unwrap_or_else(|| {
-        Route::new(404, "<html><body>not found</body></html>").header("Content-Type", "text/html")
-    });
+    let guarded = routes.guard.as_ref().and_then(|guard| guard(&seen));
+    log.push(seen);
+    let route = guarded
+        .or_else(|| routes.route(&target))
+        .unwrap_or_else(|| {
+            Route::new(404, "<html><body>not found</body></html>")
+                .header("Content-Type", "text/html")
+        });
     let route = not_modified(route, &request_headers).unwrap_or_else(|route| route);
     if !route.delay.is_zero() {
         tokio::time::sleep(route.delay).await;

@@ -6,6 +6,7 @@
     reason = "tests"
 )]
 
+mod access;
 mod audit;
 mod chaos;
 mod chunking;

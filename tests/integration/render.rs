@@ -12,7 +12,7 @@ use crate::harness::{crawl, crawl_recorded, listed_urls, sitemapper_command, ver
 
 /// The browser the tests render with: Debian's chromium (installed by .ci/run). Missing, the
 /// rendering tests are skipped with a message, but not under CI.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let found = Command::new("sh")
         .args(["-c", "command -v chromium"])
         .output()

@@ -99,9 +99,21 @@ impl AddressPolicy {
     }
 
     /// The resolver that enforces this policy on every connection of an HTTP client.
+    #[cfg(test)]
     pub(crate) fn resolver(&self) -> Arc<GuardedResolver> {
+        self.resolver_trusting(&[])
+    }
+
+    /// The resolver that enforces this policy on every connection of an HTTP client, but
+    /// for the `trusted` names: the proxies the user chose, which may well be on the local
+    /// network (what goes through them is the proxy's to resolve).
+    pub(crate) fn resolver_trusting(&self, trusted: &[String]) -> Arc<GuardedResolver> {
         Arc::new(GuardedResolver {
             policy: self.clone(),
+            trusted: trusted
+                .iter()
+                .map(|name| name.to_ascii_lowercase())
+                .collect(),
         })
     }
 }
@@ -110,15 +122,22 @@ impl AddressPolicy {
 #[derive(Debug)]
 pub(crate) struct GuardedResolver {
     policy: AddressPolicy,
+    /// Names resolved without the policy (lower case).
+    trusted: Vec<String>,
 }
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let policy = self.policy.clone();
         let host = name.as_str().to_string();
+        let trusted = self.trusted.contains(&host.to_ascii_lowercase());
         Box::pin(async move {
             let resolved: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if trusted {
+                let addresses: Addrs = Box::new(resolved.into_iter());
+                return Ok(addresses);
+            }
             let refused = resolved
                 .iter()
                 .find(|address| !policy.allows(address.ip()))
@@ -283,6 +302,15 @@ mod tests {
             Err(error) => error.to_string(),
         };
         assert!(refused.contains("private network"), "{refused}");
+    }
+
+    #[tokio::test]
+    async fn a_proxy_the_user_chose_resolves_wherever_it_is() {
+        let resolver = AddressPolicy::default().resolver_trusting(&["LocalHost".to_string()]);
+        let name: Name = "localhost"
+            .parse()
+            .unwrap_or_else(|_| panic!("a valid name"));
+        assert!(resolver.resolve(name).await.is_ok());
     }
 
     #[tokio::test]

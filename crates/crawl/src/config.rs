@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use crate::access::SiteAccess;
 use crate::address::AddressPolicy;
+use crate::host_map::HostMap;
+use crate::network::NetworkOptions;
 use crate::render::RenderMode;
 
 /// The default limit of a chain of same-shaped pages: deep enough for long "next page"
@@ -108,6 +111,12 @@ pub struct CrawlConfig {
     /// When pages are rendered in a browser (the browser itself is given with
     /// [`crate::Crawler::with_renderer`]).
     pub render: RenderMode,
+    /// Headers, basic authentication and cookies for the site's origins (secrets).
+    pub access: SiteAccess,
+    /// The proxy and the TLS certificates trusted.
+    pub network: NetworkOptions,
+    /// Production hosts whose URLs are crawled on their staging copy.
+    pub host_map: HostMap,
 }
 
 impl Default for CrawlConfig {
@@ -141,6 +150,9 @@ impl Default for CrawlConfig {
             collect_images: false,
             collect_alternates: false,
             render: RenderMode::Auto,
+            access: SiteAccess::default(),
+            network: NetworkOptions::default(),
+            host_map: HostMap::default(),
         }
     }
 }

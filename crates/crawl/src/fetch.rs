@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap};
-use rustls_platform_verifier::BuilderVerifierExt;
 use url::Url;
 
 use crate::CrawlError;
+use crate::access::SiteSession;
 use crate::address::{AddressPolicy, PrivateAddress};
 use crate::config::CrawlConfig;
 use crate::event::is_html_content_type;
+use crate::network::{NetworkOptions, shown_proxy, tls_config};
 
 /// Which bodies are worth reading. Others are not downloaded at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,16 +129,20 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     message
 }
 
-/// A reqwest client builder with TLS ready and `addresses` enforced on every connection,
-/// redirects included. Requests to URLs whose host is an address literal must still pass
+/// A reqwest client builder with TLS ready (the extra roots, or any certificate, as `network`
+/// says), the proxy of `network`, and `addresses` enforced on every connection, redirects
+/// included. Requests to URLs whose host is an address literal must still pass
 /// [`AddressPolicy::check_url`] first: they are not resolved. Fails when the system's root
-/// certificates cannot be loaded.
-pub fn client_builder(addresses: &AddressPolicy) -> Result<reqwest::ClientBuilder, CrawlError> {
-    let tls = tls_config().map_err(|error| CrawlError::Client(error.to_string()))?;
+/// certificates cannot be loaded, or the proxy is not one reqwest can use.
+pub fn client_builder(
+    addresses: &AddressPolicy,
+    network: &NetworkOptions,
+) -> Result<reqwest::ClientBuilder, CrawlError> {
+    let tls = tls_config(network).map_err(|error| CrawlError::Client(error.to_string()))?;
     let redirect_policy = addresses.clone();
-    let builder = reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
-        .dns_resolver(addresses.resolver())
+        .dns_resolver(addresses.resolver_trusting(&network.proxy_hosts))
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= MAX_CLIENT_REDIRECTS {
                 attempt.error("too many redirects")
@@ -147,22 +152,20 @@ pub fn client_builder(addresses: &AddressPolicy) -> Result<reqwest::ClientBuilde
                 attempt.follow()
             }
         }));
+    if let Some(proxy) = &network.proxy {
+        // `--proxy` replaces the proxies of the environment; NO_PROXY still applies.
+        let proxy = reqwest::Proxy::all(proxy.as_str())
+            .map_err(|error| {
+                CrawlError::Client(format!(
+                    "cannot use the proxy {}: {}",
+                    shown_proxy(proxy),
+                    error_chain(&error)
+                ))
+            })?
+            .no_proxy(reqwest::NoProxy::from_env());
+        builder = builder.proxy(proxy);
+    }
     Ok(builder)
-}
-
-/// The TLS configuration reqwest 0.13 builds by default (`ClientBuilder::build`: the
-/// platform's certificate verifier and root certificates, every TLS version rustls has, ALPN
-/// `h2` then `http/1.1`), with ring as the crypto provider of this configuration alone.
-/// reqwest is built without a crypto provider of its own, and would otherwise need a
-/// process-wide default installed, which is not for a library to set.
-fn tls_config() -> Result<rustls::ClientConfig, rustls::Error> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(rustls::ALL_VERSIONS)?
-        .with_platform_verifier()?
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    Ok(config)
 }
 
 /// Redirects a client built by [`client_builder`] follows by itself (the crawl follows its
@@ -173,6 +176,9 @@ const MAX_CLIENT_REDIRECTS: usize = 10;
 pub(crate) struct Fetcher {
     client: reqwest::Client,
     addresses: AddressPolicy,
+    /// What requests to the site carry: the user's headers, credentials and cookies, and the
+    /// cookies the site sets (the client's cookie store).
+    session: Arc<SiteSession>,
     max_body_bytes: usize,
     retries: u32,
     retry_base_delay: Duration,
@@ -183,8 +189,10 @@ impl Fetcher {
     pub(crate) fn new(
         config: &CrawlConfig,
         addresses: AddressPolicy,
+        session: Arc<SiteSession>,
     ) -> Result<Fetcher, CrawlError> {
-        let client = client_builder(&addresses)?
+        let client = client_builder(&addresses, &config.network)?
+            .cookie_provider(Arc::clone(&session))
             .user_agent(config.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(config.connect_timeout)
@@ -196,6 +204,7 @@ impl Fetcher {
         Ok(Fetcher {
             client,
             addresses,
+            session,
             max_body_bytes: config.max_body_bytes,
             retries: config.retries,
             retry_base_delay: config.retry_base_delay,
@@ -250,6 +259,9 @@ impl Fetcher {
         let started = Instant::now();
         let fetched_at = Timestamp::now();
         let mut request = self.client.get(url.clone());
+        for (name, value) in self.session.headers_for(url) {
+            request = request.header(name, value);
+        }
         if let Some(validators) = validators {
             if let Some(etag) = &validators.etag {
                 request = request.header(header::IF_NONE_MATCH, etag);
@@ -366,9 +378,7 @@ mod tests {
 
     #[test]
     fn clients_bring_their_own_crypto_provider() {
-        let tls = tls_config().unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(tls.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
-        client_builder(&AddressPolicy::default())
+        client_builder(&AddressPolicy::default(), &NetworkOptions::default())
             .unwrap_or_else(|error| panic!("{error}"))
             .build()
             .unwrap_or_else(|error| panic!("{error}"));
@@ -380,9 +390,10 @@ mod tests {
 
     #[test]
     fn backoff_grows_and_stays_within_its_jitter() {
-        let fetcher = Fetcher::new(&CrawlConfig::default(), AddressPolicy::default())
-            .unwrap_or_else(|error| panic!("{error}"));
         let url = Url::parse("http://example.com/").unwrap_or_else(|error| panic!("{error}"));
+        let session = Arc::new(SiteSession::none(&url));
+        let fetcher = Fetcher::new(&CrawlConfig::default(), AddressPolicy::default(), session)
+            .unwrap_or_else(|error| panic!("{error}"));
         for attempt in 0..4 {
             let base = Duration::from_millis(500) * (1 << attempt);
             let backoff = fetcher.backoff(attempt, &url);

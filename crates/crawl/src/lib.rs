@@ -5,6 +5,7 @@
 //! the events. A failure on one URL is an event with a reason; [`CrawlError`] is for the fatal
 //! conditions that end a run (a seed that cannot be reached, an HTTP client that cannot be built).
 
+mod access;
 mod address;
 mod classify;
 mod config;
@@ -13,7 +14,9 @@ mod event;
 mod fetch;
 mod frontier;
 mod history;
+mod host_map;
 mod lastmod;
+mod network;
 mod normalize;
 mod origins;
 mod render;
@@ -21,6 +24,7 @@ mod robots;
 mod scope;
 mod traps;
 
+pub use access::{BasicAuth, SiteAccess, SiteCookie, SiteHeader, SiteSession};
 pub use address::{AddressPolicy, PrivateAddress};
 pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
@@ -31,6 +35,8 @@ pub use event::{
 pub use fetch::client_builder;
 pub use frontier::{FrontierSpill, SpilledUrl};
 pub use history::{History, PreviousPage};
+pub use host_map::{HostMap, suggested_mapping};
+pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};
 pub use normalize::UrlNormalizer;
 pub use render::{
     Admission, BoxFuture, BrowserReport, PROBES, Refusal, RenderFailure, RenderMode, RenderReport,
@@ -75,6 +81,19 @@ pub enum CrawlError {
     /// loaded).
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+}
+
+/// A setting the user gave that cannot be used (a header, a cookie, credentials, a proxy, a
+/// certificate file, a host mapping), and why. The message never repeats a secret: it names
+/// a header or a cookie, never its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidSetting(String);
+
+impl InvalidSetting {
+    pub(crate) fn new(message: impl Into<String>) -> InvalidSetting {
+        InvalidSetting(message.into())
+    }
 }
 
 /// A URL given by the user, cut for an error line that must stay one readable line.

@@ -11,10 +11,14 @@ use std::borrow::Cow;
 
 use url::Url;
 
-/// Normalizes URLs and strips a configurable list of tracking and session parameters.
+use crate::host_map::HostMap;
+
+/// Normalizes URLs and strips a configurable list of tracking and session parameters; with a
+/// [`HostMap`], URLs on a production host become their staging copy's.
 #[derive(Debug, Clone)]
 pub struct UrlNormalizer {
     strip: Vec<ParameterPattern>,
+    host_map: HostMap,
 }
 
 #[derive(Debug, Clone)]
@@ -49,7 +53,14 @@ impl UrlNormalizer {
                 .iter()
                 .map(|pattern| ParameterPattern::parse(pattern.as_ref()))
                 .collect(),
+            host_map: HostMap::default(),
         }
+    }
+
+    /// Maps the production hosts of `host_map` onto their staging copies after normalizing.
+    pub fn with_host_map(mut self, host_map: HostMap) -> UrlNormalizer {
+        self.host_map = host_map;
+        self
     }
 
     /// The normalized form of `url`, or `None` when it is not an http(s) URL with a host.
@@ -82,7 +93,12 @@ impl UrlNormalizer {
         // Setting a path made of decoded characters can itself need normalizing again (a
         // decoded `%2E` forming a dot-segment); one more round of the parser settles it.
         if normalized.path() != path {
-            return Url::parse(normalized.as_str()).ok();
+            normalized = Url::parse(normalized.as_str()).ok()?;
+        }
+        if !self.host_map.is_empty()
+            && let Some(mapped) = self.host_map.to_crawled(&normalized)
+        {
+            return Some(mapped);
         }
         Some(normalized)
     }
@@ -238,6 +254,27 @@ mod tests {
             .parse(text)
             .map(String::from)
             .unwrap_or_else(|| "<none>".to_string())
+    }
+
+    #[test]
+    fn a_host_map_puts_production_urls_on_the_staging_host() {
+        let mut map = HostMap::default();
+        map.add("staging.example.com=www.example.com")
+            .unwrap_or_else(|error| panic!("{error}"));
+        let normalizer = normalizer().with_host_map(map);
+        let normalized = |text: &str| normalizer.parse(text).map(String::from);
+        assert_eq!(
+            normalized("https://WWW.example.com/a/../b?utm_source=x#top").as_deref(),
+            Some("https://staging.example.com/b")
+        );
+        assert_eq!(
+            normalized("https://staging.example.com/b").as_deref(),
+            Some("https://staging.example.com/b")
+        );
+        assert_eq!(
+            normalized("https://example.com/b").as_deref(),
+            Some("https://example.com/b")
+        );
     }
 
     #[test]

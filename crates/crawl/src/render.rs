@@ -66,6 +66,14 @@ pub enum Refusal {
 pub trait RequestGate: Send + Sync {
     /// Whether `url` may be requested, and as what.
     fn admit<'a>(&'a self, url: &'a Url) -> BoxFuture<'a, Admission>;
+
+    /// The headers a request to `url` that [`Self::admit`] admitted as [`Admission::Site`]
+    /// carries besides the browser's own: the site's headers, basic authentication and
+    /// cookies, as the crawl's requests carry them. Secrets: for that request only, never
+    /// logged, never added to a request to another host. None by default.
+    fn site_headers(&self, _url: &Url) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 /// One page to render: the response the crawl already has stands for the document, so the

@@ -97,7 +97,6 @@ impl LiveBrowser {
             .disable_default_args()
             .new_headless_mode()
             .user_data_dir(profile.path())
-            .respect_https_errors()
             .launch_timeout(Duration::from_secs(20))
             .request_timeout(Duration::from_secs(30))
             .args(SWITCHES.iter().copied())
@@ -107,6 +106,12 @@ impl LiveBrowser {
             } else {
                 format!("disable-features={DISABLED_FEATURES}")
             });
+        if !options.accept_invalid_certificates {
+            builder = builder.respect_https_errors();
+        }
+        if let Some(proxy) = &options.proxy {
+            builder = builder.arg(format!("proxy-server={proxy}"));
+        }
         if running_as_root() {
             // Chromium's sandbox cannot start as root (README, JavaScript-built sites).
             tracing::warn!(

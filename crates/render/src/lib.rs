@@ -62,6 +62,12 @@ pub struct ChromiumOptions {
     /// another private host, are turned off, and the crawl's gate alone decides. Otherwise
     /// they stay on, behind the gate, against a name that resolves elsewhere once checked.
     pub private_networks: bool,
+    /// The proxy the browser's requests go through (`--proxy-server`), without credentials
+    /// (Chromium takes none on its command line). `None`: the environment's `http_proxy`,
+    /// `https_proxy`, `all_proxy` and `no_proxy`, as Chromium reads them on Linux.
+    pub proxy: Option<String>,
+    /// Accept any TLS certificate, as the crawl does with `--insecure`.
+    pub accept_invalid_certificates: bool,
 }
 
 /// No browser to render with.

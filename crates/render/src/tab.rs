@@ -387,8 +387,9 @@ async fn decide(
     let Some(url) = url else {
         return refuse(page, id);
     };
+    let mut site_headers = Vec::new();
     match request.gate.admit(&url).await {
-        Admission::Site => {}
+        Admission::Site => site_headers = request.gate.site_headers(&url),
         Admission::OtherHost => {
             let host = url.host_str().unwrap_or_default().to_string();
             note(&|log| *log.other_hosts.entry(host.clone()).or_default() += 1);
@@ -402,8 +403,40 @@ async fn decide(
             return refuse(page, id);
         }
     }
-    answer(page, ContinueRequestParams::new(id));
+    let mut continued = ContinueRequestParams::new(id);
+    if !site_headers.is_empty() {
+        continued.headers = Some(with_site_headers(event, site_headers));
+    }
+    answer(page, continued);
     Ok(Answer::Sent)
+}
+
+/// The headers of an intercepted request with the site's added (they replace the browser's
+/// of the same name): continuing a request with headers replaces all of them.
+fn with_site_headers(
+    event: &EventRequestPaused,
+    site_headers: Vec<(String, String)>,
+) -> Vec<HeaderEntry> {
+    let mut headers: Vec<HeaderEntry> = event
+        .request
+        .headers
+        .inner()
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(name, _)| {
+            !site_headers
+                .iter()
+                .any(|(site_name, _)| site_name.eq_ignore_ascii_case(name))
+        })
+        .filter_map(|(name, value)| Some(HeaderEntry::new(name.clone(), value.as_str()?)))
+        .collect();
+    headers.extend(
+        site_headers
+            .into_iter()
+            .map(|(name, value)| HeaderEntry::new(name, value)),
+    );
+    headers
 }
 
 fn refuse(page: &Page, id: fetch::RequestId) -> Result<Answer, TabError> {

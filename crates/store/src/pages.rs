@@ -420,6 +420,31 @@ impl Store {
         Ok(())
     }
 
+    /// Visits the canonical target of every page of `run` left out because its canonical is
+    /// out of the crawl's scope (another host, or outside the seed's directory), one row at a
+    /// time, in no particular order.
+    pub fn for_each_out_of_scope_canonical<E: From<StoreError>>(
+        &self,
+        run: RunId,
+        mut visit: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT target FROM pages
+                 WHERE last_seen_run = ?1 AND reason = ?2 AND target IS NOT NULL",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let mut rows = statement
+            .query(params![run.0, Reason::CanonicalOutOfScope])
+            .map_err(|source| self.sql_error(source))?;
+        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
+            let target: String = row.get(0).map_err(|source| self.sql_error(source))?;
+            visit(&target)?;
+        }
+        Ok(())
+    }
+
     /// Visits every page `run` recorded with the lastmod written for it, ordered by URL, one
     /// row at a time.
     pub fn for_each_page<E: From<StoreError>>(

@@ -419,6 +419,36 @@ fn broken_canonicals_are_listed_as_themselves_and_chains_are_kept() {
 }
 
 #[test]
+fn canonicals_out_of_scope_are_read_back_with_their_targets() {
+    let (_directory, mut store) = open();
+    let run = store.begin_run("https://staging.e.com/").unwrap();
+    let elsewhere = |url: &str, target: &str| PageRecord {
+        reason: Some(Reason::CanonicalOutOfScope),
+        target: Some(target.to_string()),
+        ..page(url, Verdict::Excluded)
+    };
+    store
+        .record_pages(
+            run,
+            &[
+                page("https://staging.e.com/", Verdict::Indexable),
+                elsewhere("https://staging.e.com/a", "https://www.e.com/a"),
+                elsewhere("https://staging.e.com/b", "https://www.e.com/b"),
+            ],
+        )
+        .unwrap();
+    let mut targets = Vec::new();
+    store
+        .for_each_out_of_scope_canonical(run, |target| -> Result<(), StoreError> {
+            targets.push(target.to_string());
+            Ok(())
+        })
+        .unwrap();
+    targets.sort();
+    assert_eq!(targets, ["https://www.e.com/a", "https://www.e.com/b"]);
+}
+
+#[test]
 fn reasons_are_counted_per_run() {
     let (_directory, mut store) = open();
     let run = store.begin_run("https://e.com/").unwrap();

@@ -133,6 +133,10 @@ pub(super) struct ReportJson<'a> {
     pub severities: BTreeMap<&'static str, u64>,
     pub site_sitemaps: Vec<String>,
     pub site_sitemap_urls: usize,
+    /// `--map-host` mappings (`staging -> production`): the findings name the URLs crawled,
+    /// the sitemap the production ones.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub host_map: Vec<String>,
     pub findings: Vec<FindingJson<'a>>,
 }
 

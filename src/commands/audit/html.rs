@@ -107,6 +107,18 @@ sortable(document.getElementById('pages'));
 /// One page as a row of the pages table: URL, status, verdict, reason, depth, title.
 pub(super) type PageRow = [String; 6];
 
+/// The `--map-host` mappings, stated: the findings name the URLs crawled.
+fn host_map_note(host_map: &[String]) -> String {
+    if host_map.is_empty() {
+        return String::new();
+    }
+    let mappings: Vec<String> = host_map.iter().map(|mapping| escape(mapping)).collect();
+    format!(
+        "<p>Hosts mapped (--map-host): {}. The findings name the URLs crawled; the sitemap names the production URLs.</p>",
+        mappings.join("; ")
+    )
+}
+
 /// The HTML report.
 pub(super) fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Result<String> {
     let data = serde_json::json!({
@@ -124,7 +136,7 @@ pub(super) fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Resu
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Site audit: {site}</title><style>{STYLE}</style></head>
-<body><header><h1>Site audit: {site}</h1><p>Crawled by sitemapper on {generated}, run #{run}.</p></header>
+<body><header><h1>Site audit: {site}</h1><p>Crawled by sitemapper on {generated}, run #{run}.</p>{host_map}</header>
 <main>
 <div class="cards" id="summary">
 <div class="card"><div class="value">{pages}</div><div class="label">URLs crawled</div></div>
@@ -155,6 +167,7 @@ pub(super) fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Resu
 "#,
         site = escape(report.site),
         generated = escape(&report.generated_at),
+        host_map = host_map_note(&report.host_map),
         run = report.run,
         pages = report.counts.pages,
         listed = report.counts.listed,

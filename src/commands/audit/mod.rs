@@ -159,7 +159,10 @@ fn audit(
 ) -> Result<Audited, Failure> {
     let crawled = crawl_and_publish(settings, output)?;
     let sitemaps = read_site_sitemaps(&crawled, settings);
-    let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters);
+    // The site's sitemaps name the production host of a staging copy: compared as the crawl
+    // knows them (`--map-host`).
+    let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters)
+        .with_host_map(settings.crawl.host_map.clone());
     let normalize = |loc: &str| {
         Url::parse(loc)
             .ok()
@@ -178,7 +181,7 @@ fn audit(
         &site_sitemaps,
         &normalize,
     )?;
-    write_report(&crawled, &findings, &sitemaps, &options.report)?;
+    write_report(&crawled, settings, &findings, &sitemaps, &options.report)?;
     Ok(Audited {
         crawled,
         findings,
@@ -213,15 +216,14 @@ fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitem
     };
     runtime.block_on(site_sitemaps::read(
         &crawled.notes.sitemaps,
-        &crawled.summary.scope_root,
-        &settings.crawl.user_agent,
-        settings.crawl.request_timeout,
-        &crawled.summary.addresses,
+        &crawled.summary,
+        &settings.crawl,
     ))
 }
 
 fn write_report(
     crawled: &Crawled,
+    settings: &CrawlSettings,
     findings: &[Finding],
     sitemaps: &site_sitemaps::SiteSitemaps,
     directory: &std::path::Path,
@@ -249,6 +251,7 @@ fn write_report(
         severities,
         site_sitemaps: sitemaps.files.iter().map(ToString::to_string).collect(),
         site_sitemap_urls: sitemaps.urls.len(),
+        host_map: settings.crawl.host_map.describe(),
         findings: findings.iter().map(files::FindingJson::of).collect(),
     };
     files::write_json(&report, &directory.join("report.json"))?;

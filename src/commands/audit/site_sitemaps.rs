@@ -4,14 +4,14 @@
 //! reported, and nesting and the number of sitemaps followed are bounded.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
+use std::sync::Arc;
 
 use sitemapper_sitemap::{
     IndexWalk, Listed, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
 };
 
 use crate::commands::sitemap_source::SitemapClient;
-use sitemapper_crawl::AddressPolicy;
+use sitemapper_crawl::{CrawlConfig, CrawlSummary, HostMap};
 use url::Url;
 
 /// What was found.
@@ -25,26 +25,36 @@ pub(super) struct SiteSitemaps {
     pub problems: Vec<(String, String)>,
 }
 
-/// Reads the sitemaps at `declared` (robots.txt `Sitemap:` lines), or `/sitemap.xml` of `root`
-/// when robots.txt names none (then a 404 is simply "no sitemap", not a problem).
+/// Reads the sitemaps at `declared` (robots.txt `Sitemap:` lines), or `/sitemap.xml` of the
+/// crawl's scope when robots.txt names none (then a 404 is simply "no sitemap", not a
+/// problem). Requests go as the crawl's did: its address policy, proxy and certificates, and
+/// its session for the site's own origins. With `--map-host`, sitemaps on the production host
+/// are read from the staging copy, as the crawl read its pages.
 pub(super) async fn read(
     declared: &[String],
-    root: &Url,
-    user_agent: &str,
-    timeout: Duration,
-    addresses: &AddressPolicy,
+    crawl: &CrawlSummary,
+    config: &CrawlConfig,
 ) -> SiteSitemaps {
     let mut found = SiteSitemaps::default();
-    let client = match SitemapClient::new(user_agent, timeout, addresses.clone()) {
+    let root = &crawl.scope_root;
+    let client = match SitemapClient::for_site(
+        &config.user_agent,
+        config.request_timeout,
+        crawl.addresses.clone(),
+        &config.network,
+        Arc::clone(&crawl.session),
+    ) {
         Ok(client) => client,
         Err(error) => {
             found.problems.push((root.to_string(), error.to_string()));
             return found;
         }
     };
+    let crawled = |url: Url| config.host_map.to_crawled(&url).unwrap_or(url);
     let mut roots: Vec<Url> = declared
         .iter()
         .filter_map(|text| Url::parse(text).ok())
+        .map(crawled)
         .collect();
     let guessed = roots.is_empty();
     if guessed && let Ok(fallback) = root.join("/sitemap.xml") {
@@ -54,7 +64,7 @@ pub(super) async fn read(
     while let Some(visit) = walk.next_to_read() {
         let optional = guessed && visit.depth == 0;
         if let Some(body) = fetch_noted(&client, &visit.source, optional, &mut found).await {
-            found.take_in(&mut walk, visit, &body);
+            found.take_in(&mut walk, visit, &body, &config.host_map);
         }
     }
     found.files.sort();
@@ -82,7 +92,13 @@ async fn fetch_noted(
 impl SiteSitemaps {
     /// One fetched sitemap: its URLs, or, for an index, the sitemaps it lists handed to
     /// `walk`.
-    fn take_in(&mut self, walk: &mut IndexWalk<Url>, visit: Visit<Url>, body: &[u8]) {
+    fn take_in(
+        &mut self,
+        walk: &mut IndexWalk<Url>,
+        visit: Visit<Url>,
+        body: &[u8],
+        host_map: &HostMap,
+    ) {
         match read_sitemap(body) {
             Ok(SitemapDocument::UrlSet(entries)) => {
                 self.urls.extend(entries.into_iter().map(|entry| entry.loc));
@@ -90,6 +106,7 @@ impl SiteSitemaps {
             Ok(SitemapDocument::Index(entries)) => {
                 let listed = entries.into_iter().filter_map(|entry| {
                     let child = visit.source.join(&entry.loc).ok()?;
+                    let child = host_map.to_crawled(&child).unwrap_or(child);
                     Some(Listed {
                         key: SitemapKey::url(&child),
                         source: child,

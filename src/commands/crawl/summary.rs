@@ -27,12 +27,20 @@ impl<'a> Report<'a> {
     pub(crate) fn print(&self) -> anyhow::Result<()> {
         let mut out = std::io::stderr().lock();
         self.print_start(&mut out)?;
+        super::staging::print_access(&mut out, self.settings)?;
         self.print_totals(&mut out)?;
         self.print_limits_reached(&mut out)?;
         self.print_pace(&mut out)?;
         self.print_urls_cut(&mut out)?;
         self.print_rendering(&mut out)?;
         self.print_listing(&mut out)?;
+        super::staging::print_canonicals_elsewhere(
+            &mut out,
+            &self.crawled.store,
+            self.crawled.run,
+            &self.crawled.summary.scope_root,
+            &self.settings.crawl.host_map,
+        )?;
         self.print_files(&mut out)?;
         self.print_changes(&mut out)?;
         self.print_indexnow(&mut out)?;

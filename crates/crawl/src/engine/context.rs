@@ -11,6 +11,7 @@ use url::Url;
 
 use super::{CrawlProgress, Crawler};
 use crate::CrawlError;
+use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::config::CrawlConfig;
 use crate::event::{CrawlEvent, PageOutcome};
@@ -42,13 +43,17 @@ pub(super) struct JobContext {
     pub addresses: AddressPolicy,
     /// Hosts of requests the browser made, and whether the address policy allows them.
     pub browser_hosts: DashMap<String, bool>,
+    /// What requests to the site carry (the fetcher's, and the browser's).
+    pub session: Arc<SiteSession>,
 }
 
 impl JobContext {
-    /// The context of one run of `crawler`, whose connections obey `addresses`.
+    /// The context of one run of `crawler`, whose connections obey `addresses` and whose
+    /// requests to the site carry `session`.
     pub(super) fn new(
         crawler: &Crawler,
         addresses: AddressPolicy,
+        session: Arc<SiteSession>,
         events: mpsc::Sender<CrawlEvent>,
     ) -> Result<JobContext, CrawlError> {
         let config = &crawler.config;
@@ -60,7 +65,11 @@ impl JobContext {
                 config.max_crawl_delay,
                 events.clone(),
             ),
-            fetcher: Arc::new(Fetcher::new(config, addresses.clone())?),
+            fetcher: Arc::new(Fetcher::new(
+                config,
+                addresses.clone(),
+                Arc::clone(&session),
+            )?),
             config: Arc::clone(config),
             normalizer: Arc::clone(&crawler.normalizer),
             seen: SeenSet::default(),
@@ -79,6 +88,7 @@ impl JobContext {
             render: RenderState::new(config.render, crawler.renderer.clone()),
             browser_hosts: DashMap::new(),
             addresses,
+            session,
         })
     }
 

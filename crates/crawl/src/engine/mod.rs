@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, watch};
 use url::Url;
 
 use crate::CrawlError;
+use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::config::{CrawlConfig, ScopeOptions};
 use crate::event::CrawlEvent;
@@ -66,6 +67,10 @@ pub struct CrawlSummary {
     /// The address policy the crawl applied (private addresses allowed when the seed is on
     /// a private network): other requests made for this site should apply it too.
     pub addresses: AddressPolicy,
+    /// What requests to the site carried (the user's headers, credentials and cookies, and
+    /// the cookies the site set): other requests made to the site (its own sitemaps) carry
+    /// it too, and requests to other hosts never do.
+    pub session: Arc<SiteSession>,
     /// Links not followed because they were deeper than `max_depth`.
     pub beyond_max_depth: u64,
     /// URLs still queued when `max_pages` stopped the crawl.
@@ -122,7 +127,9 @@ impl Crawler {
     /// A crawler with `config`, no history, no spill and nothing to resume.
     pub fn new(config: CrawlConfig) -> Crawler {
         Crawler {
-            normalizer: Arc::new(UrlNormalizer::new(&config.strip_parameters)),
+            normalizer: Arc::new(
+                UrlNormalizer::new(&config.strip_parameters).with_host_map(config.host_map.clone()),
+            ),
             config: Arc::new(config),
             progress: Arc::default(),
             stop: watch::Sender::new(false),
@@ -207,9 +214,24 @@ impl Crawler {
                 url: seed.to_string(),
             })?;
         let addresses = self.config.addresses.clone().for_seed(&seed).await;
-        let context = Arc::new(JobContext::new(self, addresses.clone(), events)?);
+        let session = Arc::new(SiteSession::new(
+            self.config.access.clone(),
+            &seed,
+            self.config.scope.allow_subdomains,
+        ));
+        let context = Arc::new(JobContext::new(
+            self,
+            addresses.clone(),
+            Arc::clone(&session),
+            events,
+        )?);
         if !self.config.respect_robots {
             tracing::warn!("robots.txt is IGNORED for this crawl (--ignore-robots)");
+        }
+        if self.config.network.accept_invalid_certificates {
+            tracing::warn!(
+                "TLS certificates are NOT verified for this crawl (--insecure): anyone between here and the site can read and change what it answers"
+            );
         }
         let seed_visit = seed::visit_seed(&context, &seed).await?;
         let mut owner = FrontierOwner::new(context, seed_visit.scope, self.spill.clone());
@@ -217,6 +239,6 @@ impl Crawler {
             .start(seed_visit.visit, self.resume.clone().unwrap_or_default())
             .await;
         owner.crawl(self.stop.subscribe()).await;
-        Ok(owner.summary(addresses, started.elapsed()))
+        Ok(owner.summary(addresses, session, started.elapsed()))
     }
 }

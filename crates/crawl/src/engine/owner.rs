@@ -11,6 +11,7 @@ use tokio::task::JoinSet;
 use super::context::JobContext;
 use super::visit::{Visit, VisitEnd, VisitMode, visit};
 use super::{CrawlSummary, ResumePoint};
+use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::event::{Exclusion, PageOutcome};
 use crate::frontier::{Frontier, FrontierSpill, QueuedUrl};
@@ -175,7 +176,12 @@ impl FrontierOwner {
     }
 
     /// The run's summary, once every job has finished.
-    pub(super) fn summary(&self, addresses: AddressPolicy, elapsed: Duration) -> CrawlSummary {
+    pub(super) fn summary(
+        &self,
+        addresses: AddressPolicy,
+        session: Arc<SiteSession>,
+        elapsed: Duration,
+    ) -> CrawlSummary {
         let progress = &self.context.progress;
         CrawlSummary {
             scope_root: self.scope.root().clone(),
@@ -186,6 +192,7 @@ impl FrontierOwner {
             beyond_max_urls: self.beyond_max_urls,
             urls_lost: self.frontier.lost(),
             addresses,
+            session,
             beyond_max_depth: self.beyond_max_depth,
             left_by_max_pages: self.frontier.len() as u64,
             request_budget_exhausted: self.context.budget_exhausted(),

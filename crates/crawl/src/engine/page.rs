@@ -61,7 +61,7 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
     let end = if (200..300).contains(&facts.status) {
         VisitEnd::Reached
     } else {
-        VisitEnd::Failed(format!("{} answered {}", hop.url, facts.status))
+        VisitEnd::Failed(refusal_reason(context, &hop.url, facts.status))
     };
     let outcome = PageOutcome {
         rendering,
@@ -87,6 +87,23 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
     };
     context.emit(outcome).await;
     Visit::found(hop.url, hop.depth, links, end)
+}
+
+/// Why a URL that answered `status` could not be crawled, in words; for a protected site,
+/// what to do about it.
+fn refusal_reason(context: &JobContext, url: &Url, status: u16) -> String {
+    match status {
+        401 if context.session.sends_credentials(url) => {
+            format!("{url} answered 401 Unauthorized: the site refused the credentials given")
+        }
+        401 => format!(
+            "{url} answered 401 Unauthorized: the site asks for credentials (--basic-auth, --header or --cookie)"
+        ),
+        407 => format!(
+            "{url} answered 407: the proxy asks for credentials (give them in its URL, http://user:password@proxy:port)"
+        ),
+        _ => format!("{url} answered {status}"),
+    }
 }
 
 /// The page's links when they are followed, and the URL its verdict points at, if any.

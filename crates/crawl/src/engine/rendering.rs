@@ -171,4 +171,9 @@ impl RequestGate for PageGate<'_> {
             }
         })
     }
+
+    fn site_headers(&self, url: &Url) -> Vec<(String, String)> {
+        // The session checks the URL itself: the site's origins only.
+        self.context.session.browser_headers(url)
+    }
 }

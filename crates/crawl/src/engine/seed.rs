@@ -45,6 +45,12 @@ pub(super) async fn visit_seed(
     let scope = match &seed_visit.moved_scope {
         Some(moved) => {
             tracing::info!(from = %initial_scope.root(), to = %moved.root(), "the seed redirected: scope moved");
+            if !context.config.access.is_empty() && !context.session.is_site(moved.root()) {
+                tracing::warn!(
+                    to = %moved.root(),
+                    "the seed redirected to another host: the headers, credentials and cookies given are not sent there"
+                );
+            }
             let _ = context
                 .events
                 .send(CrawlEvent::ScopeMoved {

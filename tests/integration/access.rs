@@ -1,0 +1,987 @@
+//! Staging and protected sites: basic authentication (flag, seed URL, environment), headers,
+//! cookies, proxies, a private CA and `--insecure`, `--map-host`, and the secrets that go to
+//! the site's origins and nowhere else: no other host, no file, no log line.
+
+use std::collections::BTreeSet;
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use sitemapper_crawl::{AddressPolicy, NetworkOptions};
+use sitemapper_store::Verdict;
+
+use crate::fixture::{Route, Seen, Server, Site};
+use crate::harness::{Run, crawl_recorded, listed_urls, locs, read_sitemap, sitemapper_command};
+use crate::render::chromium;
+
+const USER: &str = "u-reviewer-4471";
+const PASSWORD: &str = "pa55-word-7f3a";
+/// `Basic ` and base64 of `USER:PASSWORD`.
+const AUTHORIZATION: &str = "Basic dS1yZXZpZXdlci00NDcxOnBhNTUtd29yZC03ZjNh";
+const TOKEN: &str = "tok-91c2e6d4";
+const USER_COOKIE: &str = "sess-5b8e0a17";
+const SITE_COOKIE: &str = "consent-3d9f20";
+
+/// Every secret a test gives or a site sets, as it could leak.
+const SECRETS: &[&str] = &[
+    USER,
+    PASSWORD,
+    "dS1yZXZpZXdlci00NDcxOnBhNTUtd29yZC03ZjNh",
+    TOKEN,
+    USER_COOKIE,
+    SITE_COOKIE,
+];
+
+/// `sitemapper ARGS` with nothing in the environment that could choose a proxy or
+/// credentials behind the test's back.
+fn command(args: &[&str]) -> Command {
+    let mut command = sitemapper_command(args);
+    command
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .env_remove("SITEMAPPER_BASIC_AUTH");
+    command
+}
+
+fn run(command: &mut Command) -> Run {
+    command.output().expect("run sitemapper").into()
+}
+
+/// `crawl SEED --out OUT --retries 0 EXTRA`.
+fn crawl_args<'a>(seed: &'a str, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "crawl",
+        seed,
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        "--retries",
+        "0",
+        "--render",
+        "never",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+fn crawl(seed: &str, out: &Path, extra: &[&str]) -> Run {
+    run(&mut command(&crawl_args(seed, out, extra)))
+}
+
+/// A home page linking to three pages.
+fn small_site() -> Site {
+    Site::new()
+        .page(
+            "/",
+            r#"<html><head><title>Home</title></head><body>
+            <a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a></body></html>"#,
+        )
+        .page(
+            "/a",
+            "<html><head><title>A</title></head><body>a</body></html>",
+        )
+        .page(
+            "/b",
+            "<html><head><title>B</title></head><body>b</body></html>",
+        )
+        .page(
+            "/c",
+            "<html><head><title>C</title></head><body>c</body></html>",
+        )
+}
+
+/// The URLs of [`small_site`] on `server`.
+fn small_site_urls(server: &Server) -> BTreeSet<String> {
+    ["/", "/a", "/b", "/c"]
+        .iter()
+        .map(|path| server.url(path))
+        .collect()
+}
+
+fn header<'a>(seen: &'a Seen, name: &str) -> Option<&'a str> {
+    seen.headers.get(name).map(String::as_str)
+}
+
+fn unauthorized() -> Route {
+    Route::new(401, "<html><body>who are you?</body></html>")
+        .header("Content-Type", "text/html")
+        .header("WWW-Authenticate", "Basic realm=\"staging\"")
+}
+
+/// [`small_site`] behind basic authentication, robots.txt included.
+fn basic_auth_site() -> Server {
+    small_site()
+        .guarded(|seen| (header(seen, "authorization") != Some(AUTHORIZATION)).then(unauthorized))
+        .serve()
+}
+
+/// An output directory holding a sitemap from an earlier run.
+fn previous_output() -> (tempfile::TempDir, Vec<u8>) {
+    let out = tempfile::tempdir().unwrap();
+    let previous = b"<?xml version=\"1.0\"?><!-- the previous sitemap -->".to_vec();
+    std::fs::write(out.path().join("sitemap.xml"), &previous).unwrap();
+    (out, previous)
+}
+
+fn assert_one_line_error(stderr: &str) {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "expected one error line, got:\n{stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+}
+
+/// Where a crawl of [`basic_auth_site`] takes its credentials from.
+struct CredentialCase<'a> {
+    source: &'a str,
+    seed: String,
+    flags: Vec<&'a str>,
+    /// `SITEMAPPER_BASIC_AUTH`, when set.
+    environment: Option<&'a str>,
+}
+
+#[test]
+fn basic_auth_from_the_flag_the_seed_url_or_the_environment_opens_every_page() {
+    let server = basic_auth_site();
+    let credentials = format!("{USER}:{PASSWORD}");
+    let seed = server.url("/");
+    let seed_with = |user_info: &str| seed.replacen("http://", &format!("http://{user_info}@"), 1);
+    let cases = [
+        CredentialCase {
+            source: "the flag",
+            seed: seed.clone(),
+            flags: vec!["--basic-auth", credentials.as_str()],
+            environment: None,
+        },
+        CredentialCase {
+            source: "the seed URL",
+            seed: seed_with(&credentials),
+            flags: vec![],
+            environment: None,
+        },
+        CredentialCase {
+            source: "the environment",
+            seed: seed.clone(),
+            flags: vec![],
+            environment: Some(credentials.as_str()),
+        },
+        CredentialCase {
+            source: "the flag over the environment",
+            seed: seed.clone(),
+            flags: vec!["--basic-auth", credentials.as_str()],
+            environment: Some("someone:wrong"),
+        },
+        CredentialCase {
+            source: "the environment over the seed URL",
+            seed: seed_with("someone:wrong"),
+            flags: vec![],
+            environment: Some(credentials.as_str()),
+        },
+    ];
+    for case in cases {
+        let out = tempfile::tempdir().unwrap();
+        let mut crawl = command(&crawl_args(&case.seed, out.path(), &case.flags));
+        if let Some(value) = case.environment {
+            crawl.env("SITEMAPPER_BASIC_AUTH", value);
+        }
+        let result = run(&mut crawl);
+        let source = case.source;
+        assert_eq!(result.code, 0, "{source}: {}", result.stderr);
+        assert_eq!(
+            listed_urls(out.path()),
+            small_site_urls(&server),
+            "{source}"
+        );
+        assert!(
+            result
+                .stderr
+                .contains("Sent to the site's origins only: basic authentication."),
+            "{source}: {}",
+            result.stderr
+        );
+    }
+}
+
+#[test]
+fn wrong_or_missing_credentials_end_the_run_and_keep_the_sitemap() {
+    let server = basic_auth_site();
+    let (out, previous) = previous_output();
+    let wrong = crawl(
+        &server.url("/"),
+        out.path(),
+        &["--basic-auth", "someone:wrong"],
+    );
+    assert_eq!(wrong.code, 1, "{}", wrong.stderr);
+    assert_one_line_error(&wrong.stderr);
+    assert!(
+        wrong
+            .stderr
+            .contains("answered 401 Unauthorized: the site refused the credentials given"),
+        "{}",
+        wrong.stderr
+    );
+    let none = crawl(&server.url("/"), out.path(), &[]);
+    assert_eq!(none.code, 1, "{}", none.stderr);
+    assert!(
+        none.stderr.contains("the site asks for credentials"),
+        "{}",
+        none.stderr
+    );
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+}
+
+#[test]
+fn a_header_goes_to_the_site_and_never_to_another_host() {
+    let other = Site::new()
+        .route(
+            "/sitemap.xml",
+            Route::new(
+                200,
+                r#"<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{origin}/</loc></url></urlset>"#,
+            )
+            .header("Content-Type", "application/xml"),
+        )
+        .serve_on("127.0.0.2");
+    let robots = format!(
+        "User-agent: *\nAllow: /\nSitemap: {}\n",
+        other.url("/sitemap.xml")
+    );
+    let site = small_site()
+        .route(
+            "/robots.txt",
+            Route::new(200, &robots).header("Content-Type", "text/plain"),
+        )
+        .guarded(|seen| {
+            (header(seen, "x-staging-token") != Some(TOKEN))
+                .then(|| Route::new(403, "no token").header("Content-Type", "text/plain"))
+        })
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    let token = format!("X-Staging-Token: {TOKEN}");
+    let audit = run(&mut command(&[
+        "audit",
+        &site.url("/"),
+        "--report",
+        report.path().to_str().unwrap(),
+        "--retries",
+        "0",
+        "--render",
+        "never",
+        "--header",
+        token.as_str(),
+    ]));
+    assert_eq!(audit.code, 0, "{}", audit.stderr);
+    assert_eq!(listed_urls(report.path()), small_site_urls(&site));
+    assert!(
+        site.targets().contains(&"/robots.txt".to_string()),
+        "robots.txt is read with the header too"
+    );
+    let other_requests = other.requests();
+    assert!(
+        other_requests
+            .iter()
+            .any(|seen| seen.target == "/sitemap.xml"),
+        "the site's sitemap on another host is read"
+    );
+    for seen in other_requests {
+        for name in ["x-staging-token", "authorization", "cookie"] {
+            assert!(
+                header(&seen, name).is_none(),
+                "another host got {name}: {seen:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cookies_the_site_sets_are_sent_back_with_the_users() {
+    let server = small_site()
+        .route(
+            "/",
+            Route::html(r#"<html><body><a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a></body></html>"#)
+                .header("Set-Cookie", &format!("consent={SITE_COOKIE}; Path=/; HttpOnly")),
+        )
+        .guarded(|seen| {
+            let cookies = header(seen, "cookie").unwrap_or_default();
+            let has = |pair: &str| cookies.split("; ").any(|cookie| cookie == pair);
+            let user = has(&format!("session={USER_COOKIE}")) && has("theme=dark");
+            let site = has(&format!("consent={SITE_COOKIE}"));
+            let allowed = match seen.target.as_str() {
+                "/robots.txt" => true,
+                "/" => user,
+                _ => user && site,
+            };
+            (!allowed).then(|| Route::new(403, "no cookie").header("Content-Type", "text/plain"))
+        })
+        .serve();
+    let out = tempfile::tempdir().unwrap();
+    let cookies = format!("session={USER_COOKIE}; theme=dark");
+    let result = crawl(
+        &server.url("/"),
+        out.path(),
+        &["--cookie", cookies.as_str()],
+    );
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    assert_eq!(listed_urls(out.path()), small_site_urls(&server));
+    assert!(result.stderr.contains("2 cookies"), "{}", result.stderr);
+}
+
+/// A forward proxy on 127.0.0.1 that records the requests through it, and passes them on
+/// with a `Via` header.
+struct Proxy {
+    address: std::net::SocketAddr,
+    seen: Arc<Mutex<Vec<String>>>,
+    _thread: std::thread::JoinHandle<()>,
+}
+
+impl Proxy {
+    fn start() -> Proxy {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let address = listener.local_addr().unwrap();
+        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+        let recorded = Arc::clone(&seen);
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let policy = AddressPolicy {
+                    allow_private: true,
+                    ..AddressPolicy::default()
+                };
+                let client = sitemapper_crawl::client_builder(&policy, &NetworkOptions::default())
+                    .unwrap()
+                    .no_proxy()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .unwrap();
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                // The test process ends the thread: it serves until then.
+                while let Ok((stream, _)) = listener.accept().await {
+                    let client = client.clone();
+                    let recorded = Arc::clone(&recorded);
+                    tokio::spawn(async move {
+                        let service = service_fn(move |request| {
+                            forward(request, client.clone(), Arc::clone(&recorded))
+                        });
+                        let _ = http1::Builder::new()
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await;
+                    });
+                }
+            });
+        });
+        Proxy {
+            address,
+            seen,
+            _thread: thread,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// The absolute URLs requested through the proxy.
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+async fn forward(
+    request: Request<Incoming>,
+    client: reqwest::Client,
+    recorded: Arc<Mutex<Vec<String>>>,
+) -> Result<Response<BoxBody<Bytes, Infallible>>, Infallible> {
+    let target = request.uri().to_string();
+    recorded.lock().unwrap().push(target.clone());
+    let mut forwarded = client.get(&target).header("Via", "1.1 test-proxy");
+    for (name, value) in request.headers() {
+        if !matches!(name.as_str(), "host" | "proxy-connection" | "connection") {
+            forwarded = forwarded.header(name, value);
+        }
+    }
+    let response = match forwarded.send().await {
+        Ok(response) => response,
+        Err(_) => {
+            let bad_gateway = Response::builder()
+                .status(502)
+                .body(Full::new(Bytes::new()).boxed())
+                .unwrap();
+            return Ok(bad_gateway);
+        }
+    };
+    let mut answer = Response::builder().status(response.status().as_u16());
+    for (name, value) in response.headers() {
+        if !matches!(
+            name.as_str(),
+            "transfer-encoding" | "connection" | "content-length"
+        ) {
+            answer = answer.header(name, value);
+        }
+    }
+    let body = response.bytes().await.unwrap_or_default();
+    Ok(answer.body(Full::new(body).boxed()).unwrap())
+}
+
+#[test]
+fn requests_go_through_the_proxy_of_the_flag_or_of_the_environment() {
+    let server = small_site().serve();
+    for source in ["--proxy", "HTTP_PROXY"] {
+        let proxy = Proxy::start();
+        let out = tempfile::tempdir().unwrap();
+        let proxy_url = proxy.url();
+        let mut crawl = if source == "--proxy" {
+            command(&crawl_args(
+                &server.url("/"),
+                out.path(),
+                &["--proxy", proxy_url.as_str()],
+            ))
+        } else {
+            let mut crawl = command(&crawl_args(&server.url("/"), out.path(), &[]));
+            crawl.env("HTTP_PROXY", &proxy_url);
+            crawl
+        };
+        let result = run(&mut crawl);
+        assert_eq!(result.code, 0, "{source}: {}", result.stderr);
+        assert_eq!(
+            listed_urls(out.path()),
+            small_site_urls(&server),
+            "{source}"
+        );
+        let through: BTreeSet<String> = proxy.seen().into_iter().collect();
+        for path in ["/robots.txt", "/", "/a", "/b", "/c"] {
+            assert!(
+                through.contains(&server.url(path)),
+                "{source}: {path} did not go through the proxy: {through:?}"
+            );
+        }
+        let expected = if source == "--proxy" {
+            format!("Through the proxy {proxy_url} (--proxy).")
+        } else {
+            format!("Proxies from the environment: HTTP_PROXY={proxy_url}.")
+        };
+        assert!(
+            result.stderr.contains(&expected),
+            "{source}: {}",
+            result.stderr
+        );
+    }
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|seen| header(seen, "via") == Some("1.1 test-proxy")),
+        "every request came through the proxies"
+    );
+}
+
+fn tls_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/integration/tls")
+        .join(name)
+}
+
+/// The server certificate of `tests/integration/tls`, for 127.0.0.1 and localhost.
+fn tls_config() -> Arc<rustls::ServerConfig> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certificates: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(tls_file("server.pem"))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let key = PrivateKeyDer::from_pem_file(tls_file("server.key")).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certificates, key)
+        .unwrap();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
+#[test]
+fn a_private_ca_is_trusted_with_cacert_and_any_certificate_with_insecure() {
+    let server = small_site().serve_tls(tls_config());
+    let seed = server.url("/");
+    assert!(seed.starts_with("https://127.0.0.1:"));
+
+    let (out, previous) = previous_output();
+    let untrusted = crawl(&seed, out.path(), &[]);
+    assert_eq!(untrusted.code, 1, "{}", untrusted.stderr);
+    assert!(
+        untrusted.stderr.contains("certificate"),
+        "{}",
+        untrusted.stderr
+    );
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+
+    let ca = tls_file("ca.pem");
+    let trusted = crawl(&seed, out.path(), &["--cacert", ca.to_str().unwrap()]);
+    assert_eq!(trusted.code, 0, "{}", trusted.stderr);
+    assert_eq!(listed_urls(out.path()), small_site_urls(&server));
+    assert!(
+        !trusted.stderr.contains("NOT verified"),
+        "{}",
+        trusted.stderr
+    );
+
+    let insecure_out = tempfile::tempdir().unwrap();
+    let insecure = crawl(&seed, insecure_out.path(), &["--insecure"]);
+    assert_eq!(insecure.code, 0, "{}", insecure.stderr);
+    assert_eq!(listed_urls(insecure_out.path()), small_site_urls(&server));
+    assert!(
+        insecure.stderr.contains("WARN")
+            && insecure
+                .stderr
+                .contains("TLS certificates are NOT verified for this crawl (--insecure)"),
+        "a warning at the start: {}",
+        insecure.stderr
+    );
+    assert!(
+        insecure
+            .stderr
+            .contains("TLS certificates were NOT verified (--insecure)"),
+        "and in the summary: {}",
+        insecure.stderr
+    );
+}
+
+#[test]
+fn a_certificate_file_that_cannot_be_used_is_a_usage_error() {
+    let server = small_site().serve();
+    let (out, previous) = previous_output();
+    let not_pem = tls_file("README.md");
+    let key_only = tls_file("server.key");
+    for (file, says) in [
+        ("/nonexistent/ca.pem", "cannot read --cacert"),
+        (not_pem.to_str().unwrap(), "holds no certificate"),
+        (key_only.to_str().unwrap(), "holds no certificate"),
+    ] {
+        let result = crawl(&server.url("/"), out.path(), &["--cacert", file]);
+        assert_eq!(result.code, 2, "{file}: {}", result.stderr);
+        assert_one_line_error(&result.stderr);
+        assert!(result.stderr.contains(says), "{file}: {}", result.stderr);
+    }
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+    assert!(server.requests().is_empty(), "nothing was requested");
+}
+
+#[test]
+fn bad_site_options_are_one_line_usage_errors_that_keep_the_sitemap() {
+    let server = small_site().serve();
+    let (out, previous) = previous_output();
+    let wrong_secret = format!("X-Token {TOKEN}");
+    for (flags, says) in [
+        (vec!["--header", wrong_secret.as_str()], "invalid --header"),
+        (vec!["--header", "Host: example.com"], "invalid --header"),
+        (vec!["--basic-auth", PASSWORD], "invalid --basic-auth"),
+        (vec!["--cookie", "a b"], "invalid --cookie"),
+        (vec!["--proxy", "ftp://proxy.example"], "invalid --proxy"),
+        (
+            vec!["--map-host", "staging.example.com"],
+            "invalid --map-host",
+        ),
+        (
+            vec![
+                "--map-host",
+                "a.example=b.example",
+                "--map-host",
+                "a.example=c.example",
+            ],
+            "invalid --map-host",
+        ),
+    ] {
+        let result = crawl(&server.url("/"), out.path(), &flags);
+        assert_eq!(result.code, 2, "{flags:?}: {}", result.stderr);
+        assert_one_line_error(&result.stderr);
+        assert!(result.stderr.contains(says), "{flags:?}: {}", result.stderr);
+        for secret in SECRETS {
+            assert!(
+                !result.stderr.contains(secret),
+                "{flags:?}: {}",
+                result.stderr
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        previous
+    );
+    assert!(server.requests().is_empty(), "nothing was requested");
+}
+
+/// A staging copy of https://www.example.com: canonicals, links and hreflang alternates name
+/// the production host; `/contact` has no canonical.
+fn staging_copy() -> Site {
+    let page = |canonical: &str, body: &str| {
+        format!(
+            r#"<html><head><title>{canonical}</title>
+            <link rel="canonical" href="https://www.example.com{canonical}">
+            <link rel="alternate" hreflang="en" href="https://www.example.com/">
+            <link rel="alternate" hreflang="de" href="https://www.example.com/de/">
+            </head><body>{body}</body></html>"#
+        )
+    };
+    Site::new()
+        .page(
+            "/",
+            &page(
+                "/",
+                r#"<a href="https://www.example.com/about">About</a> <a href="/products">Products</a>
+                <a href="/contact">Contact</a> <a href="https://www.example.com/de/">Deutsch</a>"#,
+            ),
+        )
+        .page("/about", &page("/about", "about"))
+        .page(
+            "/products",
+            &page(
+                "/products",
+                r#"<a href="https://www.example.com/products/1">One</a>"#,
+            ),
+        )
+        .page("/products/1", &page("/products/1", "one"))
+        .page("/de/", &page("/de/", "Hallo"))
+        .page(
+            "/contact",
+            "<html><head><title>Contact</title></head><body>write</body></html>",
+        )
+}
+
+#[test]
+fn map_host_crawls_a_staging_copy_and_publishes_production_urls() {
+    let server = staging_copy().serve();
+    let production: BTreeSet<String> = [
+        "/",
+        "/about",
+        "/contact",
+        "/de/",
+        "/products",
+        "/products/1",
+    ]
+    .iter()
+    .map(|path| format!("https://www.example.com{path}"))
+    .collect();
+
+    // Without a mapping, only the page without a canonical is listed, and the summary says
+    // why the others are not.
+    let unmapped = tempfile::tempdir().unwrap();
+    let result = crawl(&server.url("/"), unmapped.path(), &[]);
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    assert_eq!(
+        listed_urls(unmapped.path()),
+        BTreeSet::from([server.url("/contact")])
+    );
+    let hint = format!(
+        "2 pages declare a canonical on www.example.com, another host: not listed; if this is a copy of www.example.com, use --map-host http://{}=https://www.example.com.",
+        server.host()
+    );
+    assert!(result.stderr.contains(&hint), "{}", result.stderr);
+
+    let out = tempfile::tempdir().unwrap();
+    let mapping = format!("http://{}=https://www.example.com", server.host());
+    let (result, store) = crawl_recorded(
+        &server.url("/"),
+        out.path(),
+        &[
+            "--render",
+            "never",
+            "--map-host",
+            mapping.as_str(),
+            "--hreflang",
+            "--format",
+            "xml,txt",
+        ],
+    );
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    assert_eq!(listed_urls(out.path()), production);
+    let text: BTreeSet<String> = std::fs::read_to_string(out.path().join("sitemap.txt"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(text, production);
+    let xml = read_sitemap(&out.path().join("sitemap.xml"));
+    assert!(
+        xml.contains(r#"hreflang="de" href="https://www.example.com/de/""#),
+        "{xml}"
+    );
+    assert!(!xml.contains("127.0.0.1"), "{xml}");
+    assert!(
+        result.stderr.contains(&format!(
+            "Host mapped (--map-host): http://{} -> https://www.example.com: crawled on the first, the sitemaps name the second.",
+            server.host()
+        )),
+        "{}",
+        result.stderr
+    );
+    assert!(!result.stderr.contains("another host"), "{}", result.stderr);
+    // The crawl database keeps the URLs crawled.
+    let page = store.page(&server.url("/about")).unwrap().unwrap();
+    assert_eq!(page.verdict, Verdict::Indexable);
+    assert!(
+        store
+            .page("https://www.example.com/about")
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        server
+            .targets()
+            .iter()
+            .any(|target| target == "/products/1"),
+        "a link naming production was followed on staging"
+    );
+
+    // An index names its children under the production directory too.
+    let chunked = tempfile::tempdir().unwrap();
+    let result = crawl(
+        &server.url("/"),
+        chunked.path(),
+        &["--map-host", mapping.as_str(), "--max-urls-per-file", "2"],
+    );
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    let index = locs(&read_sitemap(&chunked.path().join("sitemap.xml")));
+    assert_eq!(index.len(), 3, "{index:?}");
+    assert!(
+        index
+            .iter()
+            .all(|child| child.starts_with("https://www.example.com/sitemap-0000")),
+        "{index:?}"
+    );
+    assert_eq!(listed_urls(chunked.path()), production);
+}
+
+/// Every regular file under `directory`, recursively.
+fn files_under(directory: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(directory).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+fn assert_no_secret(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    for secret in SECRETS {
+        assert!(!text.contains(secret), "{what} holds the secret {secret:?}");
+    }
+}
+
+#[test]
+fn no_secret_reaches_a_file_the_database_or_a_log_line() {
+    let server = small_site()
+        .route(
+            "/",
+            Route::html(r#"<html><body><a href="/a">A</a> <a href="/b">B</a> <a href="/c">C</a></body></html>"#)
+                .header("Set-Cookie", &format!("consent={SITE_COOKIE}; Path=/")),
+        )
+        .guarded(|seen| {
+            let cookies = header(seen, "cookie").unwrap_or_default();
+            let allowed = header(seen, "authorization") == Some(AUTHORIZATION)
+                && header(seen, "x-staging-token") == Some(TOKEN)
+                && cookies.contains(&format!("session={USER_COOKIE}"));
+            (!allowed).then(unauthorized)
+        })
+        .serve();
+    let seed = server
+        .url("/")
+        .replacen("http://", &format!("http://{USER}:{PASSWORD}@"), 1);
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let report = work.path().join("report");
+    let state = work.path().join("crawl.db");
+    let changes = work.path().join("changes.json");
+    let token = format!("X-Staging-Token: {TOKEN}");
+    let cookie = format!("session={USER_COOKIE}");
+    let secrets = [
+        "--header",
+        token.as_str(),
+        "--cookie",
+        cookie.as_str(),
+        "-vv",
+        "--format",
+        "xml,txt",
+    ];
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let mut args = crawl_args(&seed, &out, &secrets);
+        args.extend([
+            "--state",
+            state.to_str().unwrap(),
+            "--report-changes",
+            changes.to_str().unwrap(),
+        ]);
+        runs.push(run(command(&args).env("RUST_LOG", "trace")));
+    }
+    // The outputs for scripts: the JSON summary on stdout, the list of URLs not listed.
+    let not_listed = work.path().join("not-listed.csv");
+    let mut args = crawl_args(&seed, &out, &secrets);
+    args.extend([
+        "--summary",
+        "json",
+        "--list-not-listed",
+        not_listed.to_str().unwrap(),
+    ]);
+    let json = run(command(&args).env("RUST_LOG", "trace"));
+    assert!(json.stdout.starts_with("{\"version\":1"), "{}", json.stdout);
+    assert!(not_listed.is_file());
+    runs.push(json);
+    let audit_args = [
+        "audit",
+        seed.as_str(),
+        "--report",
+        report.to_str().unwrap(),
+        "--retries",
+        "0",
+        "--render",
+        "never",
+    ];
+    let mut args = audit_args.to_vec();
+    args.extend_from_slice(&secrets);
+    runs.push(run(command(&args).env("RUST_LOG", "trace")));
+    for (index, result) in runs.iter().enumerate() {
+        assert_eq!(result.code, 0, "run {index}: {}", result.stderr);
+        assert!(
+            result.stderr.lines().count() > 20,
+            "run {index} logged at trace level"
+        );
+        assert_no_secret(
+            &format!("the stderr of run {index}"),
+            result.stderr.as_bytes(),
+        );
+        assert_no_secret(
+            &format!("the stdout of run {index}"),
+            result.stdout.as_bytes(),
+        );
+    }
+    assert_eq!(listed_urls(&out), small_site_urls(&server));
+    assert_eq!(listed_urls(&report), small_site_urls(&server));
+    let files = files_under(work.path());
+    for expected in [
+        "crawl.db",
+        "changes.json",
+        "sitemap.txt",
+        "report.html",
+        "pages.csv",
+    ] {
+        assert!(
+            files
+                .iter()
+                .any(|file| file.file_name().is_some_and(|name| name == expected)),
+            "{expected} was written: {files:?}"
+        );
+    }
+    for file in files {
+        assert_no_secret(&file.display().to_string(), &std::fs::read(&file).unwrap());
+    }
+}
+
+#[test]
+fn the_browser_reaches_a_protected_site_and_gives_other_hosts_nothing() {
+    let Some(chrome) = chromium() else {
+        return;
+    };
+    let other = Site::new()
+        .route(
+            "/lib.js",
+            Route::new(200, "window.libraryLoaded = true;")
+                .header("Content-Type", "text/javascript"),
+        )
+        .serve_on("127.0.0.2");
+    let shell = format!(
+        r#"<!doctype html><html><head><title>App</title>
+        <script src="{}"></script><script src="/app.js" defer></script></head>
+        <body><div id="root"></div></body></html>"#,
+        other.url("/lib.js")
+    );
+    let app = r#"(async () => {
+      const nav = await (await fetch('/api/nav.json')).json();
+      document.getElementById('root').innerHTML =
+        nav.map((href) => `<a href="${href}">${href}</a>`).join(' ');
+    })();"#;
+    let server = Site::new()
+        .page("/", &shell)
+        .page("/one", &shell)
+        .page("/two", &shell)
+        .route(
+            "/app.js",
+            Route::new(200, app).header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/api/nav.json",
+            Route::new(200, r#"["/one", "/two"]"#).header("Content-Type", "application/json"),
+        )
+        .guarded(|seen| {
+            let allowed = header(seen, "authorization") == Some(AUTHORIZATION)
+                && header(seen, "x-staging-token") == Some(TOKEN);
+            (!allowed).then(unauthorized)
+        })
+        .serve();
+    let out = tempfile::tempdir().unwrap();
+    let credentials = format!("{USER}:{PASSWORD}");
+    let token = format!("X-Staging-Token: {TOKEN}");
+    let result = crawl(
+        &server.url("/"),
+        out.path(),
+        &[
+            "--render",
+            "always",
+            "--chrome",
+            chrome.to_str().unwrap(),
+            "--basic-auth",
+            credentials.as_str(),
+            "--header",
+            token.as_str(),
+        ],
+    );
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    let expected: BTreeSet<String> = ["/", "/one", "/two"]
+        .iter()
+        .map(|path| server.url(path))
+        .collect();
+    assert_eq!(listed_urls(out.path()), expected, "{}", result.stderr);
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|seen| seen.target == "/api/nav.json"),
+        "the page's script fetched from the site"
+    );
+    let other_requests = other.requests();
+    assert!(!other_requests.is_empty(), "the page loaded its library");
+    for seen in other_requests {
+        for name in ["authorization", "x-staging-token", "cookie"] {
+            assert!(header(&seen, name).is_none(), "another host got {name}");
+        }
+    }
+}
