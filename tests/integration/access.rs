@@ -20,7 +20,10 @@ use sitemapper_crawl::{AddressPolicy, NetworkOptions};
 use sitemapper_store::Verdict;
 
 use crate::fixture::{Route, Seen, Server, Site};
-use crate::harness::{Run, crawl_recorded, listed_urls, locs, read_sitemap, sitemapper_command};
+use crate::harness::{
+    Run, assert_one_line_error, crawl_recorded, listed_urls, locs, previous_output, read_sitemap,
+    sitemapper_command,
+};
 use crate::render::chromium;
 
 const USER: &str = "u-reviewer-4471";
@@ -121,23 +124,6 @@ fn basic_auth_site() -> Server {
     small_site()
         .guarded(|seen| (header(seen, "authorization") != Some(AUTHORIZATION)).then(unauthorized))
         .serve()
-}
-
-/// An output directory holding a sitemap from an earlier run.
-fn previous_output() -> (tempfile::TempDir, Vec<u8>) {
-    let out = tempfile::tempdir().unwrap();
-    let previous = b"<?xml version=\"1.0\"?><!-- the previous sitemap -->".to_vec();
-    std::fs::write(out.path().join("sitemap.xml"), &previous).unwrap();
-    (out, previous)
-}
-
-fn assert_one_line_error(stderr: &str) {
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .collect();
-    assert_eq!(lines.len(), 1, "expected one error line, got:\n{stderr}");
-    assert!(lines[0].starts_with("error: "), "{stderr}");
 }
 
 /// Where a crawl of [`basic_auth_site`] takes its credentials from.

@@ -4,27 +4,10 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::fixture::Site;
-use crate::harness::{Run, crawl, listed_urls, sitemapper};
+use crate::harness::{Run, assert_one_line_error, crawl, listed_urls, previous_output, sitemapper};
 
 fn repository_file(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-/// An output directory holding a sitemap from an earlier run.
-fn previous_output() -> (tempfile::TempDir, Vec<u8>) {
-    let out = tempfile::tempdir().unwrap();
-    let previous = b"<?xml version=\"1.0\"?><!-- the previous sitemap -->".to_vec();
-    std::fs::write(out.path().join("sitemap.xml"), &previous).unwrap();
-    (out, previous)
-}
-
-fn assert_one_line_error(stderr: &str) {
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .collect();
-    assert_eq!(lines.len(), 1, "expected one error line, got:\n{stderr}");
-    assert!(lines[0].starts_with("error: "), "{stderr}");
 }
 
 #[test]

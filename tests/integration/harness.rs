@@ -191,3 +191,21 @@ pub(crate) fn verdict_of(
         .unwrap_or_else(|| panic!("{url} is not recorded"));
     (page.verdict, page.reason.map(|reason| reason.to_string()))
 }
+
+/// An output directory holding a sitemap from an earlier run.
+pub(crate) fn previous_output() -> (tempfile::TempDir, Vec<u8>) {
+    let out = tempfile::tempdir().unwrap();
+    let previous = b"<?xml version=\"1.0\"?><!-- the previous sitemap -->".to_vec();
+    std::fs::write(out.path().join("sitemap.xml"), &previous).unwrap();
+    (out, previous)
+}
+
+/// Asserts that stderr holds one line, and that it is an error.
+pub(crate) fn assert_one_line_error(stderr: &str) {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "expected one error line, got:\n{stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+}
