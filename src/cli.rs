@@ -1,6 +1,6 @@
 //! Command-line arguments (clap). Every value is optional here: defaults are applied once, in
-//! `settings.rs`, after the config file is merged. The values a user names (a format, a rule,
-//! a severity) are defined here too; the config file reads the same names, and `settings.rs`
+//! `settings/`, after the config file is merged. The values a user names (a format, a rule,
+//! a severity) are defined here too; the config file reads the same names, and `settings/`
 //! builds on this module, never the other way round.
 //!
 //! The doc comments of the arguments are the `--help` text, read in a terminal: they write

@@ -6,17 +6,12 @@
 //! and become the `CrawlSettings`. The precedence is therefore: command line, environment,
 //! config file, defaults.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use regex::Regex;
-use serde::Deserialize;
-use sitemapper_crawl::{
-    AddressPolicy, BasicAuth, CrawlConfig, HostMap, NetworkOptions, ScopeOptions, SiteAccess,
-    SiteCookie, SiteHeader, TrustedCertificates, default_user_agent, parse_proxy,
-};
+use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_agent};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
@@ -26,167 +21,12 @@ use crate::cli::{
 };
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
-/// The config file read when none is named, if it is there.
-pub(crate) const DEFAULT_CONFIG_FILE: &str = "sitemapper.toml";
+mod access;
+mod file;
 
-/// The config file: every option of every command, each key the option's long flag name.
-/// A key a command has no flag for is left to the commands that have it (`report` is the
-/// audit's, `state` is also the runs'), so that one file serves them all.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub(crate) struct ConfigFile {
-    // Every command.
-    color: Option<ColorName>,
-    quiet: Option<bool>,
-    verbose: Option<u8>,
-    // crawl and audit.
-    url: Option<String>,
-    out: Option<PathBuf>,
-    state: Option<PathBuf>,
-    concurrency: Option<usize>,
-    max_pages: Option<u64>,
-    max_depth: Option<u32>,
-    max_requests: Option<u64>,
-    max_urls: Option<u64>,
-    max_pattern_chain: Option<u32>,
-    delay: Option<f64>,
-    user_agent: Option<String>,
-    ignore_robots: Option<bool>,
-    allow_subdomains: Option<bool>,
-    allow_private: Option<bool>,
-    include: Option<Vec<String>>,
-    exclude: Option<Vec<String>>,
-    // The key before it was named as the flag is.
-    #[serde(alias = "strip-params")]
-    strip_param: Option<Vec<String>>,
-    timeout: Option<f64>,
-    connect_timeout: Option<f64>,
-    max_body_size: Option<usize>,
-    retries: Option<u32>,
-    render: Option<RenderName>,
-    chrome: Option<PathBuf>,
-    render_concurrency: Option<usize>,
-    render_timeout: Option<f64>,
-    gzip: Option<bool>,
-    base_url: Option<String>,
-    max_urls_per_file: Option<usize>,
-    max_bytes_per_file: Option<u64>,
-    resume: Option<bool>,
-    format: Option<Vec<FormatName>>,
-    images: Option<bool>,
-    hreflang: Option<bool>,
-    priority: Option<PriorityRule>,
-    changefreq: Option<ChangefreqRule>,
-    report_changes: Option<PathBuf>,
-    list_not_listed: Option<PathBuf>,
-    summary: Option<SummaryFormat>,
-    indexnow_key: Option<String>,
-    indexnow_key_location: Option<String>,
-    indexnow_endpoint: Option<String>,
-    header: Option<Vec<String>>,
-    basic_auth: Option<String>,
-    cookie: Option<Vec<String>>,
-    proxy: Option<String>,
-    cacert: Option<PathBuf>,
-    insecure: Option<bool>,
-    map_host: Option<Vec<String>>,
-    // audit.
-    report: Option<PathBuf>,
-    fail_on: Option<SeverityName>,
-    deep: Option<u32>,
-    slow: Option<u64>,
-    large: Option<u64>,
-}
-
-/// The largest config file read. Every option with long lists fits in far less: anything
-/// larger is a mistake, not a config, and must not cost unbounded memory.
-const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
-
-impl ConfigFile {
-    /// The config file named by `--config` (or `SITEMAPPER_CONFIG`), else `./sitemapper.toml`
-    /// when there is one, else none (every key unset). A named file must exist.
-    pub(crate) fn find(named: Option<&Path>) -> anyhow::Result<ConfigFile> {
-        if let Some(path) = named {
-            return ConfigFile::load(path);
-        }
-        let default = Path::new(DEFAULT_CONFIG_FILE);
-        if default.is_file() {
-            tracing::debug!(
-                path = DEFAULT_CONFIG_FILE,
-                "reading the config file found here"
-            );
-            return ConfigFile::load(default);
-        }
-        Ok(ConfigFile::default())
-    }
-
-    fn load(path: &Path) -> anyhow::Result<ConfigFile> {
-        let text = read_config(path)?;
-        toml::from_str(&text).map_err(|error| {
-            // toml's message spans several lines (a source excerpt); keep the first.
-            let message = error
-                .message()
-                .lines()
-                .next()
-                .unwrap_or("invalid TOML")
-                .to_string();
-            let location = error
-                .span()
-                .map(|span| line_of(&text, span.start))
-                .map_or(String::new(), |line| format!(", line {line}"));
-            anyhow::anyhow!(
-                "invalid config file {}{location}: {message}",
-                path.display()
-            )
-        })
-    }
-}
-
-/// The text of a config file: a regular file of at most [`MAX_CONFIG_BYTES`]. Anything else
-/// is refused before it is opened (opening a FIFO waits for a writer; `/dev/zero` never
-/// ends), checked again once open (the path may have changed in between), and read through
-/// a cap, so that a file growing while it is read is bounded too.
-fn read_config(path: &Path) -> anyhow::Result<String> {
-    let cannot_read = || format!("cannot read config file {}", path.display());
-    check_config_file(path, &std::fs::metadata(path).with_context(cannot_read)?)?;
-    let file = std::fs::File::open(path).with_context(cannot_read)?;
-    check_config_file(path, &file.metadata().with_context(cannot_read)?)?;
-    let mut text = String::new();
-    file.take(MAX_CONFIG_BYTES + 1)
-        .read_to_string(&mut text)
-        .with_context(cannot_read)?;
-    if text.len() as u64 > MAX_CONFIG_BYTES {
-        bail!(too_large(path));
-    }
-    Ok(text)
-}
-
-fn check_config_file(path: &Path, metadata: &std::fs::Metadata) -> anyhow::Result<()> {
-    if metadata.is_dir() {
-        bail!("config file {} is a directory", path.display());
-    }
-    if !metadata.is_file() {
-        bail!(
-            "config file {} is not a regular file (a FIFO, a device or a socket)",
-            path.display()
-        );
-    }
-    if metadata.len() > MAX_CONFIG_BYTES {
-        bail!(too_large(path));
-    }
-    Ok(())
-}
-
-fn too_large(path: &Path) -> String {
-    format!(
-        "config file {} is larger than {MAX_CONFIG_BYTES} bytes (1 MiB), the most read",
-        path.display()
-    )
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
+pub(crate) use self::access::{BASIC_AUTH_VARIABLE, environment_proxies};
+use self::access::{CredentialSource, basic_auth_choice, seed_credentials};
+pub(crate) use self::file::ConfigFile;
 
 /// Where a run writes something the user asked for: a path, or stdout (`-`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -589,87 +429,6 @@ impl MergedOptions {
         })
     }
 
-    /// What the site needs on every request. Basic authentication comes from the flag, else
-    /// the environment, else the config file, else the seed URL.
-    fn site_access(&self, seed_credentials: Option<BasicAuth>) -> anyhow::Result<SiteAccess> {
-        let headers = self
-            .headers
-            .iter()
-            .map(|text| {
-                SiteHeader::parse(text)
-                    .map_err(|error| anyhow::anyhow!("invalid --header: {error}"))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let mut cookies = Vec::new();
-        for text in &self.cookies {
-            cookies.extend(
-                SiteCookie::parse_list(text)
-                    .map_err(|error| anyhow::anyhow!("invalid --cookie: {error}"))?,
-            );
-        }
-        let basic_auth = match &self.basic_auth {
-            Some((text, source)) => {
-                if seed_credentials.is_some() {
-                    tracing::info!(
-                        "the seed URL's credentials are not used: {} gives others",
-                        source.name()
-                    );
-                }
-                Some(
-                    BasicAuth::parse(text)
-                        .map_err(|error| anyhow::anyhow!("invalid {}: {error}", source.name()))?,
-                )
-            }
-            None => seed_credentials,
-        };
-        let access = SiteAccess {
-            headers,
-            basic_auth,
-            cookies,
-        };
-        access
-            .check()
-            .map_err(|error| anyhow::anyhow!("invalid --header: {error}"))?;
-        Ok(access)
-    }
-
-    /// The proxy and the certificates trusted.
-    fn network(&self) -> anyhow::Result<NetworkOptions> {
-        let proxy = self
-            .proxy
-            .as_deref()
-            .map(|text| {
-                parse_proxy(text).map_err(|error| anyhow::anyhow!("invalid --proxy: {error}"))
-            })
-            .transpose()?;
-        let proxy_hosts = match &proxy {
-            Some(proxy) => proxy.host_str().map(str::to_string).into_iter().collect(),
-            None => environment_proxies()
-                .iter()
-                .filter_map(|(_, url)| url.host_str().map(str::to_string))
-                .collect(),
-        };
-        let extra_roots = match &self.cacert {
-            Some(path) => read_certificates(path)?,
-            None => TrustedCertificates::default(),
-        };
-        Ok(NetworkOptions {
-            proxy,
-            proxy_hosts,
-            extra_roots,
-            accept_invalid_certificates: self.insecure,
-        })
-    }
-
-    fn host_map(&self) -> anyhow::Result<HostMap> {
-        let mut map = HostMap::default();
-        for text in &self.map_hosts {
-            map.add(text)
-                .map_err(|error| anyhow::anyhow!("invalid --map-host: {error}"))?;
-        }
-        Ok(map)
-    }
-
     fn render_settings(&self) -> anyhow::Result<RenderSettings> {
         if self.render_concurrency == 0 {
             bail!("--render-concurrency must be at least 1");
@@ -754,133 +513,6 @@ impl MergedOptions {
             host_map: crawl.host_map.clone(),
         }))
     }
-}
-
-/// The environment variable that holds `user:password` for the site: a secret kept out of
-/// crontabs, shell histories and process lists.
-pub(crate) const BASIC_AUTH_VARIABLE: &str = "SITEMAPPER_BASIC_AUTH";
-
-/// Where credentials for basic authentication come from, in the order they are looked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum CredentialSource {
-    Flag,
-    Environment,
-    ConfigFile,
-}
-
-impl CredentialSource {
-    fn name(self) -> &'static str {
-        match self {
-            CredentialSource::Flag => "--basic-auth",
-            CredentialSource::Environment => BASIC_AUTH_VARIABLE,
-            CredentialSource::ConfigFile => "basic-auth in the config file",
-        }
-    }
-}
-
-/// The flag, else the environment variable, else the config file; the seed URL's come last,
-/// in `check`. An empty environment variable counts as unset.
-fn basic_auth_choice(
-    flag: Option<String>,
-    environment: Option<String>,
-    file: Option<String>,
-) -> Option<(String, CredentialSource)> {
-    flag.map(|text| (text, CredentialSource::Flag))
-        .or_else(|| {
-            environment
-                .filter(|text| !text.is_empty())
-                .map(|text| (text, CredentialSource::Environment))
-        })
-        .or_else(|| file.map(|text| (text, CredentialSource::ConfigFile)))
-}
-
-/// The seed without the credentials it may carry (`https://user:password@host/`), and those
-/// credentials, for basic authentication: the URL is used without them everywhere. A seed
-/// that is no http(s) URL is kept for the crawler to refuse, with anything that looks like
-/// credentials masked, since its error repeats it.
-fn seed_credentials(seed: &str) -> anyhow::Result<(String, Option<BasicAuth>)> {
-    let parsed = Url::parse(seed.trim())
-        .ok()
-        .filter(|url| matches!(url.scheme(), "http" | "https"));
-    let Some(mut url) = parsed else {
-        return Ok((masked_userinfo(seed), None));
-    };
-    if url.username().is_empty() && url.password().is_none() {
-        return Ok((seed.to_string(), None));
-    }
-    let decode = |text: &str| {
-        percent_encoding::percent_decode_str(text)
-            .decode_utf8_lossy()
-            .into_owned()
-    };
-    let credentials = BasicAuth::new(
-        &decode(url.username()),
-        &decode(url.password().unwrap_or_default()),
-    )
-    .map_err(|error| anyhow::anyhow!("invalid credentials in the seed URL: {error}"))?;
-    let _ = url.set_username("");
-    let _ = url.set_password(None);
-    Ok((url.to_string(), Some(credentials)))
-}
-
-/// `text` with whatever precedes an `@` in its authority replaced by `***`.
-fn masked_userinfo(text: &str) -> String {
-    let start = text.find("://").map_or(0, |index| index + 3);
-    let end = text[start..]
-        .find(['/', '?', '#'])
-        .map_or(text.len(), |index| start + index);
-    match text[start..end].rfind('@') {
-        Some(at) => format!("{}***{}", &text[..start], &text[start + at..]),
-        None => text.to_string(),
-    }
-}
-
-/// The proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, in upper or
-/// lower case, as reqwest reads them), with the variable that names each.
-pub(crate) fn environment_proxies() -> Vec<(String, Url)> {
-    [
-        "HTTPS_PROXY",
-        "https_proxy",
-        "HTTP_PROXY",
-        "http_proxy",
-        "ALL_PROXY",
-        "all_proxy",
-    ]
-    .iter()
-    .filter_map(|name| {
-        let value = std::env::var(name).ok().filter(|value| !value.is_empty())?;
-        // reqwest takes a proxy without a scheme for http://.
-        let url = Url::parse(&value)
-            .ok()
-            .filter(|url| url.host_str().is_some())
-            .or_else(|| Url::parse(&format!("http://{value}")).ok())?;
-        Some((name.to_string(), url))
-    })
-    .collect()
-}
-
-/// The most a `--cacert` file is read: a bundle of every public root is a few hundred KiB.
-const MAX_CERTIFICATE_FILE_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The certificates of a `--cacert` file (PEM): a regular file, at least one certificate,
-/// each one valid.
-fn read_certificates(path: &Path) -> anyhow::Result<TrustedCertificates> {
-    let cannot_read = || format!("cannot read --cacert {}", path.display());
-    let metadata = std::fs::metadata(path).with_context(cannot_read)?;
-    if !metadata.is_file() || metadata.len() > MAX_CERTIFICATE_FILE_BYTES {
-        bail!(
-            "--cacert {} is not a PEM file of at most 16 MiB",
-            path.display()
-        );
-    }
-    let mut pem = Vec::new();
-    std::fs::File::open(path)
-        .with_context(cannot_read)?
-        .take(MAX_CERTIFICATE_FILE_BYTES)
-        .read_to_end(&mut pem)
-        .with_context(cannot_read)?;
-    TrustedCertificates::from_pem(&pem)
-        .map_err(|error| anyhow::anyhow!("--cacert {}: {error}", path.display()))
 }
 
 /// A switch is on when its flag is given or the config file turns it on: there is no flag
@@ -1111,44 +743,6 @@ mod tests {
         ] {
             assert!(settings(flags).is_err(), "{flags:?}");
         }
-    }
-
-    #[test]
-    fn basic_auth_comes_from_the_flag_then_the_environment_then_the_file() {
-        let some = |text: &str| Some(text.to_string());
-        let chosen = basic_auth_choice;
-        assert_eq!(
-            chosen(some("f:1"), some("e:2"), some("c:3")),
-            Some(("f:1".to_string(), CredentialSource::Flag))
-        );
-        assert_eq!(
-            chosen(None, some("e:2"), some("c:3")),
-            Some(("e:2".to_string(), CredentialSource::Environment))
-        );
-        assert_eq!(
-            chosen(None, some(""), some("c:3")),
-            Some(("c:3".to_string(), CredentialSource::ConfigFile))
-        );
-        assert_eq!(chosen(None, None, None), None);
-    }
-
-    #[test]
-    fn the_seeds_credentials_are_taken_out_of_it() {
-        let (seed, credentials) = seed_credentials("https://us%40er:p%3Ass@staging.e.com/x")
-            .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(seed, "https://staging.e.com/x");
-        assert_eq!(
-            credentials,
-            Some(BasicAuth::new("us@er", "p:ss").unwrap_or_else(|error| panic!("{error}")))
-        );
-        let (seed, credentials) =
-            seed_credentials("https://e.com/").unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!((seed.as_str(), credentials), ("https://e.com/", None));
-        let (seed, _) =
-            seed_credentials("htp://user:secret@e.com/").unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(seed, "htp://***@e.com/");
-        assert_eq!(masked_userinfo("user:secret@e.com"), "***@e.com");
-        assert_eq!(masked_userinfo("https://e.com/a@b"), "https://e.com/a@b");
     }
 
     #[test]

@@ -1,0 +1,272 @@
+//! What a protected site needs (headers, basic authentication, cookies), how it is reached
+//! (proxy, certificates) and which host it copies (`--map-host`): parsed and checked, with the
+//! rules for where credentials come from. Secrets never appear in an error.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+use sitemapper_crawl::{
+    BasicAuth, HostMap, NetworkOptions, SiteAccess, SiteCookie, SiteHeader, TrustedCertificates,
+    parse_proxy,
+};
+use url::Url;
+
+use super::MergedOptions;
+
+impl MergedOptions {
+    /// What the site needs on every request. Basic authentication comes from the flag, else
+    /// the environment, else the config file, else the seed URL.
+    pub(super) fn site_access(
+        &self,
+        seed_credentials: Option<BasicAuth>,
+    ) -> anyhow::Result<SiteAccess> {
+        let headers = self
+            .headers
+            .iter()
+            .map(|text| {
+                SiteHeader::parse(text)
+                    .map_err(|error| anyhow::anyhow!("invalid --header: {error}"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let mut cookies = Vec::new();
+        for text in &self.cookies {
+            cookies.extend(
+                SiteCookie::parse_list(text)
+                    .map_err(|error| anyhow::anyhow!("invalid --cookie: {error}"))?,
+            );
+        }
+        let basic_auth = match &self.basic_auth {
+            Some((text, source)) => {
+                if seed_credentials.is_some() {
+                    tracing::info!(
+                        "the seed URL's credentials are not used: {} gives others",
+                        source.name()
+                    );
+                }
+                Some(
+                    BasicAuth::parse(text)
+                        .map_err(|error| anyhow::anyhow!("invalid {}: {error}", source.name()))?,
+                )
+            }
+            None => seed_credentials,
+        };
+        let access = SiteAccess {
+            headers,
+            basic_auth,
+            cookies,
+        };
+        access
+            .check()
+            .map_err(|error| anyhow::anyhow!("invalid --header: {error}"))?;
+        Ok(access)
+    }
+
+    /// The proxy and the certificates trusted.
+    pub(super) fn network(&self) -> anyhow::Result<NetworkOptions> {
+        let proxy = self
+            .proxy
+            .as_deref()
+            .map(|text| {
+                parse_proxy(text).map_err(|error| anyhow::anyhow!("invalid --proxy: {error}"))
+            })
+            .transpose()?;
+        let proxy_hosts = match &proxy {
+            Some(proxy) => proxy.host_str().map(str::to_string).into_iter().collect(),
+            None => environment_proxies()
+                .iter()
+                .filter_map(|(_, url)| url.host_str().map(str::to_string))
+                .collect(),
+        };
+        let extra_roots = match &self.cacert {
+            Some(path) => read_certificates(path)?,
+            None => TrustedCertificates::default(),
+        };
+        Ok(NetworkOptions {
+            proxy,
+            proxy_hosts,
+            extra_roots,
+            accept_invalid_certificates: self.insecure,
+        })
+    }
+
+    pub(super) fn host_map(&self) -> anyhow::Result<HostMap> {
+        let mut map = HostMap::default();
+        for text in &self.map_hosts {
+            map.add(text)
+                .map_err(|error| anyhow::anyhow!("invalid --map-host: {error}"))?;
+        }
+        Ok(map)
+    }
+}
+
+/// The environment variable that holds `user:password` for the site: a secret kept out of
+/// crontabs, shell histories and process lists.
+pub(crate) const BASIC_AUTH_VARIABLE: &str = "SITEMAPPER_BASIC_AUTH";
+
+/// Where credentials for basic authentication come from, in the order they are looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CredentialSource {
+    Flag,
+    Environment,
+    ConfigFile,
+}
+
+impl CredentialSource {
+    fn name(self) -> &'static str {
+        match self {
+            CredentialSource::Flag => "--basic-auth",
+            CredentialSource::Environment => BASIC_AUTH_VARIABLE,
+            CredentialSource::ConfigFile => "basic-auth in the config file",
+        }
+    }
+}
+
+/// The flag, else the environment variable, else the config file; the seed URL's come last,
+/// in `check`. An empty environment variable counts as unset.
+pub(super) fn basic_auth_choice(
+    flag: Option<String>,
+    environment: Option<String>,
+    file: Option<String>,
+) -> Option<(String, CredentialSource)> {
+    flag.map(|text| (text, CredentialSource::Flag))
+        .or_else(|| {
+            environment
+                .filter(|text| !text.is_empty())
+                .map(|text| (text, CredentialSource::Environment))
+        })
+        .or_else(|| file.map(|text| (text, CredentialSource::ConfigFile)))
+}
+
+/// The seed without the credentials it may carry (`https://user:password@host/`), and those
+/// credentials, for basic authentication: the URL is used without them everywhere. A seed
+/// that is no http(s) URL is kept for the crawler to refuse, with anything that looks like
+/// credentials masked, since its error repeats it.
+pub(super) fn seed_credentials(seed: &str) -> anyhow::Result<(String, Option<BasicAuth>)> {
+    let parsed = Url::parse(seed.trim())
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https"));
+    let Some(mut url) = parsed else {
+        return Ok((masked_userinfo(seed), None));
+    };
+    if url.username().is_empty() && url.password().is_none() {
+        return Ok((seed.to_string(), None));
+    }
+    let decode = |text: &str| {
+        percent_encoding::percent_decode_str(text)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let credentials = BasicAuth::new(
+        &decode(url.username()),
+        &decode(url.password().unwrap_or_default()),
+    )
+    .map_err(|error| anyhow::anyhow!("invalid credentials in the seed URL: {error}"))?;
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    Ok((url.to_string(), Some(credentials)))
+}
+
+/// `text` with whatever precedes an `@` in its authority replaced by `***`.
+fn masked_userinfo(text: &str) -> String {
+    let start = text.find("://").map_or(0, |index| index + 3);
+    let end = text[start..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |index| start + index);
+    match text[start..end].rfind('@') {
+        Some(at) => format!("{}***{}", &text[..start], &text[start + at..]),
+        None => text.to_string(),
+    }
+}
+
+/// The proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, in upper or
+/// lower case, as reqwest reads them), with the variable that names each.
+pub(crate) fn environment_proxies() -> Vec<(String, Url)> {
+    [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ]
+    .iter()
+    .filter_map(|name| {
+        let value = std::env::var(name).ok().filter(|value| !value.is_empty())?;
+        // reqwest takes a proxy without a scheme for http://.
+        let url = Url::parse(&value)
+            .ok()
+            .filter(|url| url.host_str().is_some())
+            .or_else(|| Url::parse(&format!("http://{value}")).ok())?;
+        Some((name.to_string(), url))
+    })
+    .collect()
+}
+
+/// The most a `--cacert` file is read: a bundle of every public root is a few hundred KiB.
+const MAX_CERTIFICATE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The certificates of a `--cacert` file (PEM): a regular file, at least one certificate,
+/// each one valid.
+fn read_certificates(path: &Path) -> anyhow::Result<TrustedCertificates> {
+    let cannot_read = || format!("cannot read --cacert {}", path.display());
+    let metadata = std::fs::metadata(path).with_context(cannot_read)?;
+    if !metadata.is_file() || metadata.len() > MAX_CERTIFICATE_FILE_BYTES {
+        bail!(
+            "--cacert {} is not a PEM file of at most 16 MiB",
+            path.display()
+        );
+    }
+    let mut pem = Vec::new();
+    std::fs::File::open(path)
+        .with_context(cannot_read)?
+        .take(MAX_CERTIFICATE_FILE_BYTES)
+        .read_to_end(&mut pem)
+        .with_context(cannot_read)?;
+    TrustedCertificates::from_pem(&pem)
+        .map_err(|error| anyhow::anyhow!("--cacert {}: {error}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basic_auth_comes_from_the_flag_then_the_environment_then_the_file() {
+        let some = |text: &str| Some(text.to_string());
+        let chosen = basic_auth_choice;
+        assert_eq!(
+            chosen(some("f:1"), some("e:2"), some("c:3")),
+            Some(("f:1".to_string(), CredentialSource::Flag))
+        );
+        assert_eq!(
+            chosen(None, some("e:2"), some("c:3")),
+            Some(("e:2".to_string(), CredentialSource::Environment))
+        );
+        assert_eq!(
+            chosen(None, some(""), some("c:3")),
+            Some(("c:3".to_string(), CredentialSource::ConfigFile))
+        );
+        assert_eq!(chosen(None, None, None), None);
+    }
+
+    #[test]
+    fn the_seeds_credentials_are_taken_out_of_it() {
+        let (seed, credentials) = seed_credentials("https://us%40er:p%3Ass@staging.e.com/x")
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(seed, "https://staging.e.com/x");
+        assert_eq!(
+            credentials,
+            Some(BasicAuth::new("us@er", "p:ss").unwrap_or_else(|error| panic!("{error}")))
+        );
+        let (seed, credentials) =
+            seed_credentials("https://e.com/").unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!((seed.as_str(), credentials), ("https://e.com/", None));
+        let (seed, _) =
+            seed_credentials("htp://user:secret@e.com/").unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(seed, "htp://***@e.com/");
+        assert_eq!(masked_userinfo("user:secret@e.com"), "***@e.com");
+        assert_eq!(masked_userinfo("https://e.com/a@b"), "https://e.com/a@b");
+    }
+}
