@@ -15,17 +15,16 @@ use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_ag
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
-use crate::cli::{
-    AuditArgs, ChangefreqRule, ColorName, CrawlArgs, FormatName, PriorityRule, RenderName,
-    RunsArgs, SeverityName, SummaryFormat,
-};
+use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule, RenderName, SummaryFormat};
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 
 mod access;
+mod commands;
 mod file;
 
 pub(crate) use self::access::{BASIC_AUTH_VARIABLE, environment_proxies};
 use self::access::{CredentialSource, basic_auth_choice, seed_credentials};
+pub(crate) use self::commands::{AuditSettings, RunsSettings, Verbosity, summary_format};
 pub(crate) use self::file::ConfigFile;
 
 /// Where a run writes something the user asked for: a path, or stdout (`-`).
@@ -106,91 +105,6 @@ impl CrawlSettings {
     }
 }
 
-/// How much the binary says on stderr, and whether in colour.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Verbosity {
-    pub(crate) quiet: bool,
-    /// 0: warnings, 1: info (-v), 2: debug (-vv), 3 and more: trace.
-    pub(crate) verbose: u8,
-    pub(crate) color: ColorName,
-}
-
-impl Verbosity {
-    /// `-q` or `quiet = true` silence all but errors; `-v` counts win over `verbose = N`.
-    pub(crate) fn resolve(
-        quiet: bool,
-        verbose: u8,
-        color: Option<ColorName>,
-        file: &ConfigFile,
-    ) -> Verbosity {
-        let quiet = switch(quiet, file.quiet);
-        Verbosity {
-            quiet,
-            verbose: if quiet || verbose > 0 {
-                verbose
-            } else {
-                file.verbose.unwrap_or(0)
-            },
-            color: color.or(file.color).unwrap_or(ColorName::Auto),
-        }
-    }
-}
-
-/// What `sitemapper audit` adds to a crawl's settings.
-#[derive(Debug)]
-pub(crate) struct AuditSettings {
-    pub(crate) crawl: CrawlSettings,
-    pub(crate) report: PathBuf,
-    /// Whether the user chose where the sitemap goes (else: beside the report).
-    pub(crate) out_chosen: bool,
-    pub(crate) fail_on: Option<SeverityName>,
-    pub(crate) thresholds: sitemapper_audit::Thresholds,
-}
-
-impl AuditSettings {
-    pub(crate) fn resolve(args: AuditArgs, mut file: ConfigFile) -> anyhow::Result<AuditSettings> {
-        let Some(report) = args.report.or(file.report.take()) else {
-            bail!("no report directory: give --report DIR (or `report` in the config file)");
-        };
-        let defaults = sitemapper_audit::Thresholds::default();
-        let thresholds = sitemapper_audit::Thresholds {
-            max_depth: args.deep.or(file.deep).unwrap_or(defaults.max_depth),
-            slow_ms: args.slow.or(file.slow).unwrap_or(defaults.slow_ms),
-            large_bytes: args.large.or(file.large).unwrap_or(defaults.large_bytes),
-        };
-        let fail_on = args.fail_on.or(file.fail_on);
-        let out_chosen = args.crawl.out.is_some() || file.out.is_some();
-        Ok(AuditSettings {
-            crawl: CrawlSettings::resolve(args.crawl, file)?,
-            report,
-            out_chosen,
-            fail_on,
-            thresholds,
-        })
-    }
-}
-
-/// What `sitemapper runs` needs: the crawl database, and how to print its runs.
-#[derive(Debug)]
-pub(crate) struct RunsSettings {
-    pub(crate) state: PathBuf,
-    pub(crate) summary: SummaryFormat,
-}
-
-impl RunsSettings {
-    pub(crate) fn resolve(args: RunsArgs, file: ConfigFile) -> anyhow::Result<RunsSettings> {
-        let summary = summary_format(args.summary, &file);
-        let state = args.state.or(file.state).ok_or_else(|| {
-            anyhow::anyhow!("no crawl database: give --state FILE (or `state` in the config file)")
-        })?;
-        Ok(RunsSettings { state, summary })
-    }
-}
-
-/// How a command prints its summary: the flag, else the config file, else text.
-pub(crate) fn summary_format(flag: Option<SummaryFormat>, file: &ConfigFile) -> SummaryFormat {
-    flag.or(file.summary).unwrap_or_default()
-}
 /// Every option with its value chosen: the flag, else the config file, else the default.
 /// Nothing is checked yet: [`MergedOptions::check`] does that, and builds the settings.
 #[derive(Debug)]

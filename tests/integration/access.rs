@@ -24,7 +24,7 @@ use crate::harness::{
     Run, assert_one_line_error, crawl_recorded, listed_urls, locs, previous_output, read_sitemap,
     sitemapper_command,
 };
-use crate::render::chromium;
+use crate::render::{chromium, library_on_another_host};
 
 const USER: &str = "u-reviewer-4471";
 const PASSWORD: &str = "pa55-word-7f3a";
@@ -897,13 +897,7 @@ fn the_browser_reaches_a_protected_site_and_gives_other_hosts_nothing() {
     let Some(chrome) = chromium() else {
         return;
     };
-    let other = Site::new()
-        .route(
-            "/lib.js",
-            Route::new(200, "window.libraryLoaded = true;")
-                .header("Content-Type", "text/javascript"),
-        )
-        .serve_on("127.0.0.2");
+    let other = library_on_another_host();
     let shell = format!(
         r#"<!doctype html><html><head><title>App</title>
         <script src="{}"></script><script src="/app.js" defer></script></head>

@@ -474,16 +474,22 @@ fn the_audit_reports_what_javascript_changes_and_pages_that_did_not_settle() {
     );
 }
 
-#[test]
-fn the_browser_loads_no_images_opens_nothing_and_counts_other_hosts() {
-    let Some(browser) = chromium() else { return };
-    let cdn = Site::new()
+/// Another host (127.0.0.2) serving `/lib.js`, a script that sets `window.libraryLoaded`: a
+/// CDN as a page's scripts see it.
+pub(crate) fn library_on_another_host() -> Server {
+    Site::new()
         .route(
             "/lib.js",
             Route::new(200, "window.libraryLoaded = true;")
                 .header("Content-Type", "text/javascript"),
         )
-        .serve_on("127.0.0.2");
+        .serve_on("127.0.0.2")
+}
+
+#[test]
+fn the_browser_loads_no_images_opens_nothing_and_counts_other_hosts() {
+    let Some(browser) = chromium() else { return };
+    let cdn = library_on_another_host();
     let shell = format!(
         r#"<!doctype html><html><head><script src="{}"></script>
         <script src="/app.js" defer></script></head>
