@@ -5,6 +5,8 @@
 
 mod files;
 mod html;
+#[allow(dead_code)] // Filled in and rendered by the next commits.
+mod model;
 mod site_sitemaps;
 mod summary_json;
 
