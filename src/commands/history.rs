@@ -3,8 +3,8 @@
 
 use std::sync::Mutex;
 
-use sitemapper_crawl::{Exclusion, History, PreviousPage, Verdict};
-use sitemapper_store::{PageRecord, Reason, Store, Verdict as Recorded};
+use sitemapper_crawl::{Exclusion, History, PageLink, PageLinkKind, PreviousPage, Verdict};
+use sitemapper_store::{LinkKind, LinkRecord, PageRecord, Reason, Store, Verdict as Recorded};
 use url::Url;
 
 /// A second connection to the crawl database (WAL lets it read while the recorder writes).
@@ -31,8 +31,8 @@ impl History for StoreHistory {
         let links = store
             .links_of(url.as_str())
             .ok()?
-            .iter()
-            .filter_map(|link| Url::parse(link).ok())
+            .into_iter()
+            .filter_map(page_link)
             .collect();
         Some(PreviousPage {
             verdict: content_verdict(&page)?,
@@ -48,6 +48,24 @@ impl History for StoreHistory {
             links,
         })
     }
+}
+
+/// The crawl's form of a recorded link of a page (a redirect is no link of a page).
+fn page_link(link: LinkRecord) -> Option<PageLink> {
+    Some(PageLink {
+        url: Url::parse(&link.target).ok()?,
+        kind: match link.kind {
+            LinkKind::Anchor => PageLinkKind::Anchor,
+            LinkKind::Canonical => PageLinkKind::Canonical,
+            LinkKind::Hreflang => PageLinkKind::Hreflang,
+            LinkKind::Image => PageLinkKind::Image,
+            LinkKind::Iframe => PageLinkKind::Frame,
+            LinkKind::Refresh => PageLinkKind::Refresh,
+            LinkKind::Redirect => return None,
+        },
+        anchor: link.anchor,
+        nofollow: link.nofollow,
+    })
 }
 
 /// The verdict the page's own content gave, before the site-wide steps (canonical

@@ -6,11 +6,13 @@ use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
 use sitemapper_crawl::{
-    CrawlEvent, Exclusion, IgnoredHint, PageOutcome, RenderDifference, Rendering, TrapKind, Verdict,
+    CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
+    RenderDifference, Rendering, TrapKind, Verdict,
 };
 use sitemapper_store::{
-    IgnoredHint as Ignored, PageRecord, Reason, Rendering as RecordedRendering, RunId,
-    ServedDifference, Store, StoreError, Verdict as Recorded,
+    IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails, PageRecord,
+    Reason, Rendering as RecordedRendering, RunId, ServedDifference, Store, StoreError,
+    Verdict as Recorded,
 };
 use tokio::sync::mpsc;
 
@@ -166,6 +168,18 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         }
     };
     let response = outcome.response.as_ref();
+    // A redirect's one link is its target; a page's are what the crawl recorded.
+    let links = match &outcome.verdict {
+        Verdict::Redirect { to } => Some(vec![LinkRecord {
+            target: to.to_string(),
+            kind: LinkKind::Redirect,
+            anchor: None,
+            nofollow: false,
+        }]),
+        _ => outcome
+            .links
+            .map(|links| links.into_iter().map(link_record).collect()),
+    };
     PageRecord {
         url: outcome.url.into(),
         depth: outcome.depth,
@@ -194,9 +208,8 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
             .map(|response| response.elapsed.as_millis().try_into().unwrap_or(u64::MAX)),
         body_bytes: response.map(|response| response.body_bytes as u64),
         truncated: response.is_some_and(|response| response.truncated),
-        links: outcome
-            .links
-            .map(|links| links.into_iter().map(String::from).collect()),
+        links,
+        details: outcome.details.map(page_details),
         images: outcome
             .images
             .map(|images| images.into_iter().map(String::from).collect()),
@@ -217,6 +230,39 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
             }
             _ => Vec::new(),
         },
+    }
+}
+
+/// The store's form of a page's link.
+fn link_record(link: PageLink) -> LinkRecord {
+    LinkRecord {
+        target: link.url.into(),
+        kind: match link.kind {
+            PageLinkKind::Anchor => LinkKind::Anchor,
+            PageLinkKind::Canonical => LinkKind::Canonical,
+            PageLinkKind::Hreflang => LinkKind::Hreflang,
+            PageLinkKind::Image => LinkKind::Image,
+            PageLinkKind::Frame => LinkKind::Iframe,
+            PageLinkKind::Refresh => LinkKind::Refresh,
+        },
+        anchor: link.anchor,
+        nofollow: link.nofollow,
+    }
+}
+
+/// The store's form of what a page says on itself.
+fn page_details(details: PageDetails) -> RecordedDetails {
+    RecordedDetails {
+        h1_count: details.h1_count,
+        h1: details.h1,
+        lang: details.lang,
+        images_without_alt: details.images_without_alt,
+        images_without_alt_examples: details.images_without_alt_examples,
+        insecure_resources: details
+            .insecure_resources
+            .into_iter()
+            .map(String::from)
+            .collect(),
     }
 }
 

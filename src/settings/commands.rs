@@ -59,6 +59,7 @@ impl AuditSettings {
             max_depth: args.deep.or(file.deep).unwrap_or(defaults.max_depth),
             slow_ms: args.slow.or(file.slow).unwrap_or(defaults.slow_ms),
             large_bytes: args.large.or(file.large).unwrap_or(defaults.large_bytes),
+            ..defaults
         };
         let fail_on = args.fail_on.or(file.fail_on);
         let out_chosen = args.crawl.out.is_some() || file.out.is_some();

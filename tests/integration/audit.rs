@@ -12,9 +12,10 @@ use serde_json::Value;
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{Run, sitemapper};
 
+/// A page with a title of a good length, a description and a heading: clean.
 fn page(title: &str, body: &str) -> String {
     format!(
-        "<html><head><title>{title}</title><meta name=\"description\" content=\"About {title}\"></head><body>{body}</body></html>"
+        "<html><head><title>{title} | the fixture site of the audit</title><meta name=\"description\" content=\"About {title}\"></head><body><h1>{title}</h1>{body}</body></html>"
     )
 }
 
@@ -180,18 +181,23 @@ fn every_kind_of_finding_is_found_with_its_urls_and_referrers() {
     };
     assert_eq!(has("broken-link", "/broken"), ["/", "/about"]);
     assert_eq!(has("broken-link", "/gone"), ["/"]);
-    // A canonical hint counts as a link to its target.
-    assert_eq!(has("broken-link", "/missing-canonical"), ["/canon-404"]);
+    // A canonical is not a link: its broken target is the canonical's finding only.
+    assert!(
+        !found
+            .iter()
+            .any(|(_, path, _)| path == "/missing-canonical"),
+        "{found:#?}"
+    );
     assert_eq!(has("redirect-chain", "/old"), ["/"]);
     assert_eq!(has("redirect-loop", "/loop-a"), ["/"]);
-    assert_eq!(has("link-to-redirect", "/moved"), ["/", "/canon-redirect"]);
+    assert_eq!(has("link-to-redirect", "/moved"), ["/"]);
     has("canonical-to-broken", "/canon-404");
     has("canonical-to-redirect", "/canon-redirect");
     has("canonical-to-noindex", "/canon-noindex");
     has("canonical-to-disallowed", "/canon-disallowed");
     has("conflicting-canonicals", "/conflict");
     has("off-site-canonical", "/offsite");
-    assert_eq!(has("noindex-linked", "/noindex"), ["/", "/canon-noindex"]);
+    assert_eq!(has("noindex-linked", "/noindex"), ["/"]);
     assert_eq!(has("robots-blocked-linked", "/private/secret"), ["/"]);
     assert_eq!(has("too-deep", "/level5"), ["/level4"]);
     has("too-deep", "/level6");
@@ -242,11 +248,31 @@ fn every_kind_of_finding_is_found_with_its_urls_and_referrers() {
     assert!(pages_csv.starts_with("url,status,verdict,reason,depth"));
     assert!(pages_csv.contains(&format!("{},404,excluded,http-404", server.url("/broken"))));
     let links_csv = std::fs::read_to_string(report.path().join("links.csv")).unwrap();
-    assert!(links_csv.contains(&format!(
-        "{},{}",
-        server.url("/about"),
-        server.url("/broken")
-    )));
+    assert!(links_csv.starts_with("source,target,kind,anchor,nofollow\n"));
+    for line in [
+        format!(
+            "{},{},a,broken again,false",
+            server.url("/about"),
+            server.url("/broken")
+        ),
+        format!(
+            "{},{},canonical,,false",
+            server.url("/canon-404"),
+            server.url("/missing-canonical")
+        ),
+        format!(
+            "{},{},redirect,,false",
+            server.url("/old"),
+            server.url("/older")
+        ),
+        format!(
+            "{},{},hreflang,,false",
+            server.url("/en/"),
+            server.url("/de/")
+        ),
+    ] {
+        assert!(links_csv.contains(&line), "{line} in {links_csv}");
+    }
     assert!(
         run.stderr.contains("The site's sitemaps: 1 files, 5 URLs."),
         "{}",

@@ -8,7 +8,7 @@ use sitemapper_store::{
     PageRecord, Reason, Rendering, RunId, ServedDifference, Store, StoreError, Verdict,
 };
 
-use crate::{Finding, FindingKind, Thresholds};
+use crate::{Finding, FindingKind, Thresholds, on_page};
 
 /// Every finding the crawl database supports for `run`, with the pages that link to the URLs
 /// of link findings.
@@ -24,7 +24,6 @@ pub(crate) fn site_findings(
     canonical_findings(store, &pages.canonical, &mut findings)?;
     findings.extend(pages.findings);
     duplicate_findings(&pages.duplicates, &mut findings);
-    mixed_content_findings(store, run, &mut findings)?;
     hreflang_findings(store, run, &mut findings)?;
     for finding in &mut findings {
         if finding.referrers.is_empty() && finding.kind.links_matter() {
@@ -34,11 +33,19 @@ pub(crate) fn site_findings(
     Ok(findings)
 }
 
+/// A page that failed, is noindex, blocked or cut from a trap.
+struct Troubled {
+    url: String,
+    depth: u32,
+    reason: Option<Reason>,
+    detail: Option<String>,
+}
+
 /// What one pass over the pages of a run gathers, in URL order.
 #[derive(Default)]
 struct Pages {
-    /// Pages that failed, are noindex, blocked or cut from a trap: `(url, reason, detail)`.
-    troubled: Vec<(String, Option<Reason>, Option<String>)>,
+    /// Pages that failed, are noindex, blocked or cut from a trap.
+    troubled: Vec<Troubled>,
     /// `url -> target` of the redirects.
     redirects: BTreeMap<String, String>,
     /// Pages whose canonical named another URL: `(url, reason, target)`.
@@ -69,8 +76,12 @@ impl Pages {
                     )
             });
         if troubled {
-            self.troubled
-                .push((page.url.clone(), page.reason, page.detail.clone()));
+            self.troubled.push(Troubled {
+                url: page.url.clone(),
+                depth: page.depth,
+                reason: page.reason,
+                detail: page.detail.clone(),
+            });
         }
         if page.verdict == Verdict::Redirect
             && let Some(target) = &page.target
@@ -99,6 +110,7 @@ impl Pages {
         self.add_rendering(&page);
         if page.html_ok {
             self.add_page_facts(&page, thresholds);
+            on_page::check(&page, thresholds, &mut self.findings);
         }
         if page.verdict == Verdict::Indexable {
             let values = [
@@ -182,21 +194,6 @@ impl Pages {
                 format!("{} clicks from the start page", page.depth),
             ));
         }
-        let blank = |text: &Option<String>| {
-            text.as_deref()
-                .is_none_or(|text| trim_spaces(text).is_empty())
-        };
-        if blank(&page.title) {
-            self.findings
-                .push(finding(FindingKind::MissingTitle, &page.url, String::new()));
-        }
-        if blank(&page.description) {
-            self.findings.push(finding(
-                FindingKind::MissingDescription,
-                &page.url,
-                String::new(),
-            ));
-        }
     }
 }
 
@@ -204,10 +201,16 @@ impl Pages {
 fn status_findings(
     store: &Store,
     run: RunId,
-    troubled: &[(String, Option<Reason>, Option<String>)],
+    troubled: &[Troubled],
     findings: &mut Vec<Finding>,
 ) -> Result<(), StoreError> {
-    for (url, reason, detail) in troubled {
+    for Troubled {
+        url,
+        depth,
+        reason,
+        detail,
+    } in troubled
+    {
         let referrers = store.referrers(run, url)?;
         let kind = match reason {
             Some(Reason::NoIndex) => FindingKind::NoindexLinked,
@@ -215,12 +218,17 @@ fn status_findings(
             Some(reason) if reason.is_trap() => FindingKind::TrapCut,
             _ => FindingKind::BrokenLink,
         };
-        // A noindex or blocked URL is only a finding when the site links to it.
-        if matches!(
-            kind,
-            FindingKind::NoindexLinked | FindingKind::BlockedLinked
-        ) && referrers.is_empty()
-        {
+        // A noindex or blocked URL is only a finding when the site links to it. A broken URL
+        // that no link or redirect leads to was reached through a canonical or an alternate:
+        // the findings about those name it. The start page stands alone.
+        let unlinked = match kind {
+            FindingKind::NoindexLinked | FindingKind::BlockedLinked => referrers.is_empty(),
+            FindingKind::BrokenLink => {
+                referrers.is_empty() && *depth > 0 && !store.is_redirect_target(run, url)?
+            }
+            _ => false,
+        };
+        if unlinked {
             continue;
         }
         let code = reason.map(|reason| reason.code()).unwrap_or_default();
@@ -381,38 +389,14 @@ fn duplicate_findings(
     }
 }
 
-/// https pages that link to http URLs.
-fn mixed_content_findings(
-    store: &Store,
-    run: RunId,
-    findings: &mut Vec<Finding>,
-) -> Result<(), StoreError> {
-    let mut by_source: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    store.for_each_link(run, |source, target| -> Result<(), StoreError> {
-        if has_scheme(source, "https") && has_scheme(target, "http") {
-            by_source
-                .entry(source.to_string())
-                .or_default()
-                .push(target.to_string());
-        }
-        Ok(())
-    })?;
-    for (source, targets) in by_source {
-        findings.push(finding(
-            FindingKind::MixedContent,
-            &source,
-            format!("links to {}", targets.join(" ")),
-        ));
-    }
-    Ok(())
-}
-
-/// hreflang alternates without a return link, and hreflang codes that are not language codes.
+/// hreflang alternates without a return link, hreflang codes that are not language codes,
+/// and alternates that are not indexable.
 fn hreflang_findings(
     store: &Store,
     run: RunId,
     findings: &mut Vec<Finding>,
 ) -> Result<(), StoreError> {
+    let verdicts = store.verdicts(run)?;
     for (page, hreflang, href) in store.alternates_without_return(run)? {
         findings.push(finding(
             FindingKind::HreflangNoReturn,
@@ -426,6 +410,19 @@ fn hreflang_findings(
                 FindingKind::HreflangInvalid,
                 &page,
                 format!("hreflang {hreflang:?} (for {href}) is not a language code"),
+            ));
+        }
+        if let Some((verdict, reason)) = verdicts.get(&href)
+            && *verdict != Verdict::Indexable
+        {
+            let why = match reason {
+                Some(reason) => format!("{verdict}: {reason}"),
+                None => verdict.to_string(),
+            };
+            findings.push(finding(
+                FindingKind::HreflangToNonIndexable,
+                &page,
+                format!("hreflang {hreflang} points to {href} ({why})"),
             ));
         }
     }
@@ -443,12 +440,6 @@ pub(crate) fn finding(kind: FindingKind, url: &str, detail: String) -> Finding {
 }
 
 /// The text without leading and trailing spaces (only U+0020, as the findings always had).
-fn trim_spaces(text: &str) -> &str {
+pub(crate) fn trim_spaces(text: &str) -> &str {
     text.trim_matches(' ')
-}
-
-/// Whether `url` starts with `scheme://`, in any case.
-fn has_scheme(url: &str, scheme: &str) -> bool {
-    url.split_once("://")
-        .is_some_and(|(found, _)| found.eq_ignore_ascii_case(scheme))
 }

@@ -69,14 +69,30 @@ pub enum FindingKind {
     DuplicateDescription,
     /// Listed pages with the same text and links and no canonical between them.
     DuplicateContent,
-    /// An https page that links to http URLs.
+    /// An https page that loads images, scripts, style sheets, frames or media over http.
     MixedContent,
+    /// A listed page whose title is longer than the threshold.
+    TitleTooLong,
+    /// A listed page whose title is shorter than the threshold.
+    TitleTooShort,
+    /// A listed page whose meta description is longer than the threshold.
+    DescriptionTooLong,
+    /// A listed page without an `<h1>`.
+    MissingH1,
+    /// A listed page with more than one `<h1>`.
+    MultipleH1,
+    /// A page showing images without alt text.
+    ImagesWithoutAlt,
+    /// A page that answers 200 but whose title or heading says it was not found.
+    SoftNotFound,
     /// A crawler trap the crawl stopped following.
     TrapCut,
     /// An hreflang alternate whose target does not name the page back.
     HreflangNoReturn,
     /// An hreflang value that is not a language code.
     HreflangInvalid,
+    /// An hreflang alternate that points to a page that is not indexable.
+    HreflangToNonIndexable,
     /// A URL of the site's sitemaps that no crawled link leads to.
     SitemapOrphan,
     /// A URL of the site's sitemaps that is not indexable (or not a URL).
@@ -92,6 +108,57 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FindingKind; 40] = [
+        FindingKind::BrokenLink,
+        FindingKind::RedirectLoop,
+        FindingKind::RedirectChain,
+        FindingKind::LinkToRedirect,
+        FindingKind::CanonicalToBroken,
+        FindingKind::CanonicalToRedirect,
+        FindingKind::CanonicalToDisallowed,
+        FindingKind::CanonicalToNoindex,
+        FindingKind::CanonicalLoop,
+        FindingKind::ConflictingCanonicals,
+        FindingKind::InvalidCanonical,
+        FindingKind::OffSiteCanonical,
+        FindingKind::NoindexLinked,
+        FindingKind::BlockedLinked,
+        FindingKind::TooDeep,
+        FindingKind::Slow,
+        FindingKind::Large,
+        FindingKind::MissingTitle,
+        FindingKind::DuplicateTitle,
+        FindingKind::MissingDescription,
+        FindingKind::DuplicateDescription,
+        FindingKind::DuplicateContent,
+        FindingKind::MixedContent,
+        FindingKind::TitleTooLong,
+        FindingKind::TitleTooShort,
+        FindingKind::DescriptionTooLong,
+        FindingKind::MissingH1,
+        FindingKind::MultipleH1,
+        FindingKind::ImagesWithoutAlt,
+        FindingKind::SoftNotFound,
+        FindingKind::TrapCut,
+        FindingKind::HreflangNoReturn,
+        FindingKind::HreflangInvalid,
+        FindingKind::HreflangToNonIndexable,
+        FindingKind::SitemapOrphan,
+        FindingKind::SitemapNotIndexable,
+        FindingKind::NotInSitemap,
+        FindingKind::SitemapUnreadable,
+        FindingKind::RenderedDiffers,
+        FindingKind::RenderIncomplete,
+    ];
+
+    /// The kind a code names.
+    pub fn from_code(code: &str) -> Option<FindingKind> {
+        FindingKind::ALL
+            .into_iter()
+            .find(|kind| kind.code() == code)
+    }
+
     /// A stable machine-readable code, for the CSV and JSON files.
     pub fn code(self) -> &'static str {
         match self {
@@ -118,9 +185,17 @@ impl FindingKind {
             FindingKind::DuplicateDescription => "duplicate-description",
             FindingKind::DuplicateContent => "duplicate-content",
             FindingKind::MixedContent => "mixed-content",
+            FindingKind::TitleTooLong => "title-too-long",
+            FindingKind::TitleTooShort => "title-too-short",
+            FindingKind::DescriptionTooLong => "description-too-long",
+            FindingKind::MissingH1 => "missing-h1",
+            FindingKind::MultipleH1 => "multiple-h1",
+            FindingKind::ImagesWithoutAlt => "images-without-alt",
+            FindingKind::SoftNotFound => "soft-404",
             FindingKind::TrapCut => "trap-cut-short",
             FindingKind::HreflangNoReturn => "hreflang-no-return",
             FindingKind::HreflangInvalid => "hreflang-invalid",
+            FindingKind::HreflangToNonIndexable => "hreflang-to-non-indexable",
             FindingKind::SitemapOrphan => "sitemap-orphan",
             FindingKind::SitemapNotIndexable => "sitemap-not-indexable",
             FindingKind::NotInSitemap => "not-in-sitemap",
@@ -139,7 +214,8 @@ impl FindingKind {
             | FindingKind::CanonicalToDisallowed
             | FindingKind::CanonicalLoop
             | FindingKind::SitemapNotIndexable
-            | FindingKind::SitemapUnreadable => Severity::Error,
+            | FindingKind::SitemapUnreadable
+            | FindingKind::SoftNotFound => Severity::Error,
             FindingKind::RedirectChain
             | FindingKind::CanonicalToRedirect
             | FindingKind::CanonicalToNoindex
@@ -152,6 +228,9 @@ impl FindingKind {
             | FindingKind::MixedContent
             | FindingKind::HreflangNoReturn
             | FindingKind::HreflangInvalid
+            | FindingKind::HreflangToNonIndexable
+            | FindingKind::MissingH1
+            | FindingKind::ImagesWithoutAlt
             | FindingKind::SitemapOrphan
             | FindingKind::RenderedDiffers
             | FindingKind::RenderIncomplete => Severity::Warning,
@@ -164,7 +243,11 @@ impl FindingKind {
             | FindingKind::MissingDescription
             | FindingKind::DuplicateDescription
             | FindingKind::TrapCut
-            | FindingKind::NotInSitemap => Severity::Notice,
+            | FindingKind::NotInSitemap
+            | FindingKind::TitleTooLong
+            | FindingKind::TitleTooShort
+            | FindingKind::DescriptionTooLong
+            | FindingKind::MultipleH1 => Severity::Notice,
         }
     }
 
@@ -193,10 +276,18 @@ impl FindingKind {
             FindingKind::MissingDescription => "Missing meta description",
             FindingKind::DuplicateDescription => "Duplicate meta description",
             FindingKind::DuplicateContent => "Duplicate content without a canonical",
-            FindingKind::MixedContent => "http link on an https page",
+            FindingKind::MixedContent => "Mixed content: http resources on an https page",
+            FindingKind::TitleTooLong => "Title too long",
+            FindingKind::TitleTooShort => "Title too short",
+            FindingKind::DescriptionTooLong => "Meta description too long",
+            FindingKind::MissingH1 => "No <h1> heading",
+            FindingKind::MultipleH1 => "Several <h1> headings",
+            FindingKind::ImagesWithoutAlt => "Images without alt text",
+            FindingKind::SoftNotFound => "Soft 404: a \"not found\" page that answers 200",
             FindingKind::TrapCut => "Crawler trap cut short",
             FindingKind::HreflangNoReturn => "hreflang alternate without a return link",
             FindingKind::HreflangInvalid => "Invalid hreflang code",
+            FindingKind::HreflangToNonIndexable => "hreflang alternate that is not indexable",
             FindingKind::SitemapOrphan => "In the sitemap, not reachable by links",
             FindingKind::SitemapNotIndexable => "In the sitemap, not indexable",
             FindingKind::NotInSitemap => "Indexable, not in the sitemap",

@@ -4,10 +4,17 @@
 //! queries and knows nothing of HTTP; the binary reads the site's own sitemaps and writes the
 //! report files.
 
+mod advice;
+mod assessment;
 mod database;
 mod kind;
+mod on_page;
 mod sitemaps;
 
+pub use assessment::{
+    Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority, compare, health_score,
+    priority, recorded,
+};
 pub use kind::{FindingKind, Severity};
 pub use sitemaps::SiteSitemaps;
 
@@ -35,6 +42,12 @@ pub struct Thresholds {
     pub slow_ms: u64,
     /// Body size after decompression, in bytes.
     pub large_bytes: u64,
+    /// Titles longer than this many characters are cut off in search results.
+    pub title_max_chars: usize,
+    /// Titles shorter than this many characters say too little.
+    pub title_min_chars: usize,
+    /// Meta descriptions longer than this many characters are cut off in search results.
+    pub description_max_chars: usize,
 }
 
 impl Default for Thresholds {
@@ -43,6 +56,9 @@ impl Default for Thresholds {
             max_depth: 4,
             slow_ms: 1_500,
             large_bytes: 1024 * 1024,
+            title_max_chars: 60,
+            title_min_chars: 30,
+            description_max_chars: 155,
         }
     }
 }
@@ -74,5 +90,9 @@ fn sort(findings: &mut [Finding]) {
     });
 }
 
+#[cfg(test)]
+mod assessment_tests;
+#[cfg(test)]
+mod on_page_tests;
 #[cfg(test)]
 mod tests;

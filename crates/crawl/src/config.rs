@@ -104,6 +104,9 @@ pub struct CrawlConfig {
     pub max_pattern_chain: u32,
     /// Report each page's links in its outcome (for a crawl database kept across runs).
     pub record_links: bool,
+    /// Read what only an audit needs: link texts, headings, language, images without alt
+    /// text and their links, resources loaded over http.
+    pub page_details: bool,
     /// Report the images each page shows (image sitemaps).
     pub collect_images: bool,
     /// Report each page's hreflang alternates, normalized.
@@ -147,6 +150,7 @@ impl Default for CrawlConfig {
             addresses: AddressPolicy::default(),
             max_pattern_chain: DEFAULT_MAX_PATTERN_CHAIN,
             record_links: false,
+            page_details: false,
             collect_images: false,
             collect_alternates: false,
             render: RenderMode::Auto,

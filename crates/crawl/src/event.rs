@@ -7,6 +7,7 @@ use jiff::Timestamp;
 use url::Url;
 
 use crate::traps::TrapKind;
+pub use sitemapper_extract::PageDetails;
 
 /// One thing the engine learned. Every URL it decided about is reported exactly once.
 #[derive(Debug, Clone)]
@@ -56,14 +57,58 @@ pub struct PageOutcome {
     pub ignored_hints: Vec<IgnoredHint>,
     /// The fingerprint of the page's visible text and links.
     pub fingerprint: Option<String>,
-    /// The links the page was followed through, when [`crate::CrawlConfig::record_links`].
-    pub links: Option<Vec<Url>>,
+    /// The page's links, normalized and typed, when [`crate::CrawlConfig::record_links`]:
+    /// those it was followed through, its canonical when it names another URL, and with
+    /// [`crate::CrawlConfig::page_details`] its images.
+    pub links: Option<Vec<PageLink>>,
     /// The images the page shows, when [`crate::CrawlConfig::collect_images`].
     pub images: Option<Vec<Url>>,
     /// `(hreflang, normalized URL)`, when [`crate::CrawlConfig::collect_alternates`].
     pub alternates: Option<Vec<(String, Url)>>,
     /// Whether the page was rendered in a browser, and how that went.
     pub rendering: Option<Rendering>,
+    /// What the page says on itself that an audit reads, when
+    /// [`crate::CrawlConfig::page_details`] (link texts are in [`PageOutcome::links`]).
+    pub details: Option<PageDetails>,
+}
+
+/// A link of a page, as the crawl database keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageLink {
+    /// Where it leads, normalized.
+    pub url: Url,
+    /// What it is.
+    pub kind: PageLinkKind,
+    /// Its text: an `<a>`'s content, or the `alt` of an image in it (with
+    /// [`crate::CrawlConfig::page_details`]).
+    pub anchor: Option<String>,
+    /// Its `rel` holds `nofollow`.
+    pub nofollow: bool,
+}
+
+/// What a link of a page is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageLinkKind {
+    /// `<a href>` or `<area href>`.
+    Anchor,
+    /// The page's canonical, naming another URL.
+    Canonical,
+    /// `<link rel=alternate hreflang>`, or its `Link` header.
+    Hreflang,
+    /// An image the page shows.
+    Image,
+    /// `<iframe src>` or `<frame src>`.
+    Frame,
+    /// An instant `<meta http-equiv=refresh>`.
+    Refresh,
+}
+
+impl PageLinkKind {
+    /// Whether the crawl follows links of this kind (canonical targets are followed through
+    /// the verdict; images are not pages).
+    pub fn is_followed(self) -> bool {
+        !matches!(self, PageLinkKind::Canonical | PageLinkKind::Image)
+    }
 }
 
 impl PageOutcome {
@@ -111,6 +156,7 @@ impl PageOutcome {
             images: None,
             alternates: None,
             rendering: None,
+            details: None,
         }
     }
 }

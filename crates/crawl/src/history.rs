@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use url::Url;
 
-use crate::event::Verdict;
+use crate::event::{PageLink, Verdict};
 
 /// One URL as an earlier run left it.
 #[derive(Debug, Clone)]
@@ -26,8 +26,9 @@ pub struct PreviousPage {
     pub description: Option<String>,
     /// The fingerprint of its visible text and links.
     pub fingerprint: Option<String>,
-    /// The links it was followed through (none for a nofollow page).
-    pub links: Vec<Url>,
+    /// The links it was recorded with (those it was followed through, none for a nofollow
+    /// page; its canonical; its images).
+    pub links: Vec<PageLink>,
 }
 
 impl PreviousPage {

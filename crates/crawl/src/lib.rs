@@ -29,8 +29,8 @@ pub use address::{AddressPolicy, PrivateAddress};
 pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{
-    CrawlEvent, Exclusion, IgnoredHint, PageOutcome, RenderDifference, Rendering, ResponseFacts,
-    Verdict,
+    CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
+    RenderDifference, Rendering, ResponseFacts, Verdict,
 };
 pub use fetch::client_builder;
 pub use frontier::{FrontierSpill, SpilledUrl};

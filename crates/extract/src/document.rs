@@ -2,22 +2,22 @@
 //! resolve against the document's base, the first `<base href>` wherever it stands (HTML,
 //! "document base URL"), in the document's encoding.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use encoding_rs::Encoding;
 use url::Url;
 
 use crate::directives::parse_directives;
 use crate::{
-    Document, ExtractOptions, Link, LinkKind, MAX_IMAGES_PER_PAGE, PageFacts, canonical, charset,
-    parse_in_encoding, resolve, tokens,
+    Document, ExtractOptions, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_IMAGES_PER_PAGE,
+    PageDetails, PageFacts, canonical, charset, parse_in_encoding, resolve, tokens,
 };
 
 /// Fills `facts` from the document body (the headers were read already).
 pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts: &mut PageFacts) {
     let (text, encoding) = charset::decode(document.body, document.headers.content_type.as_deref());
     facts.encoding = encoding.name();
-    let raw = tokens::read(&text, options.fingerprint);
+    let mut raw = tokens::read(&text, options.fingerprint, options.details);
 
     facts.base = raw
         .base
@@ -25,8 +25,14 @@ pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts
         .and_then(|href| resolve_any(document.url, href, encoding));
     let base = facts.base.clone().unwrap_or_else(|| document.url.clone());
 
+    let raw_details = raw.details.take();
+    let mut anchors: HashMap<usize, String> = raw_details
+        .as_ref()
+        .map(|details| details.anchors.iter().cloned().collect())
+        .unwrap_or_default();
+    let mut details = raw_details.as_ref().map(|_| PageDetails::default());
     let mut seen: HashSet<Link> = HashSet::with_capacity(raw.links.len());
-    for (reference, kind, nofollow) in raw.links {
+    for (index, (reference, kind, nofollow)) in raw.links.into_iter().enumerate() {
         if kind == LinkKind::Anchor {
             note_hash_route(&reference, &mut facts.hash_routes);
         }
@@ -42,6 +48,11 @@ pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts
             }
             LinkKind::Refresh if facts.refresh.is_none() => facts.refresh = Some(url.clone()),
             _ => {}
+        }
+        if let Some(details) = &mut details
+            && let Some(text) = anchors.remove(&index)
+        {
+            details.anchors.entry(url.clone()).or_insert(text);
         }
         let link = Link {
             url,
@@ -75,8 +86,50 @@ pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts
         }
     }
     facts.shell = raw.shell;
+    if let (Some(mut details), Some(raw_details)) = (details, raw_details) {
+        read_details(document.url, &base, encoding, raw_details, &mut details);
+        facts.details = Some(details);
+    }
     if let Some(text) = &raw.text {
         facts.fingerprint = Some(crate::fingerprint::fingerprint(text, &facts.links));
+    }
+}
+
+/// Headings, language, images without alt text, and on an https page what it loads over
+/// plain http.
+fn read_details(
+    url: &Url,
+    base: &Url,
+    encoding: &'static Encoding,
+    raw: tokens::RawDetails,
+    details: &mut PageDetails,
+) {
+    details.h1_count = raw.h1_count;
+    details.h1 = raw.h1;
+    details.lang = raw.lang;
+    details.images_without_alt = u32::try_from(raw.images_without_alt.len()).unwrap_or(u32::MAX);
+    details.images_without_alt_examples = raw
+        .images_without_alt
+        .iter()
+        .take(MAX_DETAIL_EXAMPLES)
+        .map(|source| match resolve(base, source, encoding) {
+            Some(image) => image.to_string(),
+            None => source.trim().to_string(),
+        })
+        .collect();
+    if url.scheme() != "https" {
+        return;
+    }
+    for resource in &raw.resources {
+        if details.insecure_resources.len() >= MAX_DETAIL_EXAMPLES {
+            break;
+        }
+        if let Some(resource) = resolve(base, resource, encoding)
+            && resource.scheme() == "http"
+            && !details.insecure_resources.contains(&resource)
+        {
+            details.insecure_resources.push(resource);
+        }
     }
 }
 

@@ -11,6 +11,8 @@ mod images;
 mod refresh;
 mod tokens;
 
+use std::collections::HashMap;
+
 use url::Url;
 
 pub use directives::RobotsDirectives;
@@ -45,6 +47,8 @@ pub struct ExtractOptions {
     pub robots_token: String,
     /// Compute [`PageFacts::fingerprint`] (only worth its cost when history is kept).
     pub fingerprint: bool,
+    /// Read [`PageFacts::details`]: what only an audit needs.
+    pub details: bool,
 }
 
 impl Default for ExtractOptions {
@@ -52,6 +56,7 @@ impl Default for ExtractOptions {
         ExtractOptions {
             robots_token: "sitemapper".to_string(),
             fingerprint: true,
+            details: false,
         }
     }
 }
@@ -94,7 +99,37 @@ pub struct PageFacts {
     /// deduplicated, at most [`MAX_HASH_ROUTES`]: what follows `#` never reaches a server,
     /// so they are not URLs a sitemap can list.
     pub hash_routes: Vec<String>,
+    /// What only an audit reads, when [`ExtractOptions::details`].
+    pub details: Option<PageDetails>,
 }
+
+/// What a page says that only an audit reads: link texts, headings, language, images
+/// without alt text, and what it loads over plain http.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageDetails {
+    /// The text of the first `<a>` (or the `alt` of an `<area>`) linking to each URL of
+    /// [`PageFacts::links`] that has one, whitespace collapsed, at most 200 characters; an
+    /// image's `alt` counts as text of the link around it.
+    pub anchors: HashMap<Url, String>,
+    /// `<h1>` elements.
+    pub h1_count: u32,
+    /// The first `<h1>`'s text, whitespace collapsed, at most 200 characters.
+    pub h1: Option<String>,
+    /// `<html lang>`, as written.
+    pub lang: Option<String>,
+    /// `<img>` elements of the body without an `alt` attribute (`alt=""` marks an image as
+    /// decorative and is fine).
+    pub images_without_alt: u32,
+    /// The first [`MAX_DETAIL_EXAMPLES`] of them, resolved (as written when they do not
+    /// resolve; "" for an image without `src`).
+    pub images_without_alt_examples: Vec<String>,
+    /// On an https page, what it loads over plain http (images, scripts, style sheets,
+    /// frames, media): at most [`MAX_DETAIL_EXAMPLES`], deduplicated.
+    pub insecure_resources: Vec<Url>,
+}
+
+/// At most this many examples of images without alt text and insecure resources are kept.
+pub const MAX_DETAIL_EXAMPLES: usize = 20;
 
 /// The signs that a document is an application shell, which only shows the page once its
 /// scripts have run.

@@ -468,3 +468,131 @@ fn hash_routes_are_kept_apart_from_fragments() {
         ]
     );
 }
+
+fn details_of(html: &str) -> crate::PageDetails {
+    let url = Url::parse(PAGE).unwrap();
+    let headers = headers("text/html");
+    let document = Document {
+        url: &url,
+        body: html.as_bytes(),
+        headers: &headers,
+    };
+    let options = ExtractOptions {
+        details: true,
+        ..ExtractOptions::default()
+    };
+    extract(&document, &options).details.unwrap()
+}
+
+#[test]
+fn details_are_read_only_when_asked_for() {
+    assert_eq!(facts("<h1>Title</h1><a href=/a>A</a>").details, None);
+}
+
+#[test]
+fn anchor_text_is_the_first_links_text_collapsed_with_image_alts() {
+    let details = details_of(
+        r#"<a href="/a">  Read
+        the <b>whole</b>   story </a>
+        <a href="/a">second text for the same target</a>
+        <a href="/logo"><img src="/logo.png" alt="Our logo"></a>
+        <a href="/empty"></a>
+        <a href="/unclosed">first <a href="/next">next</a>
+        <map><area href="/area" alt="An area"></map>
+        <a href="/long">"#,
+    );
+    let anchor = |path: &str| {
+        details
+            .anchors
+            .get(
+                &Url::parse("https://example.com")
+                    .unwrap()
+                    .join(path)
+                    .unwrap(),
+            )
+            .cloned()
+    };
+    assert_eq!(anchor("/a").as_deref(), Some("Read the whole story"));
+    assert_eq!(anchor("/logo").as_deref(), Some("Our logo"));
+    assert_eq!(anchor("/empty"), None);
+    assert_eq!(anchor("/unclosed").as_deref(), Some("first"));
+    assert_eq!(anchor("/next").as_deref(), Some("next"));
+    assert_eq!(anchor("/area").as_deref(), Some("An area"));
+    assert_eq!(anchor("/long"), None);
+    let long = details_of(&format!("<a href=/x>{}</a>", "word ".repeat(100)));
+    let text = long.anchors.values().next().unwrap();
+    assert_eq!(text.chars().count(), 200);
+    assert!(text.starts_with("word word"));
+}
+
+#[test]
+fn headings_language_and_images_without_alt_are_counted() {
+    let details = details_of(
+        r#"<html lang=" fr-CA "><head><title>T</title></head><body>
+        <h1> First
+        heading </h1><h1>Second</h1>
+        <img src="/a.png"><img src="/b.png" alt=""><img src="/c.png" alt="C">
+        <img data-src="lazy.png">
+        <template><img src="/inert.png"></template>
+        </body></html>"#,
+    );
+    assert_eq!(details.h1_count, 2);
+    assert_eq!(details.h1.as_deref(), Some("First heading"));
+    assert_eq!(details.lang.as_deref(), Some("fr-CA"));
+    assert_eq!(details.images_without_alt, 2);
+    assert_eq!(
+        details.images_without_alt_examples,
+        [
+            "https://example.com/a.png",
+            "https://example.com/dir/lazy.png"
+        ]
+    );
+    let none = details_of("<p>No heading</p>");
+    assert_eq!((none.h1_count, none.h1, none.lang), (0, None, None));
+}
+
+#[test]
+fn an_https_page_loading_http_resources_is_noted_and_links_are_not() {
+    let details = details_of(
+        r#"<head><link rel="stylesheet" href="http://cdn.example.net/s.css">
+        <link rel="canonical" href="http://example.com/canonical">
+        <script src="//example.com/protocol-relative.js"></script>
+        <script src="http://example.com/app.js"></script></head><body>
+        <a href="http://example.com/plain-link">a link is not loaded</a>
+        <img src="http://example.com/i.png" alt="i"><img src="http://example.com/i.png" alt="again">
+        <iframe src="http://video.example.org/embed"></iframe>
+        <video src="http://example.com/v.mp4"></video>
+        <img src="/relative.png" alt="r">
+        </body>"#,
+    );
+    let insecure: Vec<String> = details
+        .insecure_resources
+        .iter()
+        .map(Url::to_string)
+        .collect();
+    assert_eq!(
+        insecure,
+        [
+            "http://cdn.example.net/s.css",
+            "http://example.com/app.js",
+            "http://example.com/i.png",
+            "http://video.example.org/embed",
+            "http://example.com/v.mp4"
+        ]
+    );
+    // The same page served over http loads nothing "insecurely": it is insecure as a whole.
+    let url = Url::parse("http://example.com/").unwrap();
+    let headers = headers("text/html");
+    let body = b"<script src=\"http://example.com/app.js\"></script>";
+    let options = ExtractOptions {
+        details: true,
+        ..ExtractOptions::default()
+    };
+    let document = Document {
+        url: &url,
+        body,
+        headers: &headers,
+    };
+    let facts = extract(&document, &options);
+    assert!(facts.details.unwrap().insecure_resources.is_empty());
+}

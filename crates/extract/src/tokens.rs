@@ -42,7 +42,29 @@ pub(crate) struct RawDocument {
     pub(crate) text: Option<Vec<u8>>,
     /// What says the page is an application shell that scripts fill in.
     pub(crate) shell: ShellSignals,
+    /// What only the audit reads, when asked for.
+    pub(crate) details: Option<RawDetails>,
 }
+
+/// What only the audit reads, as written.
+#[derive(Debug, Default)]
+pub(crate) struct RawDetails {
+    /// `(index into RawDocument::links, text)` of `<a>` links with text (or an image's alt).
+    pub(crate) anchors: Vec<(usize, String)>,
+    /// `<h1>` elements.
+    pub(crate) h1_count: u32,
+    /// The first `<h1>`'s text, whitespace collapsed.
+    pub(crate) h1: Option<String>,
+    /// `<html lang>`.
+    pub(crate) lang: Option<String>,
+    /// `src` of `<img>` elements without an `alt` attribute, in document order.
+    pub(crate) images_without_alt: Vec<String>,
+    /// References of what the page loads: images, scripts, style sheets, frames, media.
+    pub(crate) resources: Vec<String>,
+}
+
+/// An anchor's text is kept up to this many characters.
+const MAX_ANCHOR_CHARS: usize = 200;
 
 #[derive(Debug, Default)]
 struct State {
@@ -60,6 +82,10 @@ struct State {
     /// A mount element just opened (`<div id="root">`, `<app-root>`), as written, until
     /// something is put in it or it closes empty.
     open_mount: Option<(String, String)>,
+    /// The `<a>` being read (details only): its link's index and its text so far.
+    anchor: Option<(usize, String)>,
+    /// The first `<h1>`'s text, while it is read (details only).
+    h1: Option<String>,
 }
 
 struct Sink {
@@ -67,10 +93,11 @@ struct Sink {
 }
 
 /// Tokenizes `html` and collects what extraction needs.
-pub(crate) fn read(html: &str, want_text: bool) -> RawDocument {
+pub(crate) fn read(html: &str, want_text: bool, want_details: bool) -> RawDocument {
     let state = State {
         document: RawDocument {
             text: want_text.then(Vec::new),
+            details: want_details.then(RawDetails::default),
             ..RawDocument::default()
         },
         ..State::default()
@@ -85,7 +112,9 @@ pub(crate) fn read(html: &str, want_text: bool) -> RawDocument {
     input.push_back(StrTendril::from_slice(html));
     let _ = tokenizer.feed(&input);
     tokenizer.end();
-    tokenizer.sink.state.into_inner().document
+    let mut state = tokenizer.sink.state.into_inner();
+    state.end_anchor();
+    state.document
 }
 
 /// The ids single-page application frameworks mount into: React (`root`), Vue (`app`), Next.js,
@@ -161,6 +190,10 @@ impl State {
         if self.template_depth > 0 {
             return raw_text.unwrap_or(TokenSinkResult::Continue);
         }
+        if name == "a" {
+            // Links do not nest: a new `<a>` ends the one before (HTML, "in body", `a`).
+            self.end_anchor();
+        }
         let document = &mut self.document;
         match name {
             "base" => {
@@ -180,6 +213,17 @@ impl State {
                     document
                         .links
                         .push((href.to_string(), kind, has_relation(tag, "nofollow")));
+                    if let Some(details) = &mut document.details {
+                        let index = document.links.len() - 1;
+                        match name {
+                            "a" => self.anchor = Some((index, String::new())),
+                            _ => {
+                                if let Some(alt) = attribute(tag, "alt") {
+                                    details.anchors.push((index, collapse(alt)));
+                                }
+                            }
+                        }
+                    }
                 }
             }
             "iframe" | "frame" => {
@@ -187,6 +231,9 @@ impl State {
                     document
                         .links
                         .push((source.to_string(), LinkKind::Frame, false));
+                    if let Some(details) = &mut document.details {
+                        details.resources.push(source.to_string());
+                    }
                 }
             }
             "link" => {
@@ -236,7 +283,75 @@ impl State {
             }
             _ => {}
         }
+        if document.details.is_some() {
+            self.read_details(name, tag);
+        }
         raw_text.unwrap_or(TokenSinkResult::Continue)
+    }
+
+    /// Notes what only the audit reads: headings, the language, images without alt text,
+    /// what the page loads, and an image's alt as the text of the link around it.
+    fn read_details(&mut self, name: &str, tag: &Tag) {
+        let Some(details) = &mut self.document.details else {
+            return;
+        };
+        let resource = match name {
+            "html" => {
+                if details.lang.is_none() {
+                    details.lang = attribute(tag, "lang")
+                        .map(str::trim)
+                        .filter(|lang| !lang.is_empty())
+                        .map(str::to_string);
+                }
+                None
+            }
+            "h1" => {
+                details.h1_count += 1;
+                if details.h1_count == 1 {
+                    self.h1 = Some(String::new());
+                }
+                None
+            }
+            "img" => {
+                if let Some((_, text)) = &mut self.anchor
+                    && let Some(alt) = attribute(tag, "alt")
+                {
+                    text.push(' ');
+                    text.push_str(alt);
+                }
+                let source = attribute(tag, "src").or_else(|| attribute(tag, "data-src"));
+                if attribute(tag, "alt").is_none() && self.in_body {
+                    details
+                        .images_without_alt
+                        .push(source.unwrap_or_default().to_string());
+                }
+                source
+            }
+            "script" | "video" | "audio" | "embed" | "track" => attribute(tag, "src"),
+            "source" => attribute(tag, "src"),
+            "object" => attribute(tag, "data"),
+            "link" => ["stylesheet", "icon", "preload", "modulepreload", "manifest"]
+                .iter()
+                .any(|relation| has_relation(tag, relation))
+                .then(|| attribute(tag, "href"))
+                .flatten(),
+            _ => None,
+        };
+        if let Some(resource) = resource.filter(|resource| !resource.trim().is_empty()) {
+            details.resources.push(resource.to_string());
+        }
+    }
+
+    /// Ends the `<a>` being read: its text, collapsed and capped, becomes its link's anchor.
+    fn end_anchor(&mut self) {
+        if let Some((index, text)) = self.anchor.take()
+            && let Some(details) = &mut self.document.details
+        {
+            let text = collapse(&text);
+            if !text.is_empty() {
+                details.anchors.push((index, text));
+            }
+        }
     }
 
     /// Counts executable scripts, notes `<noscript>`, and opens a mount element.
@@ -266,6 +381,14 @@ impl State {
             self.document.shell.empty_mount = Some(written);
         }
         match &*tag.name {
+            "a" => self.end_anchor(),
+            "h1" => {
+                if let Some(h1) = self.h1.take()
+                    && let Some(details) = &mut self.document.details
+                {
+                    details.h1 = Some(collapse(&h1)).filter(|h1| !h1.is_empty());
+                }
+            }
             "template" => self.template_depth = self.template_depth.saturating_sub(1),
             "picture" => self.picture_depth = self.picture_depth.saturating_sub(1),
             "noscript" => self.in_noscript = false,
@@ -294,6 +417,14 @@ impl State {
         if in_raw_text || self.template_depth > 0 {
             return;
         }
+        for collected in [self.anchor.as_mut().map(|(_, text)| text), self.h1.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if collected.len() < MAX_ANCHOR_CHARS * 4 {
+                collected.push_str(text);
+            }
+        }
         if !text.trim_ascii().is_empty() {
             self.open_mount = None;
         }
@@ -310,6 +441,22 @@ impl State {
                 normalized.push(b' ');
             }
         }
+    }
+}
+
+/// `text` with runs of whitespace made one space, trimmed, at most [`MAX_ANCHOR_CHARS`]
+/// characters.
+fn collapse(text: &str) -> String {
+    let mut collapsed = String::with_capacity(text.len().min(MAX_ANCHOR_CHARS));
+    for (count, word) in text.split_whitespace().enumerate() {
+        if count > 0 {
+            collapsed.push(' ');
+        }
+        collapsed.push_str(word);
+    }
+    match collapsed.char_indices().nth(MAX_ANCHOR_CHARS) {
+        Some((cut, _)) => collapsed[..cut].to_string(),
+        None => collapsed,
     }
 }
 

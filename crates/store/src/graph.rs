@@ -12,21 +12,6 @@ use crate::{Reason, Store, StoreError, Verdict};
 pub type DeclaredAlternate = (String, String, String);
 
 impl Store {
-    /// The pages of `run` that link to `url`.
-    pub fn referrers(&self, run: RunId, url: &str) -> Result<Vec<String>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare_cached(
-                "SELECT links.source FROM links JOIN pages ON pages.url = links.source
-                 WHERE links.target = ?1 AND pages.last_seen_run = ?2 ORDER BY links.source",
-            )
-            .map_err(|source| self.sql_error(source))?;
-        statement
-            .query_map(params![url, run.0], |row| row.get(0))
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))
-    }
-
     /// Every hreflang alternate declared by a page of `run`.
     pub fn declared_alternates(&self, run: RunId) -> Result<Vec<DeclaredAlternate>, StoreError> {
         self.rows(

@@ -2,7 +2,9 @@
 //! and the runs that saw them. The binary records crawl events here and writes the sitemap from
 //! it; the store itself knows nothing of HTTP, crawling or sitemaps.
 
+mod audits;
 mod graph;
+mod links;
 mod pages;
 mod runs;
 mod schema;
@@ -13,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use audits::{AUDITS_KEPT, AuditRecord, RecordedFinding};
 pub use graph::DeclaredAlternate;
-pub use pages::{ListedPage, NotListedPage, PageRecord, ReasonCount};
+pub use links::{GraphLink, LinkKind, LinkRecord};
+pub use pages::{ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
 pub use verdict::{IgnoredHint, Reason, Rendering, ServedDifference, Verdict};
@@ -114,6 +118,8 @@ impl Store {
     }
 }
 
+#[cfg(test)]
+mod audit_tests;
 #[cfg(test)]
 mod tests;
 

@@ -10,7 +10,7 @@ use crate::verdict::{
     Rendering, ServedDifference, hint_column, hints_from_columns, served_columns,
     served_from_columns,
 };
-use crate::{IgnoredHint, Reason, Store, StoreError, Verdict, sql_error};
+use crate::{IgnoredHint, LinkRecord, Reason, Store, StoreError, Verdict, sql_error};
 
 /// Everything recorded about one URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,9 +60,10 @@ pub struct PageRecord {
     /// The page answered 304 Not Modified to a conditional request: its facts are the
     /// previous run's, and its lastmod stays.
     pub revalidated: bool,
-    /// The links the page was followed through, normalized; `None` leaves the recorded links
-    /// as they are (and reading a page does not load them).
-    pub links: Option<Vec<String>>,
+    /// The page's links, normalized, typed: those it was followed through, its canonical when
+    /// it names another URL, a redirect's target, and for an audit its images. `None` leaves
+    /// the recorded links as they are (and reading a page does not load them).
+    pub links: Option<Vec<LinkRecord>>,
     /// The images the page shows; `None` leaves the recorded ones.
     pub images: Option<Vec<String>>,
     /// `(hreflang, href)` alternates the page declares; `None` leaves the recorded ones.
@@ -72,6 +73,26 @@ pub struct PageRecord {
     pub rendering: Option<Rendering>,
     /// What the HTML as served said otherwise than the rendered DOM.
     pub served_differences: Vec<ServedDifference>,
+    /// What the page says on itself that an audit reads (a revalidated page keeps what was
+    /// recorded); `None` when it was not read.
+    pub details: Option<PageDetails>,
+}
+
+/// What a page says on itself that an audit reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageDetails {
+    /// `<h1>` elements.
+    pub h1_count: u32,
+    /// The first `<h1>`'s text.
+    pub h1: Option<String>,
+    /// `<html lang>`.
+    pub lang: Option<String>,
+    /// `<img>` elements without an `alt` attribute.
+    pub images_without_alt: u32,
+    /// The first of them.
+    pub images_without_alt_examples: Vec<String>,
+    /// On an https page, what it loads over plain http.
+    pub insecure_resources: Vec<String>,
 }
 
 /// One entry for the sitemap writer.
@@ -118,9 +139,10 @@ pub struct NotListedPage<'a> {
 const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_type, html_ok, verdict,
         reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, fingerprint, title,
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
-        invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex)
+        invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex,
+        h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
-        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)
+        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
@@ -143,7 +165,17 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         served_canonical = CASE WHEN excluded.revalidated THEN pages.served_canonical
                                 ELSE excluded.served_canonical END,
         served_noindex = CASE WHEN excluded.revalidated THEN pages.served_noindex
-                              ELSE excluded.served_noindex END";
+                              ELSE excluded.served_noindex END,
+        h1_count = CASE WHEN excluded.revalidated THEN pages.h1_count ELSE excluded.h1_count END,
+        h1 = CASE WHEN excluded.revalidated THEN pages.h1 ELSE excluded.h1 END,
+        lang = CASE WHEN excluded.revalidated THEN pages.lang ELSE excluded.lang END,
+        images_without_alt = CASE WHEN excluded.revalidated THEN pages.images_without_alt
+                                  ELSE excluded.images_without_alt END,
+        images_without_alt_examples = CASE WHEN excluded.revalidated
+                                           THEN pages.images_without_alt_examples
+                                           ELSE excluded.images_without_alt_examples END,
+        insecure_resources = CASE WHEN excluded.revalidated THEN pages.insecure_resources
+                                  ELSE excluded.insecure_resources END";
 
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
@@ -159,6 +191,8 @@ impl Store {
             let mut statement = transaction.prepare_cached(UPSERT).map_err(sql_error)?;
             for page in pages {
                 let served = served_columns(&page.served_differences);
+                let details = page.details.as_ref();
+                let lines = |values: &[String]| (!values.is_empty()).then(|| values.join("\n"));
                 statement
                     .execute(params![
                         page.url,
@@ -190,24 +224,16 @@ impl Store {
                         page.rendering,
                         served.0,
                         served.1,
+                        details.map(|details| details.h1_count),
+                        details.and_then(|details| details.h1.as_deref()),
+                        details.and_then(|details| details.lang.as_deref()),
+                        details.map(|details| details.images_without_alt),
+                        details.and_then(|details| lines(&details.images_without_alt_examples)),
+                        details.and_then(|details| lines(&details.insecure_resources)),
                     ])
                     .map_err(sql_error)?;
             }
-            let mut forget = transaction
-                .prepare_cached("DELETE FROM links WHERE source = ?1")
-                .map_err(sql_error)?;
-            let mut link = transaction
-                .prepare_cached("INSERT OR IGNORE INTO links (source, target) VALUES (?1, ?2)")
-                .map_err(sql_error)?;
-            for page in pages {
-                let Some(links) = &page.links else {
-                    continue;
-                };
-                forget.execute(params![page.url]).map_err(sql_error)?;
-                for target in links {
-                    link.execute(params![page.url, target]).map_err(sql_error)?;
-                }
-            }
+            crate::links::write_links(&transaction, pages).map_err(sql_error)?;
             let mut forget_images = transaction
                 .prepare_cached("DELETE FROM images WHERE page = ?1")
                 .map_err(sql_error)?;
@@ -471,31 +497,6 @@ impl Store {
         Ok(())
     }
 
-    /// Visits every `(source, target)` link of the pages `run` recorded, ordered.
-    pub fn for_each_link<E: From<StoreError>>(
-        &self,
-        run: RunId,
-        mut visit: impl FnMut(&str, &str) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT links.source, links.target FROM links
-                    JOIN pages ON pages.url = links.source AND pages.last_seen_run = ?1
-                 ORDER BY 1, 2",
-            )
-            .map_err(|source| self.sql_error(source))?;
-        let mut rows = statement
-            .query(params![run.0])
-            .map_err(|source| self.sql_error(source))?;
-        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
-            let source: String = row.get(0).map_err(|source| self.sql_error(source))?;
-            let target: String = row.get(1).map_err(|source| self.sql_error(source))?;
-            visit(&source, &target)?;
-        }
-        Ok(())
-    }
-
     /// The images `page` shows, ordered by URL.
     pub fn images_of(&self, page: &str) -> Result<Vec<String>, StoreError> {
         let mut statement = self
@@ -544,18 +545,6 @@ impl Store {
         Ok(seconds.into_iter().filter_map(timestamp).collect())
     }
 
-    /// The links `url` was last followed through.
-    pub fn links_of(&self, url: &str) -> Result<Vec<String>, StoreError> {
-        let mut statement = self
-            .connection
-            .prepare_cached("SELECT target FROM links WHERE source = ?1 ORDER BY target")
-            .map_err(|source| self.sql_error(source))?;
-        statement
-            .query_map(params![url], |row| row.get(0))
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))
-    }
-
     /// Everything recorded about `url`, if it was ever seen.
     pub fn page(&self, url: &str) -> Result<Option<PageRecord>, StoreError> {
         let mut statement = self
@@ -574,10 +563,11 @@ const PAGE_COLUMNS: &str =
     "url, depth, referrer, status, content_type, html_ok, verdict, reason, detail,
     target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
     description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals,
-    rendering, served_canonical, served_noindex";
+    rendering, served_canonical, served_noindex, h1_count, h1, lang, images_without_alt,
+    images_without_alt_examples, insecure_resources";
 
 /// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
-const PAGE_COLUMN_COUNT: usize = 26;
+const PAGE_COLUMN_COUNT: usize = 32;
 
 /// A page row selected with [`PAGE_COLUMNS`].
 fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
@@ -617,7 +607,30 @@ fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         alternates: None,
         rendering: row.get(23)?,
         served_differences: served_from_columns(row.get(24)?, row.get(25)?),
+        details: page_details(row)?,
     })
+}
+
+/// The details columns of a page row selected with [`PAGE_COLUMNS`]; `None` when they were
+/// not read.
+fn page_details(row: &Row<'_>) -> rusqlite::Result<Option<PageDetails>> {
+    let Some(h1_count) = row.get::<_, Option<u32>>(26)? else {
+        return Ok(None);
+    };
+    let lines = |index| -> rusqlite::Result<Vec<String>> {
+        Ok(row
+            .get::<_, Option<String>>(index)?
+            .map(|text| text.split('\n').map(String::from).collect())
+            .unwrap_or_default())
+    };
+    Ok(Some(PageDetails {
+        h1_count,
+        h1: row.get(27)?,
+        lang: row.get(28)?,
+        images_without_alt: row.get::<_, Option<u32>>(29)?.unwrap_or(0),
+        images_without_alt_examples: lines(30)?,
+        insecure_resources: lines(31)?,
+    }))
 }
 
 /// A row of `url, verdict, reason, status, referrer`, borrowed from the row.

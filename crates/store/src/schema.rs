@@ -135,6 +135,47 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "ALTER TABLE pages ADD COLUMN rendering TEXT;
     ALTER TABLE pages ADD COLUMN served_canonical TEXT;
     ALTER TABLE pages ADD COLUMN served_noindex INTEGER;",
+    // 8: for the audit. Links get a kind (`a`, `canonical`, `redirect`, `hreflang`, `image`,
+    // `iframe`, `refresh`), their anchor text and nofollow; links older releases recorded
+    // are `a`, except a canonicalised page's link to its target, which was its canonical.
+    // What a page says on itself: headings, language, images without alt text, resources
+    // loaded over http. Every audit's score, and its findings (kept for the last audits).
+    "CREATE TABLE typed_links (
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        anchor TEXT,
+        nofollow INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (source, target, kind)
+    ) WITHOUT ROWID;
+    INSERT INTO typed_links (source, target, kind)
+        SELECT links.source, links.target,
+               CASE WHEN EXISTS (SELECT 1 FROM pages WHERE pages.url = links.source
+                                   AND pages.verdict = 'canonicalised'
+                                   AND pages.target = links.target)
+                    THEN 'canonical' ELSE 'a' END
+        FROM links;
+    DROP TABLE links;
+    ALTER TABLE typed_links RENAME TO links;
+    CREATE INDEX links_by_target ON links (target);
+    ALTER TABLE pages ADD COLUMN h1_count INTEGER;
+    ALTER TABLE pages ADD COLUMN h1 TEXT;
+    ALTER TABLE pages ADD COLUMN lang TEXT;
+    ALTER TABLE pages ADD COLUMN images_without_alt INTEGER;
+    ALTER TABLE pages ADD COLUMN images_without_alt_examples TEXT;
+    ALTER TABLE pages ADD COLUMN insecure_resources TEXT;
+    CREATE TABLE audits (
+        run INTEGER PRIMARY KEY REFERENCES runs(id),
+        finished_at INTEGER NOT NULL,
+        score INTEGER NOT NULL
+    );
+    CREATE TABLE audit_findings (
+        run INTEGER NOT NULL REFERENCES audits(run),
+        code TEXT NOT NULL,
+        url TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        PRIMARY KEY (run, code, url, detail)
+    ) WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

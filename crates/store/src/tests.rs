@@ -3,7 +3,7 @@
 use super::*;
 use jiff::Timestamp;
 
-fn page(url: &str, verdict: Verdict) -> PageRecord {
+pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
     PageRecord {
         url: url.to_string(),
         depth: 1,
@@ -32,6 +32,7 @@ fn page(url: &str, verdict: Verdict) -> PageRecord {
         alternates: None,
         rendering: None,
         served_differences: Vec::new(),
+        details: None,
     }
 }
 
@@ -130,34 +131,6 @@ fn lastmod_is_the_header_or_the_first_time_a_change_was_seen() {
 }
 
 #[test]
-fn links_are_replaced_per_page_and_kept_when_not_given() {
-    let (_directory, mut store) = open();
-    let run = store.begin_run("https://e.com/").unwrap();
-    let with_links = |links: Option<&[&str]>| PageRecord {
-        links: links.map(|links| links.iter().map(|link| link.to_string()).collect()),
-        ..page("https://e.com/", Verdict::Indexable)
-    };
-    store
-        .record_pages(
-            run,
-            &[with_links(Some(&["https://e.com/a", "https://e.com/b"]))],
-        )
-        .unwrap();
-    store
-        .record_pages(
-            run,
-            &[with_links(Some(&["https://e.com/c", "https://e.com/b"]))],
-        )
-        .unwrap();
-    assert_eq!(
-        store.links_of("https://e.com/").unwrap(),
-        ["https://e.com/b", "https://e.com/c"]
-    );
-    store.record_pages(run, &[with_links(None)]).unwrap();
-    assert_eq!(store.links_of("https://e.com/").unwrap().len(), 2);
-}
-
-#[test]
 fn the_change_report_compares_with_the_previous_complete_run() {
     let (_directory, mut store) = open();
     let crawl = |store: &mut Store, pages: &[PageRecord], status: RunStatus| {
@@ -218,7 +191,7 @@ fn canonicalised(url: &str, target: &str) -> PageRecord {
     }
 }
 
-fn open() -> (tempfile::TempDir, Store) {
+pub(crate) fn open() -> (tempfile::TempDir, Store) {
     let directory = tempfile::tempdir().unwrap();
     let store = Store::open(&directory.path().join("crawl.db")).unwrap();
     (directory, store)

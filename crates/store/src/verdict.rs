@@ -160,7 +160,7 @@ pub(crate) struct UnknownCode {
     pub(crate) code: String,
 }
 
-fn read_code<T>(
+pub(crate) fn read_code<T>(
     value: ValueRef<'_>,
     what: &'static str,
     parse: impl FnOnce(&str) -> Option<T>,

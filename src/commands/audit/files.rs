@@ -5,24 +5,14 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde::Serialize;
-use sitemapper_audit::Finding;
-use sitemapper_store::{RunId, Store, Verdict};
+use sitemapper_store::{RunId, Store};
+
+use super::model::{FindingRow, KindSummary, PageCounts, PreviousAudit, Report, Score, TrendPoint};
 
 use crate::commands::spreadsheet::SpreadsheetCsv;
 
-/// Counts for the summary and the charts, gathered while pages.csv is written.
-#[derive(Debug, Default, Serialize)]
-pub(super) struct PageCounts {
-    pub pages: u64,
-    pub listed: u64,
-    /// HTTP status (or "none" for URLs never fetched) -> pages.
-    pub status_codes: BTreeMap<String, u64>,
-    /// Clicks from the start page -> listed pages.
-    pub depths: BTreeMap<u32, u64>,
-}
-
-/// Writes pages.csv, one row per URL of the run, and counts them.
-pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<PageCounts> {
+/// Writes pages.csv, one row per URL of the run.
+pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
     csv.write_row([
         "url",
@@ -39,18 +29,16 @@ pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Res
         "elapsed_ms",
         "bytes",
         "rendering",
+        "h1_count",
+        "h1",
+        "lang",
+        "images_without_alt",
     ])?;
-    let mut counts = PageCounts::default();
     store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
-        counts.pages += 1;
         let status = page
             .status
             .map_or_else(|| "none".to_string(), |status| status.to_string());
-        *counts.status_codes.entry(status.clone()).or_default() += 1;
-        if page.verdict == Verdict::Indexable {
-            counts.listed += 1;
-            *counts.depths.entry(page.depth).or_default() += 1;
-        }
+        let details = page.details.as_ref();
         let optional = |value: Option<String>| value.unwrap_or_default();
         csv.write_row([
             page.url,
@@ -67,77 +55,150 @@ pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Res
             optional(page.elapsed_ms.map(|elapsed| elapsed.to_string())),
             optional(page.body_bytes.map(|bytes| bytes.to_string())),
             optional(page.rendering.map(|rendering| rendering.to_string())),
+            optional(details.map(|details| details.h1_count.to_string())),
+            optional(details.and_then(|details| details.h1.clone())),
+            optional(details.and_then(|details| details.lang.clone())),
+            optional(details.map(|details| details.images_without_alt.to_string())),
         ])?;
         Ok(())
     })?;
-    csv.finish()?;
-    Ok(counts)
+    csv.finish()
 }
 
 /// Writes links.csv: every link of every page of the run.
 pub(super) fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
-    csv.write_row(["source", "target"])?;
-    store.for_each_link(run, |source, target| csv.write_row([source, target]))?;
+    csv.write_row(["source", "target", "kind", "anchor", "nofollow"])?;
+    store.for_each_link(run, |link| {
+        csv.write_row([
+            link.source,
+            link.target,
+            link.kind.code(),
+            link.anchor.unwrap_or_default(),
+            if link.nofollow { "true" } else { "false" },
+        ])
+    })?;
     csv.finish()
 }
 
-/// Writes findings.csv: one row per finding, its referrers space-separated.
-pub(super) fn write_findings(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
+/// Writes findings.csv: one row per finding of this audit, then one per finding of the
+/// previous audit fixed since; referrers space-separated.
+pub(super) fn write_findings(report: &Report, path: &Path) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
-    csv.write_row(["severity", "kind", "title", "url", "detail", "referrers"])?;
-    for finding in findings {
+    csv.write_row([
+        "severity",
+        "priority",
+        "kind",
+        "title",
+        "change",
+        "url",
+        "detail",
+        "referrers",
+    ])?;
+    for finding in FindingJson::all(report) {
         csv.write_row([
-            finding.kind.severity().as_str(),
-            finding.kind.code(),
-            finding.kind.title(),
-            &finding.url,
-            &finding.detail,
+            finding.severity,
+            finding.priority,
+            finding.kind,
+            finding.title,
+            finding.change.unwrap_or_default(),
+            finding.url,
+            finding.detail,
             &finding.referrers.join(" "),
         ])?;
     }
     csv.finish()
 }
 
-/// One finding as report.json and the HTML report carry it.
+/// One finding as report.json and findings.csv carry it.
 #[derive(Debug, Serialize)]
 pub(super) struct FindingJson<'a> {
     pub severity: &'static str,
+    pub priority: &'static str,
     pub kind: &'static str,
     pub title: &'static str,
+    /// `new`, `persisting` or `fixed`; null for a site's first audit.
+    pub change: Option<&'static str>,
     pub url: &'a str,
     pub detail: &'a str,
     pub referrers: &'a [String],
 }
 
 impl<'a> FindingJson<'a> {
-    pub(super) fn of(finding: &'a Finding) -> FindingJson<'a> {
-        FindingJson {
-            severity: finding.kind.severity().as_str(),
-            kind: finding.kind.code(),
-            title: finding.kind.title(),
-            url: &finding.url,
-            detail: &finding.detail,
-            referrers: &finding.referrers,
-        }
+    /// The findings of `report`, then the fixed ones, each with its kind's words.
+    fn all(report: &'a Report) -> impl Iterator<Item = FindingJson<'a>> {
+        report
+            .findings
+            .iter()
+            .chain(&report.fixed)
+            .filter_map(|row| FindingJson::of(report, row))
+    }
+
+    fn of(report: &'a Report, row: &'a FindingRow) -> Option<FindingJson<'a>> {
+        let kind = report.kinds.iter().find(|kind| kind.code == row.code)?;
+        Some(FindingJson {
+            severity: kind.severity,
+            priority: kind.priority,
+            kind: kind.code,
+            title: kind.title,
+            change: row.change,
+            url: &row.url,
+            detail: &row.detail,
+            referrers: &row.referrers,
+        })
     }
 }
 
-/// The whole report as data.
+/// The report as data: report.html's summary, kinds and findings (pages and links are in
+/// their CSV files).
 #[derive(Debug, Serialize)]
 pub(super) struct ReportJson<'a> {
     pub site: &'a str,
+    pub title: &'a str,
     pub run: i64,
-    pub generated_at: String,
+    pub generated_at: &'a str,
+    pub score: &'a Score,
+    pub trend: &'a [TrendPoint],
+    pub compared_with: Option<&'a PreviousAudit>,
     pub counts: &'a PageCounts,
-    pub severities: BTreeMap<&'static str, u64>,
-    pub site_sitemaps: Vec<String>,
+    pub severities: &'a BTreeMap<&'static str, u64>,
+    pub site_sitemaps: &'a [String],
     pub site_sitemap_urls: usize,
     /// `--map-host` mappings (`staging -> production`): the findings name the URLs crawled,
     /// the sitemap the production ones.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub host_map: Vec<String>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub host_map: &'a [String],
+    pub kinds: &'a [KindSummary],
     pub findings: Vec<FindingJson<'a>>,
+    /// The previous audit's findings this one no longer has.
+    pub fixed: Vec<FindingJson<'a>>,
+}
+
+impl<'a> ReportJson<'a> {
+    pub(super) fn of(report: &'a Report) -> ReportJson<'a> {
+        let rows = |rows: &'a [FindingRow]| -> Vec<FindingJson<'a>> {
+            rows.iter()
+                .filter_map(|row| FindingJson::of(report, row))
+                .collect()
+        };
+        ReportJson {
+            site: &report.site,
+            title: &report.title,
+            run: report.run,
+            generated_at: &report.generated_at,
+            score: &report.score,
+            trend: &report.trend,
+            compared_with: report.compared_with.as_ref(),
+            counts: &report.counts,
+            severities: &report.severities,
+            site_sitemaps: &report.site_sitemaps,
+            site_sitemap_urls: report.site_sitemap_urls,
+            host_map: &report.host_map,
+            kinds: &report.kinds,
+            findings: rows(&report.findings),
+            fixed: rows(&report.fixed),
+        }
+    }
 }
 
 pub(super) fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {

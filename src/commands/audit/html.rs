@@ -8,6 +8,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::files::ReportJson;
+use super::model::Report;
 
 const STYLE: &str = r#"
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -104,9 +105,6 @@ sortable(document.getElementById('findings'));
 sortable(document.getElementById('pages'));
 "#;
 
-/// One page as a row of the pages table: URL, status, verdict, reason, depth, title.
-pub(super) type PageRow = [String; 6];
-
 /// The `--map-host` mappings, stated: the findings name the URLs crawled.
 fn host_map_note(host_map: &[String]) -> String {
     if host_map.is_empty() {
@@ -120,7 +118,24 @@ fn host_map_note(host_map: &[String]) -> String {
 }
 
 /// The HTML report.
-pub(super) fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Result<String> {
+pub(super) fn render(full: &Report) -> anyhow::Result<String> {
+    let report = &ReportJson::of(full);
+    let pages: Vec<[String; 6]> = full
+        .pages
+        .iter()
+        .map(|page| {
+            [
+                page.url.clone(),
+                page.status
+                    .map(|status| status.to_string())
+                    .unwrap_or_default(),
+                page.verdict.clone(),
+                page.reason.clone().unwrap_or_default(),
+                page.depth.to_string(),
+                page.title.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
     let data = serde_json::json!({
         "rows": {
             "findings": report.findings,
@@ -166,8 +181,8 @@ pub(super) fn render(report: &ReportJson<'_>, pages: &[PageRow]) -> anyhow::Resu
 </body></html>
 "#,
         site = escape(report.site),
-        generated = escape(&report.generated_at),
-        host_map = host_map_note(&report.host_map),
+        generated = escape(report.generated_at),
+        host_map = host_map_note(report.host_map),
         run = report.run,
         pages = report.counts.pages,
         listed = report.counts.listed,

@@ -3,9 +3,9 @@
 //! over: report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl
 //! database (crawl.db) for anything else, queryable with sqlite3.
 
+mod build;
 mod files;
 mod html;
-#[allow(dead_code)] // Filled in and rendered by the next commits.
 mod model;
 mod site_sitemaps;
 mod summary_json;
@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sitemapper_audit::{Finding, FindingKind, Severity, SiteSitemaps, Thresholds};
+use sitemapper_audit::{Change, Finding, FindingKind, Severity, SiteSitemaps, Thresholds};
 use sitemapper_crawl::UrlNormalizer;
 use url::Url;
 
@@ -39,7 +39,7 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => {
             audited.crawled.report(&settings).print()?;
-            print_summary(&audited.findings, &audited.sitemaps, &options.report)?;
+            print_summary(&audited, &options.report)?;
         }
         SummaryFormat::Json => {
             let (status, error) = match &verdict {
@@ -89,6 +89,7 @@ impl AuditOptions {
             .state
             .get_or_insert_with(|| report.join("crawl.db"));
         settings.crawl.record_links = true;
+        settings.crawl.page_details = true;
         settings.crawl.collect_alternates = true;
         let options = AuditOptions {
             report,
@@ -145,12 +146,14 @@ fn failing(findings: &[Finding], level: Severity) -> usize {
         .count()
 }
 
-/// A finished audit: the crawl, its findings, and the site's own sitemaps.
+/// A finished audit: the crawl, its findings, the site's own sitemaps, and how the findings
+/// compare with the previous audit.
 #[derive(Debug)]
 struct Audited {
     crawled: Crawled,
     findings: Vec<Finding>,
     sitemaps: site_sitemaps::SiteSitemaps,
+    assessment: build::Assessment,
 }
 
 /// Crawls, computes the findings and writes the report.
@@ -159,7 +162,7 @@ fn audit(
     options: &AuditOptions,
     output: Output,
 ) -> Result<Audited, Failure> {
-    let crawled = crawl_and_publish(settings, output)?;
+    let mut crawled = crawl_and_publish(settings, output)?;
     let sitemaps = read_site_sitemaps(&crawled, settings);
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
     // knows them (`--map-host`).
@@ -183,11 +186,55 @@ fn audit(
         &site_sitemaps,
         &normalize,
     )?;
-    write_report(&crawled, settings, &findings, &sitemaps, &options.report)?;
+    let extract_names: Vec<String> = Vec::new();
+    let (pages, links, counts) = build::pages_and_links(
+        &crawled.store,
+        crawled.run,
+        &std::collections::HashMap::new(),
+        &extract_names,
+    )?;
+    let urls = pages.iter().map(|page| page.url.clone()).collect();
+    let assessment = build::Assessment::record(&mut crawled.store, crawled.run, &findings, &urls)?;
+    let audited_urls = urls.len()
+        + findings
+            .iter()
+            .map(|finding| finding.url.as_str())
+            .filter(|url| !urls.contains(*url))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+    let kinds = build::kind_summaries(&findings, &assessment, audited_urls);
+    let (finding_rows, fixed) = build::finding_rows(&findings, &assessment, &kinds);
+    let (score, trend, compared_with) = build::score_parts(&assessment);
+    let site = crawled.summary.scope_root.to_string();
+    let report = model::Report {
+        title: build::title(None, &site),
+        site,
+        logo: None,
+        generated_at: jiff::Timestamp::now()
+            .strftime("%Y-%m-%d %H:%M UTC")
+            .to_string(),
+        run: crawled.run.0,
+        host_map: settings.crawl.host_map.describe(),
+        score,
+        trend,
+        compared_with,
+        counts,
+        severities: build::severities(&findings),
+        site_sitemaps: sitemaps.files.iter().map(ToString::to_string).collect(),
+        site_sitemap_urls: sitemaps.urls.len(),
+        kinds,
+        findings: finding_rows,
+        fixed,
+        extract_names,
+        pages,
+        links,
+    };
+    write_report(&crawled, &report, &options.report)?;
     Ok(Audited {
         crawled,
         findings,
         sitemaps,
+        assessment,
     })
 }
 
@@ -223,67 +270,31 @@ fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitem
     ))
 }
 
+/// Writes the report's files: the data (CSV and JSON) and report.html.
 fn write_report(
     crawled: &Crawled,
-    settings: &CrawlSettings,
-    findings: &[Finding],
-    sitemaps: &site_sitemaps::SiteSitemaps,
+    report: &model::Report,
     directory: &std::path::Path,
 ) -> anyhow::Result<()> {
-    let counts = files::write_pages(&crawled.store, crawled.run, &directory.join("pages.csv"))?;
+    files::write_pages(&crawled.store, crawled.run, &directory.join("pages.csv"))?;
     files::write_links(&crawled.store, crawled.run, &directory.join("links.csv"))?;
-    files::write_findings(findings, &directory.join("findings.csv"))?;
-    let mut severities: BTreeMap<&'static str, u64> = BTreeMap::new();
-    for severity in [Severity::Error, Severity::Warning, Severity::Notice] {
-        severities.insert(severity.as_str(), 0);
-    }
-    for finding in findings {
-        *severities
-            .entry(finding.kind.severity().as_str())
-            .or_default() += 1;
-    }
-    let site = crawled.summary.scope_root.to_string();
-    let report = files::ReportJson {
-        site: &site,
-        run: crawled.run.0,
-        generated_at: jiff::Timestamp::now()
-            .strftime("%Y-%m-%d %H:%M UTC")
-            .to_string(),
-        counts: &counts,
-        severities,
-        site_sitemaps: sitemaps.files.iter().map(ToString::to_string).collect(),
-        site_sitemap_urls: sitemaps.urls.len(),
-        host_map: settings.crawl.host_map.describe(),
-        findings: findings.iter().map(files::FindingJson::of).collect(),
-    };
-    files::write_json(&report, &directory.join("report.json"))?;
-    let mut pages = Vec::new();
-    crawled
-        .store
-        .for_each_page(crawled.run, |page, _| -> anyhow::Result<()> {
-            pages.push([
-                page.url,
-                page.status
-                    .map_or_else(String::new, |status| status.to_string()),
-                page.verdict.to_string(),
-                page.reason
-                    .map(|reason| reason.to_string())
-                    .unwrap_or_default(),
-                page.depth.to_string(),
-                page.title.unwrap_or_default(),
-            ]);
-            Ok(())
-        })?;
-    let html = html::render(&report, &pages)?;
+    files::write_findings(report, &directory.join("findings.csv"))?;
+    files::write_json(
+        &files::ReportJson::of(report),
+        &directory.join("report.json"),
+    )?;
+    let html = html::render(report)?;
     let path = directory.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn print_summary(
-    findings: &[Finding],
-    sitemaps: &site_sitemaps::SiteSitemaps,
-    directory: &std::path::Path,
-) -> std::io::Result<()> {
+fn print_summary(audited: &Audited, directory: &std::path::Path) -> std::io::Result<()> {
+    let Audited {
+        findings,
+        sitemaps,
+        assessment,
+        ..
+    } = audited;
     let mut out = std::io::stderr().lock();
     match sitemaps.files.len() {
         0 => writeln!(out, "The site's sitemaps: none found.")?,
@@ -293,7 +304,31 @@ fn print_summary(
             sitemaps.urls.len()
         )?,
     }
-    writeln!(out, "Findings: {}", findings.len())?;
+    match assessment.previous {
+        Some(previous) => {
+            let new = assessment
+                .comparison
+                .changes
+                .iter()
+                .filter(|change| **change == Change::New)
+                .count();
+            writeln!(
+                out,
+                "Health score: {} (was {} at run #{}). Findings: {}, {new} new, {} fixed.",
+                assessment.score,
+                previous.score,
+                previous.run.0,
+                findings.len(),
+                assessment.comparison.fixed.len()
+            )?;
+        }
+        None => writeln!(
+            out,
+            "Health score: {}. Findings: {}.",
+            assessment.score,
+            findings.len()
+        )?,
+    }
     for ((severity, kind), count) in kind_counts(findings) {
         writeln!(
             out,

@@ -1,19 +1,20 @@
 //! The end of a chain: the response it ended on parsed and classified (or, after a 304, the
 //! earlier run's findings reused), reported as one outcome, with the links to follow.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use jiff::Timestamp;
 use reqwest::header;
-use sitemapper_extract::{Document, PageFacts, ResponseHeaders};
+use sitemapper_extract::{Document, LinkKind, PageDetails, PageFacts, ResponseHeaders};
 use url::Url;
 
 use super::context::JobContext;
 use super::rendering::read_page;
 use super::visit::{Hop, Visit, VisitEnd};
 use crate::classify::{Classification, classify};
-use crate::event::{PageOutcome, ResponseFacts};
+use crate::event::{PageLink, PageLinkKind, PageOutcome, ResponseFacts};
 use crate::fetch::FetchedResponse;
 use crate::history::PreviousPage;
 use crate::lastmod::parse_last_modified;
@@ -58,6 +59,10 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
         &context.normalizer,
     );
     let links = links_to_follow(&classification, page_facts.as_ref());
+    let recorded = context
+        .config
+        .record_links
+        .then(|| recorded_links(context, &hop.url, &classification, page_facts.as_ref()));
     let end = if (200..300).contains(&facts.status) {
         VisitEnd::Reached
     } else {
@@ -67,12 +72,7 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
         rendering,
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
-        links: context.config.record_links.then(|| {
-            links
-                .iter()
-                .filter_map(|link| context.normalizer.normalize(link))
-                .collect()
-        }),
+        links: recorded,
         ..PageOutcome::fetched(
             hop.url.clone(),
             hop.depth,
@@ -124,6 +124,54 @@ fn links_to_follow(classification: &Classification, page_facts: Option<&PageFact
     links
 }
 
+/// The links a page is recorded with, normalized: those it is followed through, its
+/// canonical when it names another URL, and with details its images.
+fn recorded_links(
+    context: &JobContext,
+    url: &Url,
+    classification: &Classification,
+    page_facts: Option<&PageFacts>,
+) -> Vec<PageLink> {
+    let mut links = Vec::new();
+    if let Some(page_facts) = page_facts {
+        let anchors = page_facts.details.as_ref().map(|details| &details.anchors);
+        if classification.follow_links {
+            links.extend(page_facts.links.iter().filter_map(|link| {
+                Some(PageLink {
+                    url: context.normalizer.normalize(&link.url)?,
+                    kind: match link.kind {
+                        LinkKind::Anchor | LinkKind::Area => PageLinkKind::Anchor,
+                        LinkKind::Alternate { .. } => PageLinkKind::Hreflang,
+                        LinkKind::Frame => PageLinkKind::Frame,
+                        LinkKind::Refresh => PageLinkKind::Refresh,
+                    },
+                    anchor: anchors.and_then(|anchors| anchors.get(&link.url).cloned()),
+                    nofollow: link.nofollow,
+                })
+            }));
+        }
+        if page_facts.details.is_some() {
+            links.extend(page_facts.images.iter().map(|image| PageLink {
+                url: image.clone(),
+                kind: PageLinkKind::Image,
+                anchor: None,
+                nofollow: false,
+            }));
+        }
+    }
+    if let Some(canonical) = &classification.canonical
+        && canonical != url
+    {
+        links.push(PageLink {
+            url: canonical.clone(),
+            kind: PageLinkKind::Canonical,
+            anchor: None,
+            nofollow: false,
+        });
+    }
+    links
+}
+
 /// `outcome` with what the page itself says, as far as the configuration asks for it.
 fn with_page_facts(
     context: &JobContext,
@@ -135,6 +183,10 @@ fn with_page_facts(
         title: page_facts.title,
         description: page_facts.description,
         fingerprint: page_facts.fingerprint,
+        details: page_facts.details.map(|details| PageDetails {
+            anchors: HashMap::new(),
+            ..details
+        }),
         images: config.collect_images.then_some(page_facts.images),
         alternates: config.collect_alternates.then(|| {
             page_facts
@@ -158,7 +210,12 @@ pub(super) async fn revalidated_page(
     previous: PreviousPage,
 ) -> Visit {
     context.progress.revalidated.fetch_add(1, Ordering::Relaxed);
-    let mut links = previous.links;
+    let mut links: Vec<Url> = previous
+        .links
+        .iter()
+        .filter(|link| link.kind.is_followed())
+        .map(|link| link.url.clone())
+        .collect();
     if let Some(target) = previous.verdict.target() {
         links.push(target.clone());
     }
@@ -175,7 +232,7 @@ pub(super) async fn revalidated_page(
         title: previous.title,
         description: previous.description,
         fingerprint: previous.fingerprint,
-        links: context.config.record_links.then(|| links.clone()),
+        links: context.config.record_links.then_some(previous.links),
         ..PageOutcome::fetched(
             hop.url.clone(),
             hop.depth,

@@ -1,0 +1,256 @@
+//! What each kind of finding means for a site owner: why it matters and how to fix it, a
+//! sentence or two each, in plain words.
+
+use crate::FindingKind;
+
+impl FindingKind {
+    /// Why it matters.
+    pub fn why(self) -> &'static str {
+        match self {
+            FindingKind::BrokenLink => {
+                "Visitors who follow these links land on an error page, and search engines spend their visits on pages that do not exist."
+            }
+            FindingKind::RedirectLoop => {
+                "A redirect loop never reaches a page: browsers show an error and search engines drop the URL."
+            }
+            FindingKind::RedirectChain => {
+                "Each extra hop slows visitors down, and search engines may stop following a chain before its end."
+            }
+            FindingKind::LinkToRedirect => {
+                "Links that go through a redirect cost every visitor an extra request and dilute the signals the link passes on."
+            }
+            FindingKind::CanonicalToBroken => {
+                "The canonical tells search engines to index a page that does not work, so they ignore the hint and may index the wrong URL."
+            }
+            FindingKind::CanonicalToRedirect => {
+                "A canonical should name the final URL; pointing it at a redirect sends mixed signals about which URL to index."
+            }
+            FindingKind::CanonicalToDisallowed => {
+                "Search engines cannot read a page that robots.txt blocks, so they cannot confirm the canonical and may ignore it."
+            }
+            FindingKind::CanonicalToNoindex => {
+                "The page hands its ranking to a page that asks not to be indexed: neither may show up in search results."
+            }
+            FindingKind::CanonicalLoop => {
+                "Canonicals that point at each other name no page to index, so search engines choose one themselves, or none."
+            }
+            FindingKind::ConflictingCanonicals => {
+                "With more than one canonical, search engines ignore them all and pick the URL to index themselves."
+            }
+            FindingKind::InvalidCanonical => {
+                "A canonical that is not a valid web address is ignored, so the page has no canonical at all."
+            }
+            FindingKind::OffSiteCanonical => {
+                "The page tells search engines that another site holds the original, so this page is left out of the results."
+            }
+            FindingKind::NoindexLinked => {
+                "The site links to pages it asks search engines not to index: crawl time goes to pages that will never show up."
+            }
+            FindingKind::BlockedLinked => {
+                "The site links to URLs that robots.txt forbids: search engines may still list them, without any description."
+            }
+            FindingKind::TooDeep => {
+                "Pages many clicks away from the home page are found late, visited rarely and ranked lower."
+            }
+            FindingKind::Slow => {
+                "Slow pages lose visitors, and page speed counts in search rankings."
+            }
+            FindingKind::Large => {
+                "Heavy pages load slowly on phones, and search engines may stop reading a page past a size limit."
+            }
+            FindingKind::MissingTitle => {
+                "The title is the headline of the page in search results; without one, search engines make one up."
+            }
+            FindingKind::DuplicateTitle => {
+                "Pages with the same title look alike in search results, and search engines struggle to tell which one to show."
+            }
+            FindingKind::MissingDescription => {
+                "Search engines show the meta description under the title; without one they pick a snippet of text, often a poor one."
+            }
+            FindingKind::DuplicateDescription => {
+                "The same description on several pages makes their search results look identical and less worth a click."
+            }
+            FindingKind::DuplicateContent => {
+                "Identical pages compete with each other in search results; search engines choose one, not always the one you want."
+            }
+            FindingKind::MixedContent => {
+                "Browsers block or warn about http resources on an https page: images go missing, scripts stop working, and the padlock disappears."
+            }
+            FindingKind::TitleTooLong => {
+                "Search results cut long titles off at about 60 characters, so the end of the title is never read."
+            }
+            FindingKind::TitleTooShort => {
+                "A very short title says little about the page, and wastes the most visible line of its search result."
+            }
+            FindingKind::DescriptionTooLong => {
+                "Search results cut descriptions off at about 155 characters, so the end of the description is never shown."
+            }
+            FindingKind::MissingH1 => {
+                "The main heading tells visitors, screen readers and search engines what the page is about."
+            }
+            FindingKind::MultipleH1 => {
+                "Several main headings blur what the page is about for screen readers and search engines."
+            }
+            FindingKind::ImagesWithoutAlt => {
+                "Screen readers cannot describe images without alt text, and search engines cannot tell what the images show."
+            }
+            FindingKind::SoftNotFound => {
+                "The page says it was not found but answers as if it worked, so search engines may index an error page."
+            }
+            FindingKind::TrapCut => {
+                "Endless URLs (calendars, repeated folders) waste crawl time; the crawl stopped following them and so may search engines."
+            }
+            FindingKind::HreflangNoReturn => {
+                "Search engines only trust language alternates that name each other; a one-way hreflang is ignored."
+            }
+            FindingKind::HreflangInvalid => {
+                "An hreflang code that is not a language code is ignored, so visitors may be shown the wrong language version."
+            }
+            FindingKind::HreflangToNonIndexable => {
+                "Search engines cannot show a language version that is not indexable, so visitors of that language get no page."
+            }
+            FindingKind::SitemapOrphan => {
+                "Pages that no link leads to are hard to find for visitors and get little weight from search engines."
+            }
+            FindingKind::SitemapNotIndexable => {
+                "A sitemap should list only pages to index; listing others wastes crawl time and makes search engines trust the sitemap less."
+            }
+            FindingKind::NotInSitemap => {
+                "Pages missing from the sitemap may be found later, or not at all, by search engines."
+            }
+            FindingKind::SitemapUnreadable => {
+                "Search engines cannot use a sitemap they cannot read, so none of its pages are submitted."
+            }
+            FindingKind::RenderedDiffers => {
+                "Search engines may read the page before or after its scripts run; when the two disagree, which one counts is a gamble."
+            }
+            FindingKind::RenderIncomplete => {
+                "The page did not finish building in a browser, so what search engines see of it may be incomplete."
+            }
+        }
+    }
+
+    /// How to fix it.
+    pub fn fix(self) -> &'static str {
+        match self {
+            FindingKind::BrokenLink => {
+                "Point the links on the listed pages at a working page, or restore the missing page (or redirect it to its replacement)."
+            }
+            FindingKind::RedirectLoop => {
+                "Change the redirect rules so that the chain ends on a page that answers 200."
+            }
+            FindingKind::RedirectChain => {
+                "Redirect the first URL straight to the final page, and update links to point at the final page."
+            }
+            FindingKind::LinkToRedirect => {
+                "Update the links on the listed pages to point at the redirect's final URL."
+            }
+            FindingKind::CanonicalToBroken => {
+                "Point the canonical at a working page, usually the page itself, or fix the page it names."
+            }
+            FindingKind::CanonicalToRedirect => {
+                "Point the canonical at the final URL of the redirect."
+            }
+            FindingKind::CanonicalToDisallowed => {
+                "Point the canonical at a crawlable page, or allow its target in robots.txt."
+            }
+            FindingKind::CanonicalToNoindex => {
+                "Point the canonical at an indexable page, or remove the noindex from its target."
+            }
+            FindingKind::CanonicalLoop => {
+                "Choose the one URL to index and make every page of the loop name it as canonical."
+            }
+            FindingKind::ConflictingCanonicals => {
+                "Keep one canonical per page: check the HTML head and the Link HTTP header, and plugins that add their own."
+            }
+            FindingKind::InvalidCanonical => {
+                "Write the canonical as a full https:// address of the page to index."
+            }
+            FindingKind::OffSiteCanonical => {
+                "If this site holds the original, point the canonical at the page itself; if not, nothing to do."
+            }
+            FindingKind::NoindexLinked => {
+                "Remove the noindex if the page should be found, or stop linking to it if it should not."
+            }
+            FindingKind::BlockedLinked => {
+                "Allow the URL in robots.txt if it should be found, or remove the links to it."
+            }
+            FindingKind::TooDeep => {
+                "Link to these pages from the home page, the menus, category pages or related pages."
+            }
+            FindingKind::Slow => {
+                "Cache the pages, speed up the server or the database queries behind them, or serve them from a CDN."
+            }
+            FindingKind::Large => {
+                "Move inline scripts, styles and data into separate cached files, and split very long pages."
+            }
+            FindingKind::MissingTitle => {
+                "Give each page a unique <title> that says what it offers."
+            }
+            FindingKind::DuplicateTitle => {
+                "Write a distinct title for each page; if the pages are the same, choose one with a canonical."
+            }
+            FindingKind::MissingDescription => {
+                "Write a meta description of one or two sentences that makes people want to click."
+            }
+            FindingKind::DuplicateDescription => "Write a distinct description for each page.",
+            FindingKind::DuplicateContent => {
+                "Keep one version and redirect the others to it, or name it as the canonical on the copies."
+            }
+            FindingKind::MixedContent => {
+                "Load every resource over https: change the http:// addresses, or serve them from a host that supports https."
+            }
+            FindingKind::TitleTooLong => {
+                "Shorten the title to 60 characters or fewer, with the important words first."
+            }
+            FindingKind::TitleTooShort => {
+                "Write a title of 30 to 60 characters that describes the page."
+            }
+            FindingKind::DescriptionTooLong => {
+                "Shorten the description to 155 characters or fewer."
+            }
+            FindingKind::MissingH1 => {
+                "Give the page one <h1> with its main subject, usually close to its title."
+            }
+            FindingKind::MultipleH1 => {
+                "Keep one <h1> for the page's main subject, and make the other headings <h2> or lower."
+            }
+            FindingKind::ImagesWithoutAlt => {
+                "Add an alt attribute describing each image; use alt=\"\" for purely decorative images."
+            }
+            FindingKind::SoftNotFound => {
+                "Make pages that do not exist answer with the HTTP status 404 (or 410), or redirect them to a real page."
+            }
+            FindingKind::TrapCut => {
+                "Stop generating endless links (add nofollow or a limit to calendars and filters), or block them in robots.txt."
+            }
+            FindingKind::HreflangNoReturn => {
+                "Add the matching hreflang link on the alternate page, pointing back to this one."
+            }
+            FindingKind::HreflangInvalid => {
+                "Use ISO 639-1 language codes, optionally with an ISO 3166-1 region (en, en-GB), or x-default."
+            }
+            FindingKind::HreflangToNonIndexable => {
+                "Point the hreflang at the indexable version of the alternate page, or make that page indexable."
+            }
+            FindingKind::SitemapOrphan => {
+                "Link to these pages from related pages or menus, or remove them from the sitemap if they are obsolete."
+            }
+            FindingKind::SitemapNotIndexable => {
+                "Remove these URLs from the sitemap, or make them indexable pages that answer 200."
+            }
+            FindingKind::NotInSitemap => {
+                "Add the pages to the sitemap, or regenerate the sitemap from a full crawl."
+            }
+            FindingKind::SitemapUnreadable => {
+                "Make the sitemap answer 200 with valid sitemap XML (gzip allowed) at the address given."
+            }
+            FindingKind::RenderedDiffers => {
+                "Put the canonical and robots directives in the HTML the server sends, and keep scripts from changing them."
+            }
+            FindingKind::RenderIncomplete => {
+                "Make the page finish loading sooner: fewer blocking scripts, no endless polling, and content in the HTML where possible."
+            }
+        }
+    }
+}

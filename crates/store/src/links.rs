@@ -1,0 +1,220 @@
+//! Links between pages, typed: what an incremental recrawl follows again on 304, and the link
+//! graph of the audit (who links where, through what, with which text).
+
+use rusqlite::types::{FromSql, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::{ToSql, Transaction, params};
+
+use crate::runs::RunId;
+use crate::verdict::read_code;
+use crate::{PageRecord, Store, StoreError};
+
+/// What a link is: the element or rule it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LinkKind {
+    /// `<a href>` (or `<area href>`).
+    Anchor,
+    /// The page's canonical, when it names another URL.
+    Canonical,
+    /// A redirect's `Location`.
+    Redirect,
+    /// `<link rel=alternate hreflang>` (or its `Link` header).
+    Hreflang,
+    /// An image the page shows.
+    Image,
+    /// `<iframe src>` or `<frame src>`.
+    Iframe,
+    /// An instant `<meta http-equiv=refresh>`.
+    Refresh,
+}
+
+impl LinkKind {
+    /// Every kind, in code order.
+    pub const ALL: [LinkKind; 7] = [
+        LinkKind::Anchor,
+        LinkKind::Canonical,
+        LinkKind::Redirect,
+        LinkKind::Hreflang,
+        LinkKind::Image,
+        LinkKind::Iframe,
+        LinkKind::Refresh,
+    ];
+
+    /// The stable code the database and the audit's files use.
+    pub fn code(self) -> &'static str {
+        match self {
+            LinkKind::Anchor => "a",
+            LinkKind::Canonical => "canonical",
+            LinkKind::Redirect => "redirect",
+            LinkKind::Hreflang => "hreflang",
+            LinkKind::Image => "image",
+            LinkKind::Iframe => "iframe",
+            LinkKind::Refresh => "refresh",
+        }
+    }
+
+    fn parse(code: &str) -> Option<LinkKind> {
+        LinkKind::ALL.into_iter().find(|kind| kind.code() == code)
+    }
+}
+
+impl ToSql for LinkKind {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.code()))
+    }
+}
+
+impl FromSql for LinkKind {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        read_code(value, "link kind", LinkKind::parse)
+    }
+}
+
+/// One link of a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkRecord {
+    /// Where it leads, normalized.
+    pub target: String,
+    /// What it is.
+    pub kind: LinkKind,
+    /// The link's text (an `<a>`'s content, or the `alt` of an image in it).
+    pub anchor: Option<String>,
+    /// Its `rel` holds `nofollow`.
+    pub nofollow: bool,
+}
+
+/// One link of the graph, borrowed from its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphLink<'a> {
+    /// The linking page.
+    pub source: &'a str,
+    /// Where it leads.
+    pub target: &'a str,
+    /// What it is.
+    pub kind: LinkKind,
+    /// Its text.
+    pub anchor: Option<&'a str>,
+    /// Its `rel` holds `nofollow`.
+    pub nofollow: bool,
+}
+
+/// Replaces the recorded links of every page of `pages` that carries links (in the
+/// recorder's transaction); the first link of a kind from a page to a target keeps its text.
+pub(crate) fn write_links(
+    transaction: &Transaction<'_>,
+    pages: &[PageRecord],
+) -> rusqlite::Result<()> {
+    let mut forget = transaction.prepare_cached("DELETE FROM links WHERE source = ?1")?;
+    let mut insert = transaction.prepare_cached(
+        "INSERT OR IGNORE INTO links (source, target, kind, anchor, nofollow)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for page in pages {
+        let Some(links) = &page.links else {
+            continue;
+        };
+        forget.execute(params![page.url])?;
+        for link in links {
+            insert.execute(params![
+                page.url,
+                link.target,
+                link.kind,
+                link.anchor,
+                link.nofollow
+            ])?;
+        }
+    }
+    Ok(())
+}
+
+impl Store {
+    /// The links `url` was last recorded with, by kind and target.
+    pub fn links_of(&self, url: &str) -> Result<Vec<LinkRecord>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT target, kind, anchor, nofollow FROM links WHERE source = ?1
+                 ORDER BY kind, target",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_map(params![url], |row| {
+                Ok(LinkRecord {
+                    target: row.get(0)?,
+                    kind: row.get(1)?,
+                    anchor: row.get(2)?,
+                    nofollow: row.get(3)?,
+                })
+            })
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Visits every link of the pages `run` recorded, ordered by source, target and kind.
+    pub fn for_each_link<E: From<StoreError>>(
+        &self,
+        run: RunId,
+        mut visit: impl FnMut(GraphLink<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT links.source, links.target, links.kind, links.anchor, links.nofollow
+                 FROM links JOIN pages ON pages.url = links.source AND pages.last_seen_run = ?1
+                 ORDER BY 1, 2, 3",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let mut rows = statement
+            .query(params![run.0])
+            .map_err(|source| self.sql_error(source))?;
+        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
+            let text = |index| -> rusqlite::Result<Option<&str>> {
+                Ok(row.get_ref(index)?.as_str_or_null()?)
+            };
+            let link = (|| -> rusqlite::Result<GraphLink<'_>> {
+                Ok(GraphLink {
+                    source: text(0)?.unwrap_or_default(),
+                    target: text(1)?.unwrap_or_default(),
+                    kind: row.get(2)?,
+                    anchor: text(3)?,
+                    nofollow: row.get(4)?,
+                })
+            })()
+            .map_err(|source| self.sql_error(source))?;
+            visit(link)?;
+        }
+        Ok(())
+    }
+
+    /// The pages of `run` that link to `url` for visitors to follow (by an anchor, a frame or
+    /// a refresh: not by a canonical, an alternate or an image, nor a redirect), sorted.
+    pub fn referrers(&self, run: RunId, url: &str) -> Result<Vec<String>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT DISTINCT links.source FROM links JOIN pages ON pages.url = links.source
+                 WHERE links.target = ?1 AND pages.last_seen_run = ?2
+                   AND links.kind IN ('a', 'iframe', 'refresh')
+                 ORDER BY links.source",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_map(params![url, run.0], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Whether a URL of `run` redirects to `url`.
+    pub fn is_redirect_target(&self, run: RunId, url: &str) -> Result<bool, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM links JOIN pages ON pages.url = links.source
+                                WHERE links.target = ?1 AND pages.last_seen_run = ?2
+                                  AND links.kind = 'redirect')",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_row(params![url, run.0], |row| row.get(0))
+            .map_err(|source| self.sql_error(source))
+    }
+}
