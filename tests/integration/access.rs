@@ -19,7 +19,7 @@ use hyper_util::rt::TokioIo;
 use sitemapper_crawl::{AddressPolicy, NetworkOptions};
 use sitemapper_store::Verdict;
 
-use crate::fixture::{Route, Seen, Server, Site};
+use crate::fixture::{Route, Seen, Server, Site, tls_config, tls_file};
 use crate::harness::{
     Run, assert_one_line_error, crawl_recorded, listed_urls, locs, previous_output, read_sitemap,
     sitemapper_command,
@@ -475,33 +475,6 @@ fn requests_go_through_the_proxy_of_the_flag_or_of_the_environment() {
             .all(|seen| header(seen, "via") == Some("1.1 test-proxy")),
         "every request came through the proxies"
     );
-}
-
-fn tls_file(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/integration/tls")
-        .join(name)
-}
-
-/// The server certificate of `tests/integration/tls`, for 127.0.0.1 and localhost.
-fn tls_config() -> Arc<rustls::ServerConfig> {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    let certificates: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_file_iter(tls_file("server.pem"))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-    let key = PrivateKeyDer::from_pem_file(tls_file("server.key")).unwrap();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(certificates, key)
-        .unwrap();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Arc::new(config)
 }
 
 #[test]

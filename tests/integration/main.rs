@@ -8,6 +8,7 @@
 
 mod access;
 mod audit;
+mod audit_checks;
 mod chaos;
 mod chunking;
 mod cli;

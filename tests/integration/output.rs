@@ -568,6 +568,14 @@ fn the_audit_summary_as_json() {
         .map(|severity| findings["by_severity"][severity].as_u64().unwrap())
         .sum();
     assert_eq!(findings["total"], total);
+    let health = &summary["health"];
+    let score = health["score"].as_u64().unwrap();
+    assert!(score < 100, "{health}");
+    assert_eq!(health["previous"], serde_json::Value::Null);
+    assert_eq!(
+        (health["new"].as_u64(), health["fixed"].as_u64()),
+        (Some(0), Some(0))
+    );
     assert_eq!(
         summary["fail_on"],
         serde_json::json!({"severity": "error", "findings": errors})

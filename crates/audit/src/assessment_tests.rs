@@ -145,3 +145,12 @@ fn every_kind_has_a_distinct_code_and_advice() {
     }
     assert_eq!(FindingKind::from_code("no-such-kind"), None);
 }
+
+#[test]
+fn docs_audit_md_lists_every_kind_with_its_severity() {
+    let docs = include_str!("../../../docs/audit.md");
+    for kind in FindingKind::ALL {
+        let row = format!("| `{}` | {} |", kind.code(), kind.severity().as_str());
+        assert!(docs.contains(&row), "docs/audit.md has no row {row}");
+    }
+}

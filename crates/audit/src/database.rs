@@ -412,7 +412,14 @@ fn hreflang_findings(
                 format!("hreflang {hreflang:?} (for {href}) is not a language code"),
             ));
         }
-        if let Some((verdict, reason)) = verdicts.get(&href)
+        // Only an indexable page's alternates matter: the others do not show in results.
+        let indexable = |url: &str| {
+            verdicts
+                .get(url)
+                .is_some_and(|(verdict, _)| *verdict == Verdict::Indexable)
+        };
+        if indexable(&page)
+            && let Some((verdict, reason)) = verdicts.get(&href)
             && *verdict != Verdict::Indexable
         {
             let why = match reason {

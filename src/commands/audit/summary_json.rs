@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sitemapper_audit::Severity;
+use sitemapper_audit::{Change, Severity};
 
 use super::{AuditOptions, Audited, failing, kind_counts};
 use crate::commands::crawl::CrawlJson;
@@ -18,6 +18,7 @@ pub(super) struct AuditJson {
     crawl: CrawlJson,
     site_sitemaps: SiteSitemapsJson,
     findings: FindingsJson,
+    health: HealthJson,
     report: ReportFilesJson,
     fail_on: Option<FailOnJson>,
 }
@@ -44,6 +45,24 @@ struct KindCountJson {
     severity: &'static str,
     title: &'static str,
     count: usize,
+}
+
+/// The health score, and what changed since the previous audit of the site.
+#[derive(Debug, Serialize)]
+struct HealthJson {
+    score: u32,
+    /// The previous audit's run and score; null for a site's first audit.
+    previous: Option<PreviousJson>,
+    /// Findings the previous audit did not have (0 for a first audit).
+    new: usize,
+    /// Findings of the previous audit this one has not.
+    fixed: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct PreviousJson {
+    run: i64,
+    score: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -99,6 +118,21 @@ impl AuditJson {
                 total: findings.len(),
                 by_severity,
                 by_kind,
+            },
+            health: HealthJson {
+                score: audited.assessment.score,
+                previous: audited.assessment.previous.map(|previous| PreviousJson {
+                    run: previous.run.0,
+                    score: previous.score,
+                }),
+                new: audited
+                    .assessment
+                    .comparison
+                    .changes
+                    .iter()
+                    .filter(|change| **change == Change::New)
+                    .count(),
+                fixed: audited.assessment.comparison.fixed.len(),
             },
             report: ReportFilesJson {
                 directory: path_text(&options.report),
