@@ -1,9 +1,10 @@
 //! Extraction: one fetched document and its headers in, the facts the crawler needs out
-//! (links, canonical hints, robots directives, base, instant refresh, title). Pure and
-//! synchronous: no network, no async, no logging.
+//! (links, canonical hints, robots directives, base, instant refresh, title, and the values
+//! of the user's custom extractions). Pure and synchronous: no network, no async, no logging.
 
 mod canonical;
 mod charset;
+mod custom;
 mod directives;
 mod document;
 mod fingerprint;
@@ -13,6 +14,10 @@ mod tokens;
 
 use url::Url;
 
+pub use custom::{
+    CustomExtraction, ExtractedValues, InvalidExtraction, MAX_VALUE_CHARS,
+    MAX_VALUES_PER_EXTRACTION,
+};
 pub use directives::RobotsDirectives;
 pub use fingerprint::looks_like_a_token;
 
@@ -45,6 +50,8 @@ pub struct ExtractOptions {
     pub robots_token: String,
     /// Compute [`PageFacts::fingerprint`] (only worth its cost when history is kept).
     pub fingerprint: bool,
+    /// The user's custom extractions, in the order given (see [`PageFacts::extracted`]).
+    pub custom: Vec<CustomExtraction>,
 }
 
 impl Default for ExtractOptions {
@@ -52,6 +59,7 @@ impl Default for ExtractOptions {
         ExtractOptions {
             robots_token: "sitemapper".to_string(),
             fingerprint: true,
+            custom: Vec::new(),
         }
     }
 }
@@ -94,6 +102,9 @@ pub struct PageFacts {
     /// deduplicated, at most [`MAX_HASH_ROUTES`]: what follows `#` never reaches a server,
     /// so they are not URLs a sitemap can list.
     pub hash_routes: Vec<String>,
+    /// The values of [`ExtractOptions::custom`], one entry per extraction in its order; empty
+    /// when none is asked for (the document is then not parsed into a tree).
+    pub extracted: Vec<ExtractedValues>,
 }
 
 /// The signs that a document is an application shell, which only shows the page once its
@@ -149,6 +160,9 @@ pub const MAX_IMAGES_PER_PAGE: usize = 1000;
 pub fn extract(document: &Document<'_>, options: &ExtractOptions) -> PageFacts {
     let mut facts = extract_headers(document.url, document.headers, options);
     document::read_html(document, options, &mut facts);
+    if !options.custom.is_empty() {
+        facts.extracted = custom::extract_values(document, &options.custom);
+    }
     facts
 }
 
