@@ -2,6 +2,7 @@
 //! and the runs that saw them. The binary records crawl events here and writes the sitemap from
 //! it; the store itself knows nothing of HTTP, crawling or sitemaps.
 
+mod extracted;
 mod graph;
 mod pages;
 mod runs;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use extracted::{ExtractedByPage, PageExtraction};
 pub use graph::DeclaredAlternate;
 pub use pages::{ListedPage, NotListedPage, PageRecord, ReasonCount};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};

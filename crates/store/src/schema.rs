@@ -135,6 +135,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "ALTER TABLE pages ADD COLUMN rendering TEXT;
     ALTER TABLE pages ADD COLUMN served_canonical TEXT;
     ALTER TABLE pages ADD COLUMN served_noindex INTEGER;",
+    // 8: the values of custom extractions (`--extract NAME=SELECTOR`): per page and name, in
+    // document order.
+    "CREATE TABLE extracted (
+        page TEXT NOT NULL,
+        name TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (page, name, position)
+    ) WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

@@ -3,7 +3,7 @@
 use super::*;
 use jiff::Timestamp;
 
-fn page(url: &str, verdict: Verdict) -> PageRecord {
+pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
     PageRecord {
         url: url.to_string(),
         depth: 1,
@@ -218,7 +218,7 @@ fn canonicalised(url: &str, target: &str) -> PageRecord {
     }
 }
 
-fn open() -> (tempfile::TempDir, Store) {
+pub(crate) fn open() -> (tempfile::TempDir, Store) {
     let directory = tempfile::tempdir().unwrap();
     let store = Store::open(&directory.path().join("crawl.db")).unwrap();
     (directory, store)
