@@ -89,6 +89,12 @@ pub enum FindingKind {
     RenderedDiffers,
     /// A page whose rendering timed out or failed: its HTML as served was read.
     RenderIncomplete,
+    /// The site's robots.txt answers 404 or 410.
+    NoRobotsTxt,
+    /// No sitemap found: none named in robots.txt (or given), none at the usual paths.
+    NoSitemap,
+    /// A sitemap found at a usual path that robots.txt does not name.
+    SitemapNotInRobots,
 }
 
 impl FindingKind {
@@ -127,6 +133,9 @@ impl FindingKind {
             FindingKind::SitemapUnreadable => "sitemap-unreadable",
             FindingKind::RenderedDiffers => "rendered-differs",
             FindingKind::RenderIncomplete => "render-incomplete",
+            FindingKind::NoRobotsTxt => "no-robots-txt",
+            FindingKind::NoSitemap => "no-sitemap",
+            FindingKind::SitemapNotInRobots => "sitemap-not-in-robots",
         }
     }
 
@@ -154,7 +163,8 @@ impl FindingKind {
             | FindingKind::HreflangInvalid
             | FindingKind::SitemapOrphan
             | FindingKind::RenderedDiffers
-            | FindingKind::RenderIncomplete => Severity::Warning,
+            | FindingKind::RenderIncomplete
+            | FindingKind::NoSitemap => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::NoindexLinked
             | FindingKind::BlockedLinked
@@ -164,7 +174,9 @@ impl FindingKind {
             | FindingKind::MissingDescription
             | FindingKind::DuplicateDescription
             | FindingKind::TrapCut
-            | FindingKind::NotInSitemap => Severity::Notice,
+            | FindingKind::NotInSitemap
+            | FindingKind::NoRobotsTxt
+            | FindingKind::SitemapNotInRobots => Severity::Notice,
         }
     }
 
@@ -203,6 +215,9 @@ impl FindingKind {
             FindingKind::SitemapUnreadable => "Sitemap that cannot be read",
             FindingKind::RenderedDiffers => "JavaScript changes the canonical or noindex",
             FindingKind::RenderIncomplete => "Page whose rendering did not finish",
+            FindingKind::NoRobotsTxt => "No robots.txt",
+            FindingKind::NoSitemap => "No sitemap found",
+            FindingKind::SitemapNotInRobots => "Sitemap not named in robots.txt",
         }
     }
 }

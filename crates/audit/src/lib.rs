@@ -9,7 +9,7 @@ mod kind;
 mod sitemaps;
 
 pub use kind::{FindingKind, Severity};
-pub use sitemaps::SiteSitemaps;
+pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};
 
 use sitemapper_store::{RunId, Store, StoreError};
 
@@ -58,6 +58,7 @@ pub fn findings(
     normalize: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Finding>, StoreError> {
     let mut findings = database::site_findings(store, run, thresholds)?;
+    findings.extend(sitemaps::discovery_findings(sitemaps));
     findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
     sort(&mut findings);
     Ok(findings)

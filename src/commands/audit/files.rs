@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Serialize;
 use sitemapper_audit::Finding;
-use sitemapper_store::{RunId, Store, Verdict};
+use sitemapper_store::{ExtractedByPage, RunId, Store, Verdict};
 
 use crate::commands::spreadsheet::SpreadsheetCsv;
 
@@ -21,25 +21,47 @@ pub(super) struct PageCounts {
     pub depths: BTreeMap<u32, u64>,
 }
 
-/// Writes pages.csv, one row per URL of the run, and counts them.
-pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<PageCounts> {
+/// The fixed columns of pages.csv; the custom extractions' follow, one per name.
+pub(crate) const PAGE_COLUMNS: [&str; 14] = [
+    "url",
+    "status",
+    "verdict",
+    "reason",
+    "depth",
+    "referrer",
+    "title",
+    "description",
+    "canonical",
+    "target",
+    "lastmod",
+    "elapsed_ms",
+    "bytes",
+    "rendering",
+];
+
+/// Between the values of one extraction in a pages.csv cell.
+const VALUE_SEPARATOR: &str = " | ";
+
+/// Writes pages.csv, one row per URL of the run, and counts them. The fixed columns come
+/// first, then one per custom extraction in `extract_names`, its values joined by " | ".
+pub(super) fn write_pages(
+    store: &Store,
+    run: RunId,
+    extract_names: &[String],
+    path: &Path,
+) -> anyhow::Result<PageCounts> {
     let mut csv = SpreadsheetCsv::create(path)?;
-    csv.write_row([
-        "url",
-        "status",
-        "verdict",
-        "reason",
-        "depth",
-        "referrer",
-        "title",
-        "description",
-        "canonical",
-        "target",
-        "lastmod",
-        "elapsed_ms",
-        "bytes",
-        "rendering",
-    ])?;
+    csv.write_row(
+        PAGE_COLUMNS
+            .iter()
+            .copied()
+            .chain(extract_names.iter().map(String::as_str)),
+    )?;
+    let mut extracted = if extract_names.is_empty() {
+        ExtractedByPage::new()
+    } else {
+        store.extracted_values(run)?
+    };
     let mut counts = PageCounts::default();
     store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
         counts.pages += 1;
@@ -52,7 +74,17 @@ pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Res
             *counts.depths.entry(page.depth).or_default() += 1;
         }
         let optional = |value: Option<String>| value.unwrap_or_default();
-        csv.write_row([
+        let mut values = extracted.remove(&page.url).unwrap_or_default();
+        let extracted_cells: Vec<String> = extract_names
+            .iter()
+            .map(|name| {
+                values
+                    .remove(name)
+                    .unwrap_or_default()
+                    .join(VALUE_SEPARATOR)
+            })
+            .collect();
+        let fixed = [
             page.url,
             status,
             page.verdict.to_string(),
@@ -67,7 +99,8 @@ pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Res
             optional(page.elapsed_ms.map(|elapsed| elapsed.to_string())),
             optional(page.body_bytes.map(|bytes| bytes.to_string())),
             optional(page.rendering.map(|rendering| rendering.to_string())),
-        ])?;
+        ];
+        csv.write_row(fixed.into_iter().chain(extracted_cells))?;
         Ok(())
     })?;
     csv.finish()?;
@@ -133,6 +166,9 @@ pub(super) struct ReportJson<'a> {
     pub severities: BTreeMap<&'static str, u64>,
     pub site_sitemaps: Vec<String>,
     pub site_sitemap_urls: usize,
+    /// The names of the custom extractions (`--extract`), in the order of pages.csv's
+    /// columns.
+    pub extract: &'a [String],
     /// `--map-host` mappings (`staging -> production`): the findings name the URLs crawled,
     /// the sitemap the production ones.
     #[serde(skip_serializing_if = "Vec::is_empty")]

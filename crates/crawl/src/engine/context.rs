@@ -82,6 +82,7 @@ impl JobContext {
                 // Fingerprints tell changed pages from unchanged ones across runs and find
                 // duplicates: only worth computing when history is kept.
                 fingerprint: config.record_links,
+                custom: config.extractions.clone(),
             }),
             events,
             progress: Arc::clone(&crawler.progress),

@@ -135,6 +135,7 @@ fn with_page_facts(
         title: page_facts.title,
         description: page_facts.description,
         fingerprint: page_facts.fingerprint,
+        extracted: Some(page_facts.extracted),
         images: config.collect_images.then_some(page_facts.images),
         alternates: config.collect_alternates.then(|| {
             page_facts
@@ -176,6 +177,7 @@ pub(super) async fn revalidated_page(
         description: previous.description,
         fingerprint: previous.fingerprint,
         links: context.config.record_links.then(|| links.clone()),
+        extracted: None,
         ..PageOutcome::fetched(
             hop.url.clone(),
             hop.depth,
