@@ -53,6 +53,28 @@ impl Store {
         transaction.commit().map_err(sql_error)
     }
 
+    /// The extracted values of one page: name -> values in document order. One page at a
+    /// time keeps the memory of a large site's file bounded.
+    pub fn extracted_of(&self, page: &str) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT name, value FROM extracted WHERE page = ?1 ORDER BY name, position",
+            )
+            .map_err(|source| self.sql_error(source))?;
+        let mut rows = statement
+            .query(params![page])
+            .map_err(|source| self.sql_error(source))?;
+        let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        while let Some(row) = rows.next().map_err(|source| self.sql_error(source))? {
+            let read = |index| -> Result<String, StoreError> {
+                row.get(index).map_err(|source| self.sql_error(source))
+            };
+            values.entry(read(0)?).or_default().push(read(1)?);
+        }
+        Ok(values)
+    }
+
     /// The extracted values of every page `run` recorded: page URL -> name -> values in
     /// document order. Pages without values are absent.
     pub fn extracted_values(&self, run: RunId) -> Result<ExtractedByPage, StoreError> {
@@ -129,10 +151,10 @@ mod tests {
             .unwrap();
         let values = store.extracted_values(run).unwrap();
         assert_eq!(values.len(), 1, "{values:?}");
-        assert_eq!(
-            values[product],
-            by_name(&[("price", &["9.99"]), ("tag", &["z", "a", "m"])])
-        );
+        let expected = by_name(&[("price", &["9.99"]), ("tag", &["z", "a", "m"])]);
+        assert_eq!(values[product], expected);
+        assert_eq!(store.extracted_of(product).unwrap(), expected);
+        assert!(store.extracted_of(plain).unwrap().is_empty());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Serialize;
 use sitemapper_audit::Finding;
-use sitemapper_store::{ExtractedByPage, RunId, Store, Verdict};
+use sitemapper_store::{RunId, Store, Verdict};
 
 use crate::commands::spreadsheet::SpreadsheetCsv;
 
@@ -57,11 +57,6 @@ pub(super) fn write_pages(
             .copied()
             .chain(extract_names.iter().map(String::as_str)),
     )?;
-    let mut extracted = if extract_names.is_empty() {
-        ExtractedByPage::new()
-    } else {
-        store.extracted_values(run)?
-    };
     let mut counts = PageCounts::default();
     store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
         counts.pages += 1;
@@ -74,7 +69,12 @@ pub(super) fn write_pages(
             *counts.depths.entry(page.depth).or_default() += 1;
         }
         let optional = |value: Option<String>| value.unwrap_or_default();
-        let mut values = extracted.remove(&page.url).unwrap_or_default();
+        // Read page by page: a site's values can be far larger than its URLs.
+        let mut values = if extract_names.is_empty() {
+            BTreeMap::new()
+        } else {
+            store.extracted_of(&page.url)?
+        };
         let extracted_cells: Vec<String> = extract_names
             .iter()
             .map(|name| {
