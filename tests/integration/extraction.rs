@@ -219,3 +219,53 @@ fn a_rendered_page_is_extracted_from_its_rendered_dom() {
         ("rendered", "12.00")
     );
 }
+
+#[test]
+fn a_page_that_answers_304_keeps_the_values_of_its_last_fetch() {
+    // The body changes, its ETag does not: the server answers the second audit's
+    // conditional request with 304, and the new body is never read.
+    let site = |price: &str| {
+        Site::new()
+            .page(
+                "/",
+                "<html><body><a href=\"/kettle\">kettle</a></body></html>",
+            )
+            .route(
+                "/kettle",
+                Route::html(&format!(
+                    "<html><body><p class=\"price\">{price}</p></body></html>"
+                ))
+                .header("ETag", "\"kettle-1\""),
+            )
+    };
+    let server = site("39.90").serve();
+    let directory = tempfile::tempdir().unwrap();
+    let state = directory.path().join("crawl.db");
+    let state = state.to_str().unwrap();
+    let price_of_kettle = |report: &std::path::Path| {
+        csv_rows(&report.join("pages.csv"))
+            .into_iter()
+            .find(|row| row["url"] == server.url("/kettle"))
+            .map(|row| row["price"].clone())
+    };
+    for run in ["first", "second"] {
+        let report = directory.path().join(run);
+        audit(
+            &server,
+            &report,
+            &["--state", state, "--extract", "price=.price"],
+        )
+        .assert_success();
+        assert_eq!(price_of_kettle(&report).as_deref(), Some("39.90"), "{run}");
+        server.change(site("45.00"));
+    }
+    let revalidated = server
+        .requests()
+        .iter()
+        .filter(|seen| seen.target == "/kettle")
+        .any(|seen| seen.headers.contains_key("if-none-match"));
+    assert!(
+        revalidated,
+        "the second audit asked whether /kettle changed"
+    );
+}
