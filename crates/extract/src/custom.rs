@@ -112,17 +112,17 @@ impl CustomExtraction {
             .filter_map(|element| self.value_of(element))
             .filter(|value| !value.is_empty())
             .take(MAX_VALUES_PER_EXTRACTION)
-            .map(capped)
             .collect()
     }
 
+    /// The match's value, at most [`MAX_VALUE_CHARS`] long.
     fn value_of(&self, element: ElementRef<'_>) -> Option<String> {
         match &self.attribute {
             Some(attribute) => element
                 .value()
                 .attr(attribute)
-                .map(|value| value.trim().to_string()),
-            None => Some(collapse_whitespace(element.text())),
+                .map(|value| capped(value.trim())),
+            None => Some(collapsed_text(element.text())),
         }
     }
 }
@@ -195,18 +195,37 @@ fn selector_problem(error: &scraper::error::SelectorErrorKind) -> String {
     }
 }
 
-/// The text pieces joined, every run of whitespace one space, trimmed.
-fn collapse_whitespace<'a>(pieces: impl Iterator<Item = &'a str>) -> String {
-    let text: String = pieces.collect();
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// The text pieces joined, every run of whitespace one space, trimmed, and cut at
+/// [`MAX_VALUE_CHARS`] as it is built: the text of a whole page is never copied for it.
+fn collapsed_text<'a>(pieces: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    let mut length = 0;
+    let mut space_pending = false;
+    for character in pieces.flat_map(str::chars) {
+        if character.is_whitespace() {
+            space_pending = !text.is_empty();
+            continue;
+        }
+        let needed = 1 + usize::from(space_pending);
+        if length + needed > MAX_VALUE_CHARS {
+            break;
+        }
+        if space_pending {
+            text.push(' ');
+            space_pending = false;
+        }
+        text.push(character);
+        length += needed;
+    }
+    text
 }
 
 /// `value` cut to [`MAX_VALUE_CHARS`] characters.
-fn capped(mut value: String) -> String {
-    if let Some((cut, _)) = value.char_indices().nth(MAX_VALUE_CHARS) {
-        value.truncate(cut);
+fn capped(value: &str) -> String {
+    match value.char_indices().nth(MAX_VALUE_CHARS) {
+        Some((cut, _)) => value[..cut].to_string(),
+        None => value.to_string(),
     }
-    value
 }
 
 #[cfg(test)]
@@ -312,6 +331,13 @@ mod tests {
         assert_eq!(text[0].chars().count(), MAX_VALUE_CHARS);
         assert!(text[0].chars().all(|character| character == 'é'));
         assert_eq!(one(&long, "title=p@title")[0].len(), MAX_VALUE_CHARS);
+        // Whitespace collapsed first, then cut at the limit, never after a space.
+        let words = format!("<p>{}</p>", "ab \n\t ".repeat(1000));
+        let cut = &one(&words, "words=p")[0];
+        assert_eq!(cut.len(), MAX_VALUE_CHARS);
+        assert!(cut.starts_with("ab ab ") && cut.ends_with("ab a"), "{cut}");
+        let spaced = format!("<p>{} y</p>", "x".repeat(MAX_VALUE_CHARS - 1));
+        assert_eq!(one(&spaced, "spaced=p")[0], "x".repeat(MAX_VALUE_CHARS - 1));
     }
 
     #[test]
