@@ -187,7 +187,7 @@ fn audit(
     let site = crawled.summary.scope_root.to_string();
     let (robots_url, robots_txt) = robots_txt(&crawled);
     let found: Vec<(String, FoundBy)> = sitemaps
-        .found
+        .found_by
         .iter()
         .map(|(url, found_by)| (url.to_string(), *found_by))
         .collect();

@@ -31,7 +31,7 @@ pub(super) struct SiteSitemaps {
     /// `(sitemap URL, why it could not be read)`.
     pub problems: Vec<(String, String)>,
     /// The files read that no index listed, and how each was found.
-    pub found: Vec<(Url, FoundBy)>,
+    pub found_by: Vec<(Url, FoundBy)>,
 }
 
 /// Reads the sitemaps `given` by the user; or, when none is, those `declared` in robots.txt
@@ -71,7 +71,8 @@ pub(super) async fn read(
     while let Some(visit) = walk.next_to_read() {
         let found_by = roots
             .iter()
-            .find(|(url, _)| visit.depth == 0 && *url == visit.source)
+            .filter(|_| visit.depth == 0)
+            .find(|(url, _)| *url == visit.source)
             .map(|(_, found_by)| *found_by);
         let guessed = found_by == Some(FoundBy::UsualPath);
         let Some(body) = fetch_noted(&client, &visit.source, guessed, &mut found).await else {
@@ -83,7 +84,7 @@ pub(super) async fn read(
             continue;
         }
         if let Some(found_by) = found_by {
-            found.found.push((visit.source.clone(), found_by));
+            found.found_by.push((visit.source.clone(), found_by));
         }
         found.take_in(&mut walk, visit, document, &config.host_map);
     }
