@@ -209,6 +209,17 @@ pub(crate) struct AuditArgs {
     /// Flag pages larger than BYTES [default: 1048576]
     #[arg(long, value_name = "BYTES", help_heading = "Audit")]
     pub(crate) large: Option<u64>,
+
+    /// Extract values from every HTML page into the pages.csv column NAME: the text of the
+    /// elements the CSS selector matches, or with @attr their attribute's value (repeatable;
+    /// see README)
+    #[arg(long, value_name = "NAME=SELECTOR[@attr]", help_heading = "Audit")]
+    pub(crate) extract: Vec<String>,
+
+    /// The site's own sitemap to compare the crawl with (repeatable) [default: robots.txt's
+    /// Sitemap: lines, else /sitemap.xml, /sitemap_index.xml and /sitemap.xml.gz]
+    #[arg(long, value_name = "URL", help_heading = "Audit")]
+    pub(crate) sitemap: Vec<String>,
 }
 
 /// A finding severity as the user names it.

@@ -1,17 +1,18 @@
 //! The recorder: a dedicated thread that writes crawl events into the crawl database in
 //! batched transactions, so SQLite never blocks the async workers.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
 use sitemapper_crawl::{
     CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
-    RenderDifference, Rendering, TrapKind, Verdict,
+    RenderDifference, Rendering, RobotsFile, TrapKind, Verdict,
 };
 use sitemapper_store::{
-    IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails, PageRecord,
-    Reason, Rendering as RecordedRendering, RunId, ServedDifference, Store, StoreError,
+    IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails, PageExtraction,
+    PageRecord, Reason, Rendering as RecordedRendering, RunId, ServedDifference, Store, StoreError,
     Verdict as Recorded,
 };
 use tokio::sync::mpsc;
@@ -32,6 +33,8 @@ pub(crate) struct Notes {
     pub sitemaps: Vec<String>,
     /// Whether a robots.txt read gave a `Crawl-delay`.
     pub crawl_delay: bool,
+    /// What each origin's robots.txt answered (the last time it was read).
+    pub robots_files: BTreeMap<String, RobotsFile>,
 }
 
 #[derive(Debug)]
@@ -49,13 +52,15 @@ impl Recorder {
         let handle = std::thread::spawn(move || {
             let mut notes = Notes::default();
             let mut batch = Vec::with_capacity(BATCH_SIZE);
+            let mut extractions = Vec::new();
             while let Some(event) = events.blocking_recv() {
                 let mut next = Some(event);
                 while let Some(event) = next.take() {
                     match event {
-                        CrawlEvent::Page(outcome) => {
+                        CrawlEvent::Page(mut outcome) => {
                             count(&counts, &outcome);
                             log_outcome(&outcome);
+                            extractions.extend(page_extraction(&mut outcome));
                             batch.push(page_record(*outcome));
                         }
                         CrawlEvent::Robots {
@@ -63,7 +68,9 @@ impl Recorder {
                             policy,
                             sitemaps,
                             crawl_delay,
+                            file,
                         } => {
+                            notes.robots_files.insert(origin.clone(), file);
                             notes.robots.push((origin, policy));
                             notes.sitemaps.extend(sitemaps);
                             notes.crawl_delay |= crawl_delay.is_some();
@@ -79,6 +86,10 @@ impl Recorder {
                 if !batch.is_empty() {
                     store.record_pages(run, &batch)?;
                     batch.clear();
+                }
+                if !extractions.is_empty() {
+                    store.record_extracted(&extractions)?;
+                    extractions.clear();
                 }
             }
             Ok((store, notes))
@@ -264,6 +275,20 @@ fn page_details(details: PageDetails) -> RecordedDetails {
             .map(String::from)
             .collect(),
     }
+}
+
+/// The values the page's custom extractions found, taken out of `outcome`, for the store:
+/// `None` when the page was not read this time (a 304), so that the recorded ones stand.
+/// Every other page replaces its values, with none when it gave none.
+fn page_extraction(outcome: &mut PageOutcome) -> Option<PageExtraction> {
+    let extracted = outcome.extracted.take()?;
+    Some(PageExtraction {
+        page: outcome.url.to_string(),
+        values: extracted
+            .into_iter()
+            .map(|found| (found.name, found.values))
+            .collect(),
+    })
 }
 
 /// The store's reason for an exclusion, and the free text that goes with it.

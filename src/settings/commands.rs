@@ -4,9 +4,12 @@
 use std::path::PathBuf;
 
 use anyhow::bail;
+use sitemapper_extract::CustomExtraction;
+use url::Url;
 
-use super::{ConfigFile, CrawlSettings, switch};
+use super::{ConfigFile, CrawlSettings, absolute_url, list, switch};
 use crate::cli::{AuditArgs, ColorName, RunsArgs, SeverityName, SummaryFormat};
+use crate::commands::audit::PAGE_COLUMNS;
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +50,11 @@ pub(crate) struct AuditSettings {
     pub(crate) out_chosen: bool,
     pub(crate) fail_on: Option<SeverityName>,
     pub(crate) thresholds: sitemapper_audit::Thresholds,
+    /// `--extract`: the names of the custom extractions, in the order given (the extractions
+    /// themselves are in the crawl's configuration).
+    pub(crate) extract_names: Vec<String>,
+    /// `--sitemap`: the site's sitemaps to read; empty: look for them.
+    pub(crate) sitemaps: Vec<Url>,
 }
 
 impl AuditSettings {
@@ -63,14 +71,54 @@ impl AuditSettings {
         };
         let fail_on = args.fail_on.or(file.fail_on);
         let out_chosen = args.crawl.out.is_some() || file.out.is_some();
+        let extractions =
+            custom_extractions(&list(args.extract, file.extract.take()).unwrap_or_default())?;
+        let sitemaps = list(args.sitemap, file.sitemap.take())
+            .unwrap_or_default()
+            .iter()
+            .map(|text| absolute_url("--sitemap", text))
+            .collect::<anyhow::Result<Vec<Url>>>()?;
+        let mut crawl = CrawlSettings::resolve(args.crawl, file)?;
+        let extract_names = extractions
+            .iter()
+            .map(|extraction| extraction.name().to_string())
+            .collect();
+        crawl.crawl.extractions = extractions;
         Ok(AuditSettings {
-            crawl: CrawlSettings::resolve(args.crawl, file)?,
+            crawl,
             report,
             out_chosen,
             fail_on,
             thresholds,
+            extract_names,
+            sitemaps,
         })
     }
+}
+
+/// `--extract NAME=SELECTOR[@attr]`, each parsed once. A name is a pages.csv column: it may
+/// be neither one of the fixed columns nor given twice (ignoring case, as spreadsheets do).
+fn custom_extractions(texts: &[String]) -> anyhow::Result<Vec<CustomExtraction>> {
+    let mut extractions: Vec<CustomExtraction> = Vec::with_capacity(texts.len());
+    for text in texts {
+        let extraction = CustomExtraction::parse(text)
+            .map_err(|error| anyhow::anyhow!("invalid --extract {text:?}: {error}"))?;
+        let name = extraction.name();
+        if PAGE_COLUMNS
+            .iter()
+            .any(|column| column.eq_ignore_ascii_case(name))
+        {
+            bail!("invalid --extract {text:?}: {name:?} is a column of pages.csv already");
+        }
+        if extractions
+            .iter()
+            .any(|earlier| earlier.name().eq_ignore_ascii_case(name))
+        {
+            bail!("invalid --extract {text:?}: the name {name:?} is given twice");
+        }
+        extractions.push(extraction);
+    }
+    Ok(extractions)
 }
 
 /// What `sitemapper runs` needs: the crawl database, and how to print its runs.
@@ -93,4 +141,124 @@ impl RunsSettings {
 /// How a command prints its summary: the flag, else the config file, else text.
 pub(crate) fn summary_format(flag: Option<SummaryFormat>, file: &ConfigFile) -> SummaryFormat {
     flag.or(file.summary).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// `sitemapper audit https://e.com/ --report r FLAGS` with `config` as the config file.
+    fn audit_settings(flags: &[&str], config: &str) -> anyhow::Result<AuditSettings> {
+        let argv = ["sitemapper", "audit", "https://e.com/", "--report", "r"]
+            .iter()
+            .chain(flags);
+        let Command::Audit(args) = Cli::try_parse_from(argv)
+            .unwrap_or_else(|error| panic!("{error}"))
+            .command
+        else {
+            panic!("not an audit command");
+        };
+        let file = toml::from_str(config).unwrap_or_else(|error| panic!("{error}"));
+        AuditSettings::resolve(*args, file)
+    }
+
+    fn error(flags: &[&str], config: &str) -> String {
+        audit_settings(flags, config)
+            .err()
+            .unwrap_or_else(|| panic!("{flags:?} {config:?} was accepted"))
+            .to_string()
+    }
+
+    #[test]
+    fn extractions_are_parsed_once_in_the_order_given() {
+        let settings = audit_settings(
+            &[
+                "--extract",
+                "price=.price",
+                "--extract",
+                "sku=[data-sku]@data-sku",
+            ],
+            "",
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(settings.extract_names, ["price", "sku"]);
+        let extractions = &settings.crawl.crawl.extractions;
+        assert_eq!(extractions.len(), 2);
+        assert_eq!(extractions[1].attribute(), Some("data-sku"));
+        // The flags replace the config file's list.
+        let from_file = audit_settings(&[], r#"extract = ["h1=h1", "price=.price"]"#)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(from_file.extract_names, ["h1", "price"]);
+        let replaced = audit_settings(&["--extract", "sku=.sku"], r#"extract = ["h1=h1"]"#)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(replaced.extract_names, ["sku"]);
+        assert!(audit_settings(&[], "").is_ok_and(|settings| settings.extract_names.is_empty()));
+    }
+
+    #[test]
+    fn a_bad_extraction_names_the_value_and_what_is_wrong() {
+        for (flags, expected) in [
+            (
+                &["--extract", "price"][..],
+                "invalid --extract \"price\": expected NAME=CSS-SELECTOR",
+            ),
+            (
+                &["--extract", "=.price"][..],
+                "invalid --extract \"=.price\": the name \"\" must be letters, digits, '_' or '-'",
+            ),
+            (
+                &["--extract", "pr ice=.price"][..],
+                "invalid --extract \"pr ice=.price\": the name \"pr ice\" must be",
+            ),
+            (
+                &["--extract", "price=.price["][..],
+                "invalid --extract \"price=.price[\": the selector does not parse: ",
+            ),
+            (
+                &["--extract", "URL=a@href"][..],
+                "invalid --extract \"URL=a@href\": \"URL\" is a column of pages.csv already",
+            ),
+            (
+                &["--extract", "a=h1", "--extract", "A=h2"][..],
+                "invalid --extract \"A=h2\": the name \"A\" is given twice",
+            ),
+        ] {
+            let error = error(flags, "");
+            assert!(error.starts_with(expected), "{flags:?}: {error}");
+            assert!(!error.contains('\n'), "one line: {error}");
+        }
+        let from_file = error(&[], r#"extract = ["x=::"]"#);
+        assert!(
+            from_file.starts_with("invalid --extract \"x=::\""),
+            "{from_file}"
+        );
+    }
+
+    #[test]
+    fn given_sitemaps_are_absolute_http_urls() {
+        let settings = audit_settings(&["--sitemap", "https://e.com/feeds/map.xml"], "")
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            settings
+                .sitemaps
+                .iter()
+                .map(Url::as_str)
+                .collect::<Vec<_>>(),
+            ["https://e.com/feeds/map.xml"]
+        );
+        let from_file = audit_settings(&[], r#"sitemap = ["http://e.com/a.xml.gz"]"#)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(from_file.sitemaps.len(), 1);
+        assert!(audit_settings(&[], "").is_ok_and(|settings| settings.sitemaps.is_empty()));
+        for given in ["/sitemap.xml", "ftp://e.com/sitemap.xml", "sitemap.xml"] {
+            let error = error(&["--sitemap", given], "");
+            assert!(
+                error.starts_with(&format!("invalid --sitemap {given:?}")),
+                "{error}"
+            );
+        }
+    }
 }

@@ -81,6 +81,8 @@ pub(crate) struct ConfigFile {
     pub(super) deep: Option<u32>,
     pub(super) slow: Option<u64>,
     pub(super) large: Option<u64>,
+    pub(super) extract: Option<Vec<String>>,
+    pub(super) sitemap: Option<Vec<String>>,
 }
 
 /// The largest config file read. Every option with long lists fits in far less: anything

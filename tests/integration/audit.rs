@@ -121,7 +121,7 @@ fn troubled_site() -> Server {
     site.serve()
 }
 
-fn audit(server: &Server, report: &Path, extra: &[&str]) -> Run {
+pub(crate) fn audit(server: &Server, report: &Path, extra: &[&str]) -> Run {
     let report = report.to_str().unwrap();
     let seed = server.url("/");
     let mut args = vec![
@@ -141,7 +141,7 @@ fn audit(server: &Server, report: &Path, extra: &[&str]) -> Run {
 }
 
 /// `(kind, path) -> referrer paths` of every finding in report.json.
-fn findings(report: &Path, server: &Server) -> Vec<(String, String, Vec<String>)> {
+pub(crate) fn findings(report: &Path, server: &Server) -> Vec<(String, String, Vec<String>)> {
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
             .unwrap();
@@ -292,9 +292,21 @@ fn fail_on_makes_findings_an_exit_code() {
         run.stderr
     );
 
+    // Clean: robots.txt names a sitemap that lists both pages.
     let clean = Site::new()
         .page("/", &page("Home", "<a href=\"/about\">about</a>"))
         .page("/about", &page("About", "about"))
+        .route(
+            "/robots.txt",
+            Route::new(200, "User-agent: *\nAllow: /\nSitemap: {origin}/sitemap.xml\n"),
+        )
+        .route(
+            "/sitemap.xml",
+            Route::new(
+                200,
+                "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{origin}/</loc></url><url><loc>{origin}/about</loc></url></urlset>",
+            ),
+        )
         .serve();
     let report = tempfile::tempdir().unwrap();
     let run = audit(&clean, report.path(), &["--fail-on", "warning"]);
@@ -515,7 +527,7 @@ fn hostile_site() -> Server {
 }
 
 /// The rows of a CSV file of the report, each as column name -> cell.
-fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+pub(crate) fn csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
     csv::Reader::from_path(path)
         .unwrap()
         .deserialize()

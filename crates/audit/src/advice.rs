@@ -127,6 +127,15 @@ impl FindingKind {
             FindingKind::RenderIncomplete => {
                 "The page did not finish building in a browser, so what search engines see of it may be incomplete."
             }
+            FindingKind::NoRobotsTxt => {
+                "Without robots.txt, search engines crawl everything, and have no file to find the sitemap from."
+            }
+            FindingKind::NoSitemap => {
+                "A sitemap tells search engines which pages exist and when they changed; without one, they rely on links alone."
+            }
+            FindingKind::SitemapNotInRobots => {
+                "Search engines look for sitemaps in robots.txt; one it does not name may be found late or not at all."
+            }
         }
     }
 
@@ -250,6 +259,15 @@ impl FindingKind {
             }
             FindingKind::RenderIncomplete => {
                 "Make the page finish loading sooner: fewer blocking scripts, no endless polling, and content in the HTML where possible."
+            }
+            FindingKind::NoRobotsTxt => {
+                "Publish a robots.txt at the site's root, with at least a Sitemap: line naming the sitemap."
+            }
+            FindingKind::NoSitemap => {
+                "Publish a sitemap (sitemapper crawl writes one) and name it in robots.txt with a Sitemap: line."
+            }
+            FindingKind::SitemapNotInRobots => {
+                "Add a Sitemap: line with the sitemap's full URL to robots.txt."
             }
         }
     }

@@ -105,11 +105,17 @@ pub enum FindingKind {
     RenderedDiffers,
     /// A page whose rendering timed out or failed: its HTML as served was read.
     RenderIncomplete,
+    /// The site's robots.txt answers 404 or 410.
+    NoRobotsTxt,
+    /// No sitemap found: none named in robots.txt (or given), none at the usual paths.
+    NoSitemap,
+    /// A sitemap found at a usual path that robots.txt does not name.
+    SitemapNotInRobots,
 }
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 40] = [
+    pub const ALL: [FindingKind; 43] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
@@ -150,6 +156,9 @@ impl FindingKind {
         FindingKind::SitemapUnreadable,
         FindingKind::RenderedDiffers,
         FindingKind::RenderIncomplete,
+        FindingKind::NoRobotsTxt,
+        FindingKind::NoSitemap,
+        FindingKind::SitemapNotInRobots,
     ];
 
     /// The kind a code names.
@@ -202,6 +211,9 @@ impl FindingKind {
             FindingKind::SitemapUnreadable => "sitemap-unreadable",
             FindingKind::RenderedDiffers => "rendered-differs",
             FindingKind::RenderIncomplete => "render-incomplete",
+            FindingKind::NoRobotsTxt => "no-robots-txt",
+            FindingKind::NoSitemap => "no-sitemap",
+            FindingKind::SitemapNotInRobots => "sitemap-not-in-robots",
         }
     }
 
@@ -233,7 +245,8 @@ impl FindingKind {
             | FindingKind::ImagesWithoutAlt
             | FindingKind::SitemapOrphan
             | FindingKind::RenderedDiffers
-            | FindingKind::RenderIncomplete => Severity::Warning,
+            | FindingKind::RenderIncomplete
+            | FindingKind::NoSitemap => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::NoindexLinked
             | FindingKind::BlockedLinked
@@ -247,7 +260,9 @@ impl FindingKind {
             | FindingKind::TitleTooLong
             | FindingKind::TitleTooShort
             | FindingKind::DescriptionTooLong
-            | FindingKind::MultipleH1 => Severity::Notice,
+            | FindingKind::MultipleH1
+            | FindingKind::NoRobotsTxt
+            | FindingKind::SitemapNotInRobots => Severity::Notice,
         }
     }
 
@@ -294,6 +309,9 @@ impl FindingKind {
             FindingKind::SitemapUnreadable => "Sitemap that cannot be read",
             FindingKind::RenderedDiffers => "JavaScript changes the canonical or noindex",
             FindingKind::RenderIncomplete => "Page whose rendering did not finish",
+            FindingKind::NoRobotsTxt => "No robots.txt",
+            FindingKind::NoSitemap => "No sitemap found",
+            FindingKind::SitemapNotInRobots => "Sitemap not named in robots.txt",
         }
     }
 }

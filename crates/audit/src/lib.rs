@@ -16,7 +16,7 @@ pub use assessment::{
     priority, recorded,
 };
 pub use kind::{FindingKind, Severity};
-pub use sitemaps::SiteSitemaps;
+pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};
 
 use sitemapper_store::{RunId, Store, StoreError};
 
@@ -74,6 +74,7 @@ pub fn findings(
     normalize: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Finding>, StoreError> {
     let mut findings = database::site_findings(store, run, thresholds)?;
+    findings.extend(sitemaps::discovery_findings(sitemaps));
     findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
     sort(&mut findings);
     Ok(findings)

@@ -25,12 +25,12 @@ fn details(page: &mut PageRecord) -> &mut PageDetails {
     page.details.as_mut().unwrap()
 }
 
-/// The findings of one page of each of `pages`, without duplicates across pages, as
-/// `(code, url, detail)`, the clean page's none.
+/// The findings about `pages` themselves, as `(code, url, detail)`: not those that compare
+/// pages (duplicates), nor those about the site (its sitemap).
 fn on_page(pages: Vec<PageRecord>) -> Vec<(&'static str, String, String)> {
     audit(pages, &[])
         .into_iter()
-        .filter(|(code, _, _)| !code.starts_with("duplicate-"))
+        .filter(|(code, _, _)| !code.starts_with("duplicate-") && *code != "no-sitemap")
         .collect()
 }
 

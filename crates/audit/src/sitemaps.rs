@@ -1,4 +1,5 @@
-//! The gap between the site's own sitemaps and the crawl.
+//! The site's own sitemaps: whether the site offers them where search engines look, and the
+//! gap between them and the crawl.
 
 use std::collections::BTreeSet;
 
@@ -16,6 +17,69 @@ pub struct SiteSitemaps<'a> {
     pub urls: &'a BTreeSet<String>,
     /// `(sitemap URL, problem)` for each sitemap that could not be read.
     pub problems: &'a [(String, String)],
+    /// The site's root (the crawl's scope): where a site without a sitemap is reported.
+    pub site: &'a str,
+    /// The URL of the site's robots.txt, and what it answered.
+    pub robots_txt: (&'a str, RobotsTxt),
+    /// The sitemap files read that no index listed, and how each was found.
+    pub found: &'a [(String, FoundBy)],
+}
+
+/// What the site's robots.txt answered, as far as the audit is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobotsTxt {
+    /// It was read.
+    Found,
+    /// It answered 404 or 410: the site has none.
+    Missing,
+    /// Nothing is known: it was ignored by request, refused (401, 403) or unreachable.
+    Unknown,
+}
+
+/// How a sitemap of the site was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundBy {
+    /// A `Sitemap:` line of robots.txt names it.
+    RobotsTxt,
+    /// At a path where sites put sitemaps (`/sitemap.xml`...), robots.txt naming none.
+    UsualPath,
+    /// The user named it (`--sitemap`).
+    Given,
+}
+
+/// Whether search engines can find the site's sitemaps: no robots.txt at all, no sitemap
+/// anywhere, or a sitemap only at a usual path, which robots.txt does not name (search
+/// engines other than those the site submits it to may then never read it). A sitemap that
+/// is named but cannot be read is a `SitemapUnreadable` finding, not "no sitemap".
+pub(crate) fn discovery_findings(sitemaps: &SiteSitemaps<'_>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let (robots_url, robots_txt) = sitemaps.robots_txt;
+    if robots_txt == RobotsTxt::Missing {
+        findings.push(finding(
+            FindingKind::NoRobotsTxt,
+            robots_url,
+            "robots.txt answers 404 or 410".to_string(),
+        ));
+    }
+    if sitemaps.files_read == 0 && sitemaps.problems.is_empty() {
+        findings.push(finding(
+            FindingKind::NoSitemap,
+            sitemaps.site,
+            "no sitemap named in robots.txt, and none at the usual paths".to_string(),
+        ));
+    }
+    if robots_txt != RobotsTxt::Unknown {
+        for (url, found_by) in sitemaps.found {
+            if *found_by == FoundBy::UsualPath {
+                findings.push(finding(
+                    FindingKind::SitemapNotInRobots,
+                    url,
+                    format!("no Sitemap: line of {robots_url} names it"),
+                ));
+            }
+        }
+    }
+    findings
 }
 
 /// Sitemaps that cannot be read, sitemap URLs the crawl did not find or found not indexable,

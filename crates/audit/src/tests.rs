@@ -62,6 +62,9 @@ pub(crate) fn audit(
         files_read: usize::from(!urls.is_empty()),
         urls: &urls,
         problems: &[],
+        site: "https://e.com/",
+        robots_txt: ("https://e.com/robots.txt", RobotsTxt::Unknown),
+        found: &[],
     };
     let normalize = |loc: &str| loc.starts_with("https://").then(|| loc.to_string());
     findings(&store, run, &Thresholds::default(), &sitemaps, &normalize)
@@ -309,6 +312,110 @@ fn the_sitemaps_are_compared_with_the_crawl_and_findings_come_most_severe_first(
         })
         .collect();
     assert!(severities.is_sorted(), "{findings:?}");
+}
+
+/// The findings about how the site offers its sitemaps, with robots.txt answering as
+/// `robots_txt`, the sitemaps `found`, and `problems` with those that could not be read.
+fn discovery(
+    robots_txt: RobotsTxt,
+    found: &[(&str, FoundBy)],
+    problems: &[(String, String)],
+) -> Vec<(&'static str, String, String)> {
+    let directory = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&directory.path().join("crawl.db")).unwrap();
+    let run = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(run, &[page("https://e.com/", Verdict::Indexable)])
+        .unwrap();
+    // The sitemaps read list the one page: the comparison with the crawl finds nothing.
+    let urls: std::collections::BTreeSet<String> = ["https://e.com/".to_string()].into();
+    let found: Vec<(String, FoundBy)> = found
+        .iter()
+        .map(|(url, found_by)| (url.to_string(), *found_by))
+        .collect();
+    let sitemaps = SiteSitemaps {
+        files_read: found.len(),
+        urls: &urls,
+        problems,
+        site: "https://e.com/",
+        robots_txt: ("https://e.com/robots.txt", robots_txt),
+        found: &found,
+    };
+    let normalize = |loc: &str| Some(loc.to_string());
+    findings(&store, run, &Thresholds::default(), &sitemaps, &normalize)
+        .unwrap()
+        .into_iter()
+        .filter(|finding| {
+            matches!(
+                finding.kind,
+                FindingKind::NoRobotsTxt | FindingKind::NoSitemap | FindingKind::SitemapNotInRobots
+            )
+        })
+        .map(|finding| (finding.kind.code(), finding.url, finding.detail))
+        .collect()
+}
+
+#[test]
+fn a_site_without_robots_txt_and_sitemaps_is_told_of_both() {
+    let findings = discovery(RobotsTxt::Missing, &[], &[]);
+    assert_eq!(
+        findings,
+        [
+            (
+                "no-sitemap",
+                "https://e.com/".to_string(),
+                "no sitemap named in robots.txt, and none at the usual paths".to_string()
+            ),
+            (
+                "no-robots-txt",
+                "https://e.com/robots.txt".to_string(),
+                "robots.txt answers 404 or 410".to_string()
+            ),
+        ]
+    );
+    assert_eq!(
+        (
+            FindingKind::NoSitemap.severity(),
+            FindingKind::NoRobotsTxt.severity()
+        ),
+        (Severity::Warning, Severity::Notice)
+    );
+}
+
+#[test]
+fn a_sitemap_only_at_a_usual_path_is_not_in_robots_txt() {
+    let usual = "https://e.com/sitemap.xml.gz";
+    let expected = [(
+        "sitemap-not-in-robots",
+        usual.to_string(),
+        "no Sitemap: line of https://e.com/robots.txt names it".to_string(),
+    )];
+    assert_eq!(
+        discovery(RobotsTxt::Found, &[(usual, FoundBy::UsualPath)], &[]),
+        expected
+    );
+    // Without a robots.txt, none names it either (and its absence is a finding too).
+    let missing = discovery(RobotsTxt::Missing, &[(usual, FoundBy::UsualPath)], &[]);
+    assert!(missing.contains(&expected[0]), "{missing:?}");
+    assert!(missing.iter().any(|finding| finding.0 == "no-robots-txt"));
+    assert_eq!(FindingKind::SitemapNotInRobots.severity(), Severity::Notice);
+}
+
+#[test]
+fn sitemaps_where_they_belong_give_no_discovery_finding() {
+    let named = [("https://e.com/sitemap.xml", FoundBy::RobotsTxt)];
+    assert!(discovery(RobotsTxt::Found, &named, &[]).is_empty());
+    let given = [("https://e.com/feeds/map.xml", FoundBy::Given)];
+    assert!(discovery(RobotsTxt::Found, &given, &[]).is_empty());
+    // What robots.txt says is not known (ignored, refused): nothing is said about it.
+    let usual = [("https://e.com/sitemap.xml", FoundBy::UsualPath)];
+    assert!(discovery(RobotsTxt::Unknown, &usual, &[]).is_empty());
+    // A sitemap that is named but cannot be read is unreadable, not missing.
+    let unreadable = [(
+        "https://e.com/sitemap.xml".to_string(),
+        "not found (404)".to_string(),
+    )];
+    assert!(discovery(RobotsTxt::Found, &[], &unreadable).is_empty());
 }
 
 #[test]

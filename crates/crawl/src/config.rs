@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use regex::Regex;
+use sitemapper_extract::CustomExtraction;
 
 use crate::access::SiteAccess;
 use crate::address::AddressPolicy;
@@ -120,6 +121,9 @@ pub struct CrawlConfig {
     pub network: NetworkOptions,
     /// Production hosts whose URLs are crawled on their staging copy.
     pub host_map: HostMap,
+    /// Values to pick out of every HTML page that answers 200 (its rendered DOM when it is
+    /// rendered), reported in [`crate::PageOutcome::extracted`].
+    pub extractions: Vec<CustomExtraction>,
 }
 
 impl Default for CrawlConfig {
@@ -157,6 +161,7 @@ impl Default for CrawlConfig {
             access: SiteAccess::default(),
             network: NetworkOptions::default(),
             host_map: HostMap::default(),
+            extractions: Vec::new(),
         }
     }
 }

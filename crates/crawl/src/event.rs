@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use jiff::Timestamp;
+use sitemapper_extract::ExtractedValues;
 use url::Url;
 
 use crate::traps::TrapKind;
@@ -29,9 +30,27 @@ pub enum CrawlEvent {
         sitemaps: Vec<String>,
         /// The `Crawl-delay` that applies to the crawler, as the file gives it.
         crawl_delay: Option<Duration>,
+        /// What `/robots.txt` answered.
+        file: RobotsFile,
     },
     /// A URL was decided: fetched, or skipped before any request (robots, URL length).
     Page(Box<PageOutcome>),
+}
+
+/// What an origin's `/robots.txt` answered (the policy says what the crawl makes of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobotsFile {
+    /// It answered 2xx and was read.
+    Found,
+    /// It answered 404 or 410: the origin has none.
+    Missing,
+    /// It answered another client error (401, 403...): read as none (RFC 9309 section
+    /// 2.3.1.3), though a file may be there.
+    ClientError(u16),
+    /// A server error, a network failure or too many redirects: it could not be read.
+    Unreachable,
+    /// Not requested: robots.txt is ignored by request.
+    Ignored,
 }
 
 /// The facts about one URL and the verdict on it.
@@ -67,6 +86,10 @@ pub struct PageOutcome {
     pub alternates: Option<Vec<(String, Url)>>,
     /// Whether the page was rendered in a browser, and how that went.
     pub rendering: Option<Rendering>,
+    /// The values of [`crate::CrawlConfig::extractions`] on this page, one entry per
+    /// extraction (none for a URL that is not an HTML page answering 200); `None` when the
+    /// page was not read this time (a 304: the values recorded before stand).
+    pub extracted: Option<Vec<ExtractedValues>>,
     /// What the page says on itself that an audit reads, when
     /// [`crate::CrawlConfig::page_details`] (link texts are in [`PageOutcome::links`]).
     pub details: Option<PageDetails>,
@@ -156,6 +179,7 @@ impl PageOutcome {
             images: None,
             alternates: None,
             rendering: None,
+            extracted: Some(Vec::new()),
             details: None,
         }
     }

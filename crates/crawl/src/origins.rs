@@ -9,7 +9,7 @@ use tokio::sync::{Mutex, mpsc};
 use tokio::time::Instant;
 use url::Url;
 
-use crate::event::CrawlEvent;
+use crate::event::{CrawlEvent, RobotsFile};
 use crate::fetch::{BodyWanted, Fetcher};
 use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules};
 
@@ -91,12 +91,13 @@ impl Origins {
         if let Some(policy) = state.fresh_robots() {
             return policy;
         }
-        let policy = if self.respect_robots {
+        let (policy, file) = if self.respect_robots {
             self.fetch_robots(url, fetcher).await
         } else {
-            RobotsPolicy::AllowAll {
+            let policy = RobotsPolicy::AllowAll {
                 reason: "robots.txt ignored by request".to_string(),
-            }
+            };
+            (policy, RobotsFile::Ignored)
         };
         let origin = url.origin().ascii_serialization();
         tracing::info!(%origin, policy = %policy.describe(), "robots.txt");
@@ -107,6 +108,7 @@ impl Origins {
                 policy: policy.describe(),
                 sitemaps: policy.sitemaps().to_vec(),
                 crawl_delay: policy.crawl_delay(),
+                file,
             })
             .await;
         let policy = Arc::new(policy);
@@ -116,11 +118,13 @@ impl Origins {
         policy
     }
 
-    async fn fetch_robots(&self, url: &Url, fetcher: &Fetcher) -> RobotsPolicy {
+    /// The policy of `url`'s origin, and what its robots.txt answered.
+    async fn fetch_robots(&self, url: &Url, fetcher: &Fetcher) -> (RobotsPolicy, RobotsFile) {
         let Ok(mut location) = url.join("/robots.txt") else {
-            return RobotsPolicy::AllowAll {
+            let policy = RobotsPolicy::AllowAll {
                 reason: "no robots.txt URL".to_string(),
             };
+            return (policy, RobotsFile::Unreachable);
         };
         for _ in 0..=MAX_ROBOTS_REDIRECTS {
             self.pace(&location).await;
@@ -138,9 +142,10 @@ impl Origins {
             {
                 Ok(response) => response,
                 Err(failure) => {
-                    return RobotsPolicy::DisallowAll {
+                    let policy = RobotsPolicy::DisallowAll {
                         reason: format!("robots.txt unreachable: {failure}"),
                     };
+                    return (policy, RobotsFile::Unreachable);
                 }
             };
             let status = response.status;
@@ -158,21 +163,27 @@ impl Origins {
             }
             if status.is_success() {
                 let body = String::from_utf8_lossy(&response.body);
-                return RobotsPolicy::Rules(RobotsRules::parse(&body, &self.product_token));
+                let rules = RobotsRules::parse(&body, &self.product_token);
+                return (RobotsPolicy::Rules(rules), RobotsFile::Found);
             }
-            if status.is_client_error() {
-                return RobotsPolicy::AllowAll {
-                    reason: format!("robots.txt answered {}", status.as_u16()),
-                };
-            }
-            return RobotsPolicy::DisallowAll {
-                reason: format!("robots.txt answered {}", status.as_u16()),
+            let reason = format!("robots.txt answered {}", status.as_u16());
+            return match status.as_u16() {
+                404 | 410 => (RobotsPolicy::AllowAll { reason }, RobotsFile::Missing),
+                code if status.is_client_error() => (
+                    RobotsPolicy::AllowAll { reason },
+                    RobotsFile::ClientError(code),
+                ),
+                _ => (
+                    RobotsPolicy::DisallowAll { reason },
+                    RobotsFile::Unreachable,
+                ),
             };
         }
         // RFC 9309 section 2.3.1.2: past the redirect limit robots.txt counts as unavailable.
-        RobotsPolicy::AllowAll {
+        let policy = RobotsPolicy::AllowAll {
             reason: "robots.txt redirects too often".to_string(),
-        }
+        };
+        (policy, RobotsFile::Unreachable)
     }
 
     /// The delay between two requests to `url`'s origin: the user's choice, else robots.txt

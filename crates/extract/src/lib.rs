@@ -1,9 +1,10 @@
 //! Extraction: one fetched document and its headers in, the facts the crawler needs out
-//! (links, canonical hints, robots directives, base, instant refresh, title). Pure and
-//! synchronous: no network, no async, no logging.
+//! (links, canonical hints, robots directives, base, instant refresh, title, and the values
+//! of the user's custom extractions). Pure and synchronous: no network, no async, no logging.
 
 mod canonical;
 mod charset;
+mod custom;
 mod directives;
 mod document;
 mod fingerprint;
@@ -15,6 +16,10 @@ use std::collections::HashMap;
 
 use url::Url;
 
+pub use custom::{
+    CustomExtraction, ExtractedValues, InvalidExtraction, MAX_VALUE_CHARS,
+    MAX_VALUES_PER_EXTRACTION,
+};
 pub use directives::RobotsDirectives;
 pub use fingerprint::looks_like_a_token;
 
@@ -49,6 +54,8 @@ pub struct ExtractOptions {
     pub fingerprint: bool,
     /// Read [`PageFacts::details`]: what only an audit needs.
     pub details: bool,
+    /// The user's custom extractions, in the order given (see [`PageFacts::extracted`]).
+    pub custom: Vec<CustomExtraction>,
 }
 
 impl Default for ExtractOptions {
@@ -57,6 +64,7 @@ impl Default for ExtractOptions {
             robots_token: "sitemapper".to_string(),
             fingerprint: true,
             details: false,
+            custom: Vec::new(),
         }
     }
 }
@@ -101,6 +109,9 @@ pub struct PageFacts {
     pub hash_routes: Vec<String>,
     /// What only an audit reads, when [`ExtractOptions::details`].
     pub details: Option<PageDetails>,
+    /// The values of [`ExtractOptions::custom`], one entry per extraction in its order; empty
+    /// when none is asked for (the document is then not parsed into a tree).
+    pub extracted: Vec<ExtractedValues>,
 }
 
 /// What a page says that only an audit reads: link texts, headings, language, images
@@ -184,6 +195,9 @@ pub const MAX_IMAGES_PER_PAGE: usize = 1000;
 pub fn extract(document: &Document<'_>, options: &ExtractOptions) -> PageFacts {
     let mut facts = extract_headers(document.url, document.headers, options);
     document::read_html(document, options, &mut facts);
+    if !options.custom.is_empty() {
+        facts.extracted = custom::extract_values(document, &options.custom);
+    }
     facts
 }
 

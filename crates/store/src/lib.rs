@@ -3,6 +3,7 @@
 //! it; the store itself knows nothing of HTTP, crawling or sitemaps.
 
 mod audits;
+mod extracted;
 mod graph;
 mod links;
 mod pages;
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use audits::{AUDITS_KEPT, AuditRecord, RecordedFinding};
+pub use extracted::{ExtractedByPage, PageExtraction};
 pub use graph::DeclaredAlternate;
 pub use links::{GraphLink, LinkKind, LinkRecord};
 pub use pages::{ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};

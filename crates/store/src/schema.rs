@@ -176,6 +176,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         detail TEXT NOT NULL,
         PRIMARY KEY (run, code, url, detail)
     ) WITHOUT ROWID;",
+    // 9: the values of custom extractions (`--extract NAME=SELECTOR`): per page and name, in
+    // document order.
+    "CREATE TABLE extracted (
+        page TEXT NOT NULL,
+        name TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (page, name, position)
+    ) WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

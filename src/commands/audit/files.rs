@@ -11,36 +11,68 @@ use super::model::{FindingRow, KindSummary, PageCounts, PreviousAudit, Report, S
 
 use crate::commands::spreadsheet::SpreadsheetCsv;
 
-/// Writes pages.csv, one row per URL of the run.
-pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
+/// The fixed columns of pages.csv; the custom extractions' follow, one per name.
+pub(crate) const PAGE_COLUMNS: [&str; 18] = [
+    "url",
+    "status",
+    "verdict",
+    "reason",
+    "depth",
+    "referrer",
+    "title",
+    "description",
+    "canonical",
+    "target",
+    "lastmod",
+    "elapsed_ms",
+    "bytes",
+    "rendering",
+    "h1_count",
+    "h1",
+    "lang",
+    "images_without_alt",
+];
+
+/// Between the values of one extraction in a pages.csv cell.
+pub(super) const VALUE_SEPARATOR: &str = " | ";
+
+/// Writes pages.csv, one row per URL of the run. The fixed columns come first, then one per
+/// custom extraction in `extract_names`, its values joined by " | ".
+pub(super) fn write_pages(
+    store: &Store,
+    run: RunId,
+    extract_names: &[String],
+    path: &Path,
+) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
-    csv.write_row([
-        "url",
-        "status",
-        "verdict",
-        "reason",
-        "depth",
-        "referrer",
-        "title",
-        "description",
-        "canonical",
-        "target",
-        "lastmod",
-        "elapsed_ms",
-        "bytes",
-        "rendering",
-        "h1_count",
-        "h1",
-        "lang",
-        "images_without_alt",
-    ])?;
+    csv.write_row(
+        PAGE_COLUMNS
+            .iter()
+            .copied()
+            .chain(extract_names.iter().map(String::as_str)),
+    )?;
     store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
         let status = page
             .status
             .map_or_else(|| "none".to_string(), |status| status.to_string());
         let details = page.details.as_ref();
         let optional = |value: Option<String>| value.unwrap_or_default();
-        csv.write_row([
+        // Read page by page: a site's values can be far larger than its URLs.
+        let mut values = if extract_names.is_empty() {
+            BTreeMap::new()
+        } else {
+            store.extracted_of(&page.url)?
+        };
+        let extracted_cells: Vec<String> = extract_names
+            .iter()
+            .map(|name| {
+                values
+                    .remove(name)
+                    .unwrap_or_default()
+                    .join(VALUE_SEPARATOR)
+            })
+            .collect();
+        let fixed = [
             page.url,
             status,
             page.verdict.to_string(),
@@ -59,7 +91,8 @@ pub(super) fn write_pages(store: &Store, run: RunId, path: &Path) -> anyhow::Res
             optional(details.and_then(|details| details.h1.clone())),
             optional(details.and_then(|details| details.lang.clone())),
             optional(details.map(|details| details.images_without_alt.to_string())),
-        ])?;
+        ];
+        csv.write_row(fixed.into_iter().chain(extracted_cells))?;
         Ok(())
     })?;
     csv.finish()
@@ -164,6 +197,9 @@ pub(super) struct ReportJson<'a> {
     pub severities: &'a BTreeMap<&'static str, u64>,
     pub site_sitemaps: &'a [String],
     pub site_sitemap_urls: usize,
+    /// The names of the custom extractions (`--extract`), in the order of pages.csv's
+    /// columns.
+    pub extract: &'a [String],
     /// `--map-host` mappings (`staging -> production`): the findings name the URLs crawled,
     /// the sitemap the production ones.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -193,6 +229,7 @@ impl<'a> ReportJson<'a> {
             severities: &report.severities,
             site_sitemaps: &report.site_sitemaps,
             site_sitemap_urls: report.site_sitemap_urls,
+            extract: &report.extract_names,
             host_map: &report.host_map,
             kinds: &report.kinds,
             findings: rows(&report.findings),

@@ -15,8 +15,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sitemapper_audit::{Change, Finding, FindingKind, Severity, SiteSitemaps, Thresholds};
-use sitemapper_crawl::UrlNormalizer;
+use sitemapper_audit::{
+    Change, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps, Thresholds,
+};
+use sitemapper_crawl::{RobotsFile, UrlNormalizer};
 use url::Url;
 
 use self::summary_json::AuditJson;
@@ -26,6 +28,8 @@ use super::json;
 use crate::cli::{AuditArgs, SeverityName, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{AuditSettings, ConfigFile, CrawlSettings, OutputTarget, summary_format};
+
+pub(crate) use self::files::PAGE_COLUMNS;
 
 pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
     // Until the options are checked, the flag or the config file says whether to print JSON.
@@ -62,6 +66,11 @@ struct AuditOptions {
     fail_on: Option<Severity>,
     /// Whether the crawl database is the report's `crawl.db` (no `--state` given).
     database_in_report: bool,
+    /// `--extract`: the names of the custom extractions, in the order given (pages.csv's
+    /// columns after the fixed ones); the crawl's configuration has the extractions.
+    extract_names: Vec<String>,
+    /// `--sitemap`: the site's sitemaps to read; empty: look for them.
+    sitemaps: Vec<Url>,
 }
 
 impl AuditOptions {
@@ -76,6 +85,8 @@ impl AuditOptions {
             out_chosen,
             fail_on,
             thresholds,
+            extract_names,
+            sitemaps,
         } = AuditSettings::resolve(args, file).map_err(Failure::usage)?;
         std::fs::create_dir_all(&report)
             .with_context(|| format!("cannot create report directory {}", report.display()))?;
@@ -96,6 +107,8 @@ impl AuditOptions {
             thresholds,
             fail_on: fail_on.map(SeverityName::severity),
             database_in_report,
+            extract_names,
+            sitemaps,
         };
         Ok((settings, options))
     }
@@ -163,7 +176,7 @@ fn audit(
     output: Output,
 ) -> Result<Audited, Failure> {
     let mut crawled = crawl_and_publish(settings, output)?;
-    let sitemaps = read_site_sitemaps(&crawled, settings);
+    let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps);
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
     // knows them (`--map-host`).
     let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters)
@@ -174,10 +187,20 @@ fn audit(
             .and_then(|url| normalizer.normalize(&url))
             .map(String::from)
     };
+    let site = crawled.summary.scope_root.to_string();
+    let (robots_url, robots_txt) = robots_txt(&crawled);
+    let found: Vec<(String, FoundBy)> = sitemaps
+        .found_by
+        .iter()
+        .map(|(url, found_by)| (url.to_string(), *found_by))
+        .collect();
     let site_sitemaps = SiteSitemaps {
         files_read: sitemaps.files.len(),
         urls: &sitemaps.urls,
         problems: &sitemaps.problems,
+        site: &site,
+        robots_txt: (&robots_url, robots_txt),
+        found: &found,
     };
     let findings = sitemapper_audit::findings(
         &crawled.store,
@@ -186,13 +209,14 @@ fn audit(
         &site_sitemaps,
         &normalize,
     )?;
-    let extract_names: Vec<String> = Vec::new();
-    let (pages, links, counts) = build::pages_and_links(
-        &crawled.store,
-        crawled.run,
-        &std::collections::HashMap::new(),
-        &extract_names,
-    )?;
+    let extract_names = options.extract_names.clone();
+    let extracted = if extract_names.is_empty() {
+        std::collections::HashMap::new()
+    } else {
+        crawled.store.extracted_values(crawled.run)?
+    };
+    let (pages, links, counts) =
+        build::pages_and_links(&crawled.store, crawled.run, &extracted, &extract_names)?;
     let urls = pages.iter().map(|page| page.url.clone()).collect();
     let assessment = build::Assessment::record(&mut crawled.store, crawled.run, &findings, &urls)?;
     let audited_urls = urls.len()
@@ -229,7 +253,7 @@ fn audit(
         pages,
         links,
     };
-    write_report(&crawled, &report, &options.report)?;
+    write_report(&crawled, &report, options)?;
     Ok(Audited {
         crawled,
         findings,
@@ -249,7 +273,28 @@ fn kind_counts(findings: &[Finding]) -> BTreeMap<(Severity, FindingKind), usize>
     by_kind
 }
 
-fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitemaps::SiteSitemaps {
+/// The URL of the robots.txt of the scope's origin, and what it answered in the crawl.
+fn robots_txt(crawled: &Crawled) -> (String, RobotsTxt) {
+    let root = &crawled.summary.scope_root;
+    let url = root
+        .join("/robots.txt")
+        .map_or_else(|_| root.to_string(), String::from);
+    let origin = root.origin().ascii_serialization();
+    let answered = match crawled.notes.robots_files.get(&origin) {
+        Some(RobotsFile::Found) => RobotsTxt::Found,
+        Some(RobotsFile::Missing) => RobotsTxt::Missing,
+        Some(RobotsFile::ClientError(_) | RobotsFile::Unreachable | RobotsFile::Ignored) | None => {
+            RobotsTxt::Unknown
+        }
+    };
+    (url, answered)
+}
+
+fn read_site_sitemaps(
+    crawled: &Crawled,
+    settings: &CrawlSettings,
+    given: &[Url],
+) -> site_sitemaps::SiteSitemaps {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -264,6 +309,7 @@ fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitem
         }
     };
     runtime.block_on(site_sitemaps::read(
+        given,
         &crawled.notes.sitemaps,
         &crawled.summary,
         &settings.crawl,
@@ -274,9 +320,15 @@ fn read_site_sitemaps(crawled: &Crawled, settings: &CrawlSettings) -> site_sitem
 fn write_report(
     crawled: &Crawled,
     report: &model::Report,
-    directory: &std::path::Path,
+    options: &AuditOptions,
 ) -> anyhow::Result<()> {
-    files::write_pages(&crawled.store, crawled.run, &directory.join("pages.csv"))?;
+    let directory = &options.report;
+    files::write_pages(
+        &crawled.store,
+        crawled.run,
+        &options.extract_names,
+        &directory.join("pages.csv"),
+    )?;
     files::write_links(&crawled.store, crawled.run, &directory.join("links.csv"))?;
     files::write_findings(report, &directory.join("findings.csv"))?;
     files::write_json(

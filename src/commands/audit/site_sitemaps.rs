@@ -1,18 +1,25 @@
-//! The site's own sitemaps, for comparison with the crawl: those robots.txt names (or else
-//! `/sitemap.xml`), indexes followed into their children, gzip included. The walk is the one
-//! `validate` uses: each sitemap is fetched once however often it is listed, cycles are
-//! reported, and nesting and the number of sitemaps followed are bounded.
+//! The site's own sitemaps, for comparison with the crawl, found where search engines look
+//! for them: those the user names (`--sitemap`), else those robots.txt names, else those at
+//! the usual paths of the site (`/sitemap.xml`, `/sitemap_index.xml`, `/sitemap.xml.gz`).
+//! Indexes are followed into their children, gzip included. The walk is the one `validate`
+//! uses: each sitemap is fetched once however often it is listed, cycles are reported, and
+//! nesting and the number of sitemaps followed are bounded.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use sitemapper_audit::FoundBy;
 use sitemapper_sitemap::{
-    IndexWalk, Listed, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
+    IndexWalk, Listed, ReadError, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
 };
 
 use crate::commands::sitemap_source::SitemapClient;
 use sitemapper_crawl::{CrawlConfig, CrawlSummary, HostMap};
 use url::Url;
+
+/// Where sites put their sitemaps when robots.txt names none: the protocol's example name,
+/// the name of the index most CMS plugins write, and its gzip form.
+const USUAL_PATHS: [&str; 3] = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.xml.gz"];
 
 /// What was found.
 #[derive(Debug, Default)]
@@ -23,14 +30,19 @@ pub(super) struct SiteSitemaps {
     pub urls: BTreeSet<String>,
     /// `(sitemap URL, why it could not be read)`.
     pub problems: Vec<(String, String)>,
+    /// The files read that no index listed, and how each was found.
+    pub found_by: Vec<(Url, FoundBy)>,
 }
 
-/// Reads the sitemaps at `declared` (robots.txt `Sitemap:` lines), or `/sitemap.xml` of the
-/// crawl's scope when robots.txt names none (then a 404 is simply "no sitemap", not a
-/// problem). Requests go as the crawl's did: its address policy, proxy and certificates, and
-/// its session for the site's own origins. With `--map-host`, sitemaps on the production host
+/// Reads the sitemaps `given` by the user; or, when none is, those `declared` in robots.txt
+/// (its `Sitemap:` lines); or, when robots.txt names none, those at the usual paths of the
+/// crawl's scope's origin, where a 404 or 410, or a page that is not a sitemap at all (a
+/// site that answers every path with its HTML), is simply "not there", not a problem.
+/// Requests go as the crawl's did: its address policy, proxy and certificates, and its
+/// session for the site's own origins. With `--map-host`, sitemaps on the production host
 /// are read from the staging copy, as the crawl read its pages.
 pub(super) async fn read(
+    given: &[Url],
     declared: &[String],
     crawl: &CrawlSummary,
     config: &CrawlConfig,
@@ -50,25 +62,65 @@ pub(super) async fn read(
             return found;
         }
     };
-    let crawled = |url: Url| config.host_map.to_crawled(&url).unwrap_or(url);
-    let mut roots: Vec<Url> = declared
-        .iter()
-        .filter_map(|text| Url::parse(text).ok())
-        .map(crawled)
-        .collect();
-    let guessed = roots.is_empty();
-    if guessed && let Ok(fallback) = root.join("/sitemap.xml") {
-        roots.push(fallback);
-    }
-    let mut walk = IndexWalk::new(roots.into_iter().map(|url| (SitemapKey::url(&url), url)));
+    let roots = roots(given, declared, root, &config.host_map);
+    let mut walk = IndexWalk::new(
+        roots
+            .iter()
+            .map(|(url, _)| (SitemapKey::url(url), url.clone())),
+    );
     while let Some(visit) = walk.next_to_read() {
-        let optional = guessed && visit.depth == 0;
-        if let Some(body) = fetch_noted(&client, &visit.source, optional, &mut found).await {
-            found.take_in(&mut walk, visit, &body, &config.host_map);
+        let found_by = roots
+            .iter()
+            .filter(|_| visit.depth == 0)
+            .find(|(url, _)| *url == visit.source)
+            .map(|(_, found_by)| *found_by);
+        let guessed = found_by == Some(FoundBy::UsualPath);
+        let Some(body) = fetch_noted(&client, &visit.source, guessed, &mut found).await else {
+            continue;
+        };
+        let document = read_sitemap(&body);
+        if guessed && matches!(document, Err(ReadError::UnknownRoot(_) | ReadError::Empty)) {
+            tracing::debug!(url = %visit.source, "not a sitemap: taken as none there");
+            continue;
         }
+        if let Some(found_by) = found_by {
+            found.found_by.push((visit.source.clone(), found_by));
+        }
+        found.take_in(&mut walk, visit, document, &config.host_map);
     }
     found.files.sort();
     found
+}
+
+/// The sitemaps to start from, and how each was found: the user's, else robots.txt's,
+/// else the usual paths at the origin of the scope's `root`. Those on a production host
+/// (`--map-host`) are read on its staging copy.
+fn roots(
+    given: &[Url],
+    declared: &[String],
+    root: &Url,
+    host_map: &HostMap,
+) -> Vec<(Url, FoundBy)> {
+    let crawled = |url: Url| host_map.to_crawled(&url).unwrap_or(url);
+    if !given.is_empty() {
+        return given
+            .iter()
+            .map(|url| (crawled(url.clone()), FoundBy::Given))
+            .collect();
+    }
+    let named: Vec<(Url, FoundBy)> = declared
+        .iter()
+        .filter_map(|text| Url::parse(text).ok())
+        .map(|url| (crawled(url), FoundBy::RobotsTxt))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    USUAL_PATHS
+        .iter()
+        .filter_map(|path| root.join(path).ok())
+        .map(|url| (url, FoundBy::UsualPath))
+        .collect()
 }
 
 /// The sitemap's body, or `None` with the reason noted (unless it is an `optional` one that
@@ -90,16 +142,16 @@ async fn fetch_noted(
 }
 
 impl SiteSitemaps {
-    /// One fetched sitemap: its URLs, or, for an index, the sitemaps it lists handed to
-    /// `walk`.
+    /// One fetched sitemap, as read: its URLs, or, for an index, the sitemaps it lists
+    /// handed to `walk`.
     fn take_in(
         &mut self,
         walk: &mut IndexWalk<Url>,
         visit: Visit<Url>,
-        body: &[u8],
+        document: Result<SitemapDocument, ReadError>,
         host_map: &HostMap,
     ) {
-        match read_sitemap(body) {
+        match document {
             Ok(SitemapDocument::UrlSet(entries)) => {
                 self.urls.extend(entries.into_iter().map(|entry| entry.loc));
             }

@@ -83,6 +83,7 @@ impl JobContext {
                 // duplicates: only worth computing when history is kept.
                 fingerprint: config.record_links,
                 details: config.page_details,
+                custom: config.extractions.clone(),
             }),
             events,
             progress: Arc::clone(&crawler.progress),

@@ -187,6 +187,7 @@ fn with_page_facts(
             anchors: HashMap::new(),
             ..details
         }),
+        extracted: Some(page_facts.extracted),
         images: config.collect_images.then_some(page_facts.images),
         alternates: config.collect_alternates.then(|| {
             page_facts
@@ -233,6 +234,7 @@ pub(super) async fn revalidated_page(
         description: previous.description,
         fingerprint: previous.fingerprint,
         links: context.config.record_links.then_some(previous.links),
+        extracted: None,
         ..PageOutcome::fetched(
             hop.url.clone(),
             hop.depth,
