@@ -189,10 +189,10 @@ mod tests {
         assert_eq!(extractions.len(), 2);
         assert_eq!(extractions[1].attribute(), Some("data-sku"));
         // The flags replace the config file's list.
-        let from_file = audit_settings(&[], r#"extract = ["h1=h1", "price=.price"]"#)
+        let from_file = audit_settings(&[], r#"extract = ["heading=h1", "price=.price"]"#)
             .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(from_file.extract_names, ["h1", "price"]);
-        let replaced = audit_settings(&["--extract", "sku=.sku"], r#"extract = ["h1=h1"]"#)
+        assert_eq!(from_file.extract_names, ["heading", "price"]);
+        let replaced = audit_settings(&["--extract", "sku=.sku"], r#"extract = ["heading=h1"]"#)
             .unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(replaced.extract_names, ["sku"]);
         assert!(audit_settings(&[], "").is_ok_and(|settings| settings.extract_names.is_empty()));
