@@ -3,9 +3,9 @@
 //! over: report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl
 //! database (crawl.db) for anything else, queryable with sqlite3.
 
+mod build;
 mod files;
 mod html;
-#[allow(dead_code)] // Filled in and rendered by the next commits.
 mod model;
 mod site_sitemaps;
 mod summary_json;
@@ -183,7 +183,14 @@ fn audit(
         &site_sitemaps,
         &normalize,
     )?;
-    write_report(&crawled, settings, &findings, &sitemaps, &options.report)?;
+    write_report(
+        &crawled,
+        settings,
+        &findings,
+        &sitemaps,
+        &options.report,
+        &build::Branding::default(),
+    )?;
     Ok(Audited {
         crawled,
         findings,
@@ -229,6 +236,7 @@ fn write_report(
     findings: &[Finding],
     sitemaps: &site_sitemaps::SiteSitemaps,
     directory: &std::path::Path,
+    branding: &build::Branding,
 ) -> anyhow::Result<()> {
     let counts = files::write_pages(&crawled.store, crawled.run, &directory.join("pages.csv"))?;
     files::write_links(&crawled.store, crawled.run, &directory.join("links.csv"))?;
@@ -257,24 +265,8 @@ fn write_report(
         findings: findings.iter().map(files::FindingJson::of).collect(),
     };
     files::write_json(&report, &directory.join("report.json"))?;
-    let mut pages = Vec::new();
-    crawled
-        .store
-        .for_each_page(crawled.run, |page, _| -> anyhow::Result<()> {
-            pages.push([
-                page.url,
-                page.status
-                    .map_or_else(String::new, |status| status.to_string()),
-                page.verdict.to_string(),
-                page.reason
-                    .map(|reason| reason.to_string())
-                    .unwrap_or_default(),
-                page.depth.to_string(),
-                page.title.unwrap_or_default(),
-            ]);
-            Ok(())
-        })?;
-    let html = html::render(&report, &pages)?;
+    let report = build::build_report(crawled, settings, findings, sitemaps, &counts, branding)?;
+    let html = html::render(&report)?;
     let path = directory.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
 }
