@@ -209,6 +209,18 @@ pub(crate) struct AuditArgs {
     /// Flag pages larger than BYTES [default: 1048576]
     #[arg(long, value_name = "BYTES", help_heading = "Audit")]
     pub(crate) large: Option<u64>,
+
+    /// The report's heading and page title [default: Site audit: <site>]
+    #[arg(long, value_name = "TEXT", help_heading = "Audit")]
+    pub(crate) title: Option<String>,
+
+    /// Show this image in the report's heading: PNG, JPEG, GIF, WebP or SVG, at most 1 MiB
+    #[arg(long, value_name = "FILE", help_heading = "Audit")]
+    pub(crate) logo: Option<PathBuf>,
+
+    /// Also write report.pdf, printed by Chromium (the browser of --chrome)
+    #[arg(long, help_heading = "Audit")]
+    pub(crate) pdf: bool,
 }
 
 /// A finding severity as the user names it.

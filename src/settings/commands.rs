@@ -7,6 +7,7 @@ use anyhow::bail;
 
 use super::{ConfigFile, CrawlSettings, switch};
 use crate::cli::{AuditArgs, ColorName, RunsArgs, SeverityName, SummaryFormat};
+use crate::commands::audit::{Logo, read_logo};
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +48,12 @@ pub(crate) struct AuditSettings {
     pub(crate) out_chosen: bool,
     pub(crate) fail_on: Option<SeverityName>,
     pub(crate) thresholds: sitemapper_audit::Thresholds,
+    /// `--title`: the report's heading, when not the default.
+    pub(crate) title: Option<String>,
+    /// `--logo`: read and checked.
+    pub(crate) logo: Option<Logo>,
+    /// `--pdf`: also print the report into report.pdf.
+    pub(crate) pdf: bool,
 }
 
 impl AuditSettings {
@@ -62,12 +69,25 @@ impl AuditSettings {
         };
         let fail_on = args.fail_on.or(file.fail_on);
         let out_chosen = args.crawl.out.is_some() || file.out.is_some();
+        let title = args.title.or(file.title.take());
+        if title.as_ref().is_some_and(|title| title.trim().is_empty()) {
+            bail!("--title must not be empty");
+        }
+        let logo = args
+            .logo
+            .or(file.logo.take())
+            .map(|path| read_logo(&path))
+            .transpose()?;
+        let pdf = switch(args.pdf, file.pdf);
         Ok(AuditSettings {
             crawl: CrawlSettings::resolve(args.crawl, file)?,
             report,
             out_chosen,
             fail_on,
             thresholds,
+            title,
+            logo,
+            pdf,
         })
     }
 }

@@ -81,6 +81,9 @@ pub(crate) struct ConfigFile {
     pub(super) deep: Option<u32>,
     pub(super) slow: Option<u64>,
     pub(super) large: Option<u64>,
+    pub(super) title: Option<String>,
+    pub(super) logo: Option<PathBuf>,
+    pub(super) pdf: Option<bool>,
 }
 
 /// The largest config file read. Every option with long lists fits in far less: anything

@@ -1,11 +1,12 @@
 //! report.html as a client reads it: measured in headless Chromium, driven over the DevTools
 //! protocol, at a phone's width (390 px) and a laptop's (1400 px); hostile page text shown
-//! as text.
+//! as text; `--pdf`, `--logo` and `--title`.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use base64::Engine;
 use chromiumoxide::Page;
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
@@ -14,7 +15,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::audit::{HOSTILE, audit, hostile_site, troubled_site};
-use crate::harness::chromium;
+use crate::fixture::Site;
+use crate::harness::{assert_one_line_error, chromium, sitemapper_command};
 
 /// report.html open in a headless Chromium of its own.
 struct OpenReport {
@@ -362,4 +364,191 @@ fn hostile_text_is_shown_as_text_in_the_html_report() {
             hostile.recorded
         );
     }
+}
+
+/// `sitemapper audit` of a small clean site into a new report directory, with `extra`.
+fn audit_small_site(extra: &[&str]) -> (tempfile::TempDir, crate::harness::Run) {
+    let server = Site::new()
+        .page("/", "<html><head><title>Home</title></head><body><a href=\"/about\">about</a></body></html>")
+        .page("/about", "<html><head><title>About</title></head><body>about</body></html>")
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    let seed = server.url("/");
+    let directory = report.path().to_str().unwrap();
+    let mut args = vec![
+        "audit",
+        &seed,
+        "--report",
+        directory,
+        "--retries",
+        "0",
+        "--render",
+        "never",
+    ];
+    args.extend_from_slice(extra);
+    let run = sitemapper_command(&args)
+        .env_remove("CHROME")
+        .output()
+        .unwrap()
+        .into();
+    (report, run)
+}
+
+#[test]
+fn pdf_is_the_report_printed_by_chromium() {
+    let Some(executable) = chromium() else { return };
+    let chrome = executable.to_str().unwrap();
+    let (report, run) = audit_small_site(&["--pdf", "--chrome", chrome]);
+    run.assert_success();
+    let pdf = std::fs::read(report.path().join("report.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF"), "{:?}", &pdf[..pdf.len().min(16)]);
+    assert!(!report.path().join("report.pdf.partial").exists());
+    assert!(run.stderr.contains("PDF: "), "{}", run.stderr);
+}
+
+#[test]
+fn pdf_without_a_browser_is_one_line_and_the_rest_of_the_report_is_written() {
+    let (report, run) =
+        audit_small_site(&["--pdf", "--chrome", "/nonexistent/chromium", "--quiet"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_one_line_error(&run.stderr);
+    assert!(
+        run.stderr.contains("cannot write report.pdf: the browser /nonexistent/chromium (--chrome) is not an executable file"),
+        "{}",
+        run.stderr
+    );
+    for file in [
+        "report.html",
+        "report.json",
+        "findings.csv",
+        "pages.csv",
+        "links.csv",
+    ] {
+        assert!(report.path().join(file).is_file(), "{file}");
+    }
+    assert!(!report.path().join("report.pdf").exists());
+
+    // No browser anywhere on PATH.
+    let empty = tempfile::tempdir().unwrap();
+    let path = empty.path().to_str().unwrap();
+    let server = Site::new()
+        .page("/", "<html><head><title>Home</title></head></html>")
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    let output = sitemapper_command(&[
+        "audit",
+        &server.url("/"),
+        "--report",
+        report.path().to_str().unwrap(),
+        "--render",
+        "never",
+        "--pdf",
+        "--quiet",
+    ])
+    .env_remove("CHROME")
+    .env("PATH", path)
+    .output()
+    .unwrap();
+    let run = crate::harness::Run::from(output);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.trim(),
+        "error: cannot write report.pdf: no Chromium found; install chromium or give --chrome PATH"
+    );
+    assert!(report.path().join("report.html").is_file());
+}
+
+/// A 1x1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+    0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x56, 0xc7, 0x2f, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+fn config_file(directory: &Path, text: &str) -> PathBuf {
+    let path = directory.join("sitemapper.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn title_and_logo_brand_the_report_from_the_flags_or_the_config_file() {
+    let directory = tempfile::tempdir().unwrap();
+    let logo = directory.path().join("agency-logo");
+    std::fs::write(&logo, PNG).unwrap();
+    let config = config_file(
+        directory.path(),
+        &format!(
+            "title = \"From the file\"\nlogo = {:?}\n",
+            logo.to_str().unwrap()
+        ),
+    );
+    let config = config.to_str().unwrap();
+    let (report, run) = audit_small_site(&["--config", config, "--title", "Acme <Audit> & Co"]);
+    run.assert_success();
+    let html = std::fs::read_to_string(report.path().join("report.html")).unwrap();
+    assert!(
+        html.contains("<title>Acme &lt;Audit&gt; &amp; Co</title>"),
+        "the flag wins"
+    );
+    assert!(html.contains("<h1>Acme &lt;Audit&gt; &amp; Co</h1>"));
+    let data_url = format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(PNG)
+    );
+    assert!(
+        html.contains(&format!("<img class=\"logo\" src=\"{data_url}\"")),
+        "the logo from the file, told by its bytes"
+    );
+
+    let (report, run) = audit_small_site(&["--config", config]);
+    run.assert_success();
+    let html = std::fs::read_to_string(report.path().join("report.html")).unwrap();
+    assert!(html.contains("<h1>From the file</h1>"));
+
+    // Without either, the site's name.
+    let (report, run) = audit_small_site(&[]);
+    run.assert_success();
+    let html = std::fs::read_to_string(report.path().join("report.html")).unwrap();
+    assert!(
+        html.contains("<title>Site audit: http://127.0.0.1:"),
+        "default title"
+    );
+    assert!(!html.contains("<img"));
+}
+
+#[test]
+fn a_logo_that_is_not_an_image_is_a_usage_error_before_the_crawl() {
+    let server = Site::new().page("/", "home").serve();
+    let directory = tempfile::tempdir().unwrap();
+    let logo = directory.path().join("logo.png");
+    std::fs::write(&logo, "this is text, whatever its name says").unwrap();
+    let report = directory.path().join("report");
+    let run: crate::harness::Run = sitemapper_command(&[
+        "audit",
+        &server.url("/"),
+        "--report",
+        report.to_str().unwrap(),
+        "--logo",
+        logo.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap()
+    .into();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_one_line_error(&run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "cannot use --logo {}: not a PNG, JPEG, GIF, WebP or SVG image",
+            logo.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        server.targets().is_empty(),
+        "no request before the logo is known good"
+    );
 }

@@ -1,14 +1,18 @@
 //! `sitemapper audit URL --report DIR`: crawl like `crawl` (keeping the link graph), then
 //! report what is wrong with the site and with its own sitemaps, for a consultant to hand
 //! over: report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl
-//! database (crawl.db) for anything else, queryable with sqlite3.
+//! database (crawl.db) for anything else, queryable with sqlite3; with `--pdf`, report.pdf.
 
 mod build;
 mod files;
 mod html;
+mod logo;
 mod model;
+mod pdf;
 mod site_sitemaps;
 mod summary_json;
+
+pub(crate) use self::logo::{Logo, read_logo};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -34,12 +38,24 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         .map_err(|failure| json::failed("audit", asked, failure))?;
     let audited = audit(&settings, &options, output)
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
-    let verdict = options.verdict(&audited.findings);
+    // A PDF that could not be written fails the run, once the summary is out.
+    let printed = match &audited.pdf {
+        Some(Err(error)) => Err(Failure::fatal(anyhow::anyhow!("{error:#}"))),
+        _ => Ok(()),
+    };
+    let verdict = printed.and_then(|()| options.verdict(&audited.findings));
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => {
             audited.crawled.report(&settings).print()?;
-            print_summary(&audited.findings, &audited.sitemaps, &options.report)?;
+            let pdf =
+                matches!(audited.pdf, Some(Ok(()))).then(|| options.report.join("report.pdf"));
+            print_summary(
+                &audited.findings,
+                &audited.sitemaps,
+                &options.report,
+                pdf.as_deref(),
+            )?;
         }
         SummaryFormat::Json => {
             let (status, error) = match &verdict {
@@ -62,6 +78,9 @@ struct AuditOptions {
     fail_on: Option<Severity>,
     /// Whether the crawl database is the report's `crawl.db` (no `--state` given).
     database_in_report: bool,
+    branding: build::Branding,
+    /// `--pdf`: also write report.pdf.
+    pdf: bool,
 }
 
 impl AuditOptions {
@@ -76,6 +95,9 @@ impl AuditOptions {
             out_chosen,
             fail_on,
             thresholds,
+            title,
+            logo,
+            pdf,
         } = AuditSettings::resolve(args, file).map_err(Failure::usage)?;
         std::fs::create_dir_all(&report)
             .with_context(|| format!("cannot create report directory {}", report.display()))?;
@@ -95,6 +117,8 @@ impl AuditOptions {
             thresholds,
             fail_on: fail_on.map(SeverityName::severity),
             database_in_report,
+            branding: build::Branding { title, logo },
+            pdf,
         };
         Ok((settings, options))
     }
@@ -124,6 +148,9 @@ impl AuditOptions {
         if self.database_in_report {
             names.push("crawl.db");
         }
+        if self.pdf {
+            names.push("report.pdf");
+        }
         names.iter().map(|name| self.report.join(name)).collect()
     }
 }
@@ -151,6 +178,8 @@ struct Audited {
     crawled: Crawled,
     findings: Vec<Finding>,
     sitemaps: site_sitemaps::SiteSitemaps,
+    /// With `--pdf`: whether report.pdf was written.
+    pdf: Option<anyhow::Result<()>>,
 }
 
 /// Crawls, computes the findings and writes the report.
@@ -189,12 +218,20 @@ fn audit(
         &findings,
         &sitemaps,
         &options.report,
-        &build::Branding::default(),
+        &options.branding,
     )?;
+    let pdf = options.pdf.then(|| {
+        pdf::write_pdf(
+            settings.render.chrome.as_deref(),
+            &options.report.join("report.html"),
+            &options.report.join("report.pdf"),
+        )
+    });
     Ok(Audited {
         crawled,
         findings,
         sitemaps,
+        pdf,
     })
 }
 
@@ -275,6 +312,7 @@ fn print_summary(
     findings: &[Finding],
     sitemaps: &site_sitemaps::SiteSitemaps,
     directory: &std::path::Path,
+    pdf: Option<&std::path::Path>,
 ) -> std::io::Result<()> {
     let mut out = std::io::stderr().lock();
     match sitemaps.files.len() {
@@ -295,5 +333,9 @@ fn print_summary(
             kind.title()
         )?;
     }
-    writeln!(out, "Report: {}", directory.join("report.html").display())
+    writeln!(out, "Report: {}", directory.join("report.html").display())?;
+    if let Some(pdf) = pdf {
+        writeln!(out, "PDF: {}", pdf.display())?;
+    }
+    Ok(())
 }
