@@ -293,7 +293,11 @@ function linkTable(indexes, total, other, otherLabel) {
     const row = element('tr');
     const cell = element('td', 'url-cell');
     cell.append(urlNode(data.pages[link[other]][0]));
-    row.append(cell, element('td', 'word', link[2]), element('td', 'text', link[3]), element('td', 'word', link[4] ? 'nofollow' : ''));
+    const kind = element('td', 'word', link[2]);
+    kind.dataset.label = 'Kind';
+    const anchor = element('td', 'text', link[3]);
+    if (link[3]) anchor.dataset.label = 'Anchor text';
+    row.append(cell, kind, anchor, element('td', 'word', link[4] ? 'nofollow' : ''));
     body.append(row);
   }
   table.append(body);
