@@ -210,7 +210,7 @@ pub(crate) struct AuditArgs {
     #[arg(long, value_name = "BYTES", help_heading = "Audit")]
     pub(crate) large: Option<u64>,
 
-    /// The report's heading and page title [default: Site audit: <site>]
+    /// The report's heading and page title (default: "Site audit: " and the site's address)
     #[arg(long, value_name = "TEXT", help_heading = "Audit")]
     pub(crate) title: Option<String>,
 
