@@ -220,6 +220,18 @@ pub(crate) struct AuditArgs {
     /// Sitemap: lines, else /sitemap.xml, /sitemap_index.xml and /sitemap.xml.gz]
     #[arg(long, value_name = "URL", help_heading = "Audit")]
     pub(crate) sitemap: Vec<String>,
+
+    /// The report's heading and page title (default: "Site audit: " and the site's address)
+    #[arg(long, value_name = "TEXT", help_heading = "Audit")]
+    pub(crate) title: Option<String>,
+
+    /// Show this image in the report's heading: PNG, JPEG, GIF, WebP or SVG, at most 1 MiB
+    #[arg(long, value_name = "FILE", help_heading = "Audit")]
+    pub(crate) logo: Option<PathBuf>,
+
+    /// Also write report.pdf, printed by Chromium (the browser of --chrome)
+    #[arg(long, help_heading = "Audit")]
+    pub(crate) pdf: bool,
 }
 
 /// A finding severity as the user names it.

@@ -9,7 +9,7 @@ use url::Url;
 
 use super::{ConfigFile, CrawlSettings, absolute_url, list, switch};
 use crate::cli::{AuditArgs, ColorName, RunsArgs, SeverityName, SummaryFormat};
-use crate::commands::audit::PAGE_COLUMNS;
+use crate::commands::audit::{Logo, PAGE_COLUMNS, read_logo};
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +55,12 @@ pub(crate) struct AuditSettings {
     pub(crate) extract_names: Vec<String>,
     /// `--sitemap`: the site's sitemaps to read; empty: look for them.
     pub(crate) sitemaps: Vec<Url>,
+    /// `--title`: the report's heading, when not the default.
+    pub(crate) title: Option<String>,
+    /// `--logo`: read and checked.
+    pub(crate) logo: Option<Logo>,
+    /// `--pdf`: also print the report into report.pdf.
+    pub(crate) pdf: bool,
 }
 
 impl AuditSettings {
@@ -78,6 +84,16 @@ impl AuditSettings {
             .iter()
             .map(|text| absolute_url("--sitemap", text))
             .collect::<anyhow::Result<Vec<Url>>>()?;
+        let title = args.title.or(file.title.take());
+        if title.as_ref().is_some_and(|title| title.trim().is_empty()) {
+            bail!("--title must not be empty");
+        }
+        let logo = args
+            .logo
+            .or(file.logo.take())
+            .map(|path| read_logo(&path))
+            .transpose()?;
+        let pdf = switch(args.pdf, file.pdf);
         let mut crawl = CrawlSettings::resolve(args.crawl, file)?;
         let extract_names = extractions
             .iter()
@@ -92,6 +108,9 @@ impl AuditSettings {
             thresholds,
             extract_names,
             sitemaps,
+            title,
+            logo,
+            pdf,
         })
     }
 }

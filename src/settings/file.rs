@@ -83,6 +83,9 @@ pub(crate) struct ConfigFile {
     pub(super) large: Option<u64>,
     pub(super) extract: Option<Vec<String>>,
     pub(super) sitemap: Option<Vec<String>>,
+    pub(super) title: Option<String>,
+    pub(super) logo: Option<PathBuf>,
+    pub(super) pdf: Option<bool>,
 }
 
 /// The largest config file read. Every option with long lists fits in far less: anything

@@ -21,10 +21,10 @@ use sitemapper_store::Verdict;
 
 use crate::fixture::{Route, Seen, Server, Site, tls_config, tls_file};
 use crate::harness::{
-    Run, assert_one_line_error, crawl_recorded, listed_urls, locs, previous_output, read_sitemap,
-    sitemapper_command,
+    Run, assert_one_line_error, chromium, crawl_recorded, listed_urls, locs, previous_output,
+    read_sitemap, sitemapper_command,
 };
-use crate::render::{chromium, library_on_another_host};
+use crate::render::library_on_another_host;
 
 const USER: &str = "u-reviewer-4471";
 const PASSWORD: &str = "pa55-word-7f3a";

@@ -186,7 +186,7 @@ fn a_bad_extraction_is_a_one_line_usage_error_before_any_request() {
 
 #[test]
 fn a_rendered_page_is_extracted_from_its_rendered_dom() {
-    let Some(browser) = crate::render::chromium() else {
+    let Some(browser) = crate::harness::chromium() else {
         return;
     };
     let server = Site::new()

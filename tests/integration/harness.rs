@@ -209,3 +209,22 @@ pub(crate) fn assert_one_line_error(stderr: &str) {
     assert_eq!(lines.len(), 1, "expected one error line, got:\n{stderr}");
     assert!(lines[0].starts_with("error: "), "{stderr}");
 }
+
+/// The browser the tests render and measure with: Debian's chromium (installed by .ci/run).
+/// Missing, the browser tests are skipped with a message, but not under CI.
+pub(crate) fn chromium() -> Option<PathBuf> {
+    let found = Command::new("sh")
+        .args(["-c", "command -v chromium"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is required under CI (.ci/run installs it)"
+        );
+        eprintln!("skipping a browser test: chromium is not installed");
+    }
+    found
+}

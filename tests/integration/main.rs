@@ -25,6 +25,7 @@ mod output;
 mod private_networks;
 mod recrawl;
 mod render;
+mod report;
 mod robots;
 mod schema;
 mod site_sitemaps;

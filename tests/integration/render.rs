@@ -8,26 +8,9 @@ use std::process::Command;
 use sitemapper_store::{Rendering, ServedDifference};
 
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{crawl, crawl_recorded, listed_urls, sitemapper_command, verdict_of};
-
-/// The browser the tests render with: Debian's chromium (installed by .ci/run). Missing, the
-/// rendering tests are skipped with a message, but not under CI.
-pub(crate) fn chromium() -> Option<PathBuf> {
-    let found = Command::new("sh")
-        .args(["-c", "command -v chromium"])
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
-    if found.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "chromium is required under CI (.ci/run installs it)"
-        );
-        eprintln!("skipping a rendering test: chromium is not installed");
-    }
-    found
-}
+use crate::harness::{
+    chromium, crawl, crawl_recorded, listed_urls, sitemapper_command, verdict_of,
+};
 
 /// A script standing for the browser that notes each start in `marker`, then runs it.
 fn recording_browser(directory: &Path, browser: &Path, marker: &Path) -> PathBuf {

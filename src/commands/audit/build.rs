@@ -8,9 +8,17 @@ use sitemapper_audit::{Change, Comparison, Finding, FindingKind, Priority, Sever
 use sitemapper_store::{AuditRecord, RunId, Store, StoreError};
 
 use super::model::{
-    FindingRow, KindSummary, LINKS_PER_PAGE, LinkRow, PageCounts, PageRow, PreviousAudit, Score,
-    TrendPoint,
+    FindingRow, KindSummary, LINKS_PER_PAGE, LinkRow, Logo, PageCounts, PageRow, PreviousAudit,
+    Score, TrendPoint,
 };
+
+/// The agency's branding of the report.
+#[derive(Debug, Default)]
+pub(super) struct Branding {
+    /// `--title`; `None`: "Site audit: SITE".
+    pub(super) title: Option<String>,
+    pub(super) logo: Option<Logo>,
+}
 
 /// What this audit is compared with: the previous audit and its findings.
 #[derive(Debug, Default)]

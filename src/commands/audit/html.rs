@@ -1,109 +1,80 @@
-//! report.html: one self-contained file a consultant can hand over. No network: styles,
-//! script, data and charts (inline SVG) are all inside. The summary and charts are plain HTML;
-//! the tables are built from the embedded JSON by a small script that sorts and filters them.
+//! report.html: one self-contained file an agency hands to its client. No network: styles,
+//! script, data and charts (inline SVG) are all inside. What reads on paper is plain HTML
+//! written here (the score, the summary, the charts, every kind of issue with why it matters
+//! and how to fix it); what a site of 100,000 findings would make too large to write out
+//! (the URLs of each kind, the pages table, a page's drill-down) is built by the script from
+//! the embedded data, when it is asked for.
+
+mod charts;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::files::ReportJson;
-use super::model::Report;
+use super::model::{FindingRow, KindSummary, LinkRow, PageRow, Report};
 
-const STYLE: &str = r#"
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-header{background:#1d2330;color:#fff;padding:24px 32px}header h1{margin:0 0 4px;font-size:22px}
-header p{margin:0;opacity:.8}main{padding:24px 32px;max-width:1400px}
-.cards{display:flex;flex-wrap:wrap;gap:16px;margin-bottom:24px}
-.card{background:#fff;border-radius:8px;padding:16px 20px;min-width:150px;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.card .value{font-size:28px;font-weight:600}.card .label{color:#5b6475}
-.error .value{color:#c62828}.warning .value{color:#ef6c00}.notice .value{color:#1565c0}
-.charts{display:flex;flex-wrap:wrap;gap:16px;margin-bottom:24px}
-.chart{background:#fff;border-radius:8px;padding:16px;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.chart h2,section h2{font-size:17px;margin:0 0 12px}
-section{background:#fff;border-radius:8px;padding:16px;margin-bottom:24px;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.controls{display:flex;gap:12px;margin-bottom:12px;flex-wrap:wrap}
-input,select{font:inherit;padding:6px 8px;border:1px solid #c9ced8;border-radius:6px}
-table{border-collapse:collapse;width:100%;font-size:14px}
-th{position:sticky;top:0;background:#eef0f4;text-align:left;cursor:pointer;user-select:none;padding:6px 8px}
-td{border-top:1px solid #eceef2;padding:6px 8px;vertical-align:top;word-break:break-all}
-th.sorted-asc::after{content:" \25B2"}th.sorted-desc::after{content:" \25BC"}
-.badge{display:inline-block;border-radius:4px;padding:1px 6px;font-size:12px;font-weight:600;color:#fff}
-.badge.error{background:#c62828}.badge.warning{background:#ef6c00}.badge.notice{background:#1565c0}
-details{margin-top:4px}summary{cursor:pointer;color:#5b6475}
-.count{color:#5b6475;margin-left:8px}
-"#;
+const STYLE: &str = include_str!("html/style.css");
+const SCRIPT: &str = include_str!("html/script.js");
 
-/// Sorting and filtering of the tables built from the embedded data.
-const SCRIPT: &str = r#"
-const data = JSON.parse(document.getElementById('report-data').textContent);
-const severityRank = {error: 0, warning: 1, notice: 2};
-function cell(text) { const td = document.createElement('td'); td.textContent = text; return td; }
-function buildFindings() {
-  const body = document.querySelector('#findings tbody');
-  body.replaceChildren();
-  const query = document.getElementById('finding-filter').value.toLowerCase();
-  const severity = document.getElementById('severity-filter').value;
-  let shown = 0;
-  for (const finding of data.rows.findings) {
-    const text = [finding.title, finding.url, finding.detail, finding.referrers.join(' ')].join(' ').toLowerCase();
-    if ((severity && finding.severity !== severity) || (query && !text.includes(query))) continue;
-    const row = document.createElement('tr');
-    row.className = 'finding ' + finding.severity;
-    const badge = document.createElement('td');
-    badge.innerHTML = '<span class="badge ' + finding.severity + '">' + finding.severity + '</span>';
-    badge.dataset.sort = severityRank[finding.severity];
-    row.append(badge, cell(finding.title), cell(finding.url), cell(finding.detail));
-    const referrers = document.createElement('td');
-    referrers.dataset.sort = finding.referrers.length;
-    if (finding.referrers.length) {
-      const details = document.createElement('details');
-      const summary = document.createElement('summary');
-      summary.textContent = finding.referrers.length + (finding.referrers.length === 1 ? ' page' : ' pages');
-      details.append(summary);
-      for (const referrer of finding.referrers) { const line = document.createElement('div'); line.textContent = referrer; details.append(line); }
-      referrers.append(details);
-    }
-    row.append(referrers);
-    body.append(row);
-    shown++;
-  }
-  document.getElementById('finding-count').textContent = shown + ' of ' + data.rows.findings.length;
+/// URLs of each kind printed (the screen shows them all, on demand).
+const PRINTED_EXAMPLES: usize = 10;
+
+/// The HTML report.
+pub(super) fn render(report: &Report) -> anyhow::Result<String> {
+    let data = script_json(&EmbeddedData::of(report))?;
+    let mut html = String::with_capacity(data.len() + 64 * 1024);
+    write!(
+        html,
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="sitemapper">
+<title>{title}</title><style>{STYLE}</style></head>
+<body>
+{header}
+<main>
+{score}
+{cards}
+{charts}
+{issues}
+{pages}
+</main>
+{drill}
+<script type="application/json" id="report-data">{data}</script>
+<script>{SCRIPT}</script>
+</body></html>
+"#,
+        title = escape(&report.title),
+        header = header(report),
+        score = score_section(report),
+        cards = cards(report),
+        charts = charts_section(report),
+        issues = issues_section(report),
+        pages = pages_section(report),
+        drill = DRILL_DOWN,
+    )?;
+    Ok(html)
 }
-function buildPages() {
-  const body = document.querySelector('#pages tbody');
-  body.replaceChildren();
-  const query = document.getElementById('page-filter').value.toLowerCase();
-  let shown = 0;
-  for (const page of data.rows.pages) {
-    if (query && !page.join(' ').toLowerCase().includes(query)) continue;
-    const row = document.createElement('tr');
-    row.className = 'page';
-    for (const value of page) row.append(cell(value));
-    body.append(row);
-    shown++;
-  }
-  document.getElementById('page-count').textContent = shown + ' of ' + data.rows.pages.length;
+
+/// The heading: logo, title, what was audited when, and the `--map-host` mappings.
+fn header(report: &Report) -> String {
+    let logo = report.logo.as_ref().map_or(String::new(), |logo| {
+        format!(
+            r#"<img class="logo" src="{}" alt="Logo">"#,
+            escape(&logo.data_url)
+        )
+    });
+    format!(
+        r#"<header class="top"><div class="inner"><div class="brand">{logo}<h1>{title}</h1></div>
+<p>Site <span class="url">{site}</span> · <span class="nowrap">audited {generated}</span> · <span class="nowrap">run #{run}</span></p>{host_map}</div></header>"#,
+        title = escape(&report.title),
+        site = escape(&report.site),
+        generated = escape(&report.generated_at),
+        run = report.run,
+        host_map = host_map_note(&report.host_map),
+    )
 }
-function sortable(table) {
-  table.querySelectorAll('th').forEach((header, column) => header.addEventListener('click', () => {
-    const ascending = !header.classList.contains('sorted-asc');
-    table.querySelectorAll('th').forEach(other => other.classList.remove('sorted-asc', 'sorted-desc'));
-    header.classList.add(ascending ? 'sorted-asc' : 'sorted-desc');
-    const rows = Array.from(table.tBodies[0].rows);
-    const key = row => { const td = row.cells[column]; return td.dataset.sort !== undefined ? Number(td.dataset.sort) : td.textContent; };
-    rows.sort((a, b) => { const x = key(a), y = key(b); const order = typeof x === 'number' ? x - y : String(x).localeCompare(String(y), undefined, {numeric: true}); return ascending ? order : -order; });
-    table.tBodies[0].append(...rows);
-  }));
-}
-document.getElementById('finding-filter').addEventListener('input', buildFindings);
-document.getElementById('severity-filter').addEventListener('change', buildFindings);
-document.getElementById('page-filter').addEventListener('input', buildPages);
-buildFindings();
-buildPages();
-sortable(document.getElementById('findings'));
-sortable(document.getElementById('pages'));
-"#;
 
 /// The `--map-host` mappings, stated: the findings name the URLs crawled.
 fn host_map_note(host_map: &[String]) -> String {
@@ -117,91 +88,344 @@ fn host_map_note(host_map: &[String]) -> String {
     )
 }
 
-/// The HTML report.
-pub(super) fn render(full: &Report) -> anyhow::Result<String> {
-    let report = &ReportJson::of(full);
-    let pages: Vec<[String; 6]> = full
-        .pages
+/// The site health score, how it moved, and its trend.
+fn score_section(report: &Report) -> String {
+    let score = report.score.value.min(100);
+    let (band, word) = match score {
+        90.. => ("good", "Good"),
+        70..90 => ("fair", "Needs work"),
+        _ => ("poor", "Poor"),
+    };
+    let change = report.score.previous.map_or(String::new(), |previous| {
+        let difference = i64::from(score) - i64::from(previous.min(100));
+        let (class, text) = match difference {
+            0 => ("same", "Unchanged since the last audit".to_string()),
+            1.. => ("up", format!("+{difference} since the last audit")),
+            _ => ("down", format!("−{} since the last audit", -difference)),
+        };
+        format!(r#"<p class="score-change {class}">{text}</p>"#)
+    });
+    let trend = if report.trend.len() >= 2 {
+        format!(
+            r#"<div class="trend"><h3>Score of the last {} audits</h3>{}</div>"#,
+            report.trend.len(),
+            charts::trend_chart(&report.trend)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"<section class="panel" id="score" aria-labelledby="score-heading"><h2 id="score-heading">Site health score</h2>
+<div class="score {band}"><div><div class="score-number">{score}<span class="of"> / 100</span></div>
+<div class="score-word">{word}</div>{change}
+<p class="score-note">The share of crawled URLs free of issues, weighted by how severe the issues are.</p></div>{trend}</div></section>"#
+    )
+}
+
+/// The summary cards; with a previous audit, the issues new and fixed since.
+fn cards(report: &Report) -> String {
+    let severity = |name: &str| report.severities.get(name).copied().unwrap_or(0);
+    let card = |class: &str, value: u64, label: &str| {
+        format!(
+            r#"<div class="card {class}"><div class="value">{}</div><div class="label">{label}</div></div>"#,
+            thousands(value)
+        )
+    };
+    let mut cards = [
+        card("", report.counts.pages, "URLs crawled"),
+        card("", report.counts.listed, "indexable pages"),
+        card("error", severity("error"), "errors"),
+        card("warning", severity("warning"), "warnings"),
+        card("notice", severity("notice"), "notices"),
+        card(
+            "",
+            report.site_sitemap_urls as u64,
+            "URLs in the site's sitemaps",
+        ),
+    ]
+    .concat();
+    if let Some(previous) = &report.compared_with {
+        let since = format!(
+            "since run #{} ({})",
+            previous.run,
+            escape(&previous.generated_at)
+        );
+        let new = report.kinds.iter().map(|kind| kind.new).sum();
+        let fixed = report.kinds.iter().map(|kind| kind.fixed).sum();
+        cards.push_str(&card("new", new, &format!("new issues {since}")));
+        cards.push_str(&card("fixed", fixed, &format!("fixed issues {since}")));
+    }
+    format!(r#"<div class="cards" id="summary">{cards}</div>"#)
+}
+
+fn charts_section(report: &Report) -> String {
+    let depths: BTreeMap<String, u64> = report
+        .counts
+        .depths
         .iter()
-        .map(|page| {
-            [
-                page.url.clone(),
-                page.status
-                    .map(|status| status.to_string())
-                    .unwrap_or_default(),
-                page.verdict.clone(),
-                page.reason.clone().unwrap_or_default(),
-                page.depth.to_string(),
-                page.title.clone().unwrap_or_default(),
-            ]
+        .map(|(depth, count)| (depth.to_string(), *count))
+        .collect();
+    format!(
+        r#"<div class="charts"><section class="panel chart"><h2>Status codes</h2>{}</section>
+<section class="panel chart"><h2>Indexable pages by clicks from the start page</h2>{}</section></div>"#,
+        charts::bar_chart(
+            &report.counts.status_codes,
+            "status",
+            "URLs by HTTP status code"
+        ),
+        charts::bar_chart(
+            &depths,
+            "depth",
+            "Indexable pages by clicks from the start page"
+        ),
+    )
+}
+
+/// Every kind of issue, errors and warnings first; the notices in a group that opens on
+/// demand (and in print).
+fn issues_section(report: &Report) -> String {
+    let mut examples: BTreeMap<&str, Vec<&FindingRow>> = BTreeMap::new();
+    for finding in report.findings.iter().chain(&report.fixed) {
+        let kind = examples.entry(finding.code).or_default();
+        if kind.len() < PRINTED_EXAMPLES {
+            kind.push(finding);
+        }
+    }
+    let (notices, others): (Vec<&KindSummary>, Vec<&KindSummary>) = report
+        .kinds
+        .iter()
+        .partition(|kind| kind.severity == "notice");
+    let compared = report.compared_with.is_some();
+    let kinds_html = |kinds: &[&KindSummary]| -> String {
+        kinds
+            .iter()
+            .map(|kind| {
+                let examples = examples.get(kind.code).map_or(&[][..], Vec::as_slice);
+                kind_row(kind, examples, compared)
+            })
+            .collect()
+    };
+    let findings = |kinds: &[&KindSummary]| kinds.iter().map(|kind| kind.count).sum::<u64>();
+    let mut html = String::from(
+        r#"<section class="panel" id="issues" aria-labelledby="issues-heading"><h2 id="issues-heading">Issues by kind</h2>"#,
+    );
+    if report.kinds.is_empty() {
+        html.push_str(r#"<p class="empty">No issues found.</p>"#);
+    }
+    if !others.is_empty() {
+        let _ = write!(
+            html,
+            r#"<div class="group" id="errors-and-warnings"><h3>Errors and warnings: {}, {}</h3><div class="group-body">{}</div></div>"#,
+            counted(others.len() as u64, "kind", "kinds"),
+            counted(findings(&others), "finding", "findings"),
+            kinds_html(&others),
+        );
+    }
+    if !notices.is_empty() {
+        let _ = write!(
+            html,
+            r#"<div class="group notices"><h3><button type="button" class="group-toggle" aria-expanded="false" aria-controls="notice-kinds">Notices: {}, {}</button></h3><div class="group-body" id="notice-kinds" hidden>{}</div></div>"#,
+            counted(notices.len() as u64, "kind", "kinds"),
+            counted(findings(&notices), "finding", "findings"),
+            kinds_html(&notices),
+        );
+    }
+    html.push_str("</section>");
+    html
+}
+
+/// One kind: its badges, counts and texts; its URLs are built by the script when the row
+/// is expanded, and the first few are printed.
+fn kind_row(kind: &KindSummary, examples: &[&FindingRow], compared: bool) -> String {
+    let code = escape(kind.code);
+    let all_fixed = kind.count == 0 && kind.fixed > 0;
+    let mut changes = String::new();
+    if all_fixed {
+        changes.push_str(r#"<span class="badge all-fixed">all fixed</span>"#);
+    }
+    if compared && kind.new > 0 {
+        let _ = write!(
+            changes,
+            r#"<span class="badge change-new">{} new</span>"#,
+            thousands(kind.new)
+        );
+    }
+    if compared && kind.fixed > 0 {
+        let _ = write!(
+            changes,
+            r#"<span class="badge change-fixed">{} fixed</span>"#,
+            thousands(kind.fixed)
+        );
+    }
+    let mut texts = String::new();
+    if !kind.why.is_empty() {
+        let _ = write!(
+            texts,
+            r#"<p class="why"><span class="label">Why it matters:</span> {}</p>"#,
+            escape(kind.why)
+        );
+    }
+    if !kind.fix.is_empty() {
+        let _ = write!(
+            texts,
+            r#"<p class="fix"><span class="label">How to fix:</span> {}</p>"#,
+            escape(kind.fix)
+        );
+    }
+    let urls = kind.count + kind.fixed;
+    let (open, close) = if all_fixed {
+        (
+            format!(
+                "Show the {} fixed {}",
+                thousands(kind.fixed),
+                if kind.fixed == 1 { "URL" } else { "URLs" }
+            ),
+            "Hide the fixed URLs".to_string(),
+        )
+    } else {
+        (
+            format!("Show the {}", counted(kind.count, "URL", "URLs")),
+            "Hide the URLs".to_string(),
+        )
+    };
+    let printed: String = examples
+        .iter()
+        .map(|finding| {
+            let detail = if finding.detail.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", escape(&finding.detail))
+            };
+            let fixed = if finding.change == Some("fixed") {
+                r#" <span class="badge change-fixed">fixed</span>"#
+            } else {
+                ""
+            };
+            format!(
+                r#"<li><span class="url">{}</span>{fixed}{detail}</li>"#,
+                escape(&finding.url)
+            )
         })
         .collect();
-    let data = serde_json::json!({
-        "rows": {
-            "findings": report.findings,
-            "pages": pages,
-        }
-    });
-    let data = script_json(&data)?;
-    let mut html = String::with_capacity(data.len() + 16 * 1024);
-    let severity = |name: &str| report.severities.get(name).copied().unwrap_or(0);
-    write!(
-        html,
-        r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Site audit: {site}</title><style>{STYLE}</style></head>
-<body><header><h1>Site audit: {site}</h1><p>Crawled by sitemapper on {generated}, run #{run}.</p>{host_map}</header>
-<main>
-<div class="cards" id="summary">
-<div class="card"><div class="value">{pages}</div><div class="label">URLs crawled</div></div>
-<div class="card"><div class="value">{listed}</div><div class="label">indexable pages</div></div>
-<div class="card error"><div class="value">{errors}</div><div class="label">errors</div></div>
-<div class="card warning"><div class="value">{warnings}</div><div class="label">warnings</div></div>
-<div class="card notice"><div class="value">{notices}</div><div class="label">notices</div></div>
-<div class="card"><div class="value">{sitemap_urls}</div><div class="label">URLs in the site's sitemaps</div></div>
-</div>
-<div class="charts">
-<div class="chart"><h2>Status codes</h2>{status_chart}</div>
-<div class="chart"><h2>Indexable pages by clicks from the start page</h2>{depth_chart}</div>
-</div>
-<section><h2>Findings <span class="count" id="finding-count"></span></h2>
-<div class="controls"><input id="finding-filter" type="search" placeholder="Filter findings" aria-label="Filter findings">
-<select id="severity-filter" aria-label="Severity"><option value="">All severities</option><option value="error">Errors</option><option value="warning">Warnings</option><option value="notice">Notices</option></select></div>
-<table id="findings"><thead><tr><th>Severity</th><th>Finding</th><th>URL</th><th>Detail</th><th>Linked from</th></tr></thead><tbody></tbody></table>
-<noscript><p>The tables need JavaScript; findings.csv and pages.csv hold the same rows.</p></noscript>
-</section>
-<section><h2>Pages <span class="count" id="page-count"></span></h2>
-<div class="controls"><input id="page-filter" type="search" placeholder="Filter pages" aria-label="Filter pages"></div>
-<table id="pages"><thead><tr><th>URL</th><th>Status</th><th>Verdict</th><th>Reason</th><th>Depth</th><th>Title</th></tr></thead><tbody></tbody></table>
-</section>
-</main>
-<script type="application/json" id="report-data">{data}</script>
-<script>{SCRIPT}</script>
-</body></html>
-"#,
-        site = escape(report.site),
-        generated = escape(report.generated_at),
-        host_map = host_map_note(report.host_map),
-        run = report.run,
-        pages = report.counts.pages,
-        listed = report.counts.listed,
-        errors = severity("error"),
-        warnings = severity("warning"),
-        notices = severity("notice"),
-        sitemap_urls = report.site_sitemap_urls,
-        status_chart = bar_chart(&report.counts.status_codes, "status"),
-        depth_chart = bar_chart(
-            &report
-                .counts
-                .depths
+    let more = urls.saturating_sub(examples.len() as u64);
+    let printed_more = if more > 0 {
+        format!(
+            r#"<p class="examples-more">and {} more in findings.csv and report.html.</p>"#,
+            thousands(more)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"<article class="kind {severity}" id="kind-{code}" data-code="{code}"><div class="kind-head"><span class="badge priority {priority}">{priority} priority</span><span class="badge {severity}">{severity}</span><h4>{title}</h4><span class="kind-count">{count}</span><span class="kind-changes">{changes}</span></div>{texts}<ul class="examples">{printed}</ul>{printed_more}<button type="button" class="toggle" aria-expanded="false" aria-controls="urls-{code}" data-open="{open}" data-close="{close}">{open}</button><div class="urls" id="urls-{code}" hidden></div></article>"#,
+        severity = escape(kind.severity),
+        priority = escape(kind.priority),
+        title = escape(kind.title),
+        count = counted(kind.count, "URL", "URLs"),
+        open = escape(&open),
+        close = escape(&close),
+    )
+}
+
+/// The pages table's frame; its rows come from the script.
+fn pages_section(report: &Report) -> String {
+    let mut columns: Vec<String> = [
+        "URL", "Status", "Verdict", "Reason", "Depth", "Title", "Size", "Time", "Inlinks",
+        "Outlinks",
+    ]
+    .iter()
+    .map(|name| (*name).to_string())
+    .collect();
+    columns.extend(report.extract_names.iter().map(|name| escape(name)));
+    let headers: String = columns
+        .iter()
+        .map(|name| format!(r#"<th scope="col"><button type="button">{name}</button></th>"#))
+        .collect();
+    format!(
+        r#"<section class="panel" id="pages-section" aria-labelledby="pages-heading"><h2 id="pages-heading">Pages <span class="muted" id="page-count"></span></h2>
+<p class="print-only">All {pages} crawled URLs are in report.html and pages.csv.</p>
+<div class="controls"><input id="page-filter" type="search" placeholder="Filter pages" aria-label="Filter pages by URL, status, verdict, reason or title"><span class="muted">Click a URL for its details and links; click a column to sort.</span></div>
+<div class="table-wrap" id="pages-table-wrap"><table id="pages"><thead><tr>{headers}</tr></thead><tbody></tbody></table></div>
+<button type="button" class="more" id="pages-more" hidden></button>
+<noscript><p>The URL lists, the pages table and the page details need JavaScript; findings.csv, pages.csv and links.csv hold the same data.</p></noscript>
+</section>"#,
+        pages = thousands(report.counts.pages),
+    )
+}
+
+/// The drill-down of one page, filled by the script.
+const DRILL_DOWN: &str = r#"<dialog id="drill" class="drill" aria-labelledby="drill-title"><div class="drill-head"><h2 id="drill-title" class="url"></h2><button type="button" id="drill-close">Close</button></div><div class="drill-body" id="drill-body"></div></dialog>"#;
+
+/// What the script needs, its long lists as arrays (see the top of script.js).
+#[derive(Serialize)]
+struct EmbeddedData<'a> {
+    kinds: &'a [KindSummary],
+    extract: &'a [String],
+    findings: Vec<EmbeddedFinding<'a>>,
+    fixed: Vec<EmbeddedFinding<'a>>,
+    pages: Vec<EmbeddedPage<'a>>,
+    links: Vec<EmbeddedLink<'a>>,
+}
+
+/// `[code, url, detail, referrers, change]`
+type EmbeddedFinding<'a> = (&'a str, &'a str, &'a str, &'a [String], Option<&'a str>);
+
+/// `[url, status, verdict, reason, depth, title, bytes, elapsed_ms, inlinks, outlinks, extracted]`
+type EmbeddedPage<'a> = (
+    &'a str,
+    Option<u16>,
+    &'a str,
+    Option<&'a str>,
+    u32,
+    Option<&'a str>,
+    Option<u64>,
+    Option<u64>,
+    u64,
+    u64,
+    &'a [String],
+);
+
+/// `[source, target, kind, anchor, nofollow]`
+type EmbeddedLink<'a> = (usize, usize, &'a str, &'a str, bool);
+
+impl<'a> EmbeddedData<'a> {
+    fn of(report: &'a Report) -> EmbeddedData<'a> {
+        let finding = |row: &'a FindingRow| -> EmbeddedFinding<'a> {
+            (row.code, &row.url, &row.detail, &row.referrers, row.change)
+        };
+        let page = |row: &'a PageRow| -> EmbeddedPage<'a> {
+            (
+                &row.url,
+                row.status,
+                &row.verdict,
+                row.reason.as_deref(),
+                row.depth,
+                row.title.as_deref(),
+                row.bytes,
+                row.elapsed_ms,
+                row.inlinks,
+                row.outlinks,
+                &row.extracted,
+            )
+        };
+        let link = |row: &'a LinkRow| -> EmbeddedLink<'a> {
+            (row.source, row.target, row.kind, &row.anchor, row.nofollow)
+        };
+        EmbeddedData {
+            kinds: &report.kinds,
+            extract: &report.extract_names,
+            findings: report.findings.iter().map(finding).collect(),
+            fixed: report.fixed.iter().map(finding).collect(),
+            pages: report.pages.iter().map(page).collect(),
+            // A link to a page the report does not hold would break the drill-down.
+            links: report
+                .links
                 .iter()
-                .map(|(depth, count)| (depth.to_string(), *count))
+                .filter(|row| row.source < report.pages.len() && row.target < report.pages.len())
+                .map(link)
                 .collect(),
-            "depth"
-        ),
-    )?;
-    Ok(html)
+        }
+    }
 }
 
 /// `value` as JSON that can sit inside a `<script>` element. `<`, `>` and `&` become
@@ -228,129 +452,32 @@ fn script_json(value: &impl Serialize) -> serde_json::Result<String> {
     Ok(escaped)
 }
 
-/// A horizontal bar chart as inline SVG, one bar per key.
-fn bar_chart(values: &BTreeMap<String, u64>, name: &str) -> String {
-    const BAR: usize = 22;
-    const LABEL: usize = 60;
-    const WIDTH: usize = 360;
-    if values.is_empty() {
-        return "<p>No data.</p>".to_string();
-    }
-    let largest = values.values().copied().max().unwrap_or(1).max(1);
-    let height = values.len() * BAR + 4;
-    let mut svg = format!(
-        r#"<svg class="{name}-chart" width="{}" height="{height}" role="img" aria-label="{name} chart" xmlns="http://www.w3.org/2000/svg">"#,
-        LABEL + WIDTH + 60
-    );
-    for (index, (label, count)) in values.iter().enumerate() {
-        let y = index * BAR;
-        let width = ((*count as f64 / largest as f64) * WIDTH as f64)
-            .round()
-            .max(1.0);
-        let color = match label.chars().next() {
-            Some('2') | None => "#2e7d32",
-            Some('3') => "#1565c0",
-            Some('4') => "#ef6c00",
-            Some('5') => "#c62828",
-            _ if name == "depth" => "#455a64",
-            _ => "#757575",
-        };
-        let _ = write!(
-            svg,
-            r#"<text x="0" y="{text_y}" font-size="13">{label}</text><rect x="{LABEL}" y="{rect_y}" width="{width}" height="{bar}" fill="{color}"><title>{label}: {count}</title></rect><text x="{count_x}" y="{text_y}" font-size="13">{count}</text>"#,
-            text_y = y + 16,
-            rect_y = y + 3,
-            bar = BAR - 6,
-            label = escape(label),
-            count_x = LABEL as f64 + width + 6.0,
-        );
-    }
-    svg.push_str("</svg>");
-    svg
-}
-
+/// Text for HTML text and attribute values (quotes included).
 fn escape(text: &str) -> String {
     quick_xml::escape::escape(text).into_owned()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-    use serde_json::{Value, json};
-
-    /// The characters that must not appear raw in JSON inside a `<script>` element.
-    const UNSAFE_IN_SCRIPT: [char; 5] = ['<', '>', '&', '\u{2028}', '\u{2029}'];
-
-    #[test]
-    fn markup_in_strings_is_escaped_and_the_rest_is_untouched() {
-        for (text, written) in [
-            ("<!--<script>", r#""\u003c!--\u003cscript\u003e""#),
-            (
-                "</script><script>alert(1)</script>",
-                r#""\u003c/script\u003e\u003cscript\u003ealert(1)\u003c/script\u003e""#,
-            ),
-            ("]]>", r#""]]\u003e""#),
-            ("Tom & \"Jerry\"", r#""Tom \u0026 \"Jerry\"""#),
-            (
-                "line\u{2028}paragraph\u{2029}",
-                r#""line\u2028paragraph\u2029""#,
-            ),
-            // A backslash before `<` stays a backslash of its own.
-            ("\\<", r#""\\\u003c""#),
-            ("plain text, é, 42", r#""plain text, é, 42""#),
-        ] {
-            let escaped = script_json(&text).unwrap();
-            assert_eq!(escaped, written, "{text:?}");
-            assert_eq!(
-                serde_json::from_str::<Value>(&escaped).unwrap(),
-                json!(text)
-            );
+/// `1234567` as `1,234,567`.
+fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push(',');
         }
+        grouped.push(digit);
     }
-
-    #[test]
-    fn keys_and_structure_are_escaped_the_same_way() {
-        let value = json!({"<!--": ["</script>", 1, null, {"a&b": true}]});
-        let escaped = script_json(&value).unwrap();
-        assert_eq!(
-            escaped,
-            r#"{"\u003c!--":["\u003c/script\u003e",1,null,{"a\u0026b":true}]}"#
-        );
-        assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap(), value);
-    }
-
-    /// Text rich in what HTML and JavaScript treat specially, and anything else.
-    fn hostile_text() -> impl Strategy<Value = String> {
-        prop_oneof![
-            any::<String>(),
-            proptest::collection::vec(
-                prop_oneof![
-                    Just("<!--".to_string()),
-                    Just("</script>".to_string()),
-                    Just("<script>".to_string()),
-                    Just("-->".to_string()),
-                    Just("\\".to_string()),
-                    Just("\"".to_string()),
-                    Just("&amp;".to_string()),
-                    Just("\u{2028}\u{2029}".to_string()),
-                    any::<char>().prop_map(String::from),
-                ],
-                0..12
-            )
-            .prop_map(|parts| parts.concat()),
-        ]
-    }
-
-    proptest! {
-        #[test]
-        fn escaped_json_reads_back_to_the_same_value_with_no_markup_left(
-            texts in proptest::collection::vec(hostile_text(), 0..6),
-        ) {
-            let value = json!({ "rows": { "pages": [texts.clone()] }, "text": texts.concat() });
-            let escaped = script_json(&value).unwrap();
-            prop_assert!(!escaped.contains(UNSAFE_IN_SCRIPT), "{}", escaped);
-            prop_assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap(), value);
-        }
-    }
+    grouped
 }
+
+/// `1 URL`, `1,234 URLs`.
+fn counted(count: u64, one: &str, many: &str) -> String {
+    format!(
+        "{} {}",
+        thousands(count),
+        if count == 1 { one } else { many }
+    )
+}
+
+#[cfg(test)]
+mod tests;

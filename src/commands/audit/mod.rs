@@ -1,14 +1,18 @@
 //! `sitemapper audit URL --report DIR`: crawl like `crawl` (keeping the link graph), then
 //! report what is wrong with the site and with its own sitemaps, for a consultant to hand
 //! over: report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl
-//! database (crawl.db) for anything else, queryable with sqlite3.
+//! database (crawl.db) for anything else, queryable with sqlite3; with `--pdf`, report.pdf.
 
 mod build;
 mod files;
 mod html;
+mod logo;
 mod model;
+mod pdf;
 mod site_sitemaps;
 mod summary_json;
+
+pub(crate) use self::logo::{Logo, read_logo};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -38,12 +42,19 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         .map_err(|failure| json::failed("audit", asked, failure))?;
     let audited = audit(&settings, &options, output)
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
-    let verdict = options.verdict(&audited.findings);
+    // A PDF that could not be written fails the run, once the summary is out.
+    let printed = match &audited.pdf {
+        Some(Err(error)) => Err(Failure::fatal(anyhow::anyhow!("{error:#}"))),
+        _ => Ok(()),
+    };
+    let verdict = printed.and_then(|()| options.verdict(&audited.findings));
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => {
             audited.crawled.report(&settings).print()?;
-            print_summary(&audited, &options.report)?;
+            let pdf =
+                matches!(audited.pdf, Some(Ok(()))).then(|| options.report.join("report.pdf"));
+            print_summary(&audited, &options.report, pdf.as_deref())?;
         }
         SummaryFormat::Json => {
             let (status, error) = match &verdict {
@@ -71,6 +82,9 @@ struct AuditOptions {
     extract_names: Vec<String>,
     /// `--sitemap`: the site's sitemaps to read; empty: look for them.
     sitemaps: Vec<Url>,
+    branding: build::Branding,
+    /// `--pdf`: also write report.pdf.
+    pdf: bool,
 }
 
 impl AuditOptions {
@@ -87,6 +101,9 @@ impl AuditOptions {
             thresholds,
             extract_names,
             sitemaps,
+            title,
+            logo,
+            pdf,
         } = AuditSettings::resolve(args, file).map_err(Failure::usage)?;
         std::fs::create_dir_all(&report)
             .with_context(|| format!("cannot create report directory {}", report.display()))?;
@@ -109,6 +126,8 @@ impl AuditOptions {
             database_in_report,
             extract_names,
             sitemaps,
+            branding: build::Branding { title, logo },
+            pdf,
         };
         Ok((settings, options))
     }
@@ -137,6 +156,9 @@ impl AuditOptions {
         let mut names = REPORT_FILES.to_vec();
         if self.database_in_report {
             names.push("crawl.db");
+        }
+        if self.pdf {
+            names.push("report.pdf");
         }
         names.iter().map(|name| self.report.join(name)).collect()
     }
@@ -167,6 +189,8 @@ struct Audited {
     findings: Vec<Finding>,
     sitemaps: site_sitemaps::SiteSitemaps,
     assessment: build::Assessment,
+    /// With `--pdf`: whether report.pdf was written.
+    pdf: Option<anyhow::Result<()>>,
 }
 
 /// Crawls, computes the findings and writes the report.
@@ -231,9 +255,9 @@ fn audit(
     let (score, trend, compared_with) = build::score_parts(&assessment);
     let site = crawled.summary.scope_root.to_string();
     let report = model::Report {
-        title: build::title(None, &site),
+        title: build::title(options.branding.title.as_deref(), &site),
         site,
-        logo: None,
+        logo: options.branding.logo.clone(),
         generated_at: jiff::Timestamp::now()
             .strftime("%Y-%m-%d %H:%M UTC")
             .to_string(),
@@ -254,11 +278,19 @@ fn audit(
         links,
     };
     write_report(&crawled, &report, options)?;
+    let pdf = options.pdf.then(|| {
+        pdf::write_pdf(
+            settings.render.chrome.as_deref(),
+            &options.report.join("report.html"),
+            &options.report.join("report.pdf"),
+        )
+    });
     Ok(Audited {
         crawled,
         findings,
         sitemaps,
         assessment,
+        pdf,
     })
 }
 
@@ -340,7 +372,11 @@ fn write_report(
     std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn print_summary(audited: &Audited, directory: &std::path::Path) -> std::io::Result<()> {
+fn print_summary(
+    audited: &Audited,
+    directory: &std::path::Path,
+    pdf: Option<&std::path::Path>,
+) -> std::io::Result<()> {
     let Audited {
         findings,
         sitemaps,
@@ -390,5 +426,9 @@ fn print_summary(audited: &Audited, directory: &std::path::Path) -> std::io::Res
             kind.title()
         )?;
     }
-    writeln!(out, "Report: {}", directory.join("report.html").display())
+    writeln!(out, "Report: {}", directory.join("report.html").display())?;
+    if let Some(pdf) = pdf {
+        writeln!(out, "PDF: {}", pdf.display())?;
+    }
+    Ok(())
 }
