@@ -57,11 +57,8 @@ fn weight(severity: Severity) -> f64 {
     }
 }
 
-/// The site health score, 0 to 100: the audited URLs are those the crawl recorded and those
-/// findings name; each weighs by its worst finding (an error 1, a warning 0.5, a notice 0.1,
-/// none 0), and the score is 100 times one minus the mean weight, rounded down. A site where
-/// every URL is clean scores 100; one where every URL has an error scores 0.
-pub fn health_score(findings: &[Finding], crawled: &BTreeSet<String>) -> u32 {
+/// Each URL findings name, with its worst finding.
+fn worst_findings(findings: &[Finding]) -> HashMap<&str, Severity> {
     let mut worst: HashMap<&str, Severity> = HashMap::new();
     for finding in findings {
         let severity = finding.kind.severity();
@@ -70,12 +67,26 @@ pub fn health_score(findings: &[Finding], crawled: &BTreeSet<String>) -> u32 {
             .and_modify(|known| *known = (*known).min(severity))
             .or_insert(severity);
     }
-    let outside = worst.keys().filter(|url| !crawled.contains(**url)).count();
-    let audited = crawled.len() + outside;
+    worst
+}
+
+/// How many URLs an audit covers: those the crawl recorded, and those findings name that the
+/// crawl did not (a URL only the site's sitemap lists, a sitemap file, robots.txt).
+pub fn audited_urls(findings: &[Finding], crawled: &BTreeSet<String>) -> usize {
+    let worst = worst_findings(findings);
+    crawled.len() + worst.keys().filter(|url| !crawled.contains(**url)).count()
+}
+
+/// The site health score, 0 to 100: each of the [`audited_urls`] weighs by its worst finding
+/// (an error 1, a warning 0.5, a notice 0.1, none 0), and the score is 100 times one minus
+/// the mean weight, rounded down. A site where every URL is clean scores 100; one where
+/// every URL has an error scores 0.
+pub fn health_score(findings: &[Finding], crawled: &BTreeSet<String>) -> u32 {
+    let audited = audited_urls(findings, crawled);
     if audited == 0 {
         return 100;
     }
-    let lost: f64 = worst.values().copied().map(weight).sum();
+    let lost: f64 = worst_findings(findings).values().copied().map(weight).sum();
     let score = 100.0 * (1.0 - lost / audited as f64);
     // Rounded down, so that one error among many URLs still shows as less than 100.
     (score.floor().clamp(0.0, 100.0)) as u32

@@ -125,7 +125,7 @@ fn says_not_found(title: &str, h1: Option<&str>) -> Option<String> {
 }
 
 /// Whether a title or heading says the page was not found.
-pub(crate) fn looks_not_found(text: &str) -> bool {
+fn looks_not_found(text: &str) -> bool {
     let lower = text.to_lowercase();
     NOT_FOUND_PHRASES
         .iter()

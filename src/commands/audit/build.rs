@@ -25,6 +25,8 @@ pub(super) struct Branding {
 pub(super) struct Assessment {
     /// The health score of this audit.
     pub score: u32,
+    /// The URLs it covers (see [`sitemapper_audit::audited_urls`]).
+    pub audited: usize,
     pub previous: Option<AuditRecord>,
     /// This audit's findings against the previous one's (empty marks without one).
     pub comparison: Comparison,
@@ -42,6 +44,7 @@ impl Assessment {
         crawled: &BTreeSet<String>,
     ) -> Result<Assessment, StoreError> {
         let score = sitemapper_audit::health_score(findings, crawled);
+        let audited = sitemapper_audit::audited_urls(findings, crawled);
         let previous = store.previous_audit(run)?;
         let comparison = match &previous {
             Some(previous) => {
@@ -52,6 +55,7 @@ impl Assessment {
         store.record_audit(run, score, &sitemapper_audit::recorded(findings))?;
         Ok(Assessment {
             score,
+            audited,
             previous,
             comparison,
             trend: store.audits()?,
@@ -86,11 +90,7 @@ struct KindTally {
 
 /// The kinds with findings now or fixed since, each with its priority, in report order:
 /// priority, then severity, then the most findings first, then code.
-pub(super) fn kind_summaries(
-    findings: &[Finding],
-    assessment: &Assessment,
-    audited: usize,
-) -> Vec<KindSummary> {
+pub(super) fn kind_summaries(findings: &[Finding], assessment: &Assessment) -> Vec<KindSummary> {
     let mut tallies: BTreeMap<FindingKind, KindTally> = BTreeMap::new();
     for (index, finding) in findings.iter().enumerate() {
         let tally = tallies.entry(finding.kind).or_default();
@@ -106,7 +106,7 @@ pub(super) fn kind_summaries(
     let mut kinds: Vec<(Priority, Severity, KindSummary)> = tallies
         .into_iter()
         .map(|(kind, tally)| {
-            let priority = sitemapper_audit::priority(kind, tally.urls.len(), audited);
+            let priority = sitemapper_audit::priority(kind, tally.urls.len(), assessment.audited);
             let summary = KindSummary {
                 code: kind.code(),
                 title: kind.title(),

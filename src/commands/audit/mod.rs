@@ -243,17 +243,9 @@ fn audit(
         build::pages_and_links(&crawled.store, crawled.run, &extracted, &extract_names)?;
     let urls = pages.iter().map(|page| page.url.clone()).collect();
     let assessment = build::Assessment::record(&mut crawled.store, crawled.run, &findings, &urls)?;
-    let audited_urls = urls.len()
-        + findings
-            .iter()
-            .map(|finding| finding.url.as_str())
-            .filter(|url| !urls.contains(*url))
-            .collect::<std::collections::BTreeSet<_>>()
-            .len();
-    let kinds = build::kind_summaries(&findings, &assessment, audited_urls);
+    let kinds = build::kind_summaries(&findings, &assessment);
     let (finding_rows, fixed) = build::finding_rows(&findings, &assessment, &kinds);
     let (score, trend, compared_with) = build::score_parts(&assessment);
-    let site = crawled.summary.scope_root.to_string();
     let report = model::Report {
         title: build::title(options.branding.title.as_deref(), &site),
         site,
