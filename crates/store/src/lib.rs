@@ -123,6 +123,8 @@ impl Store {
 #[cfg(test)]
 mod audit_tests;
 #[cfg(test)]
+mod schema_tests;
+#[cfg(test)]
 mod tests;
 
 /// A failed statement; a code this build does not know is a corrupt database.

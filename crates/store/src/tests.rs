@@ -36,12 +36,12 @@ pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
     }
 }
 
-fn at(seconds: i64) -> Timestamp {
+pub(crate) fn at(seconds: i64) -> Timestamp {
     Timestamp::from_second(seconds).unwrap()
 }
 
 /// A fetched HTML page with a content fingerprint and, maybe, a Last-Modified header.
-fn fetched(
+pub(crate) fn fetched(
     url: &str,
     fingerprint: &str,
     last_modified: Option<i64>,
@@ -55,7 +55,7 @@ fn fetched(
     }
 }
 
-fn lastmod(store: &Store, run: RunId, url: &str) -> Option<Timestamp> {
+pub(crate) fn lastmod(store: &Store, run: RunId, url: &str) -> Option<Timestamp> {
     listed(store, run)
         .into_iter()
         .find(|(listed_url, _)| listed_url == url)
@@ -206,57 +206,6 @@ fn listed(store: &Store, run: RunId) -> Vec<(String, Option<Timestamp>)> {
         })
         .unwrap();
     pages
-}
-
-#[test]
-fn a_new_database_gets_the_latest_schema_and_reopens() {
-    let directory = tempfile::tempdir().unwrap();
-    let path = directory.path().join("crawl.db");
-    let mut store = Store::open(&path).unwrap();
-    let run = store.begin_run("https://e.com/").unwrap();
-    store
-        .record_pages(run, &[page("https://e.com/", Verdict::Indexable)])
-        .unwrap();
-    drop(store);
-    let store = Store::open(&path).unwrap();
-    let version: i64 = store
-        .connection
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .unwrap();
-    assert_eq!(version, schema::LATEST_VERSION);
-    assert!(store.page("https://e.com/").unwrap().is_some());
-}
-
-#[test]
-fn a_database_from_a_newer_release_is_refused() {
-    let directory = tempfile::tempdir().unwrap();
-    let path = directory.path().join("crawl.db");
-    drop(Store::open(&path).unwrap());
-    let connection = rusqlite::Connection::open(&path).unwrap();
-    connection
-        .execute_batch("PRAGMA user_version = 999")
-        .unwrap();
-    drop(connection);
-    let error = Store::open(&path).unwrap_err();
-    assert!(
-        matches!(error, StoreError::TooNew { found: 999, .. }),
-        "{error}"
-    );
-    assert!(error.to_string().contains("newer sitemapper"), "{error}");
-}
-
-#[test]
-fn a_file_that_is_not_a_database_is_refused() {
-    let directory = tempfile::tempdir().unwrap();
-    let path = directory.path().join("notes.txt");
-    std::fs::write(
-        &path,
-        "these are not the pages you are looking for, not at all, no".repeat(40),
-    )
-    .unwrap();
-    let error = Store::open(&path).unwrap_err();
-    assert!(matches!(error, StoreError::NotADatabase { .. }), "{error}");
-    assert!(error.to_string().contains("notes.txt"), "{error}");
 }
 
 #[test]
@@ -493,129 +442,6 @@ fn runs_are_listed_newest_first_with_their_counts() {
     assert_eq!((runs[1].id, runs[1].status), (first, RunStatus::Failed));
     assert!(runs[0].finished_at.is_some());
     assert_eq!(store.latest_run().unwrap(), Some(second));
-}
-
-#[test]
-fn a_database_of_the_first_schema_opens_and_keeps_its_pages() {
-    let directory = tempfile::tempdir().unwrap();
-    let path = directory.path().join("old.db");
-    {
-        let connection = rusqlite::Connection::open(&path).unwrap();
-        connection
-            .execute_batch(crate::schema::MIGRATIONS[0])
-            .unwrap();
-        connection
-            .execute_batch(
-                "PRAGMA user_version = 1;
-                 INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
-                 INSERT INTO pages (url, depth, html_ok, verdict, lastmod, fingerprint, first_seen_run, last_seen_run)
-                    VALUES ('https://e.com/', 0, 1, 'indexable', 1000, 'f', 1, 1);",
-            )
-            .unwrap();
-    }
-    let mut store = Store::open(&path).unwrap();
-    let page = store.page("https://e.com/").unwrap().unwrap();
-    assert_eq!(
-        (page.verdict, page.revalidated),
-        (Verdict::Indexable, false)
-    );
-    let run = store.begin_run("https://e.com/").unwrap();
-    store
-        .record_pages(run, &[fetched("https://e.com/", "f", None, 2_000)])
-        .unwrap();
-    assert_eq!(
-        lastmod(&store, run, "https://e.com/"),
-        Some(at(1_000)),
-        "history carried over"
-    );
-}
-
-#[test]
-fn hints_written_into_the_detail_by_older_releases_get_their_own_columns() {
-    let directory = tempfile::tempdir().unwrap();
-    let path = directory.path().join("old.db");
-    {
-        let connection = rusqlite::Connection::open(&path).unwrap();
-        for migration in &crate::schema::MIGRATIONS[..5] {
-            connection.execute_batch(migration).unwrap();
-        }
-        connection
-            .execute_batch(
-                "PRAGMA user_version = 5;
-                 INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
-                 INSERT INTO pages (url, depth, html_ok, verdict, reason, detail, first_seen_run, last_seen_run) VALUES
-                    ('https://e.com/both', 0, 1, 'indexable', NULL,
-                     'invalid canonical: mailto:x javascript:y; conflicting canonicals: https://e.com/a https://e.com/b', 1, 1),
-                    ('https://e.com/invalid', 0, 1, 'excluded', 'noindex', 'invalid canonical: ftp://x', 1, 1),
-                    ('https://e.com/conflicting', 0, 1, 'indexable', NULL,
-                     'conflicting canonicals: https://e.com/c https://e.com/d', 1, 1),
-                    ('https://e.com/error', 0, 0, 'excluded', 'fetch-error',
-                     'conflicting canonicals: a timeout, really', 1, 1);",
-            )
-            .unwrap();
-    }
-    let store = Store::open(&path).unwrap();
-    let facts = |url: &str| {
-        let page = store.page(url).unwrap().unwrap();
-        (
-            page.ignored_hints
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>(),
-            page.detail,
-        )
-    };
-    assert_eq!(
-        facts("https://e.com/both"),
-        (
-            vec![
-                "invalid canonical: mailto:x javascript:y".to_string(),
-                "conflicting canonicals: https://e.com/a https://e.com/b".to_string()
-            ],
-            None
-        )
-    );
-    assert_eq!(
-        facts("https://e.com/invalid"),
-        (vec!["invalid canonical: ftp://x".to_string()], None)
-    );
-    assert_eq!(
-        store
-            .page("https://e.com/conflicting")
-            .unwrap()
-            .unwrap()
-            .ignored_hints,
-        [IgnoredHint::ConflictingCanonicals(vec![
-            "https://e.com/c".to_string(),
-            "https://e.com/d".to_string()
-        ])]
-    );
-    assert_eq!(
-        facts("https://e.com/error"),
-        (
-            Vec::new(),
-            Some("conflicting canonicals: a timeout, really".to_string())
-        ),
-        "an error message is not a hint, whatever it says"
-    );
-}
-
-#[test]
-fn an_unknown_reason_code_is_a_corrupt_database() {
-    let (_directory, mut store) = open();
-    let run = store.begin_run("https://e.com/").unwrap();
-    store
-        .record_pages(run, &[page("https://e.com/", Verdict::Indexable)])
-        .unwrap();
-    store
-        .connection
-        .execute("UPDATE pages SET reason = 'disallowed: by robots'", [])
-        .unwrap();
-    let error = store.page("https://e.com/").unwrap_err();
-    assert!(
-        matches!(&error, StoreError::Corrupt { detail, .. } if detail == "reason \"disallowed: by robots\""),
-        "{error}"
-    );
 }
 
 #[test]
