@@ -446,6 +446,13 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "BYTES", help_heading = "Output")]
     pub(crate) max_bytes_per_file: Option<u64>,
 
+    /// Split the sitemap into files by group under one sitemap.xml index: "section" (the
+    /// first path segment with pages beneath it), "language" (each page's own hreflang, else
+    /// <html lang>), or NAME=REGEX (repeatable, first match wins); the rest go into
+    /// sitemap-other.xml
+    #[arg(long, value_name = "RULE", help_heading = "Output")]
+    pub(crate) split_by: Vec<String>,
+
     /// Sitemap formats to write: xml (sitemap.xml), txt (sitemap.txt), or xml,txt [default:
     /// xml]
     #[arg(

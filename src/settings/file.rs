@@ -58,6 +58,7 @@ pub(crate) struct ConfigFile {
     pub(super) max_bytes_per_file: Option<u64>,
     pub(super) resume: Option<bool>,
     pub(super) format: Option<Vec<FormatName>>,
+    pub(super) split_by: Option<Vec<String>>,
     pub(super) images: Option<bool>,
     pub(super) hreflang: Option<bool>,
     pub(super) priority: Option<PriorityRule>,

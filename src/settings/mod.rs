@@ -17,6 +17,7 @@ use url::Url;
 
 use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule, RenderName, SummaryFormat};
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
+use crate::commands::crawl::SplitRule;
 
 mod access;
 mod commands;
@@ -82,6 +83,8 @@ pub(crate) struct CrawlSettings {
     pub(crate) indexnow: Option<IndexNow>,
     /// The formats to write, without repeats, XML first.
     pub(crate) formats: Vec<Format>,
+    /// `--split-by`: the groups of files.
+    pub(crate) split: SplitRule,
     pub(crate) images: bool,
     pub(crate) hreflang: bool,
     pub(crate) priority: Option<PriorityRule>,
@@ -144,6 +147,7 @@ struct MergedOptions {
     max_bytes_per_file: u64,
     resume: bool,
     formats: Vec<FormatName>,
+    split_by: Vec<String>,
     images: bool,
     hreflang: bool,
     priority: Option<PriorityRule>,
@@ -229,6 +233,7 @@ impl MergedOptions {
             formats: list(args.format, file.format)
                 .filter(|names| !names.is_empty())
                 .unwrap_or_else(|| vec![FormatName::Xml]),
+            split_by: list(args.split_by, file.split_by).unwrap_or_default(),
             images: switch(args.images, file.images),
             hreflang: switch(args.hreflang, file.hreflang),
             priority: args.priority.or(file.priority),
@@ -262,6 +267,10 @@ impl MergedOptions {
         let (seed, seed_credentials) = seed_credentials(&self.seed)?;
         self.seed = seed;
         let mut crawl = self.crawl_config()?;
+        let split = SplitRule::parse(&self.split_by)?;
+        // By language: each page's own hreflang, else its <html lang>.
+        crawl.page_details |= split.needs_language();
+        crawl.collect_alternates |= split.needs_language();
         crawl.access = self.site_access(seed_credentials)?;
         crawl.network = self.network()?;
         crawl.host_map = self.host_map()?;
@@ -287,6 +296,7 @@ impl MergedOptions {
             summary: self.summary,
             indexnow,
             formats: formats(&self.formats),
+            split,
             images: self.images,
             hreflang: self.hreflang,
             priority: self.priority,
@@ -405,6 +415,9 @@ impl MergedOptions {
         }
         if out && self.gzip {
             bail!("--out - prints an uncompressed sitemap: --gzip needs --out DIR");
+        }
+        if out && !self.split_by.is_empty() {
+            bail!("--out - prints one sitemap: --split-by writes several files, give --out DIR");
         }
         Ok(())
     }

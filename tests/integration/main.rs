@@ -29,4 +29,5 @@ mod report;
 mod robots;
 mod schema;
 mod site_sitemaps;
+mod split;
 mod validate;

@@ -1,11 +1,13 @@
-//! The sitemaps.org protocol 0.9: a chunked, streaming writer of `<urlset>` files, the sitemap
-//! index over them, gzip, and atomic publishing into the output directory; a reader and a
-//! validator of sitemaps and indexes, and a walk that follows indexes into their sitemaps.
+//! The sitemaps.org protocol 0.9: a streaming writer of `<urlset>` files split by group and
+//! by a stable hash of each URL, the sitemap index over them, gzip, and atomic publishing into
+//! the output directory that leaves unchanged files alone; a reader and a validator of
+//! sitemaps and indexes, and a walk that follows indexes into their sitemaps.
 
 mod extensions;
 mod index_walk;
 mod limits;
 mod lines;
+mod plan;
 mod publish;
 mod reader;
 mod references;
@@ -23,11 +25,13 @@ pub use index_walk::{
 pub use limits::{
     Limits, MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE,
 };
-pub use publish::{Published, StagingDir};
+pub use plan::{Plan, PlannedFile, Planner, file_safe_name};
+pub use publish::{PUBLISHED_LIST, Published, StagingDir};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use validate::{ChildSitemap, DocumentKind, Problem, ProblemKind, Validation, validate};
 pub use writer::{
-    ChunkedWriter, Format, ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
+    Format, ROOT_FILE_NAME, SitemapWriter, Staged, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
+    WrittenChild,
 };
 pub use xml::{Alternate, ChangeFreq, Entry, format_lastmod};
 
@@ -57,6 +61,15 @@ pub enum SitemapError {
     TooManyFiles {
         /// The most files an index may list.
         max: usize,
+    },
+    /// An entry pushed into a file the plan did not put it in, or files pushed out of the
+    /// plan's order: a defect of the caller, refused rather than written past the limits.
+    #[error("the entry {loc} does not belong in sitemap file {file} as planned")]
+    OffPlan {
+        /// The entry's URL.
+        loc: String,
+        /// The file it was pushed into.
+        file: String,
     },
     /// The output directory does not exist and cannot be created.
     #[error("cannot create output directory {path}: {source}")]

@@ -28,15 +28,41 @@ fn locs(count: usize) -> Vec<String> {
         .collect()
 }
 
+/// Writes `entries` (in URL order, with their group) into `directory` as the crawl does:
+/// plans the files, writes each file's entries, then the index with each child's newest
+/// `<lastmod>`.
+fn write_grouped(
+    directory: &Path,
+    entries: &[(&str, Entry<'_>)],
+    options: WriteOptions,
+) -> Result<Written, SitemapError> {
+    let mut planner = Planner::new(&options);
+    for (group, entry) in entries {
+        planner.add(group, entry)?;
+    }
+    let plan = planner.plan()?;
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&index| plan.placement()[index]);
+    let mut writer = SitemapWriter::new(directory, options, &plan);
+    for index in order {
+        writer.push(plan.placement()[index], &entries[index].1)?;
+    }
+    writer.finish()?.write_index(|child| child.newest)
+}
+
 /// Writes `locs` (with a lastmod on every third) into `directory`.
 fn write(directory: &Path, locs: &[String], options: WriteOptions) -> Written {
-    let mut writer = ChunkedWriter::new(directory, options).unwrap();
-    for (index, loc) in locs.iter().enumerate() {
-        let lastmod =
-            (index % 3 == 0).then(|| Timestamp::from_second(1_700_000_000 + index as i64).unwrap());
-        writer.push(&Entry::new(loc, lastmod)).unwrap();
-    }
-    writer.finish().unwrap()
+    let lastmods: Vec<Option<Timestamp>> = (0..locs.len())
+        .map(|index| {
+            (index % 3 == 0).then(|| Timestamp::from_second(1_700_000_000 + index as i64).unwrap())
+        })
+        .collect();
+    let entries: Vec<(&str, Entry<'_>)> = locs
+        .iter()
+        .zip(&lastmods)
+        .map(|(loc, lastmod)| ("", Entry::new(loc, *lastmod)))
+        .collect();
+    write_grouped(directory, &entries, options).unwrap()
 }
 
 fn read(path: &Path) -> String {
@@ -50,10 +76,6 @@ fn read(path: &Path) -> String {
     } else {
         String::from_utf8(bytes).unwrap()
     }
-}
-
-fn count_urls(path: &Path) -> usize {
-    read(path).matches("<url>").count()
 }
 
 /// Validates with xmllint against schemas/all.xsd; skipped without xmllint unless CI.
@@ -78,144 +100,278 @@ fn assert_valid(path: &Path) {
     }
 }
 
+/// The `<loc>`s (or lines) of one written file, in file order.
+fn locs_in(path: &Path) -> Vec<String> {
+    let text = read(path);
+    if path.extension().is_some_and(|extension| extension == "txt") {
+        return text.lines().map(str::to_string).collect();
+    }
+    text.split("<loc>")
+        .skip(1)
+        .map(|rest| rest.split("</loc>").next().unwrap().to_string())
+        .collect()
+}
+
+/// Every loc is in exactly one child; each child is in URL order, within the limits, and
+/// valid; returns the URL count of each child.
+fn assert_children_hold(
+    directory: &Path,
+    written: &Written,
+    expected: &[String],
+    limits: (usize, u64),
+) -> Vec<usize> {
+    let mut seen = Vec::new();
+    let mut counts = Vec::new();
+    for child in &written.children {
+        let path = directory.join(&child.name);
+        let in_file = locs_in(&path);
+        assert!(in_file.is_sorted(), "{}: not in URL order", child.name);
+        assert!(
+            in_file.len() <= limits.0,
+            "{}: {} URLs",
+            child.name,
+            in_file.len()
+        );
+        let size = std::fs::metadata(&path).unwrap().len();
+        if !child.name.ends_with(".gz") {
+            assert!(size <= limits.1, "{}: {size} bytes", child.name);
+        }
+        assert_eq!(in_file.len() as u64, child.urls, "{}", child.name);
+        counts.push(in_file.len());
+        seen.extend(in_file);
+        if written.format == Format::Xml {
+            assert_valid(&path);
+        }
+    }
+    seen.sort();
+    let mut expected = expected.to_vec();
+    expected.sort();
+    assert_eq!(seen, expected, "each URL in exactly one file");
+    counts
+}
+
+fn is_numbered_child(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap();
+    stem.strip_prefix("sitemap-")
+        .is_some_and(|number| number.len() == 5 && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[test]
 fn a_small_set_is_one_sitemap_xml() {
     let directory = tempfile::tempdir().unwrap();
-    let mut writer = ChunkedWriter::new(
+    let entries = [
+        (
+            "",
+            Entry::new("https://example.com/", Some(time("2024-01-02T03:04:05Z"))),
+        ),
+        ("", Entry::new("https://example.com/a?x=1&y=2", None)),
+    ];
+    let written = write_grouped(
         directory.path(),
-        WriteOptions {
-            limits: Limits::default(),
-            gzip: false,
-            base_url: "https://example.com/".into(),
-            format: Format::Xml,
-            images: false,
-            alternates: false,
-        },
+        &entries,
+        options(MAX_URLS_PER_FILE, MAX_BYTES_PER_FILE, false),
     )
     .unwrap();
-    writer
-        .push(&Entry::new(
-            "https://example.com/",
-            Some(time("2024-01-02T03:04:05Z")),
-        ))
-        .unwrap();
-    writer
-        .push(&Entry::new("https://example.com/a?x=1&y=2", None))
-        .unwrap();
-    let written = writer.finish().unwrap();
-    assert_eq!(
-        written,
-        Written {
-            files: vec!["sitemap.xml".into()],
-            urls: 2,
-            is_index: false,
-            format: Format::Xml,
-        }
-    );
+    assert_eq!(written.files, ["sitemap.xml"]);
+    assert_eq!((written.urls, written.is_index), (2, false));
+    assert_eq!(written.children.len(), 1);
+    assert_eq!(written.children[0].name, "sitemap.xml");
     let path = directory.path().join("sitemap.xml");
     insta::assert_snapshot!("single_urlset", read(&path));
     assert_valid(&path);
 }
 
 #[test]
-fn a_url_limit_makes_children_and_an_index() {
+fn a_url_limit_makes_children_by_hash_and_an_index() {
     let directory = tempfile::tempdir().unwrap();
+    let all = locs(40);
     let written = write(
         directory.path(),
-        &locs(7),
-        options(3, MAX_BYTES_PER_FILE, false),
-    );
-    assert_eq!(
-        written.files,
-        [
-            "sitemap-00001.xml",
-            "sitemap-00002.xml",
-            "sitemap-00003.xml",
-            "sitemap.xml"
-        ]
+        &all,
+        options(8, MAX_BYTES_PER_FILE, false),
     );
     assert!(written.is_index);
-    let counts: Vec<usize> = written.files[..3]
-        .iter()
-        .map(|name| count_urls(&directory.path().join(name)))
-        .collect();
-    assert_eq!(counts, [3, 3, 1]);
+    assert_eq!(
+        written.files.last().map(String::as_str),
+        Some("sitemap.xml")
+    );
+    let counts = assert_children_hold(directory.path(), &written, &all, (8, MAX_BYTES_PER_FILE));
+    assert!(counts.len() >= 5, "{counts:?}");
+    assert!(
+        written
+            .children
+            .iter()
+            .all(|child| is_numbered_child(&child.name))
+    );
     let index = read(&directory.path().join("sitemap.xml"));
-    insta::assert_snapshot!("index_of_three", index);
-    for name in &written.files {
-        assert_valid(&directory.path().join(name));
+    for child in &written.children {
+        assert!(index.contains(&format!("<loc>https://example.com/{}</loc>", child.name)));
+    }
+    assert_valid(&directory.path().join("sitemap.xml"));
+}
+
+#[test]
+fn a_new_url_moves_no_other_url_to_another_file() {
+    let limits = options(16, MAX_BYTES_PER_FILE, false);
+    let before = tempfile::tempdir().unwrap();
+    let all = locs(100);
+    let first = write(before.path(), &all, limits.clone());
+    let files_of = |directory: &Path, written: &Written| -> Vec<(String, Vec<String>)> {
+        written
+            .children
+            .iter()
+            .map(|child| (child.name.clone(), locs_in(&directory.join(&child.name))))
+            .collect()
+    };
+    let old = files_of(before.path(), &first);
+    for added in [
+        "https://example.com/new",
+        "https://example.com/page/0049b",
+        "https://example.com/a",
+    ] {
+        let after = tempfile::tempdir().unwrap();
+        let mut grown = all.clone();
+        grown.push(added.to_string());
+        grown.sort();
+        let second = write(after.path(), &grown, limits.clone());
+        let new = files_of(after.path(), &second);
+        let gone: Vec<&String> = old
+            .iter()
+            .filter(|file| !new.contains(file))
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(
+            gone.len(),
+            1,
+            "only the file {added} falls in changes (grows, or splits in two): {gone:?}"
+        );
+        assert!(new.len() - old.len() <= 1);
     }
 }
 
 #[test]
-fn the_index_lastmod_is_the_newest_of_its_child() {
+fn groups_are_named_files_split_only_when_too_large() {
     let directory = tempfile::tempdir().unwrap();
-    let mut writer =
-        ChunkedWriter::new(directory.path(), options(2, MAX_BYTES_PER_FILE, false)).unwrap();
-    let entries = [
-        ("https://example.com/a", Some(time("2024-03-01T00:00:00Z"))),
-        ("https://example.com/b", Some(time("2024-05-01T00:00:00Z"))),
-        ("https://example.com/c", None),
-    ];
-    for (loc, lastmod) in entries {
-        writer.push(&Entry::new(loc, lastmod)).unwrap();
-    }
-    writer.finish().unwrap();
-    let index = read(&directory.path().join("sitemap.xml"));
-    assert!(index.contains("<loc>https://example.com/sitemap-00001.xml</loc>\n    <lastmod>2024-05-01T00:00:00+00:00</lastmod>"), "{index}");
+    let blog = locs(3)
+        .into_iter()
+        .map(|loc| loc.replace("/page/", "/blog/"))
+        .collect::<Vec<_>>();
+    let products = locs(9)
+        .into_iter()
+        .map(|loc| loc.replace("/page/", "/products/"))
+        .collect::<Vec<_>>();
+    let mut entries: Vec<(&str, Entry<'_>)> = Vec::new();
+    entries.extend(blog.iter().map(|loc| ("Blog", Entry::new(loc, None))));
+    entries.extend(
+        products
+            .iter()
+            .map(|loc| ("products", Entry::new(loc, None))),
+    );
+    let written = write_grouped(
+        directory.path(),
+        &entries,
+        options(4, MAX_BYTES_PER_FILE, false),
+    )
+    .unwrap();
+    assert!(written.is_index);
+    let names: Vec<&str> = written
+        .children
+        .iter()
+        .map(|child| child.name.as_str())
+        .collect();
+    assert_eq!(names[0], "sitemap-blog.xml");
     assert!(
-        index.contains("<loc>https://example.com/sitemap-00002.xml</loc>\n  </sitemap>"),
-        "no lastmod for a child without any: {index}"
+        names[1..]
+            .iter()
+            .all(|name| name.starts_with("sitemap-products-")),
+        "{names:?}"
+    );
+    assert!(names.len() >= 4, "{names:?}");
+    assert_eq!(written.children[0].group, "blog");
+    let mut all = blog.clone();
+    all.extend(products.clone());
+    assert_children_hold(directory.path(), &written, &all, (4, MAX_BYTES_PER_FILE));
+
+    let one = tempfile::tempdir().unwrap();
+    let written = write_grouped(
+        one.path(),
+        &entries[..1],
+        options(4, MAX_BYTES_PER_FILE, false),
+    )
+    .unwrap();
+    assert_eq!(
+        written.files,
+        ["sitemap-blog.xml", "sitemap.xml"],
+        "a split site has an index even for one group"
     );
 }
 
 #[test]
-fn a_byte_limit_is_never_passed_even_at_the_boundary() {
+fn the_index_lastmod_is_what_the_caller_gives_each_child() {
+    let directory = tempfile::tempdir().unwrap();
+    let options = options(MAX_URLS_PER_FILE, MAX_BYTES_PER_FILE, false);
+    let entries = [
+        (
+            "a",
+            Entry::new("https://example.com/a", Some(time("2024-03-01T00:00:00Z"))),
+        ),
+        (
+            "a",
+            Entry::new("https://example.com/b", Some(time("2024-05-01T00:00:00Z"))),
+        ),
+        ("c", Entry::new("https://example.com/c", None)),
+    ];
+    let mut planner = Planner::new(&options);
+    for (group, entry) in &entries {
+        planner.add(group, entry).unwrap();
+    }
+    let plan = planner.plan().unwrap();
+    let mut writer = SitemapWriter::new(directory.path(), options, &plan);
+    for (index, (_, entry)) in entries.iter().enumerate() {
+        writer.push(plan.placement()[index], entry).unwrap();
+    }
+    let staged = writer.finish().unwrap();
+    assert_eq!(
+        staged.children()[0].newest,
+        Some(time("2024-05-01T00:00:00Z"))
+    );
+    assert_eq!(staged.children()[1].newest, None);
+    staged
+        .write_index(|child| (child.name == "sitemap-a.xml").then(|| time("2024-06-01T00:00:00Z")))
+        .unwrap();
+    let index = read(&directory.path().join("sitemap.xml"));
+    assert!(index.contains("<loc>https://example.com/sitemap-a.xml</loc>\n    <lastmod>2024-06-01T00:00:00+00:00</lastmod>"), "{index}");
+    assert!(
+        index.contains("<loc>https://example.com/sitemap-c.xml</loc>\n  </sitemap>"),
+        "no lastmod where none is given: {index}"
+    );
+}
+
+#[test]
+fn a_byte_limit_is_never_passed() {
     let directory = tempfile::tempdir().unwrap();
     let all = locs(400);
     // The limit holds exactly eighty entries: header + 80 entries + footer.
     let mut entry = String::new();
     xml::push_url(&mut entry, &Entry::new(&all[1], None));
     let header = xml::urlset_header(false, false);
-    let exact = (header.len() + 80 * entry.len() + xml::URLSET_FOOTER.len()) as u64;
-    assert!(exact >= MIN_BYTES_PER_FILE);
-    let limit = exact;
-    let mut writer =
-        ChunkedWriter::new(directory.path(), options(MAX_URLS_PER_FILE, limit, false)).unwrap();
-    for loc in &all {
-        writer.push(&Entry::new(loc, None)).unwrap();
-    }
-    let written = writer.finish().unwrap();
-    let mut total = 0;
-    for name in &written.files[..written.files.len() - 1] {
-        let path = directory.path().join(name);
-        let size = std::fs::metadata(&path).unwrap().len();
-        assert!(size <= limit, "{name}: {size} > {limit}");
-        // Full files are filled to within one entry of the limit.
-        if name != &written.files[written.files.len() - 2] {
-            assert!(
-                size + entry.len() as u64 > limit,
-                "{name} could have held another entry"
-            );
-        }
-        total += count_urls(&path);
-    }
-    assert_eq!(total, 400);
-    assert_eq!(written.urls, 400);
-    assert_eq!(
-        written.files.len(),
-        5 + 1,
-        "400 entries, 80 a file, and the index"
+    let limit = (header.len() + 80 * entry.len() + xml::URLSET_FOOTER.len()) as u64;
+    assert!(limit >= MIN_BYTES_PER_FILE);
+    let written = write(
+        directory.path(),
+        &all,
+        options(MAX_URLS_PER_FILE, limit, false),
     );
+    let counts = assert_children_hold(directory.path(), &written, &all, (MAX_URLS_PER_FILE, limit));
+    assert!(counts.len() >= 5, "{counts:?}");
+    assert_eq!(written.urls, 400);
 }
 
 #[test]
 fn an_entry_larger_than_a_file_is_an_error() {
-    let directory = tempfile::tempdir().unwrap();
-    let mut writer =
-        ChunkedWriter::new(directory.path(), options(10, MIN_BYTES_PER_FILE, false)).unwrap();
+    let mut planner = Planner::new(&options(10, MIN_BYTES_PER_FILE, false));
     let huge = format!("https://example.com/{}", "&".repeat(2000));
-    let error = writer.push(&Entry::new(&huge, None)).unwrap_err();
+    let error = planner.add("", &Entry::new(&huge, None)).unwrap_err();
     assert!(
         matches!(error, SitemapError::EntryTooLarge { .. }),
         "{error}"
@@ -225,52 +381,42 @@ fn an_entry_larger_than_a_file_is_an_error() {
 #[test]
 fn a_maximal_url_fits_in_the_smallest_file() {
     let directory = tempfile::tempdir().unwrap();
-    let mut writer =
-        ChunkedWriter::new(directory.path(), options(10, MIN_BYTES_PER_FILE, false)).unwrap();
     let longest = format!("https://example.com/{}", "a".repeat(2048 - 20));
     assert_eq!(longest.len(), 2048);
-    writer
-        .push(&Entry::new(&longest, Some(time("2024-01-01T00:00:00Z"))))
-        .unwrap();
-    writer.finish().unwrap();
+    let entries = [("", Entry::new(&longest, Some(time("2024-01-01T00:00:00Z"))))];
+    write_grouped(
+        directory.path(),
+        &entries,
+        options(10, MIN_BYTES_PER_FILE, false),
+    )
+    .unwrap();
 }
 
 #[test]
 fn gzip_children_decompress_to_the_plain_files_and_the_index_is_always_there() {
     let plain = tempfile::tempdir().unwrap();
     let zipped = tempfile::tempdir().unwrap();
-    let written_plain = write(
-        plain.path(),
-        &locs(5),
-        options(2, MAX_BYTES_PER_FILE, false),
-    );
-    let written_zipped = write(
-        zipped.path(),
-        &locs(5),
-        options(2, MAX_BYTES_PER_FILE, true),
-    );
-    assert_eq!(
-        written_zipped.files,
-        [
-            "sitemap-00001.xml.gz",
-            "sitemap-00002.xml.gz",
-            "sitemap-00003.xml.gz",
-            "sitemap.xml"
-        ]
-    );
-    for (plain_name, zipped_name) in written_plain
-        .files
-        .iter()
-        .zip(&written_zipped.files)
-        .take(3)
-    {
+    let all = locs(12);
+    let written_plain = write(plain.path(), &all, options(3, MAX_BYTES_PER_FILE, false));
+    let written_zipped = write(zipped.path(), &all, options(3, MAX_BYTES_PER_FILE, true));
+    assert_eq!(written_plain.children.len(), written_zipped.children.len());
+    for (plain_child, zipped_child) in written_plain.children.iter().zip(&written_zipped.children) {
+        assert_eq!(format!("{}.gz", plain_child.name), zipped_child.name);
         assert_eq!(
-            read(&plain.path().join(plain_name)),
-            read(&zipped.path().join(zipped_name))
+            read(&plain.path().join(&plain_child.name)),
+            read(&zipped.path().join(&zipped_child.name))
         );
-        assert_valid(&zipped.path().join(zipped_name));
+        assert_eq!(
+            plain_child.digest, zipped_child.digest,
+            "the digest is of the content"
+        );
     }
-    assert!(read(&zipped.path().join("sitemap.xml")).contains("sitemap-00001.xml.gz"));
+    assert_children_hold(
+        zipped.path(),
+        &written_zipped,
+        &all,
+        (3, MAX_BYTES_PER_FILE),
+    );
 
     let single = tempfile::tempdir().unwrap();
     let written = write(
@@ -309,10 +455,31 @@ fn output_is_byte_identical_run_to_run() {
 
 #[test]
 fn no_entries_is_an_error() {
+    let planner = Planner::new(&options(10, MAX_BYTES_PER_FILE, false));
+    assert!(matches!(planner.plan(), Err(SitemapError::NoEntries)));
+}
+
+#[test]
+fn entries_off_the_plan_are_refused() {
     let directory = tempfile::tempdir().unwrap();
-    let writer =
-        ChunkedWriter::new(directory.path(), options(10, MAX_BYTES_PER_FILE, false)).unwrap();
-    assert!(matches!(writer.finish(), Err(SitemapError::NoEntries)));
+    let options = options(1, MAX_BYTES_PER_FILE, false);
+    let mut planner = Planner::new(&options);
+    planner
+        .add("", &Entry::new("https://example.com/a", None))
+        .unwrap();
+    planner
+        .add("", &Entry::new("https://example.com/b", None))
+        .unwrap();
+    let plan = planner.plan().unwrap();
+    assert_eq!(plan.files().len(), 2);
+    let mut writer = SitemapWriter::new(directory.path(), options, &plan);
+    writer
+        .push(0, &Entry::new("https://example.com/a", None))
+        .unwrap();
+    let error = writer
+        .push(0, &Entry::new("https://example.com/b", None))
+        .unwrap_err();
+    assert!(matches!(error, SitemapError::OffPlan { .. }), "{error}");
 }
 
 #[test]
@@ -341,14 +508,32 @@ fn publishing_renames_into_place_and_removes_stale_children_only() {
     let published = staging.publish(&[&written]).unwrap();
     assert_eq!(
         published.files,
-        ["sitemap-00001.xml", "sitemap-00002.xml", "sitemap.xml"]
+        written
+            .files
+            .iter()
             .map(|name| output.path().join(name))
+            .collect::<Vec<_>>()
     );
+    let mut stale: Vec<_> = [
+        "sitemap-00001.xml",
+        "sitemap-00002.xml.gz",
+        "sitemap-00009.xml",
+    ]
+    .into_iter()
+    .filter(|name| !written.files.iter().any(|file| file == name))
+    .map(|name| output.path().join(name))
+    .collect();
+    stale.sort();
+    assert_eq!(published.removed_stale, stale);
     assert_eq!(
-        published.removed_stale,
-        ["sitemap-00002.xml.gz", "sitemap-00009.xml"].map(|name| output.path().join(name))
+        std::fs::read_to_string(output.path().join(PUBLISHED_LIST)).unwrap(),
+        written
+            .files
+            .iter()
+            .map(|name| format!("{name}\n"))
+            .collect::<String>(),
+        "the names published are recorded"
     );
-    assert_eq!(count_urls(&output.path().join("sitemap-00001.xml")), 2);
     assert_eq!(
         std::fs::read_to_string(output.path().join("robots.txt")).unwrap(),
         "old"
@@ -403,7 +588,6 @@ fn extensions_priority_and_changefreq_are_written_in_schema_order_and_validate()
     let mut options = options(MAX_URLS_PER_FILE, MAX_BYTES_PER_FILE, false);
     options.images = true;
     options.alternates = true;
-    let mut writer = ChunkedWriter::new(directory.path(), options).unwrap();
     let images = vec![
         "https://cdn.example.net/a.jpg".to_string(),
         "https://example.com/b.png?size=2&v=1".to_string(),
@@ -422,22 +606,26 @@ fn extensions_priority_and_changefreq_are_written_in_schema_order_and_validate()
             href: "https://example.com/".into(),
         },
     ];
-    writer
-        .push(&Entry {
-            changefreq: Some(ChangeFreq::Weekly),
-            priority: Some(1.0),
-            images: &images,
-            alternates: &alternates,
-            ..Entry::new("https://example.com/", Some(time("2024-01-02T03:04:05Z")))
-        })
-        .unwrap();
-    writer
-        .push(&Entry {
-            priority: Some(0.8f64.powi(3)),
-            ..Entry::new("https://example.com/de/", None)
-        })
-        .unwrap();
-    writer.finish().unwrap();
+    let entries = [
+        (
+            "",
+            Entry {
+                changefreq: Some(ChangeFreq::Weekly),
+                priority: Some(1.0),
+                images: &images,
+                alternates: &alternates,
+                ..Entry::new("https://example.com/", Some(time("2024-01-02T03:04:05Z")))
+            },
+        ),
+        (
+            "",
+            Entry {
+                priority: Some(0.8f64.powi(3)),
+                ..Entry::new("https://example.com/de/", None)
+            },
+        ),
+    ];
+    write_grouped(directory.path(), &entries, options).unwrap();
     let path = directory.path().join("sitemap.xml");
     insta::assert_snapshot!("with_extensions", read(&path));
     assert_valid(&path);
@@ -451,16 +639,20 @@ fn extension_bytes_count_against_the_byte_limit() {
         .collect();
     let mut options = options(MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE, false);
     options.images = true;
-    let mut writer = ChunkedWriter::new(directory.path(), options).unwrap();
-    for loc in locs(12) {
-        writer
-            .push(&Entry {
-                images: &images,
-                ..Entry::new(&loc, None)
-            })
-            .unwrap();
-    }
-    let written = writer.finish().unwrap();
+    let all = locs(12);
+    let entries: Vec<(&str, Entry<'_>)> = all
+        .iter()
+        .map(|loc| {
+            (
+                "",
+                Entry {
+                    images: &images,
+                    ..Entry::new(loc, None)
+                },
+            )
+        })
+        .collect();
+    let written = write_grouped(directory.path(), &entries, options).unwrap();
     assert!(written.files.len() > 4, "{:?}", written.files);
     for name in &written.files {
         let path = directory.path().join(name);
@@ -484,18 +676,64 @@ fn the_text_format_is_one_url_per_line_chunked_without_an_index() {
 
     let several = tempfile::tempdir().unwrap();
     text.limits = Limits::new(2, MAX_BYTES_PER_FILE).unwrap();
-    let written = write(several.path(), &locs(5), text);
-    assert_eq!(
-        written.files,
-        [
-            "sitemap-00001.txt",
-            "sitemap-00002.txt",
-            "sitemap-00003.txt"
-        ]
-    );
+    let all = locs(9);
+    let written = write(several.path(), &all, text);
     assert!(!written.is_index);
+    assert_eq!(written.files.len(), written.children.len(), "no index");
+    assert!(
+        written
+            .files
+            .iter()
+            .all(|name| is_numbered_child(name) && name.ends_with(".txt"))
+    );
+    assert_children_hold(several.path(), &written, &all, (2, MAX_BYTES_PER_FILE));
+}
+
+#[test]
+fn publishing_leaves_unchanged_files_alone_and_reads_back_the_index() {
+    let output = tempfile::tempdir().unwrap();
+    let all = locs(30);
+    let publish = |locs: &[String]| {
+        let staging = StagingDir::create_in(output.path()).unwrap();
+        let lastmods = staging.published_lastmods();
+        let entries: Vec<(&str, Entry<'_>)> = locs
+            .iter()
+            .map(|loc| ("", Entry::new(loc, Some(time("2024-01-01T00:00:00Z")))))
+            .collect();
+        let written = write_grouped(
+            staging.path(),
+            &entries,
+            options(8, MAX_BYTES_PER_FILE, false),
+        )
+        .unwrap();
+        let published = staging.publish(&[&written]).unwrap();
+        (written, published, lastmods)
+    };
+    let (first, published, lastmods) = publish(&all);
+    assert!(lastmods.is_empty());
+    assert_eq!(published.files.len(), first.files.len());
+    let (_, again, lastmods) = publish(&all);
+    assert!(
+        again.files.is_empty(),
+        "nothing changed, nothing moved: {:?}",
+        again.files
+    );
+    assert_eq!(again.unchanged.len(), first.files.len());
+    for child in &first.children {
+        assert_eq!(
+            lastmods.get(&child.name).copied(),
+            child.newest,
+            "{}",
+            child.name
+        );
+    }
+    let mut fewer = all.clone();
+    fewer.remove(7);
+    let (_, third, _) = publish(&fewer);
     assert_eq!(
-        read(&several.path().join("sitemap-00003.txt")),
-        "https://example.com/page/0004\n"
+        third.files.len(),
+        1,
+        "the child that lost a URL moves; the index, whose lastmods are the same, stays: {:?}",
+        third.files
     );
 }

@@ -1,7 +1,7 @@
-//! The chunked writer: streams `<url>` entries into `sitemap-00001.xml`, `sitemap-00002.xml`,
-//! ... within the limits, then writes `sitemap.xml`: the single file renamed, or the index.
-//! The text format (one URL per line) chunks the same way into `.txt` files, without an
-//! index: a single file is `sitemap.txt`.
+//! The writer: streams `<url>` entries into the files a [`Plan`] decided (`sitemap-00001.xml`,
+//! `sitemap-blog.xml`, ...), then writes `sitemap.xml`: the single file renamed, or the index,
+//! with each child's `<lastmod>` as the caller knows it. The text format (one URL per line)
+//! goes into `.txt` files the same way, without an index: a single file is `sitemap.txt`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -11,8 +11,11 @@ use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 use jiff::Timestamp;
 
+use xxhash_rust::xxh3::Xxh3;
+
 use crate::SitemapError;
-use crate::limits::{Limits, MAX_URLS_PER_FILE};
+use crate::limits::Limits;
+use crate::plan::Plan;
 use crate::xml::{
     Entry, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url, urlset_header,
 };
@@ -33,7 +36,7 @@ pub enum Format {
     Text,
 }
 
-/// How a [`ChunkedWriter`] writes: format, limits, compression, and the extensions declared.
+/// How a [`SitemapWriter`] writes: format, limits, compression, and the extensions declared.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     /// How much one file holds at most.
@@ -50,11 +53,13 @@ pub struct WriteOptions {
     pub alternates: bool,
 }
 
-/// What `finish` wrote: file names in the directory, the index (`sitemap.xml`) last.
+/// What was written: file names in the directory, the index (`sitemap.xml`) last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
     /// The names of the files written in the directory; the root file, when there is one, last.
     pub files: Vec<String>,
+    /// The files that hold URLs (the index aside), with what each holds.
+    pub children: Vec<WrittenChild>,
     /// The entries written, over all files.
     pub urls: u64,
     /// Whether `sitemap.xml` is an index over the other files.
@@ -63,33 +68,55 @@ pub struct Written {
     pub format: Format,
 }
 
-/// Writes entries, pushed in URL order, into size-limited files in one directory.
+/// One file of URLs written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenChild {
+    /// Its name in the directory.
+    pub name: String,
+    /// The group it belongs to (see [`crate::PlannedFile::group`]); empty when not split.
+    pub group: String,
+    /// The URLs it holds.
+    pub urls: u64,
+    /// The newest `<lastmod>` of its entries.
+    pub newest: Option<Timestamp>,
+    /// The xxh3 hash of its uncompressed content: equal digests, equal files.
+    pub digest: u64,
+}
+
+/// Writes entries into the files of a [`Plan`], one file after the other: the entries of a
+/// file are pushed together, in URL order, and files in the plan's order.
 #[derive(Debug)]
-pub struct ChunkedWriter {
+pub struct SitemapWriter<'plan> {
     directory: PathBuf,
     options: WriteOptions,
+    plan: &'plan Plan,
     current: Option<Chunk>,
-    finished: Vec<FinishedChunk>,
+    children: Vec<WrittenChild>,
     entry: String,
     urls: u64,
     header: String,
     footer: &'static str,
 }
 
-#[derive(Debug)]
 struct Chunk {
+    file: u32,
     name: String,
     path: PathBuf,
     sink: Sink,
+    digest: Xxh3,
     bytes: u64,
-    urls: usize,
+    urls: u64,
     newest: Option<Timestamp>,
 }
 
+/// The files of URLs, written; the index is not yet.
 #[derive(Debug)]
-struct FinishedChunk {
-    name: String,
-    newest: Option<Timestamp>,
+pub struct Staged {
+    directory: PathBuf,
+    options: WriteOptions,
+    children: Vec<WrittenChild>,
+    urls: u64,
+    grouped: bool,
 }
 
 enum Sink {
@@ -124,9 +151,10 @@ impl Sink {
     }
 }
 
-impl ChunkedWriter {
-    /// A writer into `directory`, which must exist; no file is created before the first entry.
-    pub fn new(directory: &Path, options: WriteOptions) -> Result<ChunkedWriter, SitemapError> {
+impl<'plan> SitemapWriter<'plan> {
+    /// A writer of `plan`'s files into `directory`, which must exist; no file is created
+    /// before the first entry.
+    pub fn new(directory: &Path, options: WriteOptions, plan: &'plan Plan) -> SitemapWriter<'plan> {
         let (header, footer) = match options.format {
             Format::Xml => (
                 urlset_header(options.images, options.alternates),
@@ -134,20 +162,22 @@ impl ChunkedWriter {
             ),
             Format::Text => (String::new(), ""),
         };
-        Ok(ChunkedWriter {
+        SitemapWriter {
             directory: directory.to_path_buf(),
             options,
+            plan,
             current: None,
-            finished: Vec::new(),
+            children: Vec::new(),
             entry: String::with_capacity(512),
             urls: 0,
             header,
             footer,
-        })
+        }
     }
 
-    /// Appends an entry, closing the current file first when the entry would not fit in it.
-    pub fn push(&mut self, entry: &Entry<'_>) -> Result<(), SitemapError> {
+    /// Appends an entry to file number `file` of the plan, closing the previous file when
+    /// this is the first entry of the next one.
+    pub fn push(&mut self, file: u32, entry: &Entry<'_>) -> Result<(), SitemapError> {
         self.entry.clear();
         match self.options.format {
             Format::Xml => push_url(&mut self.entry, entry),
@@ -156,157 +186,210 @@ impl ChunkedWriter {
                 self.entry.push('\n');
             }
         }
-        let entry_bytes = self.entry.len() as u64;
-        let limits = self.options.limits;
-        let footer_bytes = self.footer.len() as u64;
-        let fits = |chunk: &Chunk| {
-            chunk.urls < limits.max_urls
-                && chunk.bytes + entry_bytes + footer_bytes <= limits.max_bytes
-        };
-        if self.current.as_ref().is_some_and(|chunk| !fits(chunk)) {
+        if self
+            .current
+            .as_ref()
+            .is_some_and(|chunk| chunk.file != file)
+        {
             self.close_current()?;
         }
         if self.current.is_none() {
-            let needed = (self.header.len() + self.footer.len()) as u64 + entry_bytes;
-            if needed > limits.max_bytes {
-                return Err(SitemapError::EntryTooLarge {
-                    loc: entry.loc.to_string(),
-                    needed,
-                    limit: limits.max_bytes,
-                });
-            }
-            self.current = Some(self.open_chunk()?);
+            self.current = Some(self.open_chunk(file)?);
         }
+        let entry_bytes = self.entry.len() as u64;
+        let footer_bytes = self.footer.len() as u64;
+        let limits = self.options.limits;
         let Some(chunk) = self.current.as_mut() else {
             return Ok(());
         };
-        write(&mut chunk.sink, &chunk.path, self.entry.as_bytes())?;
-        chunk.bytes += entry_bytes;
+        // The plan was made with these sizes; entries that do not match it would pass the
+        // limits, which no file may do.
+        if chunk.urls >= limits.max_urls as u64
+            || chunk.bytes + entry_bytes + footer_bytes > limits.max_bytes
+        {
+            return Err(SitemapError::OffPlan {
+                loc: entry.loc.to_string(),
+                file: chunk.name.clone(),
+            });
+        }
+        chunk.write(self.entry.as_bytes())?;
         chunk.urls += 1;
         chunk.newest = chunk.newest.max(entry.lastmod);
         self.urls += 1;
         Ok(())
     }
 
-    fn open_chunk(&mut self) -> Result<Chunk, SitemapError> {
-        let number = self.finished.len() + 1;
-        if number > MAX_URLS_PER_FILE {
-            return Err(SitemapError::TooManyFiles {
-                max: MAX_URLS_PER_FILE,
-            });
-        }
+    fn open_chunk(&mut self, file: u32) -> Result<Chunk, SitemapError> {
+        let planned = self
+            .plan
+            .files()
+            .get(file as usize)
+            .filter(|_| self.children.len() <= file as usize)
+            .ok_or_else(|| SitemapError::OffPlan {
+                loc: String::new(),
+                file: format!("number {file}"),
+            })?;
         let extension = match (self.options.format, self.options.gzip) {
             (Format::Text, _) => "txt",
             (Format::Xml, true) => "xml.gz",
             (Format::Xml, false) => "xml",
         };
-        let name = format!("sitemap-{number:05}.{extension}");
+        let name = format!("{}.{extension}", planned.stem);
         let path = self.directory.join(&name);
-        let file = File::create(&path).map_err(|source| SitemapError::Write {
+        let created = File::create(&path).map_err(|source| SitemapError::Write {
             path: path.clone(),
             source,
         })?;
-        let file = BufWriter::new(file);
-        let mut sink = if self.options.gzip && self.options.format == Format::Xml {
+        let created = BufWriter::new(created);
+        let sink = if self.options.gzip && self.options.format == Format::Xml {
             // No file name and a zero mtime in the gzip header: identical input, identical bytes.
             Sink::Gzip(
                 GzBuilder::new()
                     .mtime(0)
-                    .write(file, Compression::default()),
+                    .write(created, Compression::default()),
             )
         } else {
-            Sink::Plain(file)
+            Sink::Plain(created)
         };
-        write(&mut sink, &path, self.header.as_bytes())?;
-        Ok(Chunk {
+        let mut chunk = Chunk {
+            file,
             name,
             path,
             sink,
-            bytes: self.header.len() as u64,
+            digest: Xxh3::new(),
+            bytes: 0,
             urls: 0,
             newest: None,
-        })
+        };
+        chunk.write(self.header.as_bytes())?;
+        Ok(chunk)
     }
 
     fn close_current(&mut self) -> Result<(), SitemapError> {
         if let Some(mut chunk) = self.current.take() {
-            write(&mut chunk.sink, &chunk.path, self.footer.as_bytes())?;
+            chunk.write(self.footer.as_bytes())?;
             chunk.sink.close().map_err(|source| SitemapError::Write {
                 path: chunk.path.clone(),
                 source,
             })?;
-            self.finished.push(FinishedChunk {
+            let group = self
+                .plan
+                .files()
+                .get(chunk.file as usize)
+                .map(|planned| planned.group.clone())
+                .unwrap_or_default();
+            self.children.push(WrittenChild {
                 name: chunk.name,
+                group,
+                urls: chunk.urls,
                 newest: chunk.newest,
+                digest: chunk.digest.digest(),
             });
         }
         Ok(())
     }
 
-    /// Closes the last file and writes `sitemap.xml`: the only file itself when there is one
-    /// uncompressed file, otherwise an index of all of them (always with gzip, so that the
-    /// robots.txt `Sitemap:` line never changes).
-    pub fn finish(mut self) -> Result<Written, SitemapError> {
+    /// Closes the last file. An uncompressed site in one ungrouped file becomes
+    /// `sitemap.xml` (or `sitemap.txt`) itself.
+    pub fn finish(mut self) -> Result<Staged, SitemapError> {
         self.close_current()?;
-        if self.finished.is_empty() {
+        if self.children.is_empty() {
             return Err(SitemapError::NoEntries);
         }
-        let format = self.options.format;
-        let single_root = match format {
+        let single_root = match self.options.format {
             Format::Xml => (!self.options.gzip).then_some(ROOT_FILE_NAME),
             Format::Text => Some(TEXT_ROOT_FILE_NAME),
         };
-        if let (1, Some(root)) = (self.finished.len(), single_root) {
-            let from = self.directory.join(&self.finished[0].name);
+        let grouped = self.plan.is_grouped();
+        if let (1, Some(root), false) = (self.children.len(), single_root, grouped) {
+            let from = self.directory.join(&self.children[0].name);
             let to = self.directory.join(root);
             std::fs::rename(&from, &to)
                 .map_err(|source| SitemapError::Write { path: to, source })?;
-            return Ok(Written {
-                files: vec![root.to_string()],
-                urls: self.urls,
-                is_index: false,
-                format,
-            });
+            self.children[0].name = root.to_string();
         }
-        let files: Vec<String> = self
-            .finished
+        Ok(Staged {
+            directory: self.directory,
+            options: self.options,
+            children: self.children,
+            urls: self.urls,
+            grouped,
+        })
+    }
+}
+
+impl std::fmt::Debug for Chunk {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Chunk")
+            .field("name", &self.name)
+            .field("bytes", &self.bytes)
+            .field("urls", &self.urls)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Chunk {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), SitemapError> {
+        self.digest.update(bytes);
+        self.bytes += bytes.len() as u64;
+        write(&mut self.sink, &self.path, bytes)
+    }
+}
+
+impl Staged {
+    /// The files of URLs written, in the plan's order.
+    pub fn children(&self) -> &[WrittenChild] {
+        &self.children
+    }
+
+    /// Writes `sitemap.xml`, the index over the children, when there is to be one (XML in
+    /// several files, gzip, or groups; never for text), with each child's `<lastmod>` as
+    /// `lastmod` gives it.
+    pub fn write_index(
+        self,
+        lastmod: impl Fn(&WrittenChild) -> Option<Timestamp>,
+    ) -> Result<Written, SitemapError> {
+        let format = self.options.format;
+        let mut files: Vec<String> = self
+            .children
             .iter()
-            .map(|chunk| chunk.name.clone())
+            .map(|child| child.name.clone())
             .collect();
-        if format == Format::Text {
-            return Ok(Written {
-                files,
-                urls: self.urls,
-                is_index: false,
-                format,
-            });
+        let is_root = |name: &str| name == ROOT_FILE_NAME || name == TEXT_ROOT_FILE_NAME;
+        let is_index = format == Format::Xml
+            && (self.grouped || self.children.len() > 1 || !is_root(&self.children[0].name));
+        if is_index {
+            self.write_index_file(&lastmod)?;
+            files.push(ROOT_FILE_NAME.to_string());
         }
-        self.write_index()?;
-        let mut files = files;
-        files.push(ROOT_FILE_NAME.to_string());
         Ok(Written {
             files,
+            children: self.children,
             urls: self.urls,
-            is_index: true,
+            is_index,
             format,
         })
     }
 
-    fn write_index(&self) -> Result<(), SitemapError> {
+    fn write_index_file(
+        &self,
+        lastmod: &impl Fn(&WrittenChild) -> Option<Timestamp>,
+    ) -> Result<(), SitemapError> {
         let path = self.directory.join(ROOT_FILE_NAME);
-        let file = File::create(&path).map_err(|source| SitemapError::Write {
+        let created = File::create(&path).map_err(|source| SitemapError::Write {
             path: path.clone(),
             source,
         })?;
-        let mut sink = Sink::Plain(BufWriter::new(file));
+        let mut sink = Sink::Plain(BufWriter::new(created));
         write(&mut sink, &path, INDEX_HEADER.as_bytes())?;
         let mut entry = String::new();
-        for chunk in &self.finished {
+        for child in &self.children {
             entry.clear();
             push_sitemap(
                 &mut entry,
-                &format!("{}{}", self.options.base_url, chunk.name),
-                chunk.newest,
+                &format!("{}{}", self.options.base_url, child.name),
+                lastmod(child),
             );
             write(&mut sink, &path, entry.as_bytes())?;
         }

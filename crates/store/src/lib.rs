@@ -10,6 +10,7 @@ mod pages;
 mod runs;
 mod schema;
 mod site;
+mod sitemap_files;
 mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub use links::{GraphLink, LinkKind, LinkRecord};
 pub use pages::{ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
+pub use sitemap_files::SitemapFileRecord;
 pub use verdict::{IgnoredHint, Reason, Rendering, ServedDifference, Verdict};
 
 /// What can go wrong with a crawl database; every variant names the file.

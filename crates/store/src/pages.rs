@@ -104,6 +104,8 @@ pub struct ListedPage<'a> {
     pub lastmod: Option<Timestamp>,
     /// Clicks from the seed.
     pub depth: u32,
+    /// `<html lang>`, when the crawl read it ([`PageDetails`]).
+    pub lang: Option<&'a str>,
 }
 
 /// How many pages of a run got one verdict for one reason.
@@ -379,7 +381,7 @@ impl Store {
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT url, lastmod, depth FROM pages WHERE last_seen_run = ?1 AND verdict = ?2 ORDER BY url",
+                "SELECT url, lastmod, depth, lang FROM pages WHERE last_seen_run = ?1 AND verdict = ?2 ORDER BY url",
             )
             .map_err(|source| self.sql_error(source))?;
         let mut rows = statement
@@ -392,10 +394,15 @@ impl Store {
             let url = url.map_err(|source| self.sql_error(source))?;
             let lastmod: Option<i64> = row.get(1).map_err(|source| self.sql_error(source))?;
             let depth: u32 = row.get(2).map_err(|source| self.sql_error(source))?;
+            let lang = row
+                .get_ref(3)
+                .and_then(|value| value.as_str_or_null().map_err(Into::into))
+                .map_err(|source| self.sql_error(source))?;
             visit(ListedPage {
                 url,
                 lastmod: lastmod.and_then(timestamp),
                 depth,
+                lang,
             })?;
         }
         Ok(())

@@ -185,6 +185,13 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         value TEXT NOT NULL,
         PRIMARY KEY (page, name, position)
     ) WITHOUT ROWID;",
+    // 10: the sitemap files published, each with a digest of its content and the time that
+    // content last changed (the index's `<lastmod>` of the file).
+    "CREATE TABLE sitemap_files (
+        name TEXT PRIMARY KEY,
+        digest INTEGER NOT NULL,
+        changed_at INTEGER NOT NULL
+    );",
 ];
 
 /// The schema version this build writes.

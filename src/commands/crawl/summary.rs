@@ -336,8 +336,26 @@ impl<'a> Report<'a> {
             "sitemap"
         };
         writeln!(out, "Wrote {kind} to {}:", directory.display())?;
-        for file in &published.files {
-            writeln!(out, "  {}", file.display())?;
+        let width = written
+            .iter()
+            .flat_map(|written| &written.files)
+            .map(String::len)
+            .max()
+            .unwrap_or(0);
+        for written in written {
+            for name in &written.files {
+                let what = match written.children.iter().find(|child| &child.name == name) {
+                    Some(child) if child.urls == 1 => "1 URL".to_string(),
+                    Some(child) => format!("{} URLs", child.urls),
+                    None => "index".to_string(),
+                };
+                let unchanged = if published.unchanged.contains(&directory.join(name)) {
+                    " (unchanged)"
+                } else {
+                    ""
+                };
+                writeln!(out, "  {name:<width$}  {what}{unchanged}")?;
+            }
         }
         for file in &published.removed_stale {
             writeln!(out, "  removed stale {}", file.display())?;

@@ -131,7 +131,18 @@ struct FilesJson {
     /// Entries written, per format.
     urls: u64,
     written: Vec<String>,
+    unchanged: Vec<String>,
     removed_stale: Vec<String>,
+    /// The files of URLs, with their group and URL count.
+    children: Vec<ChildJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct ChildJson {
+    name: String,
+    format: &'static str,
+    group: Option<String>,
+    urls: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -321,15 +332,31 @@ fn files(crawled: &Crawled, settings: &CrawlSettings) -> FilesJson {
         stdout: settings.out == OutputTarget::Stdout,
         formats: written
             .iter()
-            .map(|written| match written.format {
-                Format::Xml => "xml",
-                Format::Text => "txt",
-            })
+            .map(|written| format_name(written.format))
             .collect(),
         index: written.iter().any(|written| written.is_index),
         urls: written.first().map_or(0, |written| written.urls),
         written: paths(published.files.as_slice()),
+        unchanged: paths(published.unchanged.as_slice()),
         removed_stale: paths(published.removed_stale.as_slice()),
+        children: written
+            .iter()
+            .flat_map(|written| {
+                written.children.iter().map(|child| ChildJson {
+                    name: child.name.clone(),
+                    format: format_name(written.format),
+                    group: (!child.group.is_empty()).then(|| child.group.clone()),
+                    urls: child.urls,
+                })
+            })
+            .collect(),
+    }
+}
+
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Xml => "xml",
+        Format::Text => "txt",
     }
 }
 
