@@ -28,5 +28,6 @@ mod render;
 mod report;
 mod robots;
 mod schema;
+mod seed_sitemaps;
 mod site_sitemaps;
 mod validate;
