@@ -216,8 +216,9 @@ pub(crate) struct AuditArgs {
     #[arg(long, value_name = "NAME=SELECTOR[@attr]", help_heading = "Audit")]
     pub(crate) extract: Vec<String>,
 
-    /// The site's own sitemap to compare the crawl with (repeatable) [default: robots.txt's
-    /// Sitemap: lines, else /sitemap.xml, /sitemap_index.xml and /sitemap.xml.gz]
+    /// The site's own sitemap to compare the crawl with and seed it from (repeatable)
+    /// [default: robots.txt's Sitemap: lines, else /sitemap.xml, /sitemap_index.xml and
+    /// /sitemap.xml.gz]
     #[arg(long, value_name = "URL", help_heading = "Audit")]
     pub(crate) sitemap: Vec<String>,
 
@@ -357,6 +358,20 @@ pub(crate) struct CrawlArgs {
     /// Do not follow links deeper than N clicks from the seed.
     #[arg(long, value_name = "N", help_heading = "Scope")]
     pub(crate) max_depth: Option<u32>,
+
+    /// Once links lead nowhere new, also crawl what the site's own sitemaps list (robots.txt's
+    /// Sitemap: lines, else /sitemap.xml; never this crawl's own output), under the same
+    /// rules as links [default: false for crawl, true for audit; =false turns it off]
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        hide_possible_values = true,
+        help_heading = "Scope"
+    )]
+    pub(crate) seed_sitemaps: Option<bool>,
 
     /// Follow a chain of same-shaped pages (an endless calendar) at most N deep; 0: no limit
     /// [default: 100]

@@ -37,6 +37,8 @@ use super::history::StoreHistory;
 use super::json;
 use super::lock::{LockError, RunLock};
 use super::record::{Notes, Recorder};
+pub(crate) use super::sitemap_seeds::ReadSitemaps;
+use super::sitemap_seeds::SeedSitemaps;
 use super::spill::StoreSpill;
 use crate::cli::{ChangefreqRule, CrawlArgs, PriorityRule, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
@@ -51,7 +53,7 @@ pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(
     let asked = summary_format(args.summary, &file);
     let settings = CrawlSettings::resolve(args, file)
         .map_err(|error| json::failed("crawl", asked, Failure::usage(error)))?;
-    let crawled = crawl_and_publish(&settings, output)
+    let crawled = crawl_and_publish(&settings, output, None)
         .map_err(|failure| json::failed("crawl", settings.summary, failure))?;
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
@@ -92,10 +94,12 @@ impl Crawled {
     }
 }
 
-/// Crawls, records and publishes: everything `sitemapper crawl` does but the summary.
+/// Crawls, records and publishes: everything `sitemapper crawl` does but the summary. The
+/// site's sitemaps read as seeds are kept in `read_sitemaps` when it is given.
 pub(crate) fn crawl_and_publish(
     settings: &CrawlSettings,
     output: Output,
+    read_sitemaps: Option<ReadSitemaps>,
 ) -> Result<Crawled, Failure> {
     let started = Instant::now();
     let started_at = jiff::Timestamp::now();
@@ -131,7 +135,12 @@ pub(crate) fn crawl_and_publish(
     let (run, resume) = start_run(&mut store, settings, &seed)?;
     let resumed = resume.is_some();
     let spill = StoreSpill::new(database.open_store()?)?;
-    let mut crawler = crawler.with_spill(Arc::new(spill));
+    let mut crawler = crawler
+        .with_spill(Arc::new(spill))
+        .with_sitemap_reader(Arc::new(SeedSitemaps::new(
+            settings.crawl.host_map.clone(),
+            read_sitemaps,
+        )));
     if settings.state.is_some() {
         let history = StoreHistory::new(database.open_store()?);
         crawler = crawler.with_history(Arc::new(history));

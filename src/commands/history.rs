@@ -61,7 +61,7 @@ fn page_link(link: LinkRecord) -> Option<PageLink> {
             LinkKind::Image => PageLinkKind::Image,
             LinkKind::Iframe => PageLinkKind::Frame,
             LinkKind::Refresh => PageLinkKind::Refresh,
-            LinkKind::Redirect => return None,
+            LinkKind::Redirect | LinkKind::Sitemap => return None,
         },
         anchor: link.anchor,
         nofollow: link.nofollow,

@@ -10,6 +10,7 @@ mod lock;
 pub(crate) mod manual;
 mod record;
 pub(crate) mod runs;
+mod sitemap_seeds;
 pub(crate) mod sitemap_source;
 mod spill;
 pub(crate) mod spreadsheet;

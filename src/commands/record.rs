@@ -78,6 +78,10 @@ impl Recorder {
                         CrawlEvent::ScopeMoved { from, to } => {
                             notes.scope_moved = Some((from.to_string(), to.to_string()))
                         }
+                        CrawlEvent::SitemapListed { sitemap, urls } => {
+                            let urls: Vec<String> = urls.into_iter().map(String::from).collect();
+                            store.record_sitemap_links(sitemap.as_str(), &urls)?;
+                        }
                     }
                     if batch.len() < BATCH_SIZE {
                         next = events.try_recv().ok();

@@ -4,8 +4,8 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sitemapper_crawl::{AddressPolicy, NetworkOptions, SiteSession};
-use sitemapper_sitemap::MAX_BYTES_PER_FILE;
+use sitemapper_crawl::{AddressPolicy, HostMap, NetworkOptions, SiteSession};
+use sitemapper_sitemap::{Listed, MAX_BYTES_PER_FILE, SitemapEntry, SitemapKey};
 use url::Url;
 
 /// Redirects followed to a sitemap.
@@ -145,4 +145,22 @@ pub(crate) fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
         return Err(format!("larger than {limit} bytes uncompressed"));
     }
     Ok(expanded)
+}
+
+/// The sitemaps an `index` lists, for its walk: each `<loc>` resolved against the index's
+/// URL, and, when it names a production host (`--map-host`), read on its staging copy.
+pub(crate) fn listed_sitemaps(
+    index: &Url,
+    entries: Vec<SitemapEntry>,
+    host_map: &HostMap,
+) -> impl Iterator<Item = Listed<Url>> {
+    entries.into_iter().filter_map(move |entry| {
+        let child = index.join(&entry.loc).ok()?;
+        let child = host_map.to_crawled(&child).unwrap_or(child);
+        Some(Listed {
+            key: SitemapKey::url(&child),
+            source: child,
+            line: entry.line,
+        })
+    })
 }

@@ -94,7 +94,11 @@ impl AuditSettings {
             .map(|path| read_logo(&path))
             .transpose()?;
         let pdf = switch(args.pdf, file.pdf);
+        // An audit compares the crawl with the site's sitemaps, and checks the pages only
+        // they lead to as well: it seeds from them unless told not to.
+        let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
         let mut crawl = CrawlSettings::resolve(args.crawl, file)?;
+        crawl.crawl.seed_sitemaps = seed_sitemaps.unwrap_or(true);
         let extract_names = extractions
             .iter()
             .map(|extraction| extraction.name().to_string())

@@ -34,6 +34,7 @@ pub(crate) struct ConfigFile {
     pub(super) max_requests: Option<u64>,
     pub(super) max_urls: Option<u64>,
     pub(super) max_pattern_chain: Option<u32>,
+    pub(super) seed_sitemaps: Option<bool>,
     pub(super) delay: Option<f64>,
     pub(super) user_agent: Option<String>,
     pub(super) ignore_robots: Option<bool>,

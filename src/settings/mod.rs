@@ -121,6 +121,8 @@ struct MergedOptions {
     max_requests: Option<u64>,
     max_urls: u64,
     max_pattern_chain: u32,
+    /// `None`: the command's default (off for a crawl, on for an audit).
+    seed_sitemaps: Option<bool>,
     /// Seconds. `None`: robots.txt Crawl-delay sets the pace.
     delay: Option<f64>,
     user_agent: String,
@@ -192,6 +194,7 @@ impl MergedOptions {
                 .max_pattern_chain
                 .or(file.max_pattern_chain)
                 .unwrap_or(defaults.max_pattern_chain),
+            seed_sitemaps: args.seed_sitemaps.or(file.seed_sitemaps),
             delay: args.delay.or(file.delay),
             user_agent: args
                 .user_agent
@@ -275,6 +278,7 @@ impl MergedOptions {
         crawl.network = self.network()?;
         crawl.host_map = self.host_map()?;
         let base_url = self.base_url.as_deref().map(base_url).transpose()?;
+        crawl.published_base = base_url.as_deref().and_then(|text| Url::parse(text).ok());
         let limits = Limits::new(self.max_urls_per_file, self.max_bytes_per_file)
             .map_err(|error| anyhow::anyhow!("{error}"))?;
         self.check_needs_state()?;
@@ -305,7 +309,8 @@ impl MergedOptions {
     }
 
     /// The crawler's configuration; the crawl database records links when there is a
-    /// `--state` to keep them in.
+    /// `--state` to keep them in, or the sitemaps seed the crawl (the links tell what only
+    /// the sitemaps led to).
     fn crawl_config(&self) -> anyhow::Result<CrawlConfig> {
         if self.concurrency == 0 {
             bail!("--concurrency must be at least 1");
@@ -344,7 +349,8 @@ impl MergedOptions {
             retries: self.retries,
             scope: self.scope()?,
             strip_parameters: self.strip_parameters.clone(),
-            record_links: self.state.is_some(),
+            seed_sitemaps: self.seed_sitemaps.unwrap_or(false),
+            record_links: self.state.is_some() || self.seed_sitemaps.unwrap_or(false),
             collect_images: self.images,
             collect_alternates: self.hreflang,
             max_url_length: sitemapper_sitemap::MAX_URL_LENGTH,

@@ -248,6 +248,8 @@ fn the_example_config_loads_and_documents_every_option() {
                         .map_or(line, |rest| rest[2..].trim_start());
                     line.split_whitespace().next()
                 })
+                // An optional value follows its flag: `--seed-sitemaps[=<BOOL>]`.
+                .map(|word| word.split('[').next().unwrap_or(word))
                 .map(|word| word.trim_end_matches([',', '.']))
                 .filter(|word| word.starts_with("--") && word.len() > 2)
                 .filter(|word| !["--config", "--help", "--version"].contains(word))

@@ -28,6 +28,7 @@ mod render;
 mod report;
 mod robots;
 mod schema;
+mod seed_sitemaps;
 mod site_sitemaps;
 mod split;
 mod validate;

@@ -82,8 +82,9 @@ pub(crate) fn discovery_findings(sitemaps: &SiteSitemaps<'_>) -> Vec<Finding> {
     findings
 }
 
-/// Sitemaps that cannot be read, sitemap URLs the crawl did not find or found not indexable,
-/// and indexable pages the sitemaps leave out. `normalize` turns a `<loc>` into the crawl's
+/// Sitemaps that cannot be read, sitemap URLs no link of the crawled pages leads to (whether
+/// the crawl read them through the sitemaps or not at all), sitemap URLs found not
+/// indexable, and indexable pages the sitemaps leave out. `normalize` turns a `<loc>` into the crawl's
 /// form of the URL, or says it is not an absolute http(s) URL.
 pub(crate) fn sitemap_findings(
     store: &Store,
@@ -110,12 +111,18 @@ pub(crate) fn sitemap_findings(
             ));
             continue;
         };
-        match verdicts.get(&url) {
-            None => findings.push(finding(
+        // Not crawled at all, or crawled only because the sitemaps seeded the crawl: either
+        // way no link leads here.
+        let crawled = verdicts.get(&url);
+        if crawled.is_none() || !store.is_reached_by_links(run, &url)? {
+            findings.push(finding(
                 FindingKind::SitemapOrphan,
                 &url,
                 "no link from the crawled pages leads here".to_string(),
-            )),
+            ));
+        }
+        match crawled {
+            None => {}
             Some((verdict, reason)) if *verdict != Verdict::Indexable => {
                 let detail = match reason {
                     Some(reason) => format!("{verdict}: {reason}"),

@@ -261,7 +261,7 @@ fn listed_pages_sharing_a_title_name_each_other() {
 fn the_sitemaps_are_compared_with_the_crawl_and_findings_come_most_severe_first() {
     let findings = audit(
         vec![
-            page("https://e.com/", Verdict::Indexable),
+            home_linking_to(&["https://e.com/left-out", "https://e.com/gone"]),
             page("https://e.com/left-out", Verdict::Indexable),
             excluded("https://e.com/gone", Some(404), Reason::HttpStatus(404)),
         ],
@@ -296,6 +296,16 @@ fn the_sitemaps_are_compared_with_the_crawl_and_findings_come_most_severe_first(
         "https://e.com/left-out",
         "indexable, but the site's sitemaps do not list it"
     ));
+    let orphans: Vec<&str> = findings
+        .iter()
+        .filter(|finding| finding.0 == "sitemap-orphan")
+        .map(|finding| finding.1.as_str())
+        .collect();
+    assert_eq!(
+        orphans,
+        ["https://e.com/orphan"],
+        "linked pages are no orphans"
+    );
     let severities: Vec<Severity> = findings
         .iter()
         .map(|finding| {
@@ -314,6 +324,85 @@ fn the_sitemaps_are_compared_with_the_crawl_and_findings_come_most_severe_first(
     assert!(severities.is_sorted(), "{findings:?}");
 }
 
+/// The seed, at depth 0, linking to `targets`.
+fn home_linking_to(targets: &[&str]) -> PageRecord {
+    let links = targets
+        .iter()
+        .map(|target| sitemapper_store::LinkRecord {
+            target: target.to_string(),
+            kind: sitemapper_store::LinkKind::Anchor,
+            anchor: None,
+            nofollow: false,
+        })
+        .collect();
+    PageRecord {
+        depth: 0,
+        links: Some(links),
+        ..page("https://e.com/", Verdict::Indexable)
+    }
+}
+
+#[test]
+fn a_page_only_the_sitemaps_led_the_crawl_to_is_an_orphan_though_crawled() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&directory.path().join("crawl.db")).unwrap();
+    let run = store.begin_run("https://e.com/").unwrap();
+    let sitemap = "https://e.com/sitemap.xml";
+    let pages = vec![
+        home_linking_to(&["https://e.com/linked"]),
+        page("https://e.com/linked", Verdict::Indexable),
+        PageRecord {
+            referrer: Some(sitemap.to_string()),
+            ..page("https://e.com/seeded", Verdict::Indexable)
+        },
+        PageRecord {
+            referrer: Some(sitemap.to_string()),
+            reason: Some(Reason::NoIndex),
+            ..page("https://e.com/seeded-noindex", Verdict::Excluded)
+        },
+    ];
+    store.record_pages(run, &pages).unwrap();
+    let listed = [
+        "https://e.com/",
+        "https://e.com/linked",
+        "https://e.com/seeded",
+        "https://e.com/seeded-noindex",
+    ];
+    let targets: Vec<String> = listed.iter().map(ToString::to_string).collect();
+    store.record_sitemap_links(sitemap, &targets).unwrap();
+    let urls: std::collections::BTreeSet<String> = targets.iter().cloned().collect();
+    let sitemaps = SiteSitemaps {
+        files_read: 1,
+        urls: &urls,
+        problems: &[],
+        site: "https://e.com/",
+        robots_txt: ("https://e.com/robots.txt", RobotsTxt::Unknown),
+        found: &[],
+    };
+    let normalize = |loc: &str| Some(loc.to_string());
+    let findings: Vec<(&str, String)> =
+        findings(&store, run, &Thresholds::default(), &sitemaps, &normalize)
+            .unwrap()
+            .into_iter()
+            .filter(|finding| finding.kind.code().starts_with("sitemap-"))
+            .map(|finding| (finding.kind.code(), finding.url))
+            .collect();
+    let orphan = |url: &str| ("sitemap-orphan", url.to_string());
+    assert_eq!(
+        findings,
+        [
+            (
+                "sitemap-not-indexable",
+                "https://e.com/seeded-noindex".to_string()
+            ),
+            orphan("https://e.com/seeded"),
+            orphan("https://e.com/seeded-noindex"),
+        ],
+        "the seed and the linked page are no orphans; a sitemap's entry is no link"
+    );
+    assert_eq!(store.listed_only_from_sitemaps(run).unwrap(), 1);
+}
+
 /// The findings about how the site offers its sitemaps, with robots.txt answering as
 /// `robots_txt`, the sitemaps `found`, and `problems` with those that could not be read.
 fn discovery(
@@ -324,9 +413,7 @@ fn discovery(
     let directory = tempfile::tempdir().unwrap();
     let mut store = Store::open(&directory.path().join("crawl.db")).unwrap();
     let run = store.begin_run("https://e.com/").unwrap();
-    store
-        .record_pages(run, &[page("https://e.com/", Verdict::Indexable)])
-        .unwrap();
+    store.record_pages(run, &[home_linking_to(&[])]).unwrap();
     // The sitemaps read list the one page: the comparison with the crawl finds nothing.
     let urls: std::collections::BTreeSet<String> = ["https://e.com/".to_string()].into();
     let found: Vec<(String, FoundBy)> = found

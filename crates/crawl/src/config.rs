@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use regex::Regex;
 use sitemapper_extract::CustomExtraction;
+use url::Url;
 
 use crate::access::SiteAccess;
 use crate::address::AddressPolicy;
@@ -124,6 +125,19 @@ pub struct CrawlConfig {
     /// Values to pick out of every HTML page that answers 200 (its rendered DOM when it is
     /// rendered), reported in [`crate::PageOutcome::extracted`].
     pub extractions: Vec<CustomExtraction>,
+    /// Once links lead nowhere new, read the site's own sitemaps (robots.txt's `Sitemap:`
+    /// lines, else `/sitemap.xml`) and crawl what they list that links did not lead to (the
+    /// reader is given with [`crate::Crawler::with_sitemap_reader`]).
+    pub seed_sitemaps: bool,
+    /// The site's sitemaps to seed from, when the user names them; empty: those robots.txt
+    /// names, else `/sitemap.xml`.
+    pub sitemap_roots: Vec<Url>,
+    /// Where this crawl's own sitemaps are published (`--base-url`), never read as seeds;
+    /// `None`: the scope's root as published.
+    pub published_base: Option<Url>,
+    /// Whether the crawl's sitemaps go where the site serves them (a crawl; not an audit's
+    /// report directory): then its own output, under `published_base`, is not read as a seed.
+    pub publishes_sitemaps: bool,
 }
 
 impl Default for CrawlConfig {
@@ -162,6 +176,10 @@ impl Default for CrawlConfig {
             network: NetworkOptions::default(),
             host_map: HostMap::default(),
             extractions: Vec::new(),
+            seed_sitemaps: false,
+            sitemap_roots: Vec::new(),
+            published_base: None,
+            publishes_sitemaps: true,
         }
     }
 }

@@ -35,6 +35,14 @@ pub enum CrawlEvent {
     },
     /// A URL was decided: fetched, or skipped before any request (robots, URL length).
     Page(Box<PageOutcome>),
+    /// A sitemap of the site was read as a seed ([`crate::CrawlConfig::seed_sitemaps`]).
+    SitemapListed {
+        /// The sitemap, as requested.
+        sitemap: Url,
+        /// The URLs it lists that are in scope, normalized, whether or not a link had led
+        /// the crawl to them already.
+        urls: Vec<Url>,
+    },
 }
 
 /// What an origin's `/robots.txt` answered (the policy says what the crawl makes of it).

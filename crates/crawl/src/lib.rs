@@ -22,6 +22,7 @@ mod origins;
 mod render;
 mod robots;
 mod scope;
+mod sitemaps;
 mod traps;
 
 pub use access::{BasicAuth, SiteAccess, SiteCookie, SiteHeader, SiteSession};
@@ -42,6 +43,7 @@ pub use render::{
     Admission, BoxFuture, BrowserReport, PROBES, Refusal, RenderFailure, RenderMode, RenderReport,
     RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,
 };
+pub use sitemaps::{SitemapReader, SitemapSeeding, SitemapWalk};
 pub use traps::{TrapKind, TrapReport};
 
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.

@@ -13,6 +13,50 @@ fn link(target: &str, kind: LinkKind, anchor: Option<&str>) -> LinkRecord {
 }
 
 #[test]
+fn a_sitemap_s_entries_are_replaced_per_sitemap_and_lead_no_referrer() {
+    let (_directory, mut store) = open();
+    let run = store.begin_run("https://e.com/").unwrap();
+    let sitemap = "https://e.com/sitemap.xml";
+    let targets = |urls: &[&str]| -> Vec<String> { urls.iter().map(ToString::to_string).collect() };
+    store
+        .record_sitemap_links(sitemap, &targets(&["https://e.com/old", "https://e.com/a"]))
+        .unwrap();
+    store
+        .record_sitemap_links(sitemap, &targets(&["https://e.com/a"]))
+        .unwrap();
+    // The sitemap is also linked as a page (not HTML, so with no links of its own).
+    let as_a_page = PageRecord {
+        links: Some(Vec::new()),
+        ..page(sitemap, Verdict::Excluded)
+    };
+    let linked = PageRecord {
+        depth: 2,
+        ..page("https://e.com/a", Verdict::Indexable)
+    };
+    store.record_pages(run, &[as_a_page, linked]).unwrap();
+    assert_eq!(
+        store.links_of(sitemap).unwrap(),
+        [link("https://e.com/a", LinkKind::Sitemap, None)]
+    );
+    assert!(store.referrers(run, "https://e.com/a").unwrap().is_empty());
+    assert!(!store.is_reached_by_links(run, "https://e.com/a").unwrap());
+    assert_eq!(store.listed_only_from_sitemaps(run).unwrap(), 1);
+
+    let home = PageRecord {
+        depth: 0,
+        links: Some(vec![link("https://e.com/a", LinkKind::Anchor, None)]),
+        ..page("https://e.com/", Verdict::Indexable)
+    };
+    store.record_pages(run, &[home]).unwrap();
+    assert!(store.is_reached_by_links(run, "https://e.com/a").unwrap());
+    assert!(
+        store.is_reached_by_links(run, "https://e.com/").unwrap(),
+        "the seed"
+    );
+    assert_eq!(store.listed_only_from_sitemaps(run).unwrap(), 0);
+}
+
+#[test]
 fn typed_links_are_replaced_per_page_kept_when_not_given_and_filtered_for_referrers() {
     let (_directory, mut store) = open();
     let run = store.begin_run("https://e.com/").unwrap();

@@ -6,7 +6,7 @@ use rusqlite::{ToSql, Transaction, params};
 
 use crate::runs::RunId;
 use crate::verdict::read_code;
-use crate::{PageRecord, Store, StoreError};
+use crate::{PageRecord, Store, StoreError, Verdict};
 
 /// What a link is: the element or rule it comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -25,11 +25,14 @@ pub enum LinkKind {
     Iframe,
     /// An instant `<meta http-equiv=refresh>`.
     Refresh,
+    /// A `<loc>` of the site's own sitemap (the source is the sitemap's URL): how a crawl
+    /// that seeds from the site's sitemaps came to a page. Not a link of a page.
+    Sitemap,
 }
 
 impl LinkKind {
     /// Every kind, in code order.
-    pub const ALL: [LinkKind; 7] = [
+    pub const ALL: [LinkKind; 8] = [
         LinkKind::Anchor,
         LinkKind::Canonical,
         LinkKind::Redirect,
@@ -37,6 +40,7 @@ impl LinkKind {
         LinkKind::Image,
         LinkKind::Iframe,
         LinkKind::Refresh,
+        LinkKind::Sitemap,
     ];
 
     /// The stable code the database and the audit's files use.
@@ -49,7 +53,24 @@ impl LinkKind {
             LinkKind::Image => "image",
             LinkKind::Iframe => "iframe",
             LinkKind::Refresh => "refresh",
+            LinkKind::Sitemap => "sitemap",
         }
+    }
+
+    /// Whether a crawler follows it from a page to discover its target: every kind but an
+    /// image (not a page) and a sitemap's entry (not a page's link).
+    pub fn leads_crawl(self) -> bool {
+        !matches!(self, LinkKind::Image | LinkKind::Sitemap)
+    }
+
+    /// The codes of the kinds a crawler follows from a page, as an SQL list: `'a', ...`.
+    fn followed_codes() -> String {
+        let codes: Vec<String> = LinkKind::ALL
+            .into_iter()
+            .filter(|kind| kind.leads_crawl())
+            .map(|kind| format!("'{}'", kind.code()))
+            .collect();
+        codes.join(", ")
     }
 
     fn parse(code: &str) -> Option<LinkKind> {
@@ -99,11 +120,13 @@ pub struct GraphLink<'a> {
 
 /// Replaces the recorded links of every page of `pages` that carries links (in the
 /// recorder's transaction); the first link of a kind from a page to a target keeps its text.
+/// A sitemap's entries stay: a sitemap of the site that is also linked as a page keeps both.
 pub(crate) fn write_links(
     transaction: &Transaction<'_>,
     pages: &[PageRecord],
 ) -> rusqlite::Result<()> {
-    let mut forget = transaction.prepare_cached("DELETE FROM links WHERE source = ?1")?;
+    let mut forget =
+        transaction.prepare_cached("DELETE FROM links WHERE source = ?1 AND kind != 'sitemap'")?;
     let mut insert = transaction.prepare_cached(
         "INSERT OR IGNORE INTO links (source, target, kind, anchor, nofollow)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -127,6 +150,86 @@ pub(crate) fn write_links(
 }
 
 impl Store {
+    /// Records the URLs the site's sitemap `sitemap` lists, in place of those it listed when
+    /// it was last read, as links of kind [`LinkKind::Sitemap`].
+    pub fn record_sitemap_links(
+        &mut self,
+        sitemap: &str,
+        targets: &[String],
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sql_error = |source| StoreError::Sql {
+            path: path.clone(),
+            source,
+        };
+        let transaction = self.connection.transaction().map_err(sql_error)?;
+        {
+            let mut forget = transaction
+                .prepare_cached("DELETE FROM links WHERE source = ?1 AND kind = ?2")
+                .map_err(sql_error)?;
+            forget
+                .execute(params![sitemap, LinkKind::Sitemap])
+                .map_err(sql_error)?;
+            let mut insert = transaction
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO links (source, target, kind) VALUES (?1, ?2, ?3)",
+                )
+                .map_err(sql_error)?;
+            for target in targets {
+                insert
+                    .execute(params![sitemap, target, LinkKind::Sitemap])
+                    .map_err(sql_error)?;
+            }
+        }
+        transaction.commit().map_err(sql_error)
+    }
+
+    /// Whether `run` reached `url` by links: it is where the crawl started (depth 0), or a
+    /// link a crawler follows ([`LinkKind::leads_crawl`]: an anchor, a frame, a refresh, a
+    /// redirect, a canonical, an alternate) leads there from a page of `run`. A sitemap
+    /// listing it does not count.
+    pub fn is_reached_by_links(&self, run: RunId, url: &str) -> Result<bool, StoreError> {
+        let sql = format!(
+            "SELECT EXISTS (SELECT 1 FROM pages
+                            WHERE url = ?1 AND last_seen_run = ?2 AND depth = 0)
+                 OR EXISTS (SELECT 1 FROM links JOIN pages ON pages.url = links.source
+                            WHERE links.target = ?1 AND pages.last_seen_run = ?2
+                              AND links.kind IN ({}))",
+            LinkKind::followed_codes()
+        );
+        let mut statement = self
+            .connection
+            .prepare_cached(&sql)
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_row(params![url, run.0], |row| row.get(0))
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// How many pages `run` lists that only the site's sitemaps led to: a sitemap lists
+    /// them, and no link a crawler follows leads to them from a page of the run (the seed,
+    /// where the crawl starts, is not one of them).
+    pub fn listed_only_from_sitemaps(&self, run: RunId) -> Result<u64, StoreError> {
+        let sql = format!(
+            "SELECT count(*) FROM pages AS listed
+             WHERE listed.last_seen_run = ?1 AND listed.verdict = ?2 AND listed.depth > 0
+               AND EXISTS (SELECT 1 FROM links WHERE links.target = listed.url
+                                                 AND links.kind = ?3)
+               AND NOT EXISTS (SELECT 1 FROM links JOIN pages ON pages.url = links.source
+                               WHERE links.target = listed.url AND pages.last_seen_run = ?1
+                                 AND links.kind IN ({}))",
+            LinkKind::followed_codes()
+        );
+        self.connection
+            .query_row(
+                &sql,
+                params![run.0, Verdict::Indexable, LinkKind::Sitemap],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|count| count.max(0) as u64)
+            .map_err(|source| self.sql_error(source))
+    }
+
     /// The links `url` was last recorded with, by kind and target.
     pub fn links_of(&self, url: &str) -> Result<Vec<LinkRecord>, StoreError> {
         let mut statement = self

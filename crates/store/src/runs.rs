@@ -389,7 +389,8 @@ impl Store {
             .prepare(
                 "SELECT source.url, source.depth, links.target FROM links
                     JOIN pages AS source ON source.url = links.source AND source.last_seen_run = ?1
-                 WHERE NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = links.target AND done.last_seen_run = ?1)
+                 WHERE links.kind != 'sitemap'
+                   AND NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = links.target AND done.last_seen_run = ?1)
                  UNION
                  SELECT url, depth, target FROM pages
                  WHERE last_seen_run = ?1 AND verdict = ?2 AND target IS NOT NULL

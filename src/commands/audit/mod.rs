@@ -27,7 +27,7 @@ use url::Url;
 
 use self::summary_json::AuditJson;
 use super::Output;
-use super::crawl::{Crawled, crawl_and_publish};
+use super::crawl::{Crawled, ReadSitemaps, crawl_and_publish};
 use super::json;
 use crate::cli::{AuditArgs, SeverityName, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
@@ -112,6 +112,11 @@ impl AuditOptions {
         if !out_chosen {
             settings.out = OutputTarget::Path(report.clone());
         }
+        // A sitemap written beside the report is not published: whatever the site serves,
+        // even at the URL the sitemap would name, is the site's own, to seed from and compare.
+        settings.crawl.publishes_sitemaps = out_chosen;
+        // The sitemaps given are the site's: the crawl seeds from them, and no others.
+        settings.crawl.sitemap_roots = sitemaps.clone();
         let database_in_report = settings.state.is_none();
         settings
             .state
@@ -199,8 +204,9 @@ fn audit(
     options: &AuditOptions,
     output: Output,
 ) -> Result<Audited, Failure> {
-    let mut crawled = crawl_and_publish(settings, output)?;
-    let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps);
+    let read_as_seeds = ReadSitemaps::default();
+    let mut crawled = crawl_and_publish(settings, output, Some(read_as_seeds.clone()))?;
+    let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps, &read_as_seeds);
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
     // knows them (`--map-host`).
     let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters)
@@ -318,6 +324,7 @@ fn read_site_sitemaps(
     crawled: &Crawled,
     settings: &CrawlSettings,
     given: &[Url],
+    read_as_seeds: &ReadSitemaps,
 ) -> site_sitemaps::SiteSitemaps {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -337,6 +344,7 @@ fn read_site_sitemaps(
         &crawled.notes.sitemaps,
         &crawled.summary,
         &settings.crawl,
+        read_as_seeds,
     ))
 }
 

@@ -10,10 +10,11 @@ use std::sync::Arc;
 
 use sitemapper_audit::FoundBy;
 use sitemapper_sitemap::{
-    IndexWalk, Listed, ReadError, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
+    IndexWalk, ReadError, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
 };
 
-use crate::commands::sitemap_source::SitemapClient;
+use crate::commands::crawl::ReadSitemaps;
+use crate::commands::sitemap_source::{SitemapClient, listed_sitemaps};
 use sitemapper_crawl::{CrawlConfig, CrawlSummary, HostMap};
 use url::Url;
 
@@ -40,12 +41,14 @@ pub(super) struct SiteSitemaps {
 /// site that answers every path with its HTML), is simply "not there", not a problem.
 /// Requests go as the crawl's did: its address policy, proxy and certificates, and its
 /// session for the site's own origins. With `--map-host`, sitemaps on the production host
-/// are read from the staging copy, as the crawl read its pages.
+/// are read from the staging copy, as the crawl read its pages. A sitemap the crawl read
+/// as a seed (`read_as_seeds`) is not fetched again.
 pub(super) async fn read(
     given: &[Url],
     declared: &[String],
     crawl: &CrawlSummary,
     config: &CrawlConfig,
+    read_as_seeds: &ReadSitemaps,
 ) -> SiteSitemaps {
     let mut found = SiteSitemaps::default();
     let root = &crawl.scope_root;
@@ -75,10 +78,16 @@ pub(super) async fn read(
             .find(|(url, _)| *url == visit.source)
             .map(|(_, found_by)| *found_by);
         let guessed = found_by == Some(FoundBy::UsualPath);
-        let Some(body) = fetch_noted(&client, &visit.source, guessed, &mut found).await else {
-            continue;
+        let document = match read_as_seeds.take(&visit.source) {
+            Some(document) => Ok(document),
+            None => {
+                let Some(body) = fetch_noted(&client, &visit.source, guessed, &mut found).await
+                else {
+                    continue;
+                };
+                read_sitemap(&body)
+            }
         };
-        let document = read_sitemap(&body);
         if guessed && matches!(document, Err(ReadError::UnknownRoot(_) | ReadError::Empty)) {
             tracing::debug!(url = %visit.source, "not a sitemap: taken as none there");
             continue;
@@ -156,15 +165,7 @@ impl SiteSitemaps {
                 self.urls.extend(entries.into_iter().map(|entry| entry.loc));
             }
             Ok(SitemapDocument::Index(entries)) => {
-                let listed = entries.into_iter().filter_map(|entry| {
-                    let child = visit.source.join(&entry.loc).ok()?;
-                    let child = host_map.to_crawled(&child).unwrap_or(child);
-                    Some(Listed {
-                        key: SitemapKey::url(&child),
-                        source: child,
-                        line: entry.line,
-                    })
-                });
+                let listed = listed_sitemaps(&visit.source, entries, host_map);
                 for problem in walk.follow(visit.id, listed) {
                     // A sitemap listed twice is allowed (sitemaps.org does not forbid it) and
                     // was fetched once; the findings about the site's sitemaps are errors,

@@ -32,6 +32,7 @@ impl<'a> Report<'a> {
         self.print_limits_reached(&mut out)?;
         self.print_pace(&mut out)?;
         self.print_urls_cut(&mut out)?;
+        self.print_sitemap_seeds(&mut out)?;
         self.print_rendering(&mut out)?;
         self.print_listing(&mut out)?;
         super::staging::print_canonicals_elsewhere(
@@ -158,6 +159,34 @@ impl<'a> Report<'a> {
                 summary.beyond_max_depth
             )?;
         }
+        Ok(())
+    }
+
+    /// What the site's own sitemaps added, when they seeded the crawl.
+    fn print_sitemap_seeds(&self, out: &mut impl Write) -> anyhow::Result<()> {
+        let Some(seeding) = &self.crawled.summary.sitemap_seeding else {
+            return Ok(());
+        };
+        if seeding.not_reached && seeding.read == 0 {
+            writeln!(
+                out,
+                "The site's sitemaps were not read: the crawl stopped before its links ran out."
+            )?;
+            return Ok(());
+        }
+        let only_there = self
+            .crawled
+            .store
+            .listed_only_from_sitemaps(self.crawled.run)?;
+        writeln!(
+            out,
+            "The site's sitemaps: {} read, {} skipped, {} unreadable; they added {} URLs no link had led to.",
+            seeding.read, seeding.skipped, seeding.unreadable, seeding.urls_queued
+        )?;
+        writeln!(
+            out,
+            "Listed only from the site's sitemaps (no link of a crawled page leads there): {only_there}."
+        )?;
         Ok(())
     }
 

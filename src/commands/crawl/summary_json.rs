@@ -39,6 +39,8 @@ pub(crate) struct CrawlJson {
     limits_reached: LimitsReached,
     traps: Vec<TrapJson>,
     session_parameters: Vec<String>,
+    /// What the site's own sitemaps added (`--seed-sitemaps`); `null` when they were not read.
+    sitemap_seeds: Option<SitemapSeedsJson>,
     robots: Vec<RobotsJson>,
     pace: Option<PaceJson>,
     files: FilesJson,
@@ -104,6 +106,18 @@ struct TrapJson {
     kind: &'static str,
     urls_cut: u64,
     example: String,
+}
+
+#[derive(Debug, Serialize)]
+struct SitemapSeedsJson {
+    read: u64,
+    skipped: u64,
+    unreadable: u64,
+    urls_queued: u64,
+    /// Listed URLs no link of a crawled page led to: only the sitemaps did.
+    listed_only_from_sitemaps: u64,
+    /// Whether a limit or a stop ended the crawl before the sitemaps were read.
+    not_reached: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -233,6 +247,22 @@ impl CrawlJson {
                 })
                 .collect(),
             session_parameters: summary.session_parameters.clone(),
+            sitemap_seeds: summary
+                .sitemap_seeding
+                .as_ref()
+                .map(|seeding| -> anyhow::Result<SitemapSeedsJson> {
+                    Ok(SitemapSeedsJson {
+                        read: seeding.read,
+                        skipped: seeding.skipped,
+                        unreadable: seeding.unreadable,
+                        urls_queued: seeding.urls_queued,
+                        listed_only_from_sitemaps: crawled
+                            .store
+                            .listed_only_from_sitemaps(crawled.run)?,
+                        not_reached: seeding.not_reached,
+                    })
+                })
+                .transpose()?,
             robots: crawled
                 .notes
                 .robots

@@ -11,6 +11,7 @@ mod owner;
 mod page;
 mod rendering;
 mod seed;
+mod sitemap_seeds;
 mod visit;
 
 use std::sync::Arc;
@@ -30,6 +31,7 @@ use crate::history::History;
 use crate::normalize::UrlNormalizer;
 use crate::render::{RenderReport, Renderer};
 use crate::scope::Scope;
+use crate::sitemaps::{SitemapReader, SitemapSeeding};
 use crate::traps::TrapReport;
 
 use context::JobContext;
@@ -85,6 +87,9 @@ pub struct CrawlSummary {
     pub render: RenderReport,
     /// Whether [`CrawlStopper::stop`] ended the crawl early.
     pub interrupted: bool,
+    /// What seeding from the site's own sitemaps did, when
+    /// [`CrawlConfig::seed_sitemaps`] asked for it.
+    pub sitemap_seeding: Option<SitemapSeeding>,
     /// How long the crawl took.
     pub elapsed: Duration,
 }
@@ -100,6 +105,7 @@ pub struct Crawler {
     spill: Option<Arc<dyn FrontierSpill>>,
     resume: Option<ResumePoint>,
     renderer: Option<Arc<dyn Renderer>>,
+    sitemap_reader: Option<Arc<dyn SitemapReader>>,
 }
 
 /// Where an interrupted crawl stood: it continues from there instead of starting over.
@@ -137,7 +143,15 @@ impl Crawler {
             spill: None,
             resume: None,
             renderer: None,
+            sitemap_reader: None,
         }
+    }
+
+    /// Reads the site's own sitemaps with `reader` when [`CrawlConfig::seed_sitemaps`] asks
+    /// for it.
+    pub fn with_sitemap_reader(mut self, reader: Arc<dyn SitemapReader>) -> Crawler {
+        self.sitemap_reader = Some(reader);
+        self
     }
 
     /// Renders pages in `renderer` as [`CrawlConfig::render`] decides.
@@ -238,7 +252,14 @@ impl Crawler {
         owner
             .start(seed_visit.visit, self.resume.clone().unwrap_or_default())
             .await;
-        owner.crawl(self.stop.subscribe()).await;
+        let reader = self
+            .sitemap_reader
+            .as_deref()
+            .filter(|_| self.config.seed_sitemaps);
+        if self.config.seed_sitemaps && reader.is_none() {
+            tracing::warn!("no sitemap reader: the site's sitemaps are not read");
+        }
+        owner.crawl(self.stop.subscribe(), reader).await;
         Ok(owner.summary(addresses, session, started.elapsed()))
     }
 }

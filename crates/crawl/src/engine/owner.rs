@@ -8,15 +8,50 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use url::Url;
+
 use super::context::JobContext;
+use super::sitemap_seeds;
 use super::visit::{Visit, VisitEnd, VisitMode, visit};
 use super::{CrawlSummary, ResumePoint};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
-use crate::event::{Exclusion, PageOutcome};
+use crate::event::{CrawlEvent, Exclusion, PageOutcome};
 use crate::frontier::{Frontier, FrontierSpill, QueuedUrl};
 use crate::scope::Scope;
+use crate::sitemaps::{SitemapReader, SitemapSeeding};
 use crate::traps::{LinkCheck, PageShape, TrapGuard};
+
+/// Where links were found: a page (or a sitemap of the site), its depth and chain.
+#[derive(Debug)]
+struct FoundOn {
+    url: Url,
+    depth: u32,
+    chain: u32,
+    shape: PageShape,
+}
+
+impl FoundOn {
+    fn page(url: Url, depth: u32, chain: u32) -> FoundOn {
+        FoundOn {
+            shape: PageShape::of(&url),
+            url,
+            depth,
+            chain,
+        }
+    }
+}
+
+/// What the owner made of one link.
+#[derive(Debug)]
+enum Admitted {
+    /// A new URL, queued.
+    Queued(Url),
+    /// In scope, but known already, or not followed (depth, discovery cap, a trap).
+    InScope(Url),
+    /// Out of scope, or never to be listed (too long).
+    OutOfScope,
+}
 
 /// The one task that owns the frontier: it turns found links into queued URLs.
 pub(super) struct FrontierOwner {
@@ -29,6 +64,8 @@ pub(super) struct FrontierOwner {
     /// URLs taken from the frontier and visited, the seed included.
     pages_visited: u64,
     interrupted: bool,
+    /// What seeding from the site's sitemaps did, when it was asked for.
+    sitemap_seeding: Option<SitemapSeeding>,
 }
 
 impl FrontierOwner {
@@ -47,6 +84,7 @@ impl FrontierOwner {
             beyond_max_urls: 0,
             pages_visited: 1,
             interrupted: false,
+            sitemap_seeding: None,
         }
     }
 
@@ -69,9 +107,56 @@ impl FrontierOwner {
     }
 
     /// Runs fetch jobs until the frontier and the jobs in flight are both empty, a limit
+    /// stops new jobs, or `stopped` says stop; then, with a `reader`, seeds from the site's
+    /// own sitemaps and crawls what they add.
+    pub(super) async fn crawl(
+        &mut self,
+        mut stopped: watch::Receiver<bool>,
+        reader: Option<&dyn SitemapReader>,
+    ) {
+        self.run_jobs(&mut stopped).await;
+        let Some(reader) = reader else {
+            return;
+        };
+        if !self.ran_out_of_links() {
+            tracing::info!(
+                "the crawl stopped before its links ran out: the site's sitemaps are not read"
+            );
+            self.sitemap_seeding = Some(SitemapSeeding {
+                not_reached: true,
+                ..SitemapSeeding::default()
+            });
+            return;
+        }
+        let seeding = sitemap_seeds::seed(self, reader, &stopped).await;
+        self.sitemap_seeding = Some(seeding);
+        self.run_jobs(&mut stopped).await;
+    }
+
+    /// Whether the crawl ended because no link led anywhere new, not because of a limit or
+    /// a stop.
+    fn ran_out_of_links(&self) -> bool {
+        let config = &self.context.config;
+        !self.interrupted
+            && self.frontier.len() == 0
+            && !self.context.budget_exhausted()
+            && config.max_pages.is_none_or(|max| self.pages_visited < max)
+    }
+
+    /// The crawl's shared context, for the sitemaps' requests.
+    pub(super) fn context(&self) -> Arc<JobContext> {
+        Arc::clone(&self.context)
+    }
+
+    /// The crawl's scope.
+    pub(super) fn scope(&self) -> Arc<Scope> {
+        Arc::clone(&self.scope)
+    }
+
+    /// Runs fetch jobs until the frontier and the jobs in flight are both empty, a limit
     /// stops new jobs, or `stopped` says stop.
-    pub(super) async fn crawl(&mut self, mut stopped: watch::Receiver<bool>) {
-        self.interrupted = *stopped.borrow_and_update();
+    async fn run_jobs(&mut self, stopped: &mut watch::Receiver<bool>) {
+        self.interrupted |= *stopped.borrow_and_update();
         let mut jobs = JoinSet::new();
         loop {
             self.start_jobs(&mut jobs);
@@ -126,53 +211,95 @@ impl FrontierOwner {
         let Some(page) = visit.page else {
             return;
         };
-        let depth = visit.depth + 1;
-        let page_shape = PageShape::of(&page);
-        let config = &self.context.config;
+        let found_on = FoundOn::page(page, visit.depth, visit.chain);
         for link in visit.links {
-            let Some(mut url) = self.context.normalizer.normalize(&link) else {
-                continue;
-            };
-            self.traps.strip_sessions(&mut url);
-            if !self.scope.contains(&url) {
-                continue;
+            if let Some(url) = self.context.normalizer.normalize(&link) {
+                self.admit(url, &found_on).await;
             }
-            if config.max_depth.is_some_and(|max| depth > max) {
-                self.beyond_max_depth += 1;
-                continue;
-            }
-            if self.context.seen.len() >= config.max_urls {
-                // Bounded discovery: past the cap only URLs already known pass.
-                if !self.context.seen.contains(&url) {
-                    self.beyond_max_urls += 1;
-                }
-                continue;
-            }
-            if !self.context.seen.insert(&url) {
-                continue;
-            }
-            if url.as_str().len() > config.max_url_length {
-                let outcome =
-                    PageOutcome::skipped(url, depth, Some(page.clone()), Exclusion::UrlTooLong);
-                self.context.emit(outcome).await;
-                continue;
-            }
-            let chain = match self.traps.check(&page_shape, visit.chain, &url) {
-                LinkCheck::Follow { chain } => chain,
-                LinkCheck::Cut(kind) => {
-                    let outcome =
-                        PageOutcome::skipped(url, depth, Some(page.clone()), Exclusion::Trap(kind));
-                    self.context.emit(outcome).await;
-                    continue;
-                }
-            };
-            self.frontier.push(QueuedUrl {
-                url,
-                depth,
-                referrer: Some(page.clone()),
-                chain,
-            });
         }
+    }
+
+    /// Queues the URLs a sitemap of the site lists, as links of the sitemap one click from
+    /// the seed, under the same rules as a page's links; reports the ones in scope and
+    /// returns how many were new.
+    pub(super) async fn enqueue_listed(&mut self, sitemap: &Url, listed: Vec<String>) -> u64 {
+        let found_on = FoundOn::page(sitemap.clone(), 0, 0);
+        let mut in_scope = Vec::new();
+        let mut queued = 0;
+        for loc in listed {
+            let Some(url) = self.context.normalizer.parse(&loc) else {
+                continue;
+            };
+            match self.admit(url, &found_on).await {
+                Admitted::Queued(url) => {
+                    queued += 1;
+                    in_scope.push(url);
+                }
+                Admitted::InScope(url) => in_scope.push(url),
+                Admitted::OutOfScope => {}
+            }
+        }
+        let _ = self
+            .context
+            .events
+            .send(CrawlEvent::SitemapListed {
+                sitemap: sitemap.clone(),
+                urls: in_scope,
+            })
+            .await;
+        queued
+    }
+
+    /// Queues `url` (normalized), found on `found_on`, when it passes scope, depth, the
+    /// discovery cap, the URL length and the trap checks; reports those cut by the last two.
+    async fn admit(&mut self, mut url: Url, found_on: &FoundOn) -> Admitted {
+        let depth = found_on.depth + 1;
+        let config = &self.context.config;
+        self.traps.strip_sessions(&mut url);
+        if !self.scope.contains(&url) {
+            return Admitted::OutOfScope;
+        }
+        if config.max_depth.is_some_and(|max| depth > max) {
+            self.beyond_max_depth += 1;
+            return Admitted::InScope(url);
+        }
+        if self.context.seen.len() >= config.max_urls {
+            // Bounded discovery: past the cap only URLs already known pass.
+            if !self.context.seen.contains(&url) {
+                self.beyond_max_urls += 1;
+            }
+            return Admitted::InScope(url);
+        }
+        if !self.context.seen.insert(&url) {
+            return Admitted::InScope(url);
+        }
+        let page = &found_on.url;
+        if url.as_str().len() > config.max_url_length {
+            let outcome =
+                PageOutcome::skipped(url, depth, Some(page.clone()), Exclusion::UrlTooLong);
+            self.context.emit(outcome).await;
+            return Admitted::OutOfScope;
+        }
+        let chain = match self.traps.check(&found_on.shape, found_on.chain, &url) {
+            LinkCheck::Follow { chain } => chain,
+            LinkCheck::Cut(kind) => {
+                let outcome = PageOutcome::skipped(
+                    url.clone(),
+                    depth,
+                    Some(page.clone()),
+                    Exclusion::Trap(kind),
+                );
+                self.context.emit(outcome).await;
+                return Admitted::InScope(url);
+            }
+        };
+        self.frontier.push(QueuedUrl {
+            url: url.clone(),
+            depth,
+            referrer: Some(page.clone()),
+            chain,
+        });
+        Admitted::Queued(url)
     }
 
     /// The run's summary, once every job has finished.
@@ -200,6 +327,7 @@ impl FrontierOwner {
             session_parameters: self.traps.session_parameters(),
             render: self.context.render.finish(),
             interrupted: self.interrupted,
+            sitemap_seeding: self.sitemap_seeding.clone(),
             elapsed,
         }
     }
