@@ -21,6 +21,7 @@ use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser}
 use sitemapper_sitemap::{
     Alternate, ChangeFreq, Entry, Plan, Planner, Published, ROOT_FILE_NAME, SitemapWriter, Staged,
     StagingDir, WriteOptions, Written, depth_priority, is_valid_hreflang, observed_changefreq,
+    published_names,
 };
 use sitemapper_store::{ChangeReport, ListedPage, RunId, RunStatus, SitemapFileRecord, Store};
 use tokio::sync::mpsc;
@@ -103,7 +104,14 @@ pub(crate) fn crawl_and_publish(
 ) -> Result<Crawled, Failure> {
     let started = Instant::now();
     let started_at = jiff::Timestamp::now();
-    let crawler = Crawler::new(settings.crawl.clone());
+    let mut config = settings.crawl.clone();
+    // What earlier runs published where the site serves it is never a seed.
+    if settings.publishes_sitemaps
+        && let Some(directory) = settings.out.path()
+    {
+        config.own_sitemaps = published_names(directory).into_iter().collect();
+    }
+    let crawler = Crawler::new(config);
     let seed = crawler.parse_seed(&settings.seed).map_err(Failure::usage)?;
     let browser_executable = browser_executable(settings)?;
     // Before any request: an output directory that cannot be written fails the run now, not

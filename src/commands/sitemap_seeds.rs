@@ -8,8 +8,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use sitemapper_crawl::{HostMap, SitemapReader, SitemapWalk};
-use sitemapper_sitemap::{IndexWalk, SitemapDocument, SitemapId, SitemapKey, read_sitemap};
+use sitemapper_crawl::{HostMap, NoSeeds, SitemapReader, SitemapWalk};
+use sitemapper_sitemap::{
+    IndexWalk, SitemapDocument, SitemapId, SitemapKey, is_written_by_sitemapper, read_sitemap,
+};
 use url::Url;
 
 use super::sitemap_source::{gunzip_if_gzip, listed_sitemaps};
@@ -76,16 +78,26 @@ impl SitemapWalk for SeedWalk {
         Some(visit.source)
     }
 
-    fn take_in(&mut self, sitemap: &Url, body: Vec<u8>) -> Result<Vec<String>, String> {
+    fn take_in(&mut self, sitemap: &Url, body: Vec<u8>) -> Result<Vec<String>, NoSeeds> {
         let id = match &self.reading {
             Some((reading, id)) if reading == sitemap => *id,
-            _ => return Err("not the sitemap the walk handed out".to_string()),
+            _ => {
+                return Err(NoSeeds::Unreadable(
+                    "not the sitemap the walk handed out".to_string(),
+                ));
+            }
         };
-        let body = gunzip_if_gzip(body)?;
-        let document = read_sitemap(&body).map_err(|error| error.to_string())?;
+        let body = gunzip_if_gzip(body).map_err(NoSeeds::Unreadable)?;
+        let document =
+            read_sitemap(&body).map_err(|error| NoSeeds::Unreadable(error.to_string()))?;
         if let Some(kept) = &self.kept {
             let crawled = self.host_map.to_crawled(sitemap);
             kept.keep(crawled.as_ref().unwrap_or(sitemap), &document);
+        }
+        // Kept for the audit, which compares the crawl with whatever the site serves; not a
+        // source of seeds, and an index of this kind is not followed.
+        if is_written_by_sitemapper(&body) {
+            return Err(NoSeeds::WrittenBySitemapper);
         }
         match document {
             SitemapDocument::UrlSet(entries) => {
@@ -147,6 +159,21 @@ mod tests {
         let mut walk = reader.walk(vec![root.clone()]);
         assert_eq!(walk.next_to_read(), Some(root.clone()));
         let read = walk.take_in(&root, b"<html><body>Not found</body></html>".to_vec());
-        assert!(read.is_err_and(|problem| problem.contains("<html>")));
+        assert!(
+            matches!(&read, Err(NoSeeds::Unreadable(problem)) if problem.contains("<html>")),
+            "{read:?}"
+        );
+    }
+
+    #[test]
+    fn what_sitemapper_wrote_is_no_seed_and_its_index_is_not_followed() {
+        let reader = SeedSitemaps::new(HostMap::default(), None);
+        let root = url("https://e.com/sitemap.xml");
+        let mut walk = reader.walk(vec![root.clone()]);
+        assert_eq!(walk.next_to_read(), Some(root.clone()));
+        let index = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sitemapper -->\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>https://e.com/sitemap-00002.xml.gz</loc></sitemap></sitemapindex>";
+        let read = walk.take_in(&root, gzip(index.as_bytes()));
+        assert_eq!(read, Err(NoSeeds::WrittenBySitemapper));
+        assert_eq!(walk.next_to_read(), None, "its children are not read");
     }
 }

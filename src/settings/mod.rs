@@ -85,6 +85,9 @@ pub(crate) struct CrawlSettings {
     pub(crate) formats: Vec<Format>,
     /// `--split-by`: the groups of files.
     pub(crate) split: SplitRule,
+    /// Whether the output directory is where the site serves its sitemaps (a crawl; not an
+    /// audit's report directory): then what earlier runs published there is not a seed.
+    pub(crate) publishes_sitemaps: bool,
     pub(crate) images: bool,
     pub(crate) hreflang: bool,
     pub(crate) priority: Option<PriorityRule>,
@@ -301,6 +304,7 @@ impl MergedOptions {
             indexnow,
             formats: formats(&self.formats),
             split,
+            publishes_sitemaps: true,
             images: self.images,
             hreflang: self.hreflang,
             priority: self.priority,

@@ -323,7 +323,45 @@ fn the_sitemap_the_previous_run_published_does_not_keep_a_removed_page_alive() {
     run.assert_success();
     assert_eq!(
         paths(&listed_urls(elsewhere.path()), &server.origin()),
-        ["/", "/a"]
+        ["/", "/a"],
+        "an output copied from a fresh directory is known by the mark sitemapper writes in it"
+    );
+    assert!(
+        run.stderr
+            .contains("The site's sitemaps: 0 read, 1 skipped, 0 unreadable"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_site_s_own_sitemap_xml_where_nothing_was_published_yet_is_read() {
+    // A site whose CMS serves /sitemap.xml, crawled into a new directory with the default
+    // --base-url (the site's root): the sitemap is the site's, not an earlier output.
+    let server = Site::new()
+        .page("/", "<a href=\"/a\">a</a>")
+        .page("/a", "a")
+        .page("/b", "only the CMS sitemap knows me")
+        .route("/robots.txt", robots_naming("{origin}/sitemap.xml"))
+        .route(
+            "/sitemap.xml",
+            xml(&urlset(&["{origin}/", "{origin}/a", "{origin}/b"])),
+        )
+        .serve();
+    let out = tempfile::tempdir().unwrap();
+    crawl(&server.url("/"), out.path(), &["--seed-sitemaps"]).assert_success();
+    assert_eq!(
+        paths(&listed_urls(out.path()), &server.origin()),
+        ["/", "/a", "/b"]
+    );
+    // Once this directory holds what the crawl published there, that file is its own.
+    let run = crawl(&server.url("/"), out.path(), &["--seed-sitemaps"]);
+    run.assert_success();
+    assert!(
+        run.stderr
+            .contains("The site's sitemaps: 0 read, 1 skipped, 0 unreadable"),
+        "{}",
+        run.stderr
     );
 }
 

@@ -135,9 +135,10 @@ pub struct CrawlConfig {
     /// Where this crawl's own sitemaps are published (`--base-url`), never read as seeds;
     /// `None`: the scope's root as published.
     pub published_base: Option<Url>,
-    /// Whether the crawl's sitemaps go where the site serves them (a crawl; not an audit's
-    /// report directory): then its own output, under `published_base`, is not read as a seed.
-    pub publishes_sitemaps: bool,
+    /// The names of the files the crawl's output directory holds from earlier runs (none for
+    /// an audit's report directory, which the site does not serve): under `published_base`,
+    /// they are this crawl's own output, never requested as seeds.
+    pub own_sitemaps: Vec<String>,
 }
 
 impl Default for CrawlConfig {
@@ -179,7 +180,7 @@ impl Default for CrawlConfig {
             seed_sitemaps: false,
             sitemap_roots: Vec::new(),
             published_base: None,
-            publishes_sitemaps: true,
+            own_sitemaps: Vec::new(),
         }
     }
 }

@@ -43,7 +43,7 @@ pub use render::{
     Admission, BoxFuture, BrowserReport, PROBES, Refusal, RenderFailure, RenderMode, RenderReport,
     RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,
 };
-pub use sitemaps::{SitemapReader, SitemapSeeding, SitemapWalk};
+pub use sitemaps::{NoSeeds, SitemapReader, SitemapSeeding, SitemapWalk};
 pub use traps::{TrapKind, TrapReport};
 
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.

@@ -20,8 +20,19 @@ pub trait SitemapWalk: Send + std::fmt::Debug {
 
     /// The body `sitemap` (the URL [`SitemapWalk::next_to_read`] handed out last) was served
     /// with, gzip or not: the `<loc>`s of a urlset as written, or none for an index, whose
-    /// sitemaps the walk hands out next; or why it is not a sitemap.
-    fn take_in(&mut self, sitemap: &Url, body: Vec<u8>) -> Result<Vec<String>, String>;
+    /// sitemaps the walk hands out next; or why it gives no seeds.
+    fn take_in(&mut self, sitemap: &Url, body: Vec<u8>) -> Result<Vec<String>, NoSeeds>;
+}
+
+/// Why a sitemap fetched gives no seeds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoSeeds {
+    /// sitemapper wrote it (a run's output, this one's or another's): what it lists came from
+    /// a crawl, not from the site, and read as seeds it would keep alive every page an earlier
+    /// run listed. An index of this kind is not followed either.
+    WrittenBySitemapper,
+    /// Not a sitemap: why.
+    Unreadable(String),
 }
 
 /// The most bytes of one sitemap read, compressed or not: sitemaps.org allows 50 MiB
@@ -45,28 +56,33 @@ pub struct SitemapSeeding {
     pub not_reached: bool,
 }
 
-/// Where this crawl's own sitemaps are published: read as a seed, last night's output would
-/// keep every page it listed alive after the site removed its links.
+/// The files this crawl's output directory holds from earlier runs, where they are published:
+/// read as a seed, last night's output would keep every page it listed alive after the site
+/// removed its links. They are not even requested. (Output published elsewhere, or copied
+/// from a fresh directory each night, is known by its content: [`NoSeeds::WrittenBySitemapper`].)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OwnSitemaps {
     /// The published directory, ending in `/`.
     base: String,
+    /// The names of the files published there.
+    names: Vec<String>,
 }
 
 impl OwnSitemaps {
-    /// The sitemaps published under `base` (the `--base-url`, or the scope's root as
+    /// The files `names` published under `base` (the `--base-url`, or the scope's root as
     /// published).
-    pub(crate) fn under(base: &Url) -> OwnSitemaps {
+    pub(crate) fn under(base: &Url, names: &[String]) -> OwnSitemaps {
         let mut base = base.as_str().to_string();
         if !base.ends_with('/') {
             base.push('/');
         }
-        OwnSitemaps { base }
+        OwnSitemaps {
+            base,
+            names: names.to_vec(),
+        }
     }
 
-    /// Whether `url` (as published) names one of the files the writer publishes: the root
-    /// `sitemap.xml` or `sitemap.txt`, or a child `sitemap-*.xml`, `sitemap-*.xml.gz`,
-    /// `sitemap-*.txt`.
+    /// Whether `url` (as published) names one of the files published.
     pub(crate) fn contains(&self, url: &Url) -> bool {
         if url.query().is_some() {
             return false;
@@ -76,19 +92,7 @@ impl OwnSitemaps {
         let Some(name) = url.as_str().strip_prefix(&self.base) else {
             return false;
         };
-        if name.contains('/') {
-            return false;
-        }
-        if matches!(name, "sitemap.xml" | "sitemap.txt") {
-            return true;
-        }
-        let Some(rest) = name.strip_prefix("sitemap-") else {
-            return false;
-        };
-        [".xml", ".xml.gz", ".txt"].iter().any(|extension| {
-            rest.strip_suffix(extension)
-                .is_some_and(|stem| !stem.is_empty())
-        })
+        !name.contains('/') && self.names.iter().any(|own| own == name)
     }
 }
 
@@ -100,15 +104,18 @@ mod tests {
         Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
     }
 
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| name.to_string()).collect()
+    }
+
     #[test]
-    fn the_files_the_writer_publishes_are_its_own() {
-        let own = OwnSitemaps::under(&url("https://example.com/blog/"));
+    fn the_files_published_are_its_own() {
+        let published = names(&["sitemap.xml", "sitemap-blog.xml", "sitemap-00002.xml.gz"]);
+        let own = OwnSitemaps::under(&url("https://example.com/blog/"), &published);
         for name in [
             "sitemap.xml",
-            "sitemap.txt",
-            "sitemap-00001.xml",
+            "sitemap-blog.xml",
             "sitemap-00002.xml.gz",
-            "sitemap-00003.txt",
             "sitemap.xml#top",
         ] {
             let candidate = url(&format!("https://example.com/blog/{name}"));
@@ -118,13 +125,13 @@ mod tests {
 
     #[test]
     fn other_sitemaps_are_the_site_s() {
-        let own = OwnSitemaps::under(&url("https://example.com/blog/"));
+        let published = names(&["sitemap.xml", "sitemap-00001.xml"]);
+        let own = OwnSitemaps::under(&url("https://example.com/blog/"), &published);
         for text in [
             "https://example.com/sitemap.xml",
             "https://example.com/blog/news/sitemap.xml",
             "https://example.com/blog/sitemap_index.xml",
-            "https://example.com/blog/sitemap-.xml",
-            "https://example.com/blog/sitemap-1.json",
+            "https://example.com/blog/sitemap-00002.xml",
             "https://example.com/blog/sitemap.xml?page=2",
             "https://example.com/blog/sitemap.xml.gz",
             "http://example.com/blog/sitemap.xml",
@@ -132,11 +139,19 @@ mod tests {
         ] {
             assert!(!own.contains(&url(text)), "{text}");
         }
+        let nothing_published = OwnSitemaps::under(&url("https://example.com/"), &[]);
+        assert!(
+            !nothing_published.contains(&url("https://example.com/sitemap.xml")),
+            "a site's sitemap.xml is its own until this output was published there"
+        );
     }
 
     #[test]
     fn a_base_url_without_its_slash_is_a_directory() {
-        let own = OwnSitemaps::under(&url("https://cdn.example.com/maps"));
+        let own = OwnSitemaps::under(
+            &url("https://cdn.example.com/maps"),
+            &names(&["sitemap.xml"]),
+        );
         assert!(own.contains(&url("https://cdn.example.com/maps/sitemap.xml")));
         assert!(!own.contains(&url("https://cdn.example.com/mapssitemap.xml")));
     }

@@ -26,14 +26,14 @@ pub use limits::{
     Limits, MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE,
 };
 pub use plan::{Plan, PlannedFile, Planner, file_safe_name};
-pub use publish::{PUBLISHED_LIST, Published, StagingDir};
+pub use publish::{PUBLISHED_LIST, Published, StagingDir, published_names};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use validate::{ChildSitemap, DocumentKind, Problem, ProblemKind, Validation, validate};
 pub use writer::{
     Format, ROOT_FILE_NAME, SitemapWriter, Staged, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
     WrittenChild,
 };
-pub use xml::{Alternate, ChangeFreq, Entry, format_lastmod};
+pub use xml::{Alternate, ChangeFreq, Entry, format_lastmod, is_written_by_sitemapper};
 
 /// Why writing or publishing a sitemap cannot go on.
 #[derive(Debug, thiserror::Error)]

@@ -14,7 +14,7 @@ use tempfile::TempDir;
 
 use crate::SitemapError;
 use crate::reader::{SitemapDocument, read_sitemap};
-use crate::writer::{Format, ROOT_FILE_NAME, Written};
+use crate::writer::{Format, ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, Written};
 
 /// The name of staging directories: hidden, and recognisable as ours.
 const STAGING_PREFIX: &str = ".sitemapper-staging-";
@@ -230,6 +230,32 @@ impl StagingDir {
         removed.sort();
         Ok(removed)
     }
+}
+
+/// The names of the sitemap files published in `output_directory`: those the published list
+/// records, and, from before the list was kept, `sitemap.xml`, `sitemap.txt` and numbered
+/// children that are there.
+pub fn published_names(output_directory: &Path) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> =
+        std::fs::read_to_string(output_directory.join(PUBLISHED_LIST))
+            .unwrap_or_default()
+            .lines()
+            .filter(|name| is_plain_sitemap_name(name))
+            .map(str::to_string)
+            .collect();
+    if let Ok(entries) = std::fs::read_dir(output_directory) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                continue;
+            };
+            if name == ROOT_FILE_NAME || name == TEXT_ROOT_FILE_NAME || child_format(name).is_some()
+            {
+                names.insert(name.to_string());
+            }
+        }
+    }
+    names
 }
 
 /// Whether two files hold the same bytes; false when either cannot be read.

@@ -5,7 +5,19 @@ use jiff::Timestamp;
 use quick_xml::escape::escape;
 
 pub(crate) const URLSET_FOOTER: &str = "</urlset>\n";
-pub(crate) const INDEX_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+pub(crate) const INDEX_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sitemapper -->\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+
+/// The comment every XML file the writer produces carries after its declaration, by which a
+/// crawl that seeds from a site's sitemaps knows its own output (`--seed-sitemaps`).
+const MARK: &str = "<!-- written by sitemapper -->";
+
+/// Whether `xml` (uncompressed) is a sitemap or index this writer produced: the mark in its
+/// first lines, where the writer puts it.
+pub fn is_written_by_sitemapper(xml: &[u8]) -> bool {
+    let head = &xml[..xml.len().min(256)];
+    head.windows(MARK.len())
+        .any(|window| window == MARK.as_bytes())
+}
 pub(crate) const INDEX_FOOTER: &str = "</sitemapindex>\n";
 
 const IMAGE_NAMESPACE: &str = "http://www.google.com/schemas/sitemap-image/1.1";
@@ -14,7 +26,7 @@ const XHTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 /// The `<urlset>` opening, declaring the extension namespaces the entries use.
 pub(crate) fn urlset_header(images: bool, alternates: bool) -> String {
     let mut header = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sitemapper -->\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"",
     );
     if images {
         header.push_str(&format!("\n        xmlns:image=\"{IMAGE_NAMESPACE}\""));

@@ -114,7 +114,7 @@ impl AuditOptions {
         }
         // A sitemap written beside the report is not published: whatever the site serves,
         // even at the URL the sitemap would name, is the site's own, to seed from and compare.
-        settings.crawl.publishes_sitemaps = out_chosen;
+        settings.publishes_sitemaps = out_chosen;
         // The sitemaps given are the site's: the crawl seeds from them, and no others.
         settings.crawl.sitemap_roots = sitemaps.clone();
         let database_in_report = settings.state.is_none();

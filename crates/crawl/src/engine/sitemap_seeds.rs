@@ -16,7 +16,9 @@ use super::context::JobContext;
 use super::owner::FrontierOwner;
 use crate::fetch::BodyWanted;
 use crate::scope::Scope;
-use crate::sitemaps::{MAX_SITEMAP_BYTES, OwnSitemaps, SitemapReader, SitemapSeeding, SitemapWalk};
+use crate::sitemaps::{
+    MAX_SITEMAP_BYTES, NoSeeds, OwnSitemaps, SitemapReader, SitemapSeeding, SitemapWalk,
+};
 
 /// Where the site's sitemaps are, and which of them are this crawl's own.
 #[derive(Debug)]
@@ -79,10 +81,17 @@ pub(super) async fn seed(
                 seeding.read += 1;
                 seeding.urls_queued += owner.enqueue_listed(&sitemap, listed).await;
             }
-            Err(problem) if sitemaps.guessed.as_ref() == Some(&sitemap) => {
+            Err(NoSeeds::WrittenBySitemapper) => {
+                tracing::info!(
+                    %sitemap,
+                    "written by sitemapper: not read as a seed, so that no earlier output keeps a page alive"
+                );
+                seeding.skipped += 1;
+            }
+            Err(NoSeeds::Unreadable(problem)) if sitemaps.guessed.as_ref() == Some(&sitemap) => {
                 tracing::info!(%sitemap, %problem, "no sitemap there");
             }
-            Err(problem) => {
+            Err(NoSeeds::Unreadable(problem)) => {
                 tracing::warn!(%sitemap, "the site's sitemap cannot be read: {problem}");
                 seeding.unreadable += 1;
             }
@@ -106,7 +115,7 @@ async fn take_in(
     mut walk: Box<dyn SitemapWalk>,
     sitemap: Url,
     body: Vec<u8>,
-) -> (Option<Box<dyn SitemapWalk>>, Result<Vec<String>, String>) {
+) -> (Option<Box<dyn SitemapWalk>>, Result<Vec<String>, NoSeeds>) {
     let joined = tokio::task::spawn_blocking(move || {
         let read = walk.take_in(&sitemap, body);
         (walk, read)
@@ -116,7 +125,7 @@ async fn take_in(
         Ok((walk, read)) => (Some(walk), read),
         Err(error) => {
             tracing::error!(%error, "reading a sitemap failed");
-            (None, Err(error.to_string()))
+            (None, Err(NoSeeds::Unreadable(error.to_string())))
         }
     }
 }
@@ -129,7 +138,7 @@ impl SiteSitemaps {
             .clone()
             .unwrap_or_else(|| config.host_map.to_published(scope.root()));
         SiteSitemaps {
-            own: OwnSitemaps::under(&published),
+            own: OwnSitemaps::under(&published, &config.own_sitemaps),
             context,
             scope,
             guessed: None,
@@ -224,10 +233,10 @@ impl SiteSitemaps {
     async fn may_request(&self, url: &Url) -> bool {
         let config = &self.context.config;
         let published = config.host_map.to_published(url);
-        if config.publishes_sitemaps && self.own.contains(&published) {
+        if self.own.contains(&published) {
             tracing::info!(
                 sitemap = %published,
-                "where this crawl publishes its sitemaps: not read as a seed, so that no earlier output keeps a page alive (--base-url names another place)"
+                "this crawl's own earlier output: not read as a seed, so that no earlier output keeps a page alive"
             );
             return false;
         }
