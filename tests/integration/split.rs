@@ -381,11 +381,37 @@ fn without_a_database_the_published_index_keeps_the_lastmods() {
     crawl(&server.url("/"), out.path(), &args).assert_success();
     let first = snapshot(out.path());
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    crawl(&server.url("/"), out.path(), &args).assert_success();
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &["--split-by", "section", "--summary", "json"],
+    );
+    run.assert_success();
     assert_eq!(
         snapshot(out.path()),
         first,
         "the same site, the same files, untouched"
+    );
+    let summary: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let files = &summary["files"];
+    assert_eq!(files["written"], serde_json::json!([]), "{files}");
+    assert_eq!(
+        files["unchanged"].as_array().map(Vec::len),
+        Some(first.len()),
+        "{files}"
+    );
+    let children = files["children"].as_array().unwrap();
+    let blog = children
+        .iter()
+        .find(|child| child["name"] == "sitemap-blog.xml")
+        .unwrap();
+    assert_eq!(
+        (&blog["group"], &blog["urls"], &blog["format"]),
+        (
+            &serde_json::json!("blog"),
+            &serde_json::json!(2),
+            &serde_json::json!("xml")
+        )
     );
     assert!(
         std::fs::read_to_string(out.path().join(".sitemapper-files"))
