@@ -440,3 +440,28 @@ fn a_file_of_an_earlier_split_no_longer_written_is_removed() {
     );
     assert_eq!(listed_urls(out.path()).len(), 8);
 }
+
+#[test]
+fn the_summary_names_the_first_files_and_counts_the_rest() {
+    let server = sectioned_site(0, 45, &[]).serve();
+    let out = tempfile::tempdir().unwrap();
+    let run = crawl(&server.url("/"), out.path(), &["--max-urls-per-file", "1"]);
+    run.assert_success();
+    let files = children(out.path(), &server).len();
+    assert_eq!(files, 48, "one URL a file");
+    let named = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("  sitemap"))
+        .count();
+    assert_eq!(named, 40, "39 children and the index: {}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "  ... and {} more files (0 unchanged in all; --summary json lists each)",
+            files - 39
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("  sitemap.xml "), "{}", run.stderr);
+}

@@ -2,7 +2,9 @@
 //! run started from, how far it went and what stopped it, what is listed and why the rest is
 //! not, which files were written, and what changed since the previous run.
 
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use sitemapper_crawl::{BrowserReport, PROBES, RenderMode, SiteDecision, TrapKind};
 use sitemapper_store::{Reason, ReasonCount, Verdict};
@@ -10,6 +12,9 @@ use sitemapper_store::{Reason, ReasonCount, Verdict};
 use super::Crawled;
 use super::not_listed::NotListedGroup;
 use crate::settings::{CrawlSettings, OutputTarget};
+
+/// The most sitemap files the text summary names one by one.
+const MAX_FILES_SHOWN: usize = 40;
 
 /// The summary of one finished, published run.
 #[derive(Debug)]
@@ -365,26 +370,45 @@ impl<'a> Report<'a> {
             "sitemap"
         };
         writeln!(out, "Wrote {kind} to {}:", directory.display())?;
-        let width = written
+        let unchanged: HashSet<&Path> = published.unchanged.iter().map(PathBuf::as_path).collect();
+        let urls: HashMap<&str, u64> = written
             .iter()
-            .flat_map(|written| &written.files)
-            .map(String::len)
-            .max()
-            .unwrap_or(0);
-        for written in written {
-            for name in &written.files {
-                let what = match written.children.iter().find(|child| &child.name == name) {
-                    Some(child) if child.urls == 1 => "1 URL".to_string(),
-                    Some(child) => format!("{} URLs", child.urls),
-                    None => "index".to_string(),
-                };
-                let unchanged = if published.unchanged.contains(&directory.join(name)) {
-                    " (unchanged)"
-                } else {
-                    ""
-                };
-                writeln!(out, "  {name:<width$}  {what}{unchanged}")?;
+            .flat_map(|written| &written.children)
+            .map(|child| (child.name.as_str(), child.urls))
+            .collect();
+        let names: Vec<&String> = written.iter().flat_map(|written| &written.files).collect();
+        let width = names.iter().map(|name| name.len()).max().unwrap_or(0);
+        // A site split into thousands of files lists the first of them and the index here;
+        // --summary json lists them all.
+        let shown = if names.len() > MAX_FILES_SHOWN {
+            MAX_FILES_SHOWN - 1
+        } else {
+            names.len()
+        };
+        let mut hidden = 0;
+        for (position, name) in names.iter().enumerate() {
+            if position >= shown && urls.contains_key(name.as_str()) {
+                hidden += 1;
+                continue;
             }
+            let what = match urls.get(name.as_str()) {
+                Some(1) => "1 URL".to_string(),
+                Some(count) => format!("{count} URLs"),
+                None => "index".to_string(),
+            };
+            let same = if unchanged.contains(directory.join(name).as_path()) {
+                " (unchanged)"
+            } else {
+                ""
+            };
+            writeln!(out, "  {name:<width$}  {what}{same}")?;
+        }
+        if hidden > 0 {
+            writeln!(
+                out,
+                "  ... and {hidden} more files ({} unchanged in all; --summary json lists each)",
+                unchanged.len()
+            )?;
         }
         for file in &published.removed_stale {
             writeln!(out, "  removed stale {}", file.display())?;
