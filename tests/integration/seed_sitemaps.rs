@@ -1,37 +1,18 @@
 //! `--seed-sitemaps`: the site's own sitemaps seed discovery once links run out, under the
 //! rules links follow; the crawl's own published sitemaps are never read back.
 
-use std::io::Write;
-
 use serde_json::Value;
 
 use crate::audit::{audit, findings};
 use crate::fixture::{Route, Site};
 use crate::harness::{crawl, listed_urls};
-
-fn urlset(locs: &[&str]) -> String {
-    let urls: String = locs
-        .iter()
-        .map(|loc| format!("<url><loc>{loc}</loc></url>"))
-        .collect();
-    format!("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{urls}</urlset>")
-}
-
-fn xml(body: &str) -> Route {
-    Route::new(200, body).header("Content-Type", "application/xml")
-}
+use crate::site_sitemaps::{gzip, urlset, xml};
 
 fn robots_naming(sitemap: &str) -> Route {
     Route::new(
         200,
         &format!("User-agent: *\nDisallow: /private/\nSitemap: {sitemap}\n"),
     )
-}
-
-fn gzip(text: &str) -> Vec<u8> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder.write_all(text.as_bytes()).unwrap();
-    encoder.finish().unwrap()
 }
 
 /// A home page linking to /about, and an orphan page no link leads to.

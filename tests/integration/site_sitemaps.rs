@@ -28,7 +28,8 @@ fn site_with(routes: Vec<(&str, Route)>) -> Site {
     )
 }
 
-fn urlset(locs: &[&str]) -> String {
+/// A `<urlset>` of `locs`.
+pub(crate) fn urlset(locs: &[&str]) -> String {
     let urls: String = locs
         .iter()
         .map(|loc| format!("<url><loc>{loc}</loc></url>"))
@@ -36,11 +37,13 @@ fn urlset(locs: &[&str]) -> String {
     format!("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{urls}</urlset>")
 }
 
-fn xml(body: &str) -> Route {
+/// A 200 answer of XML.
+pub(crate) fn xml(body: &str) -> Route {
     Route::new(200, body).header("Content-Type", "application/xml")
 }
 
-fn gzip(text: &str) -> Vec<u8> {
+/// `text`, gzip-compressed.
+pub(crate) fn gzip(text: &str) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(text.as_bytes()).unwrap();
     encoder.finish().unwrap()
