@@ -139,10 +139,129 @@ pub(crate) enum Command {
     Runs(RunsArgs),
     /// Check a sitemap or sitemap index (a file or a URL, gzip or not) against the protocol.
     Validate(ValidateArgs),
+    /// Run the sites of a fleet file that are due, show how they stand, or sync them to a queue.
+    Fleet(FleetArgs),
+    /// Run the sites of a fleet's queue (PostgreSQL), on this machine and any number of others.
+    Worker(WorkerArgs),
     /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
     /// Print the manual page (roff), or write one page per command into a directory.
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetArgs {
+    #[command(subcommand)]
+    pub(crate) command: FleetCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum FleetCommand {
+    /// Crawl the sites that are due, a few at a time, each incrementally, and report each one
+    /// (one machine, no server).
+    Run(FleetRunArgs),
+    /// Show each site's last run, its result and when it is due next.
+    Status(FleetStatusArgs),
+    /// Write the fleet file's sites into the queue (added, changed, removed), for workers.
+    Sync(FleetSyncArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetRunArgs {
+    /// The fleet file: [defaults] and one [[site]] per site (see config/fleet.example.toml).
+    #[arg(value_name = "FLEET")]
+    pub(crate) fleet: PathBuf,
+
+    /// Where the sites' crawl databases and the record of their runs are kept [default:
+    /// FLEET.state, beside the fleet file]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
+
+    /// How many sites are crawled at once [default: 4]
+    #[arg(long, value_name = "N")]
+    pub(crate) sites_at_once: Option<usize>,
+
+    /// Run this site now, due or not (repeatable); the other sites wait.
+    #[arg(long = "site", value_name = "NAME")]
+    pub(crate) sites: Vec<String>,
+
+    /// Run every site now, due or not.
+    #[arg(long, conflicts_with = "sites")]
+    pub(crate) all: bool,
+
+    /// Also write the report of the run as JSON to FILE ("-": stdout).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) report: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetStatusArgs {
+    /// The fleet file; with --queue, the queue's sites are shown and this is not needed.
+    #[arg(value_name = "FLEET")]
+    pub(crate) fleet: Option<PathBuf>,
+
+    /// The state directory of `fleet run` [default: FLEET.state, beside the fleet file]
+    #[arg(long, value_name = "DIR", conflicts_with = "queue")]
+    pub(crate) state_dir: Option<PathBuf>,
+
+    /// The queue: postgres://USER:PASSWORD@HOST/DATABASE (add ?sslmode=require for TLS).
+    #[arg(long, value_name = "URL")]
+    pub(crate) queue: Option<String>,
+
+    /// Print a table, or one JSON object [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetSyncArgs {
+    /// The fleet file whose sites the queue gets.
+    #[arg(value_name = "FLEET")]
+    pub(crate) fleet: PathBuf,
+
+    /// The queue: postgres://USER:PASSWORD@HOST/DATABASE (add ?sslmode=require for TLS);
+    /// required, here or in the config file
+    #[arg(long, value_name = "URL")]
+    pub(crate) queue: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WorkerArgs {
+    /// The queue: postgres://USER:PASSWORD@HOST/DATABASE (add ?sslmode=require for TLS);
+    /// required, here or in the config file
+    #[arg(long, value_name = "URL")]
+    pub(crate) queue: Option<String>,
+
+    /// This worker's name in logs and in the record of runs [default: HOSTNAME-PID]
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+
+    /// Where the crawl databases of the sites run here are kept between runs (a cache: the
+    /// queue holds each site's) [default: sitemapper-worker in the temporary directory]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
+
+    /// How many sites are crawled at once [default: 4]
+    #[arg(long, value_name = "N")]
+    pub(crate) sites_at_once: Option<usize>,
+
+    /// Seconds a claim holds a site without a heartbeat; renewed every third of it. A dead
+    /// worker's site is taken over once it runs out [default: 60]
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) lease: Option<f64>,
+
+    /// Seconds between two saves of a running site's crawl database into the queue, which a
+    /// worker taking the site over continues from [default: 60]
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) checkpoint: Option<f64>,
+
+    /// Stop after running this many sites.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_sites: Option<u64>,
+
+    /// Run the sites that are due, then stop instead of waiting for the next.
+    #[arg(long)]
+    pub(crate) once: bool,
 }
 
 #[derive(Debug, Args)]
@@ -324,7 +443,7 @@ pub(crate) struct RunsArgs {
     pub(crate) summary: Option<SummaryFormat>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub(crate) struct CrawlArgs {
     /// The seed: the site's root URL, or a directory of it (https://example.com/blog/);
     /// required, here or as `url` in the config file

@@ -22,6 +22,8 @@ pub(crate) enum ExitStatus {
     Locked = 3,
     /// `audit --fail-on`: findings at that level exist.
     Findings = 4,
+    /// `fleet run`, `worker --once`: some sites failed (the others ran).
+    SitesFailed = 5,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted = 130,
     /// Stopped by SIGTERM (128 + 15).

@@ -33,6 +33,8 @@ fn main() -> ExitCode {
         Command::Audit(args) => commands::audit::run(*args, file, output),
         Command::Runs(args) => commands::runs::run(args, file),
         Command::Validate(args) => commands::validate::run(args, &file),
+        Command::Fleet(args) => commands::fleet::run(args, file, output),
+        Command::Worker(args) => commands::fleet::worker::run(args, file, output),
         Command::Completions(args) => commands::manual::completions(&args),
         Command::Man(args) => commands::manual::man(&args),
     };

@@ -14,7 +14,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use sitemapper_crawl::{
-    CrawlStopper, CrawlSummary, Crawler, HostMap, RenderMode, Renderer, ResumePoint, shown_proxy,
+    CrawlStopper, CrawlSummary, Crawler, HostMap, PaceBoard, RenderMode, Renderer, ResumePoint,
+    shown_proxy,
 };
 use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{Published, ROOT_FILE_NAME, StagingDir, Written, published_names};
@@ -49,7 +50,7 @@ pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(
     let asked = summary_format(args.summary, &file);
     let settings = CrawlSettings::resolve(args, file)
         .map_err(|error| json::failed("crawl", asked, Failure::usage(error)))?;
-    let crawled = crawl_and_publish(&settings, output, None)
+    let crawled = crawl_and_publish(&settings, output, None, None)
         .map_err(|failure| json::failed("crawl", settings.summary, failure))?;
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
@@ -90,12 +91,23 @@ impl Crawled {
     }
 }
 
+/// How a crawl runs inside a larger run (a fleet's site): it shares the pace of hosts with
+/// the other crawls, and is stopped by its owner rather than by signals of its own.
+#[derive(Debug, Clone)]
+pub(crate) struct Embedding {
+    pub pace: Arc<PaceBoard>,
+    /// Becomes `true` when the crawl must stop (nothing published, the run interrupted).
+    pub stop: tokio::sync::watch::Receiver<bool>,
+}
+
 /// Crawls, records and publishes: everything `sitemapper crawl` does but the summary. The
-/// site's sitemaps read as seeds are kept in `read_sitemaps` when it is given.
+/// site's sitemaps read as seeds are kept in `read_sitemaps` when it is given. Embedded, the
+/// crawl installs no signal handler: its owner stops it.
 pub(crate) fn crawl_and_publish(
     settings: &CrawlSettings,
     output: Output,
     read_sitemaps: Option<ReadSitemaps>,
+    embedding: Option<&Embedding>,
 ) -> Result<Crawled, Failure> {
     let started = Instant::now();
     let started_at = jiff::Timestamp::now();
@@ -151,6 +163,9 @@ pub(crate) fn crawl_and_publish(
     if let Some(point) = resume {
         crawler = crawler.with_resume(point);
     }
+    if let Some(embedding) = embedding {
+        crawler = crawler.with_pace_board(Arc::clone(&embedding.pace));
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -178,7 +193,20 @@ pub(crate) fn crawl_and_publish(
     let quiet = output.quiet || settings.summary == SummaryFormat::Json;
     let progress = Progress::start(quiet, crawler.progress(), counts);
     let signal = Arc::new(OnceLock::new());
-    runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
+    match embedding {
+        Some(embedding) => {
+            let mut stop = embedding.stop.clone();
+            let stopper = crawler.stopper();
+            runtime.spawn(async move {
+                if stop.wait_for(|stop| *stop).await.is_ok() {
+                    stopper.stop();
+                }
+            });
+        }
+        None => {
+            runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
+        }
+    }
     let crawled = runtime.block_on(crawler.run(&seed, sender));
     if let Some(browser) = &browser {
         runtime.block_on(browser.shut_down());
@@ -424,7 +452,7 @@ fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), Failure> {
 
 /// The signals that stop a crawl gracefully.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StopSignal {
+pub(crate) enum StopSignal {
     /// Ctrl-C (SIGINT).
     Interrupt,
     /// SIGTERM: what systemd, batch schedulers and `kill` send.
@@ -432,14 +460,14 @@ enum StopSignal {
 }
 
 impl StopSignal {
-    fn exit_status(self) -> ExitStatus {
+    pub(crate) fn exit_status(self) -> ExitStatus {
         match self {
             StopSignal::Interrupt => ExitStatus::Interrupted,
             StopSignal::Terminate => ExitStatus::Terminated,
         }
     }
 
-    fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             StopSignal::Interrupt => "interrupted",
             StopSignal::Terminate => "terminated (SIGTERM)",
@@ -469,7 +497,7 @@ async fn stop_on_signals(stopper: CrawlStopper, received: Arc<OnceLock<StopSigna
 
 /// Waits for SIGINT or SIGTERM; `None` when no handler could be installed.
 #[cfg(unix)]
-async fn next_stop_signal() -> Option<StopSignal> {
+pub(crate) async fn next_stop_signal() -> Option<StopSignal> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut terminate = signal(SignalKind::terminate()).ok()?;
     tokio::select! {
@@ -480,7 +508,7 @@ async fn next_stop_signal() -> Option<StopSignal> {
 
 /// Waits for Ctrl-C; `None` when no handler could be installed.
 #[cfg(not(unix))]
-async fn next_stop_signal() -> Option<StopSignal> {
+pub(crate) async fn next_stop_signal() -> Option<StopSignal> {
     tokio::signal::ctrl_c()
         .await
         .ok()

@@ -4,6 +4,7 @@
 pub(crate) mod audit;
 pub(crate) mod changes;
 pub(crate) mod crawl;
+pub(crate) mod fleet;
 mod history;
 pub(crate) mod json;
 mod lock;

@@ -88,6 +88,17 @@ pub(crate) struct ConfigFile {
     pub(super) title: Option<String>,
     pub(super) logo: Option<PathBuf>,
     pub(super) pdf: Option<bool>,
+    // fleet and worker.
+    pub(super) state_dir: Option<PathBuf>,
+    pub(super) sites_at_once: Option<usize>,
+    pub(super) site: Option<Vec<String>>,
+    pub(super) all: Option<bool>,
+    pub(super) queue: Option<String>,
+    pub(super) name: Option<String>,
+    pub(super) lease: Option<f64>,
+    pub(super) checkpoint: Option<f64>,
+    pub(super) max_sites: Option<u64>,
+    pub(super) once: Option<bool>,
 }
 
 /// The largest config file read. Every option with long lists fits in far less: anything

@@ -22,11 +22,16 @@ use crate::commands::crawl::SplitRule;
 mod access;
 mod commands;
 mod file;
+mod fleet;
 
 pub(crate) use self::access::{BASIC_AUTH_VARIABLE, environment_proxies};
 use self::access::{CredentialSource, basic_auth_choice, seed_credentials};
 pub(crate) use self::commands::{AuditSettings, RunsSettings, Verbosity, summary_format};
 pub(crate) use self::file::ConfigFile;
+pub(crate) use self::fleet::{
+    FleetRunSettings, FleetStatusSettings, FleetSyncSettings, SiteChoice, SiteRun, StatusSource,
+    WorkerSettings,
+};
 
 /// Where a run writes something the user asked for: a path, or stdout (`-`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,6 +19,7 @@ mod lastmod;
 mod network;
 mod normalize;
 mod origins;
+mod pace;
 mod render;
 mod robots;
 mod scope;
@@ -39,6 +40,7 @@ pub use history::{History, PreviousPage};
 pub use host_map::{HostMap, suggested_mapping};
 pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};
 pub use normalize::UrlNormalizer;
+pub use pace::PaceBoard;
 pub use render::{
     Admission, BoxFuture, BrowserReport, PROBES, Refusal, RenderFailure, RenderMode, RenderReport,
     RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,

@@ -11,6 +11,7 @@ use url::Url;
 
 use crate::event::{CrawlEvent, RobotsFile};
 use crate::fetch::{BodyWanted, Fetcher};
+use crate::pace::PaceBoard;
 use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules};
 
 /// RFC 9309 section 2.3.1.2: follow at least five consecutive redirects for robots.txt.
@@ -27,6 +28,8 @@ pub(crate) struct Origins {
     product_token: String,
     delay: Option<Duration>,
     max_crawl_delay: Duration,
+    /// When the next request to each host may start.
+    pace: Arc<PaceBoard>,
     events: mpsc::Sender<CrawlEvent>,
 }
 
@@ -36,8 +39,6 @@ struct OriginState {
     robots: RwLock<Option<(Instant, Arc<RobotsPolicy>)>>,
     /// Held while robots.txt is being fetched, so that it is fetched once, before anything else.
     fetching_robots: Mutex<()>,
-    /// When the next request to this origin may start.
-    next_request: Mutex<Option<Instant>>,
 }
 
 impl OriginState {
@@ -59,6 +60,7 @@ impl Origins {
         product_token: String,
         delay: Option<Duration>,
         max_crawl_delay: Duration,
+        pace: Arc<PaceBoard>,
         events: mpsc::Sender<CrawlEvent>,
     ) -> Origins {
         Origins {
@@ -67,6 +69,7 @@ impl Origins {
             product_token,
             delay,
             max_crawl_delay,
+            pace,
             events,
         }
     }
@@ -198,7 +201,7 @@ impl Origins {
             .map_or(Duration::ZERO, |delay| delay.min(self.max_crawl_delay))
     }
 
-    /// Waits until a request to `url`'s origin may start, and books the next slot.
+    /// Waits until a request to `url`'s host may start, and books the next slot.
     pub(crate) async fn pace(&self, url: &Url) {
         let state = self.state(url);
         let delay = self.delay_for(&state);
@@ -206,7 +209,8 @@ impl Origins {
             return;
         }
         let start = {
-            let mut next_request = state.next_request.lock().await;
+            let slot = self.pace.slot(url);
+            let mut next_request = slot.lock().await;
             let now = Instant::now();
             let start = next_request.map_or(now, |next| next.max(now));
             *next_request = Some(start + delay);

@@ -205,7 +205,7 @@ fn audit(
     output: Output,
 ) -> Result<Audited, Failure> {
     let read_as_seeds = ReadSitemaps::default();
-    let mut crawled = crawl_and_publish(settings, output, Some(read_as_seeds.clone()))?;
+    let mut crawled = crawl_and_publish(settings, output, Some(read_as_seeds.clone()), None)?;
     let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps, &read_as_seeds);
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
     // knows them (`--map-host`).

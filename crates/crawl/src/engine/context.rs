@@ -63,6 +63,7 @@ impl JobContext {
                 config.robots_token(),
                 config.delay,
                 config.max_crawl_delay,
+                Arc::clone(&crawler.pace),
                 events.clone(),
             ),
             fetcher: Arc::new(Fetcher::new(

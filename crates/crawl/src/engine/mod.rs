@@ -29,6 +29,7 @@ use crate::event::CrawlEvent;
 use crate::frontier::FrontierSpill;
 use crate::history::History;
 use crate::normalize::UrlNormalizer;
+use crate::pace::PaceBoard;
 use crate::render::{RenderReport, Renderer};
 use crate::scope::Scope;
 use crate::sitemaps::{SitemapReader, SitemapSeeding};
@@ -106,6 +107,7 @@ pub struct Crawler {
     resume: Option<ResumePoint>,
     renderer: Option<Arc<dyn Renderer>>,
     sitemap_reader: Option<Arc<dyn SitemapReader>>,
+    pace: Arc<PaceBoard>,
 }
 
 /// Where an interrupted crawl stood: it continues from there instead of starting over.
@@ -144,6 +146,7 @@ impl Crawler {
             resume: None,
             renderer: None,
             sitemap_reader: None,
+            pace: Arc::default(),
         }
     }
 
@@ -176,6 +179,13 @@ impl Crawler {
     /// conditional requests, and a 304 reuses what that run found.
     pub fn with_history(mut self, history: Arc<dyn History>) -> Crawler {
         self.history = Some(history);
+        self
+    }
+
+    /// Paces requests on `board`, shared with other crawls: requests to a host they share
+    /// keep its pace together.
+    pub fn with_pace_board(mut self, board: Arc<PaceBoard>) -> Crawler {
+        self.pace = board;
         self
     }
 

@@ -1,0 +1,491 @@
+//! The fleet file: `[defaults]` and one `[[site]]` a site, read and checked into [`Fleet`].
+//!
+//! A site's keys are of two kinds. The fleet's own (`name`, `url`, `out`, `every`, `cron`,
+//! `retry`, `publish`) say what the site is and when it runs; every other key is a crawl
+//! option, kept as written (with its line) for the binary, which knows the crawl's options,
+//! to check. `[defaults]` may hold both kinds; a site's own key wins.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::schedule::{Schedule, parse_duration};
+
+/// The largest fleet file read: thousands of sites fit in far less.
+const MAX_FLEET_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How long a failed site waits before it is tried again, unless `retry` says otherwise.
+pub const DEFAULT_RETRY: Duration = Duration::from_secs(60 * 60);
+
+/// The placeholder in `out` that becomes the site's name.
+const NAME_PLACEHOLDER: &str = "{name}";
+
+/// The fleet's own keys; every other key of a site is a crawl option.
+const FLEET_KEYS: [&str; 7] = ["name", "url", "out", "every", "cron", "retry", "publish"];
+
+/// The longest site name: it names files.
+const MAX_NAME_LENGTH: usize = 100;
+
+/// A fleet file that cannot be used: the file, and where in it (the site and the line) when
+/// the mistake is a site's.
+#[derive(Debug, thiserror::Error)]
+pub enum FleetFileError {
+    /// The file cannot be read.
+    #[error("cannot read fleet file {path}: {message}")]
+    Read {
+        /// The fleet file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A mistake in the file, at a line.
+    #[error("invalid fleet file {path}, {place}line {line}: {message}")]
+    Invalid {
+        /// The fleet file.
+        path: PathBuf,
+        /// `site "NAME", ` when the mistake is a site's, else empty.
+        place: String,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The sites of a fleet file, checked.
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    /// The fleet file.
+    pub path: PathBuf,
+    /// In the order of the file.
+    pub sites: Vec<SiteSpec>,
+}
+
+/// One site of a fleet: what it is, when it runs, and its crawl options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteSpec {
+    /// Unique in the fleet; names the site's files and its records.
+    pub name: String,
+    /// The seed URL, as written.
+    pub url: String,
+    /// Where the site's sitemaps are published (`{name}` replaced).
+    pub out: PathBuf,
+    /// When it runs.
+    pub schedule: Schedule,
+    /// How long a failed site waits before it is tried again.
+    pub retry: Duration,
+    /// A shell command run after each successful publish (rsync, an upload), or none.
+    pub publish: Option<String>,
+    /// The crawl options: the defaults' with the site's own over them, as written.
+    pub options: BTreeMap<String, SiteOption>,
+    /// The line of the site's `[[site]]` table (0 for a site read back from a registry).
+    pub line: usize,
+}
+
+/// A crawl option of a site, as written in the fleet file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteOption {
+    /// The value, as written.
+    pub value: toml::Value,
+    /// Where it is written (a default's line when the site does not set it).
+    pub line: usize,
+}
+
+impl SiteSpec {
+    /// The crawl options as one table, the shape of a config file.
+    pub fn options_table(&self) -> toml::Table {
+        self.options
+            .iter()
+            .map(|(key, option)| (key.clone(), option.value.clone()))
+            .collect()
+    }
+}
+
+/// A table of the file with the line of each key.
+type RawTable = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFleet {
+    #[serde(default)]
+    defaults: Option<Spanned<RawTable>>,
+    #[serde(default)]
+    site: Vec<Spanned<RawTable>>,
+}
+
+impl Fleet {
+    /// Reads and checks the fleet file at `path`.
+    pub fn load(path: &Path) -> Result<Fleet, FleetFileError> {
+        let text = read_fleet(path)?;
+        Fleet::parse(path, &text)
+    }
+
+    /// Checks the text of a fleet file; `path` names it in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Fleet, FleetFileError> {
+        let invalid = |place: String, line: usize, message: String| FleetFileError::Invalid {
+            path: path.to_path_buf(),
+            place,
+            line,
+            message,
+        };
+        let raw: RawFleet = toml::from_str(text).map_err(|error| {
+            let line = error.span().map_or(1, |span| line_of(text, span.start));
+            let message = error.message().lines().next().unwrap_or("invalid TOML");
+            invalid(String::new(), line, message.to_string())
+        })?;
+        if raw.site.is_empty() {
+            return Err(invalid(
+                String::new(),
+                line_of(text, text.len()),
+                "no site: add a [[site]] table with a `url` for each site".to_string(),
+            ));
+        }
+        let defaults = raw
+            .defaults
+            .map(|table| lined(text, table.into_inner()))
+            .unwrap_or_default();
+        let mut sites = Vec::with_capacity(raw.site.len());
+        let mut names = BTreeMap::<String, usize>::new();
+        for table in raw.site {
+            let line = line_of(text, table.span().start);
+            let own = lined(text, table.into_inner());
+            let site = SiteSpec::build(&defaults, own, line).map_err(|mistake| {
+                let place = mistake
+                    .site
+                    .map_or(String::new(), |name| format!("site \"{name}\", "));
+                invalid(place, mistake.line, mistake.message)
+            })?;
+            if let Some(first) = names.insert(site.name.clone(), line) {
+                return Err(invalid(
+                    format!("site \"{}\", ", site.name),
+                    line,
+                    format!(
+                        "the name is taken by the site at line {first}: give one of them another `name`"
+                    ),
+                ));
+            }
+            sites.push(site);
+        }
+        Ok(Fleet {
+            path: path.to_path_buf(),
+            sites,
+        })
+    }
+
+    /// The site named `name`.
+    pub fn site(&self, name: &str) -> Option<&SiteSpec> {
+        self.sites.iter().find(|site| site.name == name)
+    }
+
+    /// The names of the sites, sorted.
+    pub fn names(&self) -> BTreeSet<&str> {
+        self.sites.iter().map(|site| site.name.as_str()).collect()
+    }
+}
+
+/// A key's value and line.
+type Lined = BTreeMap<String, SiteOption>;
+
+fn lined(text: &str, table: RawTable) -> Lined {
+    table
+        .into_iter()
+        .map(|(key, value)| {
+            let line = line_of(text, key.span().start);
+            (
+                key.into_inner(),
+                SiteOption {
+                    value: value.into_inner(),
+                    line,
+                },
+            )
+        })
+        .collect()
+}
+
+/// A mistake in one site, before it is placed in the file.
+struct SiteMistake {
+    site: Option<String>,
+    line: usize,
+    message: String,
+}
+
+impl SiteSpec {
+    fn build(defaults: &Lined, own: Lined, line: usize) -> Result<SiteSpec, SiteMistake> {
+        let mut merged = defaults.clone();
+        merged.extend(own.clone());
+        let text = |key: &str| -> Result<Option<(String, usize)>, SiteMistake> {
+            match merged.get(key) {
+                None => Ok(None),
+                Some(SiteOption {
+                    value: toml::Value::String(text),
+                    line,
+                }) => Ok(Some((text.clone(), *line))),
+                Some(option) => Err(SiteMistake {
+                    site: None,
+                    line: option.line,
+                    message: format!("`{key}` must be a string"),
+                }),
+            }
+        };
+        let url = match own.contains_key("url").then(|| text("url")).transpose()? {
+            Some(Some((url, _))) if !url.trim().is_empty() => url,
+            _ => {
+                return Err(SiteMistake {
+                    site: None,
+                    line,
+                    message: "the site has no `url`".to_string(),
+                });
+            }
+        };
+        let name = match text("name")? {
+            Some((name, name_line)) if own.contains_key("name") => {
+                check_name(&name).map_err(|message| SiteMistake {
+                    site: Some(name.clone()),
+                    line: name_line,
+                    message,
+                })?;
+                name
+            }
+            Some((_, name_line)) => {
+                return Err(SiteMistake {
+                    site: None,
+                    line: name_line,
+                    message: "`name` names one site: it cannot be a default".to_string(),
+                });
+            }
+            None => name_from_url(&url).ok_or_else(|| SiteMistake {
+                site: None,
+                line,
+                message: format!(
+                    "no name can be made from the URL {url:?}: give the site a `name`"
+                ),
+            })?,
+        };
+        let in_site = |message: String, at: usize| SiteMistake {
+            site: Some(name.clone()),
+            line: at,
+            message,
+        };
+        let Some((out, _)) = text("out")? else {
+            return Err(in_site(
+                "the site has no `out` directory (set it, or `out = \"DIR/{name}\"` in [defaults])"
+                    .to_string(),
+                line,
+            ));
+        };
+        // A site's own schedule replaces the default one, whichever kind each is.
+        let own_schedule = own.contains_key("every") || own.contains_key("cron");
+        let schedule_key = |key: &str| {
+            if own_schedule && !own.contains_key(key) {
+                Ok(None)
+            } else {
+                text(key)
+            }
+        };
+        let schedule = match (schedule_key("every")?, schedule_key("cron")?) {
+            (Some((_, every_at)), Some((_, cron_at))) => {
+                return Err(in_site(
+                    "`every` and `cron` both set: choose one".to_string(),
+                    every_at.max(cron_at),
+                ));
+            }
+            (Some((every, at)), None) => {
+                Schedule::every(&every).map_err(|message| in_site(message, at))?
+            }
+            (None, Some((cron, at))) => {
+                Schedule::cron(&cron).map_err(|message| in_site(message, at))?
+            }
+            (None, None) => Schedule::default(),
+        };
+        let retry = match text("retry")? {
+            Some((retry, at)) => parse_duration(&retry).map_err(|message| in_site(message, at))?,
+            None => DEFAULT_RETRY,
+        };
+        let publish = text("publish")?.map(|(command, _)| command);
+        merged.retain(|key, _| !FLEET_KEYS.contains(&key.as_str()));
+        Ok(SiteSpec {
+            out: PathBuf::from(out.replace(NAME_PLACEHOLDER, &name)),
+            name,
+            url,
+            schedule,
+            retry,
+            publish,
+            options: merged,
+            line,
+        })
+    }
+}
+
+/// A site name names files and records: letters, digits, `.`, `_` and `-`, not starting
+/// with `.`, at most [`MAX_NAME_LENGTH`] characters.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let allowed = |character: char| character.is_ascii_alphanumeric() || "._-".contains(character);
+    if name.is_empty() || name.len() > MAX_NAME_LENGTH {
+        return Err(format!("a site name has 1 to {MAX_NAME_LENGTH} characters"));
+    }
+    if name.starts_with('.') || !name.chars().all(allowed) {
+        return Err(format!(
+            "site name {name:?}: use letters, digits, '.', '_' and '-', not starting with '.'"
+        ));
+    }
+    Ok(())
+}
+
+/// The name of a site with no `name`: its host and port, and its path's segments, joined by
+/// `-` (`https://example.com/blog/` is `example.com-blog`).
+fn name_from_url(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    let mut name = String::new();
+    for part in rest.split('/').filter(|part| !part.is_empty()) {
+        if !name.is_empty() {
+            name.push('-');
+        }
+        for character in part.chars() {
+            name.push(match character {
+                ':' => '_',
+                c if c.is_ascii_alphanumeric() || "._-".contains(c) => c.to_ascii_lowercase(),
+                _ => '_',
+            });
+        }
+    }
+    name.truncate(MAX_NAME_LENGTH);
+    check_name(&name).ok().map(|()| name)
+}
+
+fn read_fleet(path: &Path) -> Result<String, FleetFileError> {
+    let failed = |message: String| FleetFileError::Read {
+        path: path.to_path_buf(),
+        message,
+    };
+    let metadata = std::fs::metadata(path).map_err(|error| failed(error.to_string()))?;
+    if !metadata.is_file() {
+        return Err(failed("not a regular file".to_string()));
+    }
+    let file = std::fs::File::open(path).map_err(|error| failed(error.to_string()))?;
+    let mut text = String::new();
+    file.take(MAX_FLEET_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|error| failed(error.to_string()))?;
+    if text.len() as u64 > MAX_FLEET_BYTES {
+        return Err(failed(format!(
+            "larger than {MAX_FLEET_BYTES} bytes, the most read"
+        )));
+    }
+    Ok(text)
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Fleet, FleetFileError> {
+        Fleet::parse(Path::new("fleet.toml"), text)
+    }
+
+    fn error(text: &str) -> String {
+        match parse(text) {
+            Ok(fleet) => panic!("accepted: {fleet:?}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn defaults_apply_and_a_site_overrides_them() {
+        let fleet = parse(
+            r#"
+[defaults]
+every = "12h"
+out = "/srv/sitemaps/{name}"
+concurrency = 4
+delay = 0.5
+
+[[site]]
+url = "https://example.com/blog/"
+
+[[site]]
+name = "shop"
+url = "https://shop.example/"
+cron = "0 3 * * *"
+concurrency = 2
+publish = "true"
+"#,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        let blog = &fleet.sites[0];
+        assert_eq!(blog.name, "example.com-blog");
+        assert_eq!(blog.out, PathBuf::from("/srv/sitemaps/example.com-blog"));
+        assert_eq!(blog.schedule.to_string(), "every 12h");
+        assert_eq!(blog.options["concurrency"].value, toml::Value::Integer(4));
+        assert_eq!(blog.options["concurrency"].line, 5);
+        assert!(!blog.options.contains_key("every"));
+        assert_eq!(blog.line, 8);
+        let shop = &fleet.sites[1];
+        assert_eq!(shop.options["concurrency"].value, toml::Value::Integer(2));
+        assert_eq!(shop.options["delay"].value, toml::Value::Float(0.5));
+        assert_eq!(shop.schedule.to_string(), "cron 0 3 * * *");
+        assert_eq!(shop.publish.as_deref(), Some("true"));
+        assert_eq!(shop.retry, DEFAULT_RETRY);
+    }
+
+    #[test]
+    fn mistakes_name_the_site_and_the_line() {
+        let text = "[defaults]\nout = \"/o/{name}\"\n\n[[site]]\nname = \"a\"\nurl = \"https://a.example/\"\nevery = \"soon\"\n";
+        let message = error(text);
+        assert!(
+            message.contains("site \"a\", line 7") && message.contains("not a duration"),
+            "{message}"
+        );
+        let message = error("[[site]]\nurl = \"https://a.example/\"\n");
+        assert!(
+            message.contains("site \"a.example\", line 1") && message.contains("out"),
+            "{message}"
+        );
+        let message = error("[[site]]\nout = \"x\"\n");
+        assert!(
+            message.contains("line 1: the site has no `url`"),
+            "{message}"
+        );
+        let message = error(
+            "[defaults]\nout = \"/o\"\n[[site]]\nurl = \"https://a.example/\"\n[[site]]\nurl = \"https://a.example\"\n",
+        );
+        assert!(
+            message.contains("line 5") && message.contains("taken by the site at line 3"),
+            "{message}"
+        );
+        let message = error(
+            "[defaults]\nout = \"/o\"\n[[site]]\nurl = \"https://a.example/\"\nevery = \"1h\"\ncron = \"0 * * * *\"\n",
+        );
+        assert!(message.contains("choose one"), "{message}");
+        let message = error("[[site]]\nurl = 3\n");
+        assert!(message.contains("`url` must be a string"), "{message}");
+        let message = error("[sites]\nurl = 3\n");
+        assert!(message.contains("line 1"), "{message}");
+        assert!(error("[defaults]\n").contains("no site"));
+    }
+
+    #[test]
+    fn names_are_safe_for_files() {
+        assert_eq!(
+            name_from_url("http://127.0.0.1:8080/docs/v2/").as_deref(),
+            Some("127.0.0.1_8080-docs-v2")
+        );
+        assert_eq!(
+            name_from_url("https://user:pw@Example.COM/").as_deref(),
+            Some("example.com")
+        );
+        assert!(check_name("../etc").is_err());
+        assert!(check_name(".hidden").is_err());
+        assert!(check_name("a/b").is_err());
+        assert!(check_name("site_1.example-2").is_ok());
+    }
+}

@@ -1,0 +1,254 @@
+//! The fleet on PostgreSQL: the registry of sites that workers on any number of machines
+//! claim due sites from (`FOR UPDATE SKIP LOCKED`), hold by a lease renewed with heartbeats,
+//! and record runs in; the crawl database of each site travels with it through the registry.
+//!
+//! Every write a claimer makes names its claim's lease number, the fencing token: once a
+//! lease has expired and another worker has claimed the site, the first worker's writes
+//! change nothing. Every call survives a restart of PostgreSQL: a lost connection is made
+//! again with backoff, and the call retried; the calls are idempotent, so that a retry after a
+//! commit whose answer was lost changes nothing more.
+
+mod lease;
+mod listen;
+mod schema;
+mod sites;
+mod tls;
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use tokio::sync::Mutex;
+use tokio_postgres::Client;
+
+pub use self::lease::{Claim, Release};
+pub use self::listen::Wakeups;
+pub use self::sites::SyncCounts;
+
+/// The channel workers LISTEN on: a changed registry (sites synced, a site released).
+const CHANNEL: &str = "sitemapper_fleet";
+
+/// The longest wait between two attempts to reach PostgreSQL.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// The first wait after a lost connection.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+
+/// What can go wrong with the queue.
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    /// The URL is not a PostgreSQL connection string.
+    #[error("invalid queue URL: {0}")]
+    Url(String),
+    /// TLS could not be set up.
+    #[error("cannot set up TLS for the queue: {0}")]
+    Tls(String),
+    /// The first connection failed.
+    #[error("cannot connect to the queue at {at}: {error}")]
+    Connect {
+        /// Where, without credentials.
+        at: String,
+        /// What PostgreSQL said.
+        error: tokio_postgres::Error,
+    },
+    /// The schema could not be brought up to date.
+    #[error("queue at {at}: {message}")]
+    Schema {
+        /// Where the queue is.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A statement failed for another reason than a lost connection.
+    #[error("queue at {at}: cannot {what}: {error}")]
+    Database {
+        /// Where the queue is.
+        at: String,
+        /// What was being done.
+        what: &'static str,
+        /// What PostgreSQL said.
+        error: tokio_postgres::Error,
+    },
+    /// A site's definition in the registry cannot be read.
+    #[error("queue at {at}: site {site}: {message}")]
+    Definition {
+        /// Where the queue is.
+        at: String,
+        /// The site's name.
+        site: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A connection to the queue, made again whenever it is lost.
+pub struct Queue {
+    config: tokio_postgres::Config,
+    tls: tokio_postgres_rustls::MakeRustlsConnect,
+    /// One connection, used by one call at a time (a transaction needs it to itself).
+    client: Mutex<Option<Client>>,
+    /// Where the queue is, for messages: host, port and database, never the password.
+    at: String,
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Queue")
+            .field("at", &self.at)
+            .finish()
+    }
+}
+
+/// Runs `$body` (an expression using `$client: &mut Client`) until it succeeds; a lost
+/// connection is made again after a backoff that doubles up to [`MAX_BACKOFF`], and the body
+/// runs again. Any other error ends the call.
+macro_rules! persist {
+    ($queue:expr, $what:expr, |$client:ident| $body:expr) => {{
+        let queue: &$crate::queue::Queue = $queue;
+        let mut backoff = $crate::queue::FIRST_BACKOFF;
+        loop {
+            let mut slot = queue.client.lock().await;
+            let attempt = match queue.ensure(&mut slot).await {
+                Ok($client) => $body.await,
+                Err(error) => Err(error),
+            };
+            match attempt {
+                Ok(value) => break Ok(value),
+                Err(error) if $crate::queue::connection_lost(&error) => {
+                    *slot = None;
+                    drop(slot);
+                    tracing::warn!(
+                        queue = %queue.at,
+                        "PostgreSQL unreachable ({error}); trying again in {:.1} s",
+                        backoff.as_secs_f64()
+                    );
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min($crate::queue::MAX_BACKOFF);
+                }
+                Err(error) => {
+                    break Err($crate::queue::QueueError::Database {
+                        at: queue.at.clone(),
+                        what: $what,
+                        error,
+                    })
+                }
+            }
+        }
+    }};
+}
+pub(crate) use persist;
+
+impl Queue {
+    /// Connects to the queue at `url` (`postgres://user:password@host/database`; TLS as
+    /// its `sslmode` asks, see [`tls`]) and brings its schema up to date.
+    pub async fn connect(url: &str) -> Result<Queue, QueueError> {
+        let (config, tls) = tls::configure(url)?;
+        let at = describe(&config);
+        let queue = Queue {
+            tls,
+            config,
+            client: Mutex::new(None),
+            at,
+        };
+        {
+            let mut slot = queue.client.lock().await;
+            let client = queue.open().await.map_err(|error| QueueError::Connect {
+                at: queue.at.clone(),
+                error,
+            })?;
+            let client = slot.insert(client);
+            schema::migrate(client)
+                .await
+                .map_err(|error| QueueError::Schema {
+                    at: queue.at.clone(),
+                    message: error.to_string(),
+                })?;
+        }
+        Ok(queue)
+    }
+
+    /// Where the queue is: host, port and database.
+    pub fn at(&self) -> &str {
+        &self.at
+    }
+
+    async fn open(&self) -> Result<Client, tokio_postgres::Error> {
+        let (client, connection) = self.config.connect(self.tls.clone()).await?;
+        let at = self.at.clone();
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(queue = %at, "connection to the queue ended: {error}");
+            }
+        });
+        Ok(client)
+    }
+
+    /// The connection in `slot`, made if there is none or the last one closed.
+    async fn ensure<'slot>(
+        &self,
+        slot: &'slot mut Option<Client>,
+    ) -> Result<&'slot mut Client, tokio_postgres::Error> {
+        if let Some(client) = slot.take().filter(|client| !client.is_closed()) {
+            return Ok(slot.insert(client));
+        }
+        Ok(slot.insert(self.open().await?))
+    }
+
+    /// How long until a site may be due or a lease expire, by the database's clock; `None`
+    /// when the registry is empty.
+    pub async fn next_wake(&self) -> Result<Option<Duration>, QueueError> {
+        let seconds: Option<f64> = persist!(self, "read the next due time", |client| async {
+            let row = client
+                .query_one(
+                    "SELECT extract(epoch FROM min(CASE WHEN leased_by IS NULL THEN next_due ELSE lease_expires END) - now())::float8
+                     FROM fleet_sites",
+                    &[],
+                )
+                .await?;
+            row.try_get::<_, Option<f64>>(0)
+        })?;
+        Ok(seconds.map(|seconds| Duration::from_secs_f64(seconds.max(0.0))))
+    }
+}
+
+/// Whether `error` is a lost or refused connection (worth a reconnect and a retry), not a
+/// mistake in a statement.
+fn connection_lost(error: &tokio_postgres::Error) -> bool {
+    if error.is_closed() {
+        return true;
+    }
+    if let Some(code) = error.code() {
+        // Class 08: connection exception; 57P01-57P03: shut down, or starting up.
+        return code.code().starts_with("08") || code.code().starts_with("57P");
+    }
+    std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>())
+}
+
+/// `host:port/database`, for messages: a URL's password never shows.
+fn describe(config: &tokio_postgres::Config) -> String {
+    let host = config
+        .get_hosts()
+        .first()
+        .map(|host| match host {
+            tokio_postgres::config::Host::Tcp(name) => name.clone(),
+            #[cfg(unix)]
+            tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .unwrap_or_else(|| "localhost".to_string());
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let database = config
+        .get_dbname()
+        .or(config.get_user())
+        .unwrap_or("postgres");
+    format!("{host}:{port}/{database}")
+}
+
+/// Seconds since the epoch, as PostgreSQL's `to_timestamp` takes them.
+fn epoch_seconds(timestamp: Timestamp) -> f64 {
+    timestamp.as_microsecond() as f64 / 1e6
+}
+
+/// A timestamp from seconds since the epoch.
+fn from_epoch_seconds(seconds: f64) -> Timestamp {
+    Timestamp::from_microsecond((seconds * 1e6).round() as i64).unwrap_or(Timestamp::UNIX_EPOCH)
+}

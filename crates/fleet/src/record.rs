@@ -1,0 +1,192 @@
+//! What a site's run came to, as the registries keep it, and when the site is due next.
+
+use std::fmt;
+use std::str::FromStr;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use crate::file::SiteSpec;
+
+/// How a site's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunResult {
+    /// Crawled and published (and the publish command, if any, succeeded).
+    #[serde(rename = "ok")]
+    Succeeded,
+    /// The crawl, the publish or the publish command failed: nothing new published, or a
+    /// publish command that did not finish the job.
+    Failed,
+    /// Stopped before the end (SIGTERM, a lease lost): continued by the site's next run.
+    Interrupted,
+}
+
+impl RunResult {
+    /// The stable code a registry stores.
+    pub fn code(self) -> &'static str {
+        match self {
+            RunResult::Succeeded => "ok",
+            RunResult::Failed => "failed",
+            RunResult::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for RunResult {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.code())
+    }
+}
+
+impl FromStr for RunResult {
+    type Err = String;
+
+    fn from_str(code: &str) -> Result<RunResult, String> {
+        match code {
+            "ok" => Ok(RunResult::Succeeded),
+            "failed" => Ok(RunResult::Failed),
+            "interrupted" => Ok(RunResult::Interrupted),
+            other => Err(format!("unknown run result {other:?}")),
+        }
+    }
+}
+
+/// One run of one site.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunRecord {
+    /// When the run started.
+    #[serde(serialize_with = "serialize_timestamp")]
+    pub started: Timestamp,
+    /// When it ended.
+    #[serde(serialize_with = "serialize_timestamp")]
+    pub finished: Timestamp,
+    /// How it ended.
+    pub result: RunResult,
+    /// URLs in the published sitemaps.
+    pub listed: u64,
+    /// URLs listed now and not by the site's previous complete run.
+    pub added: u64,
+    /// URLs the previous complete run listed and this one does not.
+    pub removed: u64,
+    /// URLs listed by both whose `<lastmod>` moved.
+    pub changed: u64,
+    /// Requests sent, retries and redirect hops included.
+    pub requests: u64,
+    /// Why it failed, in one line.
+    pub error: Option<String>,
+    /// The worker that ran it (`fleet run` on one machine: none).
+    pub worker: Option<String>,
+}
+
+impl RunRecord {
+    /// How long the run took.
+    pub fn duration(&self) -> SignedDuration {
+        self.finished.duration_since(self.started)
+    }
+}
+
+/// When `site` is due, given its last run: at once if it never ran or was interrupted (to
+/// be continued); after a success, at its schedule's next time; after a failure, at that
+/// time or after `retry`, whichever comes first.
+pub fn next_due(site: &SiteSpec, last: Option<&RunRecord>) -> Timestamp {
+    let Some(last) = last else {
+        return Timestamp::UNIX_EPOCH;
+    };
+    let scheduled = site.schedule.next_after(last.started);
+    match last.result {
+        RunResult::Succeeded => scheduled,
+        RunResult::Interrupted => Timestamp::UNIX_EPOCH,
+        RunResult::Failed => {
+            let retry = SignedDuration::try_from(site.retry).unwrap_or(SignedDuration::MAX);
+            let retried = last
+                .finished
+                .saturating_add(retry)
+                .unwrap_or(Timestamp::MAX);
+            scheduled.min(retried)
+        }
+    }
+}
+
+/// A site's standing in a registry, for `fleet status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteStatus {
+    /// The site's name.
+    pub name: String,
+    /// Its seed URL.
+    pub url: String,
+    /// As [`crate::Schedule`] writes it.
+    pub schedule: String,
+    /// The last run that ended.
+    pub last: Option<RunRecord>,
+    /// When it is due next; the epoch: now.
+    #[serde(serialize_with = "serialize_timestamp")]
+    pub next_due: Timestamp,
+    /// The worker running it now, if any.
+    pub running_on: Option<String>,
+    /// Runs recorded.
+    pub runs: u64,
+}
+
+/// Timestamps in RFC 3339, UTC, whole seconds.
+fn serialize_timestamp<S: serde::Serializer>(
+    timestamp: &Timestamp,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(&timestamp.round(jiff::Unit::Second).unwrap_or(*timestamp))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::Fleet;
+
+    fn site() -> SiteSpec {
+        let text = "[[site]]\nurl = \"https://a.example/\"\nout = \"/o\"\nevery = \"24h\"\nretry = \"1h\"\n";
+        let fleet =
+            Fleet::parse(Path::new("f.toml"), text).unwrap_or_else(|error| panic!("{error}"));
+        fleet.sites[0].clone()
+    }
+
+    fn run(result: RunResult) -> RunRecord {
+        RunRecord {
+            started: "2026-01-01T00:00:00Z".parse().unwrap_or_else(|_| panic!()),
+            finished: "2026-01-01T00:10:00Z".parse().unwrap_or_else(|_| panic!()),
+            result,
+            listed: 0,
+            added: 0,
+            removed: 0,
+            changed: 0,
+            requests: 0,
+            error: None,
+            worker: None,
+        }
+    }
+
+    #[test]
+    fn a_site_is_due_by_its_last_run() {
+        let site = site();
+        assert_eq!(next_due(&site, None), Timestamp::UNIX_EPOCH);
+        assert_eq!(
+            next_due(&site, Some(&run(RunResult::Succeeded))).to_string(),
+            "2026-01-02T00:00:00Z"
+        );
+        assert_eq!(
+            next_due(&site, Some(&run(RunResult::Failed))).to_string(),
+            "2026-01-01T01:10:00Z"
+        );
+        assert_eq!(
+            next_due(&site, Some(&run(RunResult::Interrupted))),
+            Timestamp::UNIX_EPOCH
+        );
+        for result in [
+            RunResult::Succeeded,
+            RunResult::Failed,
+            RunResult::Interrupted,
+        ] {
+            assert_eq!(result.code().parse(), Ok(result));
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! `sitemapper fleet run` and `fleet status` on one machine: the sites that are due, run a
+//! few at a time in this process (sharing each host's pace), recorded in the state directory.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use jiff::Timestamp;
+use sitemapper_crawl::PaceBoard;
+use sitemapper_fleet::{Fleet, LocalRegistry, RunResult, SiteSpec, SiteStatus, next_due};
+
+use super::report::{self, FleetReport, SiteRunReport};
+use super::site_job::{self, SiteJob};
+use super::{StopSignal, json_output, stop_on_signals};
+use crate::commands::Output;
+use crate::commands::crawl::Embedding;
+use crate::commands::lock::{LockError, RunLock};
+use crate::exit::{ExitStatus, Failure};
+use crate::settings::{FleetRunSettings, OutputTarget, SiteChoice};
+
+pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Failure> {
+    let registry = LocalRegistry::open(&settings.state_dir).map_err(Failure::fatal)?;
+    // One `fleet run` at a time on a state directory: cron may start the next before the last ends.
+    let _lock = RunLock::acquire(&[settings.state_dir.as_path()]).map_err(|error| match error {
+        LockError::Busy(_) => Failure {
+            status: ExitStatus::Locked,
+            error: error.into(),
+        },
+        LockError::Io { .. } => Failure::fatal(error),
+    })?;
+    let last_runs = registry.last_runs().map_err(Failure::fatal)?;
+    let now = Timestamp::now();
+    let chosen: VecDeque<&SiteSpec> = settings
+        .fleet
+        .sites
+        .iter()
+        .filter(|site| match &settings.choice {
+            SiteChoice::Due => next_due(site, last_runs.get(&site.name).map(|(run, _)| run)) <= now,
+            SiteChoice::All => true,
+            SiteChoice::Named(names) => names.contains(&site.name),
+        })
+        .collect();
+    let not_due = settings.fleet.sites.len() - chosen.len();
+    let resume: Vec<String> = last_runs
+        .iter()
+        .filter(|(_, (run, _))| run.result == RunResult::Interrupted)
+        .map(|(name, _)| name.clone())
+        .collect();
+
+    let (stop_sender, stop) = tokio::sync::watch::channel(false);
+    let signal = Arc::new(std::sync::OnceLock::new());
+    spawn_signal_thread(stop_sender, Arc::clone(&signal));
+    let embedding = Embedding {
+        pace: Arc::new(PaceBoard::default()),
+        stop: stop.clone(),
+    };
+    let queue = Mutex::new(chosen);
+    let registry = Mutex::new(registry);
+    let results = Mutex::new(Vec::new());
+    let workers = settings
+        .sites_at_once
+        .min(queue.lock().map_or(1, |sites| sites.len()).max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    if *stop.borrow() {
+                        break;
+                    }
+                    let Some(site) = queue.lock().ok().and_then(|mut sites| sites.pop_front())
+                    else {
+                        break;
+                    };
+                    let state = registry
+                        .lock()
+                        .map(|registry| registry.site_database(&site.name))
+                        .unwrap_or_default();
+                    let job = SiteJob {
+                        fleet_file: &settings.fleet.path,
+                        site,
+                        state: &state,
+                        resume: resume.contains(&site.name),
+                        embedding: &embedding,
+                        worker: None,
+                    };
+                    let run = site_job::run(job);
+                    if !output.quiet {
+                        crate::progress::print_line(&report::site_line(&site.name, &run));
+                    }
+                    if let Ok(mut registry) = registry.lock()
+                        && let Err(error) = registry.record(&site.name, &run)
+                    {
+                        tracing::error!("{error}");
+                    }
+                    if let Ok(mut results) = results.lock() {
+                        results.push(SiteRunReport::new(&site.name, &site.url, run));
+                    }
+                }
+            });
+        }
+    });
+    let mut sites = results.into_inner().unwrap_or_default();
+    sites.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut report = FleetReport {
+        fleet: settings.fleet.path.display().to_string(),
+        succeeded: 0,
+        failed: 0,
+        interrupted: 0,
+        not_due,
+        sites,
+    };
+    report.succeeded = report.count(RunResult::Succeeded);
+    report.failed = report.count(RunResult::Failed);
+    report.interrupted = report.count(RunResult::Interrupted);
+    finish(
+        &report,
+        settings.report.as_ref(),
+        output,
+        signal.get().copied(),
+    )
+}
+
+/// Prints the table, writes the report, and gives the exit status: interrupted by a signal,
+/// some sites failed, or success.
+pub(super) fn finish(
+    report: &FleetReport,
+    target: Option<&OutputTarget>,
+    output: Output,
+    signal: Option<StopSignal>,
+) -> Result<(), Failure> {
+    if !output.quiet {
+        crate::progress::print_line(report::run_table(report).trim_end());
+    }
+    if let Some(target) = target {
+        json_output(target, report)?;
+    }
+    if let Some(signal) = signal {
+        return Err(Failure {
+            status: signal.exit_status(),
+            error: anyhow::anyhow!(
+                "{}: {} sites interrupted, to be continued by the next run",
+                signal.describe(),
+                report.interrupted
+            ),
+        });
+    }
+    if report.failed > 0 {
+        return Err(Failure {
+            status: ExitStatus::SitesFailed,
+            error: anyhow::anyhow!("{} of {} sites failed", report.failed, report.sites.len()),
+        });
+    }
+    Ok(())
+}
+
+/// The standing of each site of `fleet` in the state directory's registry.
+pub(crate) fn status(fleet: &Fleet, registry: &LocalRegistry) -> Result<Vec<SiteStatus>, Failure> {
+    let last_runs = registry.last_runs().map_err(Failure::fatal)?;
+    Ok(fleet
+        .sites
+        .iter()
+        .map(|site| {
+            let last = last_runs.get(&site.name);
+            SiteStatus {
+                name: site.name.clone(),
+                url: site.url.clone(),
+                schedule: site.schedule.to_string(),
+                next_due: next_due(site, last.map(|(run, _)| run)),
+                last: last.map(|(run, _)| run.clone()),
+                running_on: None,
+                runs: last.map_or(0, |(_, runs)| *runs),
+            }
+        })
+        .collect())
+}
+
+/// Ctrl-C and SIGTERM stop the sites running (each recorded as interrupted, continued by the
+/// next run) and start no more; a second one ends the process at once.
+fn spawn_signal_thread(
+    stop: tokio::sync::watch::Sender<bool>,
+    received: Arc<std::sync::OnceLock<StopSignal>>,
+) {
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(stop_on_signals(stop, received));
+    });
+}

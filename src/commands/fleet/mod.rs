@@ -1,0 +1,144 @@
+//! `sitemapper fleet` (run, status, sync) and `sitemapper worker`: many sites, each one unit
+//! of work. The fleet crate reads the fleet file and keeps the registries; this module runs
+//! the sites they hand out (`site_job.rs`), on one machine (`local.rs`) or as one of the
+//! workers of a PostgreSQL queue (`worker.rs`).
+
+mod local;
+mod report;
+mod site_job;
+pub(crate) mod worker;
+
+use std::io::Write;
+use std::sync::{Arc, OnceLock};
+
+use anyhow::Context;
+use serde::Serialize;
+use sitemapper_fleet::{LocalRegistry, Queue, SiteStatus};
+use tokio::sync::watch;
+
+use super::Output;
+use super::crawl::{StopSignal, next_stop_signal};
+use crate::cli::{FleetArgs, FleetCommand, SummaryFormat};
+use crate::exit::Failure;
+use crate::settings::{
+    ConfigFile, FleetRunSettings, FleetStatusSettings, FleetSyncSettings, OutputTarget,
+    StatusSource,
+};
+
+pub(crate) fn run(args: FleetArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
+    match args.command {
+        FleetCommand::Run(args) => {
+            let settings = FleetRunSettings::resolve(args, file).map_err(Failure::usage)?;
+            local::run(settings, output)
+        }
+        FleetCommand::Status(args) => {
+            let settings = FleetStatusSettings::resolve(args, file).map_err(Failure::usage)?;
+            status(settings)
+        }
+        FleetCommand::Sync(args) => {
+            let settings = FleetSyncSettings::resolve(args, file).map_err(Failure::usage)?;
+            sync(&settings, output)
+        }
+    }
+}
+
+/// `fleet status`: each site's last run and when it is due, from the state directory or the
+/// queue, as a table or JSON on stdout.
+fn status(settings: FleetStatusSettings) -> Result<(), Failure> {
+    let sites = match &settings.source {
+        StatusSource::Local { fleet, state_dir } => {
+            let registry = LocalRegistry::open(state_dir).map_err(Failure::fatal)?;
+            local::status(fleet, &registry)?
+        }
+        StatusSource::Queue { url } => runtime()?.block_on(async {
+            let queue = Queue::connect(url).await.map_err(Failure::fatal)?;
+            queue.status().await.map_err(Failure::fatal)
+        })?,
+    };
+    match settings.summary {
+        SummaryFormat::Text => {
+            let table = report::status_table(&sites, jiff::Timestamp::now());
+            write_stdout(table.as_bytes())?;
+        }
+        SummaryFormat::Json => {
+            #[derive(Serialize)]
+            struct Status<'a> {
+                sites: &'a [SiteStatus],
+            }
+            json_output(&OutputTarget::Stdout, &Status { sites: &sites })?;
+        }
+    }
+    Ok(())
+}
+
+/// `fleet sync`: the queue's sites become the fleet file's.
+fn sync(settings: &FleetSyncSettings, output: Output) -> Result<(), Failure> {
+    let (counts, at) = runtime()?.block_on(async {
+        let queue = Queue::connect(&settings.queue)
+            .await
+            .map_err(Failure::fatal)?;
+        let counts = queue
+            .sync(&settings.fleet.sites)
+            .await
+            .map_err(Failure::fatal)?;
+        Ok::<_, Failure>((counts, queue.at().to_string()))
+    })?;
+    if !output.quiet {
+        crate::progress::print_line(&format!(
+            "Synced {} into {at}: {} added, {} changed, {} removed, {} unchanged.",
+            settings.fleet.path.display(),
+            counts.added,
+            counts.changed,
+            counts.removed,
+            counts.unchanged
+        ));
+    }
+    Ok(())
+}
+
+/// The runtime the queue's calls run on.
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(Failure::fatal)
+}
+
+/// The first Ctrl-C or SIGTERM stops the fleet gracefully (`stop` becomes true); a second
+/// one ends the process at once.
+async fn stop_on_signals(stop: watch::Sender<bool>, received: Arc<OnceLock<StopSignal>>) {
+    let Some(signal) = next_stop_signal().await else {
+        return;
+    };
+    let _ = received.set(signal);
+    crate::progress::print_line(
+        "Stopping: no new site; the sites running stop and are continued by the next run.",
+    );
+    stop.send_replace(true);
+    if let Some(second) = next_stop_signal().await {
+        std::process::exit(second.exit_status() as i32);
+    }
+}
+
+/// Writes `value` as JSON to a file or stdout.
+fn json_output<T: Serialize>(target: &OutputTarget, value: &T) -> Result<(), Failure> {
+    let mut text = serde_json::to_vec_pretty(value).context("cannot write the report")?;
+    text.push(b'\n');
+    match target {
+        OutputTarget::Stdout => write_stdout(&text),
+        OutputTarget::Path(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write the report {}", path.display()))
+            .map_err(Failure::fatal),
+    }
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .context("cannot write to stdout")
+        .map_err(Failure::fatal)
+}

@@ -1,0 +1,195 @@
+//! What a fleet says: the table of a run's sites (stderr) and its JSON report, the table of
+//! `fleet status`, and the line each site gets when its run ends.
+
+use std::fmt::Write as _;
+
+use jiff::Timestamp;
+use serde::Serialize;
+use sitemapper_fleet::{RunRecord, RunResult, SiteStatus};
+
+/// A site's run, as the report lists it.
+#[derive(Debug, Serialize)]
+pub(crate) struct SiteRunReport {
+    pub name: String,
+    pub url: String,
+    #[serde(flatten)]
+    pub run: RunRecord,
+    pub duration_seconds: f64,
+}
+
+impl SiteRunReport {
+    pub(crate) fn new(name: &str, url: &str, run: RunRecord) -> SiteRunReport {
+        SiteRunReport {
+            name: name.to_string(),
+            url: url.to_string(),
+            duration_seconds: run.duration().as_secs_f64(),
+            run,
+        }
+    }
+}
+
+/// The report of `fleet run` (`--report`, docs/summary-json.md).
+#[derive(Debug, Serialize)]
+pub(crate) struct FleetReport {
+    pub fleet: String,
+    pub succeeded: usize,
+    pub failed: usize,
+    pub interrupted: usize,
+    /// Sites not run because they were not due (or not chosen).
+    pub not_due: usize,
+    pub sites: Vec<SiteRunReport>,
+}
+
+impl FleetReport {
+    pub(crate) fn count(&self, result: RunResult) -> usize {
+        self.sites
+            .iter()
+            .filter(|site| site.run.result == result)
+            .count()
+    }
+}
+
+/// The line a site gets when its run ends.
+pub(crate) fn site_line(name: &str, run: &RunRecord) -> String {
+    let took = seconds(run);
+    match run.result {
+        RunResult::Succeeded => format!(
+            "{name}: ok, {} listed (+{} -{} ~{}), {} requests, {took}",
+            run.listed, run.added, run.removed, run.changed, run.requests
+        ),
+        result => format!(
+            "{name}: {result} after {took}: {}",
+            run.error.as_deref().unwrap_or("")
+        ),
+    }
+}
+
+/// The table of a run's sites and its last line.
+pub(crate) fn run_table(report: &FleetReport) -> String {
+    let rows = report
+        .sites
+        .iter()
+        .map(|site| {
+            vec![
+                site.name.clone(),
+                site.run.result.to_string(),
+                site.run.listed.to_string(),
+                format!(
+                    "+{} -{} ~{}",
+                    site.run.added, site.run.removed, site.run.changed
+                ),
+                site.run.requests.to_string(),
+                seconds(&site.run),
+                site.run.error.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let mut text = table(
+        &[
+            "site", "result", "listed", "changes", "requests", "duration", "error",
+        ],
+        rows,
+    );
+    let _ = write!(
+        text,
+        "{} sites run: {} ok, {} failed, {} interrupted; {} not due.",
+        report.sites.len(),
+        report.succeeded,
+        report.failed,
+        report.interrupted,
+        report.not_due
+    );
+    text
+}
+
+/// The table of `fleet status`.
+pub(crate) fn status_table(sites: &[SiteStatus], now: Timestamp) -> String {
+    let rows = sites
+        .iter()
+        .map(|site| {
+            let (started, result, listed, error) = match &site.last {
+                Some(run) => (
+                    when(run.started, now),
+                    run.result.to_string(),
+                    run.listed.to_string(),
+                    run.error.clone().unwrap_or_default(),
+                ),
+                None => ("never".into(), "-".into(), "-".into(), String::new()),
+            };
+            let next = match &site.running_on {
+                Some(worker) => format!("running on {worker}"),
+                None if site.next_due <= now => "now".to_string(),
+                None => when(site.next_due, now),
+            };
+            vec![site.name.clone(), started, result, listed, next, error]
+        })
+        .collect();
+    table(
+        &["site", "last run", "result", "listed", "next due", "error"],
+        rows,
+    )
+}
+
+/// A time as the table shows it: UTC to the minute, and how far from now.
+fn when(time: Timestamp, now: Timestamp) -> String {
+    let minutes = time.duration_since(now).as_secs() / 60;
+    let relative = match minutes {
+        0 => "now".to_string(),
+        m if m < 0 && m > -120 => format!("{} min ago", -m),
+        m if m < 0 => format!("{} h ago", -m / 60),
+        m if m < 120 => format!("in {m} min"),
+        m => format!("in {} h", m / 60),
+    };
+    format!("{} ({relative})", time.strftime("%Y-%m-%d %H:%M"))
+}
+
+fn seconds(run: &RunRecord) -> String {
+    format!("{:.1} s", run.duration().as_secs_f64())
+}
+
+/// Columns padded to their widest cell; the last column is not padded.
+fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|name| name.chars().count()).collect();
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    let header: Vec<String> = header.iter().map(|name| (*name).to_string()).collect();
+    for row in std::iter::once(&header).chain(&rows) {
+        let last = row.len().saturating_sub(1);
+        for (index, (cell, width)) in row.iter().zip(&widths).enumerate() {
+            if index == last {
+                text.push_str(cell);
+            } else {
+                let _ = write!(text, "{cell:<width$}  ");
+            }
+        }
+        while text.ends_with(' ') {
+            text.pop();
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_line_up_and_the_last_is_not_padded() {
+        let text = table(
+            &["site", "result", "error"],
+            vec![
+                vec!["a".into(), "ok".into(), String::new()],
+                vec!["longer-name".into(), "failed".into(), "down".into()],
+            ],
+        );
+        assert_eq!(
+            text,
+            "site         result  error\na            ok\nlonger-name  failed  down\n"
+        );
+    }
+}

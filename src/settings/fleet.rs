@@ -1,0 +1,411 @@
+//! The settings of a fleet's site: its crawl options from the fleet file, checked as a
+//! config file's are (the same keys, the same rules), with what the fleet manages itself (the
+//! crawl database, resuming, the summary) set by the fleet. A mistake names the fleet file,
+//! the site and the line.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::bail;
+use sitemapper_fleet::{Fleet, SiteSpec, check_name};
+
+use super::{
+    ConfigFile, CrawlSettings, MergedOptions, OutputTarget, list, seconds_option, summary_format,
+};
+use crate::cli::{
+    CrawlArgs, FleetRunArgs, FleetStatusArgs, FleetSyncArgs, SummaryFormat, WorkerArgs,
+};
+
+/// Keys a site cannot set, and why.
+const MANAGED_KEYS: &[(&str, &str)] = &[
+    (
+        "state",
+        "the fleet keeps each site's crawl database in its state directory",
+    ),
+    ("resume", "the fleet continues interrupted runs by itself"),
+    ("summary", "the fleet reports every site in its own summary"),
+    ("color", "a setting of the process, not of a site"),
+    ("quiet", "a setting of the process, not of a site"),
+    ("verbose", "a setting of the process, not of a site"),
+    ("report", "an audit option: a fleet crawls"),
+    ("fail-on", "an audit option: a fleet crawls"),
+    ("deep", "an audit option: a fleet crawls"),
+    ("slow", "an audit option: a fleet crawls"),
+    ("large", "an audit option: a fleet crawls"),
+    ("extract", "an audit option: a fleet crawls"),
+    ("sitemap", "an audit option: a fleet crawls"),
+    ("title", "an audit option: a fleet crawls"),
+    ("logo", "an audit option: a fleet crawls"),
+    ("pdf", "an audit option: a fleet crawls"),
+];
+
+/// How a fleet's site runs this time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SiteRun<'a> {
+    /// The site's crawl database.
+    pub(crate) state: &'a Path,
+    /// Continue the site's interrupted run.
+    pub(crate) resume: bool,
+}
+
+impl CrawlSettings {
+    /// The settings of `site` of the fleet file `fleet` (named in errors), run as `run` says.
+    pub(crate) fn for_fleet_site(
+        fleet: &Path,
+        site: &SiteSpec,
+        run: SiteRun<'_>,
+    ) -> anyhow::Result<CrawlSettings> {
+        let at = |line: usize| place(fleet, &site.name, line);
+        for (key, option) in &site.options {
+            if let Some((_, why)) = MANAGED_KEYS.iter().find(|(managed, _)| managed == key) {
+                bail!(
+                    "{}: `{key}` cannot be set for a site: {why}",
+                    at(option.line)
+                );
+            }
+            let single = toml::Table::from_iter([(key.clone(), option.value.clone())]);
+            if let Err(error) = config_file(single) {
+                bail!("{}: {error}", at(option.line));
+            }
+        }
+        let mut file = config_file(site.options_table())
+            .map_err(|error| anyhow::anyhow!("{}: {error}", at(site.line)))?;
+        if site.out.as_os_str() == "-" {
+            bail!(
+                "{}: `out` is a directory: a fleet's sites cannot write to stdout",
+                at(site.line)
+            );
+        }
+        file.url = Some(site.url.clone());
+        file.out = Some(site.out.clone());
+        file.state = Some(run.state.to_path_buf());
+        file.resume = Some(run.resume);
+        MergedOptions::merge(CrawlArgs::default(), file)
+            .and_then(MergedOptions::check)
+            .map_err(|error| anyhow::anyhow!("{}: {error:#}", at(site.line)))
+    }
+}
+
+/// The crawl options of a site read as a config file's keys.
+fn config_file(table: toml::Table) -> anyhow::Result<ConfigFile> {
+    toml::Value::Table(table)
+        .try_into::<ConfigFile>()
+        .map_err(|error| {
+            // serde lists every key it expected: the unknown one is what matters.
+            let message = error.message().lines().next().unwrap_or("invalid option");
+            let message = message.split(", expected").next().unwrap_or(message);
+            anyhow::anyhow!("{}", message.replace("field", "option"))
+        })
+}
+
+/// `invalid fleet file F, site "S", line N`, or without the line for a site read back from
+/// the queue (whose fleet file is elsewhere).
+fn place(fleet: &Path, site: &str, line: usize) -> String {
+    if line == 0 {
+        format!("site \"{site}\"")
+    } else {
+        format!(
+            "invalid fleet file {}, site \"{site}\", line {line}",
+            fleet.display()
+        )
+    }
+}
+
+/// The sites `fleet run` runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SiteChoice {
+    /// Those due.
+    Due,
+    /// Every site, due or not (`--all`).
+    All,
+    /// These, due or not (`--site`).
+    Named(Vec<String>),
+}
+
+/// What `sitemapper fleet run` needs.
+#[derive(Debug)]
+pub(crate) struct FleetRunSettings {
+    pub(crate) fleet: Fleet,
+    pub(crate) state_dir: PathBuf,
+    pub(crate) sites_at_once: usize,
+    pub(crate) choice: SiteChoice,
+    /// `--report`: where the JSON report goes.
+    pub(crate) report: Option<OutputTarget>,
+}
+
+impl FleetRunSettings {
+    pub(crate) fn resolve(
+        args: FleetRunArgs,
+        file: ConfigFile,
+    ) -> anyhow::Result<FleetRunSettings> {
+        let fleet = load_fleet(&args.fleet)?;
+        let choice = match (
+            args.all || file.all.unwrap_or(false),
+            list(args.sites, file.site).unwrap_or_default(),
+        ) {
+            (true, _) => SiteChoice::All,
+            (false, names) if names.is_empty() => SiteChoice::Due,
+            (false, names) => {
+                if let Some(unknown) = names.iter().find(|name| fleet.site(name).is_none()) {
+                    bail!(
+                        "--site {unknown}: no such site in {} (its sites: {})",
+                        fleet.path.display(),
+                        shown_names(&fleet)
+                    );
+                }
+                SiteChoice::Named(names)
+            }
+        };
+        Ok(FleetRunSettings {
+            state_dir: state_dir(&fleet.path, args.state_dir.or(file.state_dir)),
+            fleet,
+            sites_at_once: sites_at_once(args.sites_at_once.or(file.sites_at_once))?,
+            choice,
+            report: args.report.map(OutputTarget::from_path),
+        })
+    }
+}
+
+/// Where `fleet status` reads from.
+#[derive(Debug)]
+pub(crate) enum StatusSource {
+    /// The state directory of `fleet run`, for the sites of the fleet file.
+    Local { fleet: Fleet, state_dir: PathBuf },
+    /// The queue's registry.
+    Queue { url: String },
+}
+
+/// What `sitemapper fleet status` needs.
+#[derive(Debug)]
+pub(crate) struct FleetStatusSettings {
+    pub(crate) source: StatusSource,
+    pub(crate) summary: SummaryFormat,
+}
+
+impl FleetStatusSettings {
+    pub(crate) fn resolve(
+        args: FleetStatusArgs,
+        file: ConfigFile,
+    ) -> anyhow::Result<FleetStatusSettings> {
+        let summary = summary_format(args.summary, &file);
+        let source = match (args.queue, args.fleet) {
+            (Some(url), fleet) => {
+                if let Some(path) = fleet {
+                    load_fleet(&path)?;
+                }
+                StatusSource::Queue { url }
+            }
+            (None, Some(path)) => {
+                let fleet = load_fleet(&path)?;
+                StatusSource::Local {
+                    state_dir: state_dir(&fleet.path, args.state_dir.or(file.state_dir)),
+                    fleet,
+                }
+            }
+            (None, None) => match file.queue {
+                Some(url) => StatusSource::Queue { url },
+                None => bail!("no fleet: give the fleet file, or --queue URL"),
+            },
+        };
+        Ok(FleetStatusSettings { source, summary })
+    }
+}
+
+/// What `sitemapper fleet sync` needs.
+#[derive(Debug)]
+pub(crate) struct FleetSyncSettings {
+    pub(crate) fleet: Fleet,
+    pub(crate) queue: String,
+}
+
+impl FleetSyncSettings {
+    pub(crate) fn resolve(
+        args: FleetSyncArgs,
+        file: ConfigFile,
+    ) -> anyhow::Result<FleetSyncSettings> {
+        let queue = args.queue.or(file.queue).ok_or_else(no_queue)?;
+        Ok(FleetSyncSettings {
+            fleet: load_fleet(&args.fleet)?,
+            queue,
+        })
+    }
+}
+
+/// What `sitemapper worker` needs.
+#[derive(Debug)]
+pub(crate) struct WorkerSettings {
+    pub(crate) queue: String,
+    pub(crate) name: String,
+    pub(crate) state_dir: PathBuf,
+    pub(crate) sites_at_once: usize,
+    pub(crate) lease: Duration,
+    pub(crate) checkpoint: Duration,
+    pub(crate) max_sites: Option<u64>,
+    pub(crate) once: bool,
+}
+
+/// The lease of a claim when not set: long enough for heartbeats through a slow minute,
+/// short enough that a dead worker's site waits a minute.
+const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+
+/// The time between two saves of a running site's crawl database, when not set.
+const DEFAULT_CHECKPOINT: Duration = Duration::from_secs(60);
+
+impl WorkerSettings {
+    pub(crate) fn resolve(args: WorkerArgs, file: ConfigFile) -> anyhow::Result<WorkerSettings> {
+        let queue = args.queue.or(file.queue).ok_or_else(no_queue)?;
+        let name = match args.name.or(file.name) {
+            Some(name) => {
+                check_name(&name).map_err(|message| anyhow::anyhow!("--name: {message}"))?;
+                name
+            }
+            None => default_worker_name(),
+        };
+        let lease = match args.lease.or(file.lease) {
+            Some(seconds) => seconds_option("--lease", seconds)?,
+            None => DEFAULT_LEASE,
+        };
+        if lease < Duration::from_secs(1) {
+            bail!("--lease must be at least 1 second");
+        }
+        let checkpoint = match args.checkpoint.or(file.checkpoint) {
+            Some(seconds) => seconds_option("--checkpoint", seconds)?,
+            None => DEFAULT_CHECKPOINT,
+        };
+        if checkpoint.is_zero() {
+            bail!("--checkpoint must be more than 0 seconds");
+        }
+        let state_dir = args
+            .state_dir
+            .or(file.state_dir)
+            .unwrap_or_else(|| std::env::temp_dir().join(format!("sitemapper-worker-{name}")));
+        Ok(WorkerSettings {
+            queue,
+            state_dir,
+            sites_at_once: sites_at_once(args.sites_at_once.or(file.sites_at_once))?,
+            lease,
+            checkpoint,
+            max_sites: args.max_sites.or(file.max_sites),
+            once: args.once || file.once.unwrap_or(false),
+            name,
+        })
+    }
+}
+
+/// How many sites run at once when not set.
+const DEFAULT_SITES_AT_ONCE: usize = 4;
+
+fn sites_at_once(chosen: Option<usize>) -> anyhow::Result<usize> {
+    match chosen {
+        Some(0) => bail!("--sites-at-once must be at least 1"),
+        Some(count) => Ok(count),
+        None => Ok(DEFAULT_SITES_AT_ONCE),
+    }
+}
+
+fn no_queue() -> anyhow::Error {
+    anyhow::anyhow!("no queue: give --queue postgres://... (or `queue` in the config file)")
+}
+
+/// Reads the fleet file and checks every site's settings, so that a mistake in any site
+/// stops the command before a request.
+fn load_fleet(path: &Path) -> anyhow::Result<Fleet> {
+    let fleet = Fleet::load(path)?;
+    for site in &fleet.sites {
+        let run = SiteRun {
+            state: Path::new("crawl.db"),
+            resume: false,
+        };
+        CrawlSettings::for_fleet_site(&fleet.path, site, run)?;
+    }
+    Ok(fleet)
+}
+
+/// `--state-dir`, else the fleet file's name with `.state`, beside it.
+fn state_dir(fleet: &Path, chosen: Option<PathBuf>) -> PathBuf {
+    chosen.unwrap_or_else(|| {
+        let stem = fleet.file_stem().unwrap_or_default().to_string_lossy();
+        fleet.with_file_name(format!("{stem}.state"))
+    })
+}
+
+fn shown_names(fleet: &Fleet) -> String {
+    let names: Vec<&str> = fleet.names().into_iter().take(10).collect();
+    let more = fleet.sites.len().saturating_sub(names.len());
+    if more == 0 {
+        names.join(", ")
+    } else {
+        format!("{}, and {more} more", names.join(", "))
+    }
+}
+
+/// `HOST-PID`: unique among the workers of a fleet, and says where to look.
+fn default_worker_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|name| name.trim().to_string())
+        .ok()
+        .filter(|name| check_name(name).is_ok())
+        .unwrap_or_else(|| "worker".to_string());
+    format!("{host}-{}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(text: &str) -> anyhow::Result<CrawlSettings> {
+        let fleet = Fleet::parse(Path::new("f.toml"), text)?;
+        let run = SiteRun {
+            state: Path::new("/tmp/state.db"),
+            resume: true,
+        };
+        CrawlSettings::for_fleet_site(&fleet.path, &fleet.sites[0], run)
+    }
+
+    fn error(text: &str) -> String {
+        match settings(text) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(error) => format!("{error:#}"),
+        }
+    }
+
+    #[test]
+    fn a_site_takes_crawl_options_and_the_fleet_sets_the_rest() {
+        let settings = settings(
+            "[defaults]\nconcurrency = 3\nout = \"/srv/{name}\"\n[[site]]\nurl = \"https://a.example/\"\nmax-pages = 9\ngzip = true\n",
+        )
+        .unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(settings.crawl.concurrency, 3);
+        assert_eq!(settings.crawl.max_pages, Some(9));
+        assert!(settings.gzip);
+        assert!(settings.resume);
+        assert_eq!(settings.state, Some(PathBuf::from("/tmp/state.db")));
+        assert_eq!(settings.out.path(), Some(Path::new("/srv/a.example")));
+    }
+
+    #[test]
+    fn a_wrong_option_names_the_site_and_its_line() {
+        let base = "[defaults]\nout = \"/o/{name}\"\n[[site]]\nurl = \"https://a.example/\"\n";
+        let message = error(&format!("{base}concurency = 3\n"));
+        assert_eq!(
+            message,
+            "invalid fleet file f.toml, site \"a.example\", line 5: unknown option `concurency`"
+        );
+        let message = error(&format!("{base}concurrency = \"three\"\n"));
+        assert!(message.contains("line 5: invalid type"), "{message}");
+        let message = error(&format!("{base}state = \"x.db\"\n"));
+        assert!(
+            message.contains("line 5: `state` cannot be set for a site"),
+            "{message}"
+        );
+        let message = error(&format!("{base}concurrency = 0\n"));
+        assert!(
+            message.contains("line 3: --concurrency must be at least 1"),
+            "{message}"
+        );
+        let message =
+            error("[defaults]\nout = \"/o\"\ndelay = -1\n[[site]]\nurl = \"https://a.example/\"\n");
+        assert!(message.contains("site \"a.example\", line 4"), "{message}");
+    }
+}
