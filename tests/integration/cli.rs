@@ -235,8 +235,19 @@ fn the_example_config_loads_and_documents_every_option() {
 
     // Every option of every command that runs (not `completions` and `man`).
     let mut options: Vec<String> = Vec::new();
-    for command in ["crawl", "audit", "runs", "validate"] {
-        let help = sitemapper(&[command, "--help"]).stdout;
+    for command in [
+        "crawl",
+        "audit",
+        "runs",
+        "validate",
+        "fleet run",
+        "fleet status",
+        "fleet sync",
+        "worker",
+    ] {
+        let mut words: Vec<&str> = command.split(' ').collect();
+        words.push("--help");
+        let help = sitemapper(&words).stdout;
         // Option lines start with `-x, --name` or `--name`; descriptions may mention options.
         options.extend(
             help.lines()
