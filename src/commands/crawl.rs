@@ -21,6 +21,7 @@ use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser}
 use sitemapper_sitemap::{Published, ROOT_FILE_NAME, StagingDir, Written, published_names};
 use sitemapper_store::{ChangeReport, RunId, RunStatus, Store};
 use tokio::sync::mpsc;
+use tracing::Instrument;
 use url::Url;
 
 use self::not_listed::NotListed;
@@ -207,7 +208,12 @@ pub(crate) fn crawl_and_publish(
             runtime.spawn(stop_on_signals(crawler.stopper(), Arc::clone(&signal)));
         }
     }
-    let crawled = runtime.block_on(crawler.run(&seed, sender));
+    // The caller's span (a fleet's site) follows the crawl into its runtime.
+    let crawled = runtime.block_on(
+        crawler
+            .run(&seed, sender)
+            .instrument(tracing::Span::current()),
+    );
     if let Some(browser) = &browser {
         runtime.block_on(browser.shut_down());
     }

@@ -49,7 +49,10 @@ impl Recorder {
         mut events: mpsc::Receiver<CrawlEvent>,
         counts: Arc<EventCounts>,
     ) -> Recorder {
+        // The caller's span (a fleet's site) names the lines the recorder logs.
+        let span = tracing::Span::current();
         let handle = std::thread::spawn(move || {
+            let _entered = span.enter();
             let mut notes = Notes::default();
             let mut batch = Vec::with_capacity(BATCH_SIZE);
             let mut extractions = Vec::new();

@@ -244,6 +244,14 @@ pub(crate) struct WorkerSettings {
     pub(crate) once: bool,
 }
 
+impl WorkerSettings {
+    /// Whether the worker runs a batch of sites and ends (`--once`, `--max-sites`) rather
+    /// than serving until it is stopped.
+    pub(crate) fn batch(&self) -> bool {
+        self.once || self.max_sites.is_some()
+    }
+}
+
 /// The lease of a claim when not set: long enough for heartbeats through a slow minute,
 /// short enough that a dead worker's site waits a minute.
 const DEFAULT_LEASE: Duration = Duration::from_secs(60);

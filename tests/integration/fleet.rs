@@ -260,3 +260,46 @@ fn the_example_fleet_file_loads() {
     }
     assert!(run.stdout.lines().count() >= 3, "{}", run.stdout);
 }
+
+#[test]
+fn a_publish_command_runs_after_each_publish_and_its_failure_fails_the_site() {
+    let server = chain(Site::new(), "/", 2, Duration::ZERO).serve();
+    let directory = tempfile::tempdir().unwrap();
+    let out = directory.path().join("out");
+    let copies = directory.path().join("copies");
+    std::fs::create_dir_all(&copies).unwrap();
+    let text = format!(
+        "[defaults]\nout = \"{out}/{{name}}\"\nretries = 0\n\
+         publish = 'cp \"$SITEMAPPER_FLEET_OUT/sitemap.xml\" \"{copies}/$SITEMAPPER_FLEET_SITE.xml\"'\n\n\
+         [[site]]\nname = \"copied\"\nurl = \"{url}\"\n\n\
+         [[site]]\nname = \"refused\"\nurl = \"{url}\"\nout = \"{out}/refused\"\n\
+         publish = 'echo \"rsync: connection refused\" >&2; exit 12'\n",
+        out = out.display(),
+        copies = copies.display(),
+        url = server.url("/"),
+    );
+    let fleet = directory.path().join("fleet.toml");
+    std::fs::write(&fleet, text).unwrap();
+    let run = sitemapper(&["fleet", "run", fleet.to_str().unwrap(), "--report", "-"]);
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(copies.join("copied.xml")).unwrap(),
+        std::fs::read(out.join("copied/sitemap.xml")).unwrap()
+    );
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let refused = &report["sites"][1];
+    assert_eq!(refused["name"], "refused");
+    assert_eq!(refused["result"], "failed");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("the publish command failed (exit status: 12): rsync: connection refused"),
+        "{refused}"
+    );
+    // Published locally all the same: the command is what failed.
+    assert_eq!(
+        listed_urls(&out.join("refused")),
+        chain_urls(&server, "/", 2)
+    );
+}

@@ -302,6 +302,11 @@ fn a_restart_of_postgresql_mid_run_loses_and_repeats_nothing() {
     server.wait_for(|seen| seen.len() >= 5);
     postgres::restart(&restart);
     assert_eq!(wait(&mut running), 0, "{}", worker_log(&state));
+    let log = worker_log(&state);
+    assert!(
+        log.contains("PostgreSQL unreachable"),
+        "the worker saw the restart: {log}"
+    );
     let mut requests = page_requests(&server);
     let count = requests.len();
     requests.sort();

@@ -72,7 +72,8 @@ pub struct SiteSpec {
     pub name: String,
     /// The seed URL, as written.
     pub url: String,
-    /// Where the site's sitemaps are published (`{name}` replaced).
+    /// Where the site's sitemaps are published (`{name}` replaced; a relative path is
+    /// relative to the fleet file's directory).
     pub out: PathBuf,
     /// When it runs.
     pub schedule: Schedule,
@@ -153,12 +154,17 @@ impl Fleet {
         for table in raw.site {
             let line = line_of(text, table.span().start);
             let own = lined(text, table.into_inner());
-            let site = SiteSpec::build(&defaults, own, line).map_err(|mistake| {
+            let mut site = SiteSpec::build(&defaults, own, line).map_err(|mistake| {
                 let place = mistake
                     .site
                     .map_or(String::new(), |name| format!("site \"{name}\", "));
                 invalid(place, mistake.line, mistake.message)
             })?;
+            // Relative to the fleet file, wherever the command runs from (cron's directory is
+            // the user's home).
+            if site.out.is_relative() {
+                site.out = path.parent().unwrap_or(Path::new("")).join(&site.out);
+            }
             if let Some(first) = names.insert(site.name.clone(), line) {
                 return Err(invalid(
                     format!("site \"{}\", ", site.name),
@@ -487,5 +493,16 @@ publish = "true"
         assert!(check_name(".hidden").is_err());
         assert!(check_name("a/b").is_err());
         assert!(check_name("site_1.example-2").is_ok());
+    }
+
+    #[test]
+    fn a_relative_out_is_beside_the_fleet_file() {
+        let text = "[[site]]\nurl = \"https://a.example/\"\nout = \"sitemaps/{name}\"\n";
+        let fleet = Fleet::parse(Path::new("/etc/sitemapper/fleet.toml"), text)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            fleet.sites[0].out,
+            PathBuf::from("/etc/sitemapper/sitemaps/a.example")
+        );
     }
 }

@@ -40,6 +40,12 @@ pub(crate) struct SiteJob<'a> {
 
 /// What a run of a site came to.
 pub(crate) fn run(job: SiteJob<'_>) -> RunRecord {
+    // Every line the site's crawl logs names the site (and the worker).
+    let span = match job.worker {
+        Some(worker) => tracing::warn_span!("site", name = %job.site.name, %worker),
+        None => tracing::warn_span!("site", name = %job.site.name),
+    };
+    let _entered = span.enter();
     let started = Timestamp::now();
     let outcome = crawl(&job);
     let finished = Timestamp::now();

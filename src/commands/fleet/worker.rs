@@ -64,9 +64,15 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
         not_due: 0,
         sites,
     };
-    // A worker stopped by SIGTERM did what it was asked: it handed its sites back.
+    // A batch (--once, --max-sites) reports its sites and fails if one did; a worker that
+    // serves until stopped has recorded each run in the queue, where `fleet status` shows it.
+    // Stopped by SIGTERM, it did what it was asked: it handed its sites back.
     let stopped = signal.get().copied();
-    let ended = super::local::finish(&report, None, output, None);
+    let ended = if worker.settings.batch() {
+        super::local::finish(&report, None, output, None)
+    } else {
+        Ok(())
+    };
     match stopped {
         Some(StopSignal::Terminate) | None => ended,
         Some(interrupt) => Err(Failure {
@@ -156,7 +162,9 @@ impl Worker {
                                 report::site_line(&site.name, &site.run)
                             ));
                         }
-                        recorded.push(site);
+                        if self.settings.batch() {
+                            recorded.push(site);
+                        }
                     }
                 }
                 () = wakeups.changed(), if !done_claiming => {}
@@ -224,6 +232,8 @@ impl Worker {
             checkpoint.tick().await;
             let mut lost = false;
             let mut handing_back = false;
+            // A save runs beside the heartbeats (a large database takes a while), one at a time.
+            let mut saving: Option<tokio::task::JoinHandle<anyhow::Result<bool>>> = None;
             let record = loop {
                 tokio::select! {
                     finished = &mut done => match finished {
@@ -245,11 +255,17 @@ impl Worker {
                             site_stop.send_replace(true);
                         }
                     }
-                    _ = checkpoint.tick(), if !lost => {
-                        match save(&queue, &claim, &database).await {
-                            Ok(true) => {}
-                            Ok(false) => { lost = true; site_stop.send_replace(true); }
-                            Err(error) => tracing::warn!(worker = %settings.name, site = %name, "{error:#}"),
+                    _ = checkpoint.tick(), if !lost && saving.is_none() => {
+                        let (queue, claim, database) = (Arc::clone(&queue), claim.clone(), database.clone());
+                        saving = Some(tokio::spawn(async move { save(&queue, &claim, &database).await }));
+                    }
+                    Some(saved) = async { match saving.as_mut() { Some(handle) => Some(handle.await), None => None } }, if saving.is_some() => {
+                        saving = None;
+                        match saved {
+                            Ok(Ok(true)) => {}
+                            Ok(Ok(false)) => { lost = true; site_stop.send_replace(true); }
+                            Ok(Err(error)) => tracing::warn!(worker = %settings.name, site = %name, "{error:#}"),
+                            Err(error) => tracing::warn!(worker = %settings.name, site = %name, "saving the crawl database: {error}"),
                         }
                     }
                     _ = worker_stop.changed(), if !handing_back => {
@@ -260,6 +276,10 @@ impl Worker {
                     }
                 }
             };
+            // A save still under way would race the release's own.
+            if let Some(handle) = saving.take() {
+                let _ = handle.await;
+            }
             if lost {
                 tracing::warn!(
                     worker = %settings.name, site = %name,

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tracing::Instrument;
 
 use url::Url;
 
@@ -196,12 +197,16 @@ impl FrontierOwner {
                 break;
             };
             self.pages_visited += 1;
-            jobs.spawn(visit(
-                Arc::clone(&self.context),
-                Arc::clone(&self.scope),
-                item,
-                VisitMode::Page,
-            ));
+            // A job logs in the crawl's span: a fleet's crawls say which site they are.
+            jobs.spawn(
+                visit(
+                    Arc::clone(&self.context),
+                    Arc::clone(&self.scope),
+                    item,
+                    VisitMode::Page,
+                )
+                .in_current_span(),
+            );
         }
     }
 

@@ -53,6 +53,8 @@ impl Definition {
 
     /// The site named `name` from its stored definition.
     pub(super) fn read(name: &str, text: &str) -> Result<SiteSpec, String> {
+        // A name names files on the worker: whatever wrote the registry, it is checked.
+        crate::file::check_name(name)?;
         let definition: Definition = serde_json::from_str(text)
             .map_err(|error| format!("unreadable definition: {error}"))?;
         let schedule: Schedule = definition.schedule.parse()?;
