@@ -168,7 +168,7 @@ pub(crate) enum FleetCommand {
 
 #[derive(Debug, Args)]
 pub(crate) struct FleetRunArgs {
-    /// The fleet file: [defaults] and one [[site]] per site (see config/fleet.example.toml).
+    /// The fleet file: defaults, then one table per site (see config/fleet.example.toml).
     #[arg(value_name = "FLEET")]
     pub(crate) fleet: PathBuf,
 

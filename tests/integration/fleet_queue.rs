@@ -3,7 +3,7 @@
 //! Each test has a database of its own on the server `.ci/run` starts.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
@@ -215,9 +215,18 @@ fn three_workers_crawl_each_due_site_exactly_once() {
     );
 }
 
-/// A site slow enough to be caught mid-run: `pages` pages, one at a time, 0.1 s each.
-fn slow_site(pages: usize) -> Server {
-    chain(Site::new(), "/", pages, Duration::from_millis(100)).serve()
+/// A fleet of one site, `slow`, synced into `queue`: `pages` pages crawled one at a time,
+/// 0.1 s each, slow enough to be caught mid-run. Returns its server, the directory of the
+/// test's files, and the site's output directory.
+fn slow_fleet(queue: &TestQueue, pages: usize) -> (Server, tempfile::TempDir, PathBuf) {
+    let server = chain(Site::new(), "/", pages, Duration::from_millis(100)).serve();
+    let directory = tempfile::tempdir().unwrap();
+    let out = directory.path().join("out");
+    let sites = [("slow".to_string(), server.url("/"))];
+    let fleet = fleet_file(directory.path(), &out, &sites, "concurrency = 1");
+    let sync = sitemapper(&["fleet", "sync", &fleet, "--queue", &queue.url]);
+    assert_eq!(sync.code, 0, "{}", sync.stderr);
+    (server, directory, out.join("slow"))
 }
 
 #[test]
@@ -225,19 +234,7 @@ fn a_killed_worker_s_site_is_taken_over_and_continued() {
     let Some(queue) = postgres::queue() else {
         return;
     };
-    let server = slow_site(30);
-    let directory = tempfile::tempdir().unwrap();
-    let out = directory.path().join("out");
-    let fleet = fleet_file(
-        directory.path(),
-        &out,
-        &[("slow".to_string(), server.url("/"))],
-        "concurrency = 1",
-    );
-    assert_eq!(
-        sitemapper(&["fleet", "sync", &fleet, "--queue", &queue.url]).code,
-        0
-    );
+    let (server, directory, out) = slow_fleet(&queue, 30);
     let first = directory.path().join("w1");
     let mut killed = worker(
         &queue,
@@ -250,7 +247,7 @@ fn a_killed_worker_s_site_is_taken_over_and_continued() {
     let _ = killed.wait();
     let before = page_requests(&server);
     assert!(
-        !out.join("slow/sitemap.xml").exists(),
+        !out.join("sitemap.xml").exists(),
         "nothing published by the killed worker"
     );
 
@@ -259,7 +256,7 @@ fn a_killed_worker_s_site_is_taken_over_and_continued() {
     assert_eq!(wait(&mut taker), 0, "{}", worker_log(&second));
     let log = worker_log(&second);
     assert!(log.contains("took the site over from w1"), "{log}");
-    assert_eq!(listed_urls(&out.join("slow")), chain_urls(&server, "/", 30));
+    assert_eq!(listed_urls(&out), chain_urls(&server, "/", 30));
     // The run was continued from the killed worker's last save, not started over.
     let after: Vec<String> = page_requests(&server).split_off(before.len());
     let again = before
@@ -279,19 +276,7 @@ fn a_restart_of_postgresql_mid_run_loses_and_repeats_nothing() {
     let Some((queue, restart)) = postgres::queue_alone() else {
         return;
     };
-    let server = slow_site(25);
-    let directory = tempfile::tempdir().unwrap();
-    let out = directory.path().join("out");
-    let fleet = fleet_file(
-        directory.path(),
-        &out,
-        &[("slow".to_string(), server.url("/"))],
-        "concurrency = 1",
-    );
-    assert_eq!(
-        sitemapper(&["fleet", "sync", &fleet, "--queue", &queue.url]).code,
-        0
-    );
+    let (server, directory, out) = slow_fleet(&queue, 25);
     let state = directory.path().join("w1");
     let mut running = worker(
         &queue,
@@ -312,7 +297,7 @@ fn a_restart_of_postgresql_mid_run_loses_and_repeats_nothing() {
     requests.sort();
     requests.dedup();
     assert_eq!(requests.len(), count, "no page fetched twice");
-    assert_eq!(listed_urls(&out.join("slow")), chain_urls(&server, "/", 25));
+    assert_eq!(listed_urls(&out), chain_urls(&server, "/", 25));
     assert_eq!(
         status(&queue)["slow"],
         ("ok".to_string(), 1, "w1".to_string())
@@ -325,19 +310,7 @@ fn sigterm_hands_the_site_back_and_the_next_worker_continues_it() {
     let Some(queue) = postgres::queue() else {
         return;
     };
-    let server = slow_site(30);
-    let directory = tempfile::tempdir().unwrap();
-    let out = directory.path().join("out");
-    let fleet = fleet_file(
-        directory.path(),
-        &out,
-        &[("slow".to_string(), server.url("/"))],
-        "concurrency = 1",
-    );
-    assert_eq!(
-        sitemapper(&["fleet", "sync", &fleet, "--queue", &queue.url]).code,
-        0
-    );
+    let (server, directory, out) = slow_fleet(&queue, 30);
     let first = directory.path().join("w1");
     let mut stopped = worker(&queue, "w1", &first, &[]);
     server.wait_for(|seen| seen.len() >= 8);
@@ -363,7 +336,7 @@ fn sigterm_hands_the_site_back_and_the_next_worker_continues_it() {
     let second = directory.path().join("w2");
     let mut next = worker(&queue, "w2", &second, &["--once"]);
     assert_eq!(wait(&mut next), 0, "{}", worker_log(&second));
-    assert_eq!(listed_urls(&out.join("slow")), chain_urls(&server, "/", 30));
+    assert_eq!(listed_urls(&out), chain_urls(&server, "/", 30));
     assert!(
         page_requests(&server).len() - before < 31,
         "continued, not started over"

@@ -80,6 +80,23 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// A run that started at `started` on `worker` and has done nothing yet (no count, no
+    /// error, and `Succeeded` until it is told otherwise).
+    pub fn new(started: Timestamp, worker: Option<String>) -> RunRecord {
+        RunRecord {
+            started,
+            finished: started,
+            result: RunResult::Succeeded,
+            listed: 0,
+            added: 0,
+            removed: 0,
+            changed: 0,
+            requests: 0,
+            error: None,
+            worker,
+        }
+    }
+
     /// How long the run took.
     pub fn duration(&self) -> SignedDuration {
         self.finished.duration_since(self.started)
@@ -151,17 +168,11 @@ mod tests {
     }
 
     fn run(result: RunResult) -> RunRecord {
+        let started = "2026-01-01T00:00:00Z".parse().unwrap_or_else(|_| panic!());
         RunRecord {
-            started: "2026-01-01T00:00:00Z".parse().unwrap_or_else(|_| panic!()),
             finished: "2026-01-01T00:10:00Z".parse().unwrap_or_else(|_| panic!()),
             result,
-            listed: 0,
-            added: 0,
-            removed: 0,
-            changed: 0,
-            requests: 0,
-            error: None,
-            worker: None,
+            ..RunRecord::new(started, None)
         }
     }
 

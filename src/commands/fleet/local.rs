@@ -101,6 +101,7 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
     let mut sites = results.into_inner().unwrap_or_default();
     sites.sort_by(|a, b| a.name.cmp(&b.name));
     let mut report = FleetReport {
+        version: crate::commands::json::SUMMARY_VERSION,
         fleet: settings.fleet.path.display().to_string(),
         succeeded: 0,
         failed: 0,

@@ -65,7 +65,12 @@ fn status(settings: FleetStatusSettings) -> Result<(), Failure> {
             struct Status<'a> {
                 sites: &'a [SiteStatus],
             }
-            json_output(&OutputTarget::Stdout, &Status { sites: &sites })?;
+            super::json::print(
+                "fleet status",
+                crate::exit::ExitStatus::Success,
+                None,
+                &Status { sites: &sites },
+            )?;
         }
     }
     Ok(())

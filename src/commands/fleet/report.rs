@@ -31,6 +31,9 @@ impl SiteRunReport {
 /// The report of `fleet run` (`--report`, docs/summary-json.md).
 #[derive(Debug, Serialize)]
 pub(crate) struct FleetReport {
+    /// The version of the report's shape, as the JSON summaries'.
+    pub version: u32,
+    /// The fleet file (`fleet run`), or the queue (`worker`).
     pub fleet: String,
     pub succeeded: usize,
     pub failed: usize,

@@ -50,16 +50,8 @@ pub(crate) fn run(job: SiteJob<'_>) -> RunRecord {
     let outcome = crawl(&job);
     let finished = Timestamp::now();
     let mut record = RunRecord {
-        started,
         finished,
-        result: RunResult::Succeeded,
-        listed: 0,
-        added: 0,
-        removed: 0,
-        changed: 0,
-        requests: 0,
-        error: None,
-        worker: job.worker.map(str::to_string),
+        ..RunRecord::new(started, job.worker.map(str::to_string))
     };
     match outcome {
         Ok(counts) => {

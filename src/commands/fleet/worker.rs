@@ -57,6 +57,7 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
     };
     let sites = runtime.block_on(worker.serve(output));
     let report = FleetReport {
+        version: crate::commands::json::SUMMARY_VERSION,
         fleet: worker.queue.at().to_string(),
         succeeded: count(&sites, RunResult::Succeeded),
         failed: count(&sites, RunResult::Failed),
@@ -327,18 +328,10 @@ impl Worker {
 
 /// A run that failed before its crawl began.
 fn failed_record(worker: &str, error: &str) -> RunRecord {
-    let now = jiff::Timestamp::now();
     RunRecord {
-        started: now,
-        finished: now,
         result: RunResult::Failed,
-        listed: 0,
-        added: 0,
-        removed: 0,
-        changed: 0,
-        requests: 0,
         error: Some(error.to_string()),
-        worker: Some(worker.to_string()),
+        ..RunRecord::new(jiff::Timestamp::now(), Some(worker.to_string()))
     }
 }
 

@@ -1,0 +1,235 @@
+//! The queue's guarantees against a real PostgreSQL (`SITEMAPPER_TEST_POSTGRES`, which
+//! `.ci/run` sets; skipped with a message elsewhere, but not under CI): one claim per site, a
+//! lease as a fencing token, one record per claim however often it is sent.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    reason = "tests"
+)]
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use sitemapper_fleet::{Fleet, Queue, Release, RunRecord, RunResult};
+
+/// A database of its own for a test, dropped after it.
+struct TestDatabase {
+    admin: String,
+    name: String,
+    url: String,
+}
+
+impl TestDatabase {
+    fn create(test: &str) -> Option<TestDatabase> {
+        let Ok(admin) = std::env::var("SITEMAPPER_TEST_POSTGRES") else {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "SITEMAPPER_TEST_POSTGRES is required under CI"
+            );
+            eprintln!("skipping a queue test: SITEMAPPER_TEST_POSTGRES names no server");
+            return None;
+        };
+        let name = format!("sitemapper_fleet_{test}_{}", std::process::id());
+        psql(&admin, &format!("DROP DATABASE IF EXISTS {name}"));
+        psql(&admin, &format!("CREATE DATABASE {name}"));
+        let base = admin
+            .rsplit_once('/')
+            .map_or(admin.as_str(), |(base, _)| base);
+        let url = format!("{base}/{name}");
+        Some(TestDatabase { admin, name, url })
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let _ = Command::new("psql")
+            .args([self.admin.as_str(), "-qAtc"])
+            .arg(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .output();
+    }
+}
+
+fn psql(url: &str, statement: &str) {
+    let output = Command::new("psql")
+        .args([url, "-qAtc", statement])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn fleet(sites: &[&str]) -> Fleet {
+    let mut text = String::from("[defaults]\nout = \"/tmp/{name}\"\nevery = \"1h\"\n");
+    for name in sites {
+        text.push_str(&format!(
+            "[[site]]\nname = \"{name}\"\nurl = \"https://{name}.example/\"\n"
+        ));
+    }
+    Fleet::parse(Path::new("fleet.toml"), &text).unwrap()
+}
+
+fn record(result: RunResult) -> RunRecord {
+    RunRecord {
+        result,
+        listed: 7,
+        ..RunRecord::new(jiff::Timestamp::now(), Some("w1".to_string()))
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_site_is_claimed_once_and_an_expired_lease_fences_its_old_holder() {
+    let Some(database) = TestDatabase::create("fencing") else {
+        return;
+    };
+    runtime().block_on(async {
+        let queue = Queue::connect(&database.url).await.unwrap();
+        let counts = queue.sync(&fleet(&["a"]).sites).await.unwrap();
+        assert_eq!((counts.added, counts.unchanged), (1, 0));
+        // Connecting again migrates nothing twice.
+        let other = Queue::connect(&database.url).await.unwrap();
+
+        let first = queue
+            .claim("w1", Duration::from_secs(1))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((first.site.name.as_str(), first.resume), ("a", false));
+        assert!(
+            other
+                .claim("w2", Duration::from_secs(60))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(queue.renew(&first, Duration::from_secs(1)).await.unwrap());
+
+        // The lease runs out: another worker takes the site over, to be continued.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let second = other
+            .claim("w2", Duration::from_secs(60))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(second.taken_over_from.as_deref(), Some("w1"));
+        assert!(second.resume);
+        assert!(second.lease > first.lease);
+
+        // The first holder's writes change nothing now.
+        assert!(!queue.renew(&first, Duration::from_secs(60)).await.unwrap());
+        assert_eq!(queue.checkpoint(&first, b"stale").await.unwrap(), None);
+        let late = Release::Finished(record(RunResult::Succeeded));
+        assert_eq!(
+            queue.release(&first, &late, Some(b"stale")).await.unwrap(),
+            None
+        );
+        assert!(queue.state(second.site_id).await.unwrap().is_none());
+
+        // The holder saves, then releases; a release sent again records nothing more.
+        assert_eq!(other.checkpoint(&second, b"saved").await.unwrap(), Some(1));
+        let done = Release::Finished(record(RunResult::Succeeded));
+        assert_eq!(
+            other.release(&second, &done, Some(b"final")).await.unwrap(),
+            Some(2)
+        );
+        assert_eq!(
+            other.release(&second, &done, Some(b"final")).await.unwrap(),
+            Some(2)
+        );
+        assert_eq!(
+            queue.state(second.site_id).await.unwrap(),
+            Some((2, b"final".to_vec()))
+        );
+        let status = queue.status().await.unwrap();
+        assert_eq!(status[0].runs, 1);
+        assert_eq!(status[0].last.as_ref().unwrap().listed, 7);
+        assert!(status[0].running_on.is_none());
+        // Due again in an hour, not now.
+        assert!(
+            queue
+                .claim("w3", Duration::from_secs(60))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        let wait = queue.next_wake().await.unwrap().unwrap();
+        assert!(
+            wait > Duration::from_secs(3500) && wait <= Duration::from_secs(3600),
+            "{wait:?}"
+        );
+    });
+}
+
+#[test]
+fn sync_adds_changes_and_removes_and_a_handed_back_site_is_due_at_once() {
+    let Some(database) = TestDatabase::create("sync") else {
+        return;
+    };
+    runtime().block_on(async {
+        let queue = Queue::connect(&database.url).await.unwrap();
+        queue.sync(&fleet(&["a", "b", "c"]).sites).await.unwrap();
+        let counts = queue.sync(&fleet(&["a", "b", "c"]).sites).await.unwrap();
+        assert_eq!(
+            (
+                counts.added,
+                counts.changed,
+                counts.removed,
+                counts.unchanged
+            ),
+            (0, 0, 0, 3)
+        );
+        let counts = queue.sync(&fleet(&["a", "d"]).sites).await.unwrap();
+        assert_eq!(
+            (
+                counts.added,
+                counts.changed,
+                counts.removed,
+                counts.unchanged
+            ),
+            (1, 0, 2, 1)
+        );
+        let names: Vec<String> = queue
+            .status()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|site| site.name)
+            .collect();
+        assert_eq!(names, ["a", "d"]);
+
+        let claim = queue
+            .claim("w1", Duration::from_secs(60))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            queue
+                .release(&claim, &Release::HandedBack, Some(b"half"))
+                .await
+                .unwrap(),
+            Some(1)
+        );
+        let again = queue
+            .claim("w2", Duration::from_secs(60))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(again.site.name, claim.site.name);
+        assert!(again.resume);
+        assert_eq!(again.state_generation, 1);
+    });
+}
