@@ -327,7 +327,7 @@ impl SiteSpec {
 }
 
 /// A site name names files and records: letters, digits, `.`, `_` and `-`, not starting
-/// with `.`, at most [`MAX_NAME_LENGTH`] characters.
+/// with `.`, at most 100 characters.
 pub fn check_name(name: &str) -> Result<(), String> {
     let allowed = |character: char| character.is_ascii_alphanumeric() || "._-".contains(character);
     if name.is_empty() || name.len() > MAX_NAME_LENGTH {

@@ -103,7 +103,7 @@ impl LocalRegistry {
             .join(format!("{name}.db"))
     }
 
-    /// Records a run of `site`, keeping its last [`RUNS_KEPT`].
+    /// Records a run of `site`, keeping its last 50.
     pub fn record(&mut self, site: &str, run: &RunRecord) -> Result<(), LocalError> {
         let transaction = self
             .connection

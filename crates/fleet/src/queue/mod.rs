@@ -140,7 +140,7 @@ pub(crate) use persist;
 
 impl Queue {
     /// Connects to the queue at `url` (`postgres://user:password@host/database`; TLS as
-    /// its `sslmode` asks, see [`tls`]) and brings its schema up to date.
+    /// its `sslmode` asks, as libpq does) and brings its schema up to date.
     pub async fn connect(url: &str) -> Result<Queue, QueueError> {
         let (config, tls) = tls::configure(url)?;
         let at = describe(&config);
