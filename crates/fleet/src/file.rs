@@ -151,6 +151,7 @@ impl Fleet {
             .unwrap_or_default();
         let mut sites = Vec::with_capacity(raw.site.len());
         let mut names = BTreeMap::<String, usize>::new();
+        let mut outs = BTreeMap::<PathBuf, (String, usize)>::new();
         for table in raw.site {
             let line = line_of(text, table.span().start);
             let own = lined(text, table.into_inner());
@@ -171,6 +172,18 @@ impl Fleet {
                     line,
                     format!(
                         "the name is taken by the site at line {first}: give one of them another `name`"
+                    ),
+                ));
+            }
+            // Two sites publishing into one directory would take turns replacing each other's
+            // sitemap.xml (and lock each other out).
+            if let Some((other, first)) = outs.insert(site.out.clone(), (site.name.clone(), line)) {
+                return Err(invalid(
+                    format!("site \"{}\", ", site.name),
+                    line,
+                    format!(
+                        "`out` {} is also the site \"{other}\"'s (line {first}): each site needs a directory of its own",
+                        site.out.display()
                     ),
                 ));
             }
@@ -238,7 +251,14 @@ impl SiteSpec {
             }
         };
         let url = match own.contains_key("url").then(|| text("url")).transpose()? {
-            Some(Some((url, _))) if !url.trim().is_empty() => url,
+            Some(Some((url, url_line))) if !url.trim().is_empty() => {
+                check_url(&url).map_err(|message| SiteMistake {
+                    site: None,
+                    line: url_line,
+                    message,
+                })?;
+                url
+            }
             _ => {
                 return Err(SiteMistake {
                     site: None,
@@ -323,6 +343,15 @@ impl SiteSpec {
             options: merged,
             line,
         })
+    }
+}
+
+/// A seed is an absolute http or https URL (the crawl checks the rest).
+fn check_url(text: &str) -> Result<(), String> {
+    match url::Url::parse(text.trim()) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(()),
+        Ok(_) => Err(format!("`url` {text:?} is not an http or https URL")),
+        Err(error) => Err(format!("`url` {text:?} is not a URL: {error}")),
     }
 }
 
@@ -474,6 +503,20 @@ publish = "true"
         assert!(message.contains("choose one"), "{message}");
         let message = error("[[site]]\nurl = 3\n");
         assert!(message.contains("`url` must be a string"), "{message}");
+        let message = error("[defaults]\nout = \"/o\"\n[[site]]\nurl = \"ftp://a.example/\"\n");
+        assert!(
+            message.contains("line 4: `url` \"ftp://a.example/\" is not an http"),
+            "{message}"
+        );
+        let message = error(
+            "[[site]]\nurl = \"https://a.example/\"\nout = \"/o\"\n[[site]]\nurl = \"https://b.example/\"\nout = \"/o\"\n",
+        );
+        assert!(
+            message.contains(
+                "site \"b.example\", line 4: `out` /o is also the site \"a.example\"'s (line 1)"
+            ),
+            "{message}"
+        );
         let message = error("[sites]\nurl = 3\n");
         assert!(message.contains("line 1"), "{message}");
         assert!(error("[defaults]\n").contains("no site"));
