@@ -144,7 +144,7 @@ pub(crate) fn crawl(
 }
 
 /// Every `<loc>` under `out`: sitemap.xml, and its children when it is an index.
-fn listed_urls(out: &Path) -> anyhow::Result<BTreeSet<String>> {
+pub(crate) fn listed_urls(out: &Path) -> anyhow::Result<BTreeSet<String>> {
     let read = |name: &str| -> anyhow::Result<SitemapDocument> {
         let bytes = std::fs::read(out.join(name)).with_context(|| format!("read {name}"))?;
         read_sitemap(&bytes).with_context(|| format!("parse {name}"))

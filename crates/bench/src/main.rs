@@ -1,10 +1,15 @@
 //! `sitemapper-bench`: generates deterministic sites, serves them on 127.0.0.1, crawls them
 //! with the release `sitemapper` binary beside this one, and reports speed, CPU, memory and
 //! correctness against a fetch-only baseline measured in the same run; and, on request, the
-//! cost of rendering pages in the browser (`--render-cases`, `--render-static`).
+//! cost of rendering pages in the browser (`--render-cases`, `--render-static`), or of crawling
+//! a fleet of sites, alone and from a queue (`--fleet`).
 
 mod baseline;
+mod cpu_account;
 mod crawl_run;
+mod fleet;
+mod fleet_processes;
+mod fleet_report;
 mod process_tree;
 mod render;
 mod render_report;
@@ -62,6 +67,17 @@ struct Options {
     /// Only serve the generated single-page application of this many pages.
     #[arg(long, value_name = "PAGES", conflicts_with = "serve")]
     serve_app: Option<u64>,
+    /// Instead of the other cases, crawl a fleet of this many generated sites, each on its own
+    /// port, with `sitemapper fleet run` (and with workers on `--queue`).
+    #[arg(long, value_name = "SITES", conflicts_with_all = ["cases", "render_cases", "render_static"])]
+    fleet: Option<usize>,
+    /// Pages of each site of the fleet.
+    #[arg(long, value_name = "PAGES", default_value_t = 500)]
+    fleet_pages: u64,
+    /// The fleet's queue, postgres://USER:PASSWORD@HOST/DATABASE, for the cases of workers
+    /// (one, then three); sitemapper's tables in it are dropped before every run.
+    #[arg(long, value_name = "URL", requires = "fleet")]
+    queue: Option<String>,
 }
 
 impl Options {
@@ -92,6 +108,9 @@ fn main() -> anyhow::Result<()> {
         "{} is missing: build it with `cargo build --release --workspace`",
         binary.display()
     );
+    if let Some(sites) = options.fleet {
+        return run_fleet(&binary, sites, &options);
+    }
     let cases = match &options.cases {
         Some(cases) => cases.clone(),
         None if options.renders() => Vec::new(),
@@ -130,6 +149,48 @@ fn main() -> anyhow::Result<()> {
     }
     say(&text);
     Ok(())
+}
+
+/// The fleet benchmark: its section is printed, and written only to `--output`.
+fn run_fleet(binary: &Path, sites: usize, options: &Options) -> anyhow::Result<()> {
+    let settings = fleet::FleetSettings {
+        sites,
+        pages: options.fleet_pages,
+        runs: options.runs.max(1),
+        concurrency: options.concurrency,
+        queue: options.queue.clone(),
+    };
+    let result = fleet::run(binary, &settings)?;
+    let mut command = format!(
+        "sitemapper-bench --fleet {sites} --fleet-pages {}",
+        settings.pages
+    );
+    if let Some(queue) = &settings.queue {
+        command.push_str(&format!(" --queue {}", without_password(queue)));
+    }
+    if settings.concurrency != 8 {
+        command.push_str(&format!(" --concurrency {}", settings.concurrency));
+    }
+    command.push_str(&format!(" --runs {}", settings.runs));
+    let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let text = fleet_report::markdown(&result, &report::machine(), &date, &command);
+    if let Some(output) = &options.output {
+        std::fs::write(output, &text).with_context(|| format!("write {}", output.display()))?;
+    }
+    say(&text);
+    Ok(())
+}
+
+/// `url` with its password, if any, replaced by `PASSWORD`, for the report.
+fn without_password(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("PASSWORD"));
+            parsed.to_string()
+        }
+        Ok(parsed) => parsed.to_string(),
+        Err(_) => "URL".to_string(),
+    }
 }
 
 fn run_rendering(

@@ -71,15 +71,18 @@ impl Sampler {
     }
 }
 
+/// A process as `/proc/<pid>/stat` shows it.
 #[derive(Debug, Clone, Copy)]
-struct Process {
-    pid: u32,
-    parent: u32,
+pub(crate) struct Process {
+    pub pid: u32,
+    pub parent: u32,
     start: u64,
-    ticks: u64,
+    /// Its own CPU time, user and system, in clock ticks.
+    pub ticks: u64,
 }
 
-fn read_processes() -> Vec<Process> {
+/// Every process of the machine.
+pub(crate) fn read_processes() -> Vec<Process> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

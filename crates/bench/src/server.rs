@@ -1,5 +1,5 @@
 //! The benchmark's web server: hyper on 127.0.0.1, on its own runtime and threads, answering
-//! from a generated site ([`Routes`]) on request.
+//! from a generated site ([`Routes`]) on request, on one port or on many (a fleet of sites).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -36,38 +36,57 @@ pub(crate) trait Routes: Send + Sync + 'static {
 #[derive(Debug)]
 pub(crate) struct Server {
     pub address: SocketAddr,
+    /// Every address served, `address` first.
+    pub addresses: Vec<SocketAddr>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Server {
     pub(crate) fn start(site: impl Routes, threads: usize) -> anyhow::Result<Server> {
+        Server::start_many(site, 1, threads)
+    }
+
+    /// Serves `site` on `listeners` ports of 127.0.0.1 at once, each its own origin, on one
+    /// runtime of `threads` threads.
+    pub(crate) fn start_many(
+        site: impl Routes,
+        listeners: usize,
+        threads: usize,
+    ) -> anyhow::Result<Server> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads.max(1))
             .thread_name("bench-server")
             .enable_all()
             .build()
             .context("server runtime")?;
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .context("bind 127.0.0.1:0")?;
-        let address = listener.local_addr()?;
         let site = Arc::new(site);
-        runtime.spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let site = Arc::clone(&site);
-                tokio::spawn(async move {
-                    let service = service_fn(move |request| respond(request, Arc::clone(&site)));
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
+        let mut addresses = Vec::with_capacity(listeners.max(1));
+        for _ in 0..listeners.max(1) {
+            let listener = runtime
+                .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+                .context("bind 127.0.0.1:0")?;
+            addresses.push(listener.local_addr()?);
+            let site = Arc::clone(&site);
+            runtime.spawn(async move {
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let site = Arc::clone(&site);
+                    tokio::spawn(async move {
+                        let service =
+                            service_fn(move |request| respond(request, Arc::clone(&site)));
+                        let _ = http1::Builder::new()
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await;
+                    });
+                }
+            });
+        }
+        let address = *addresses.first().context("no listener")?;
         Ok(Server {
             address,
+            addresses,
             runtime: Some(runtime),
         })
     }
@@ -101,4 +120,33 @@ async fn respond(
         .header("Content-Type", reply.content_type)
         .body(Full::new(reply.body));
     Ok(response.unwrap_or_else(|_| Response::new(Full::new(Bytes::new()))))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+    use crate::site::GeneratedSite;
+
+    #[test]
+    fn many_listeners_serve_the_site_each() {
+        let server = Server::start_many(GeneratedSite::new(10), 3, 1)
+            .unwrap_or_else(|error| panic!("{error:#}"));
+        let distinct: std::collections::BTreeSet<SocketAddr> =
+            server.addresses.iter().copied().collect();
+        assert_eq!(distinct.len(), 3);
+        assert_eq!(server.address, server.addresses[0]);
+        for address in &server.addresses {
+            let mut stream = std::net::TcpStream::connect(address)
+                .unwrap_or_else(|error| panic!("{address}: {error}"));
+            let _ = stream.write_all(b"GET /p/9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let mut response = String::new();
+            let _ = stream.read_to_string(&mut response);
+            assert!(
+                response.starts_with("HTTP/1.1 200"),
+                "{address}: {response}"
+            );
+        }
+    }
 }
