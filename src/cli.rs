@@ -237,7 +237,7 @@ pub(crate) struct WorkerArgs {
     pub(crate) name: Option<String>,
 
     /// Where the crawl databases of the sites run here are kept between runs (a cache: the
-    /// queue holds each site's) [default: sitemapper-worker in the temporary directory]
+    /// queue holds each site's) [default: sitemapper-worker-NAME in the temporary directory]
     #[arg(long, value_name = "DIR")]
     pub(crate) state_dir: Option<PathBuf>,
 
