@@ -33,7 +33,7 @@ use super::Output;
 use super::changes::{self, IndexNow};
 use super::history::StoreHistory;
 use super::json;
-use super::lock::{LockError, RunLock};
+use super::lock::RunLock;
 use super::record::{Notes, Recorder};
 pub(crate) use super::sitemap_seeds::ReadSitemaps;
 use super::sitemap_seeds::SeedSitemaps;
@@ -132,13 +132,7 @@ pub(crate) fn crawl_and_publish(
     }
     let mut locked: Vec<&Path> = out_directory.into_iter().collect();
     locked.extend(settings.state.as_deref());
-    let lock = RunLock::acquire(&locked).map_err(|error| match error {
-        LockError::Busy(_) => Failure {
-            status: ExitStatus::Locked,
-            error: error.into(),
-        },
-        LockError::Io { .. } => Failure::fatal(error),
-    })?;
+    let lock = RunLock::acquire(&locked)?;
     if let Some(directory) = out_directory {
         for abandoned in StagingDir::remove_abandoned(directory) {
             tracing::info!(path = %abandoned.display(), "removed a staging directory left by a killed run");

@@ -8,6 +8,8 @@
 use std::fs::{File, TryLockError};
 use std::path::Path;
 
+use crate::exit::{ExitStatus, Failure};
+
 /// Held locks; released when dropped (or when the process ends).
 #[derive(Debug)]
 pub(super) struct RunLock {
@@ -23,6 +25,20 @@ pub(super) enum LockError {
         path: String,
         source: std::io::Error,
     },
+}
+
+/// Busy is its own exit status (another run has it, nothing was done); an I/O error is fatal.
+impl From<LockError> for Failure {
+    fn from(error: LockError) -> Failure {
+        let status = match error {
+            LockError::Busy(_) => ExitStatus::Locked,
+            LockError::Io { .. } => ExitStatus::Fatal,
+        };
+        Failure {
+            status,
+            error: error.into(),
+        }
+    }
 }
 
 impl RunLock {

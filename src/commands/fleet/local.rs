@@ -13,20 +13,14 @@ use super::site_job::{self, SiteJob};
 use super::{StopSignal, json_output, stop_on_signals};
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
-use crate::commands::lock::{LockError, RunLock};
+use crate::commands::lock::RunLock;
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{FleetRunSettings, OutputTarget, SiteChoice};
 
 pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Failure> {
     let registry = LocalRegistry::open(&settings.state_dir).map_err(Failure::fatal)?;
     // One `fleet run` at a time on a state directory: cron may start the next before the last ends.
-    let _lock = RunLock::acquire(&[settings.state_dir.as_path()]).map_err(|error| match error {
-        LockError::Busy(_) => Failure {
-            status: ExitStatus::Locked,
-            error: error.into(),
-        },
-        LockError::Io { .. } => Failure::fatal(error),
-    })?;
+    let _lock = RunLock::acquire(&[settings.state_dir.as_path()])?;
     let last_runs = registry.last_runs().map_err(Failure::fatal)?;
     let now = Timestamp::now();
     let chosen: VecDeque<&SiteSpec> = settings
@@ -98,20 +92,11 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
             });
         }
     });
-    let mut sites = results.into_inner().unwrap_or_default();
-    sites.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut report = FleetReport {
-        version: crate::commands::json::SUMMARY_VERSION,
-        fleet: settings.fleet.path.display().to_string(),
-        succeeded: 0,
-        failed: 0,
-        interrupted: 0,
+    let report = FleetReport::new(
+        settings.fleet.path.display().to_string(),
         not_due,
-        sites,
-    };
-    report.succeeded = report.count(RunResult::Succeeded);
-    report.failed = report.count(RunResult::Failed);
-    report.interrupted = report.count(RunResult::Interrupted);
+        results.into_inner().unwrap_or_default(),
+    );
     finish(
         &report,
         settings.report.as_ref(),

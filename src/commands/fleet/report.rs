@@ -44,11 +44,24 @@ pub(crate) struct FleetReport {
 }
 
 impl FleetReport {
-    pub(crate) fn count(&self, result: RunResult) -> usize {
-        self.sites
-            .iter()
-            .filter(|site| site.run.result == result)
-            .count()
+    /// The report of `sites` run from `fleet` (a fleet file, or a queue), `not_due` left.
+    pub(crate) fn new(fleet: String, not_due: usize, mut sites: Vec<SiteRunReport>) -> FleetReport {
+        sites.sort_by(|a, b| a.name.cmp(&b.name));
+        let count = |result: RunResult| {
+            sites
+                .iter()
+                .filter(|site| site.run.result == result)
+                .count()
+        };
+        FleetReport {
+            version: crate::commands::json::SUMMARY_VERSION,
+            fleet,
+            succeeded: count(RunResult::Succeeded),
+            failed: count(RunResult::Failed),
+            interrupted: count(RunResult::Interrupted),
+            not_due,
+            sites,
+        }
     }
 }
 

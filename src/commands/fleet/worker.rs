@@ -56,15 +56,7 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
         stop,
     };
     let sites = runtime.block_on(worker.serve(output));
-    let report = FleetReport {
-        version: crate::commands::json::SUMMARY_VERSION,
-        fleet: worker.queue.at().to_string(),
-        succeeded: count(&sites, RunResult::Succeeded),
-        failed: count(&sites, RunResult::Failed),
-        interrupted: count(&sites, RunResult::Interrupted),
-        not_due: 0,
-        sites,
-    };
+    let report = FleetReport::new(worker.queue.at().to_string(), 0, sites);
     // A batch (--once, --max-sites) reports its sites and fails if one did; a worker that
     // serves until stopped has recorded each run in the queue, where `fleet status` shows it.
     // Stopped by SIGTERM, it did what it was asked: it handed its sites back.
@@ -86,13 +78,6 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
     }
 }
 
-fn count(sites: &[SiteRunReport], result: RunResult) -> usize {
-    sites
-        .iter()
-        .filter(|site| site.run.result == result)
-        .count()
-}
-
 /// One worker process.
 struct Worker {
     settings: Arc<WorkerSettings>,
@@ -110,11 +95,15 @@ impl Worker {
         let mut claimed = 0_u64;
         let mut recorded = Vec::new();
         let mut stop = self.stop.clone();
+        let limit_reached =
+            |claimed: u64| self.settings.max_sites.is_some_and(|max| claimed >= max);
         loop {
             let stopping = *stop.borrow();
-            let limit_reached = self.settings.max_sites.is_some_and(|max| claimed >= max);
             let mut idle = false;
-            while !stopping && !limit_reached && running.len() < self.settings.sites_at_once {
+            while !stopping
+                && !limit_reached(claimed)
+                && running.len() < self.settings.sites_at_once
+            {
                 match self
                     .queue
                     .claim(&self.settings.name, self.settings.lease)
@@ -123,7 +112,7 @@ impl Worker {
                     Ok(Some(claim)) => {
                         claimed += 1;
                         running.spawn(self.site(claim));
-                        if self.settings.max_sites.is_some_and(|max| claimed >= max) {
+                        if limit_reached(claimed) {
                             break;
                         }
                     }
@@ -138,10 +127,7 @@ impl Worker {
                     }
                 }
             }
-            let done_claiming = stopping
-                || limit_reached
-                || self.settings.max_sites.is_some_and(|max| claimed >= max)
-                || (self.settings.once && idle);
+            let done_claiming = stopping || limit_reached(claimed) || (self.settings.once && idle);
             if done_claiming && running.is_empty() {
                 break;
             }
