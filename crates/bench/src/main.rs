@@ -10,6 +10,7 @@ mod crawl_run;
 mod fleet;
 mod fleet_processes;
 mod fleet_report;
+mod nginx;
 mod process_tree;
 mod render;
 mod render_report;
@@ -17,6 +18,7 @@ mod report;
 mod server;
 mod site;
 mod spa;
+mod web;
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +30,7 @@ use crate::report::CaseResult;
 use crate::server::Server;
 use crate::site::GeneratedSite;
 use crate::spa::SinglePageApp;
+use crate::web::{CompressedWebSite, Encodings, WebSite};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -35,10 +38,19 @@ use crate::spa::SinglePageApp;
     about = "Benchmark sitemapper against generated sites"
 )]
 struct Options {
-    /// Site sizes, in pages [default: 10000,100000,1000000, unless a rendering benchmark is
-    /// asked for].
+    /// Sizes, in pages, of the plain generated site (uncompressed pages, few links)
+    /// [default: 10000,100000,1000000, unless another benchmark is asked for].
     #[arg(long, value_delimiter = ',')]
     cases: Option<Vec<u64>>,
+    /// Sizes, in pages, of the site that looks like the web (15 to 60 KB pages with 50 to 150
+    /// links), served gzip-compressed, brotli-compressed, and by nginx from files when the
+    /// machine has nginx [default: 10000, unless another benchmark is asked for].
+    #[arg(long, value_delimiter = ',', value_name = "PAGES")]
+    web: Option<Vec<u64>>,
+    /// Another sitemapper binary (an earlier build) to crawl every case with too, in turn
+    /// with this one, for a comparison measured in the same run.
+    #[arg(long, value_name = "BINARY")]
+    before: Option<PathBuf>,
     /// Sizes, in pages, of the generated single-page application, crawled with
     /// `--render auto` and `--render never`.
     #[arg(long, value_delimiter = ',', value_name = "PAGES")]
@@ -67,6 +79,9 @@ struct Options {
     /// Only serve the generated single-page application of this many pages.
     #[arg(long, value_name = "PAGES", conflicts_with = "serve")]
     serve_app: Option<u64>,
+    /// Only serve the site that looks like the web, of this many pages, gzip-compressed.
+    #[arg(long, value_name = "PAGES", conflicts_with_all = ["serve", "serve_app"])]
+    serve_web: Option<u64>,
     /// Instead of the other cases, crawl a fleet of this many generated sites, each on its own
     /// port, with `sitemapper fleet run` (and with workers on `--queue`).
     #[arg(long, value_name = "SITES", conflicts_with_all = ["cases", "render_cases", "render_static"])]
@@ -88,10 +103,14 @@ impl Options {
 
 fn main() -> anyhow::Result<()> {
     let options = Options::parse();
-    let server = match (options.serve, options.serve_app) {
-        (Some(pages), _) => Some((pages, Server::start(GeneratedSite::new(pages), 1)?)),
-        (None, Some(pages)) => Some((pages, Server::start(SinglePageApp { pages }, 1)?)),
-        (None, None) => None,
+    let server = match (options.serve, options.serve_app, options.serve_web) {
+        (Some(pages), _, _) => Some((pages, Server::start(GeneratedSite::new(pages), 1)?)),
+        (None, Some(pages), _) => Some((pages, Server::start(SinglePageApp { pages }, 1)?)),
+        (None, None, Some(pages)) => {
+            let site = CompressedWebSite::new(WebSite { pages }, Encodings::Gzip);
+            Some((pages, Server::start(site, 1)?))
+        }
+        (None, None, None) => None,
     };
     if let Some((pages, server)) = server {
         say(&format!(
@@ -111,21 +130,56 @@ fn main() -> anyhow::Result<()> {
     if let Some(sites) = options.fleet {
         return run_fleet(&binary, sites, &options);
     }
+    let only_other = options.renders();
     let cases = match &options.cases {
         Some(cases) => cases.clone(),
-        None if options.renders() => Vec::new(),
+        None if only_other || options.web.is_some() => Vec::new(),
         None => vec![10_000, 100_000, 1_000_000],
     };
+    let web = match &options.web {
+        Some(web) => web.clone(),
+        None if only_other || options.cases.is_some() => Vec::new(),
+        None => vec![10_000],
+    };
+    let mut binaries = vec![Binary {
+        label: "this build".to_string(),
+        path: binary.clone(),
+    }];
+    if let Some(before) = &options.before {
+        anyhow::ensure!(before.is_file(), "{} is not a file", before.display());
+        binaries.push(Binary {
+            label: "before".to_string(),
+            path: before.clone(),
+        });
+    }
     let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let machine = report::machine();
     let mut text = String::new();
-    if !cases.is_empty() {
-        let mut results = Vec::new();
-        for &pages in &cases {
-            let result = run_case(&binary, pages, &options)?;
-            say(&result.row());
-            results.push(result);
-        }
+    let mut results = Vec::new();
+    for &pages in &cases {
+        let site = GeneratedSite::new(pages);
+        let server = Server::start(site, 2)?;
+        let served = ServedCase {
+            label: "plain".to_string(),
+            pages,
+            seed: server.url("/"),
+            fetched: site
+                .fetched_paths()
+                .iter()
+                .map(|path| server.url(path))
+                .collect(),
+            expected: site
+                .expected_paths()
+                .iter()
+                .map(|path| server.url(path))
+                .collect(),
+        };
+        results.extend(run_case(&binaries, &served, &options)?);
+    }
+    for &pages in &web {
+        results.extend(run_web_cases(&binaries, pages, &options)?);
+    }
+    if !results.is_empty() {
         text.push_str(&report::markdown(
             &results,
             &machine,
@@ -231,74 +285,147 @@ fn run_rendering(
     ))
 }
 
-fn run_case(binary: &Path, pages: u64, options: &Options) -> anyhow::Result<CaseResult> {
-    let site = GeneratedSite::new(pages);
-    let server = Server::start(site, 2)?;
-    let fetched_urls: Vec<String> = site
-        .fetched_paths()
-        .iter()
-        .map(|path| server.url(path))
-        .collect();
-    let expected: std::collections::BTreeSet<String> = site
-        .expected_paths()
-        .iter()
-        .map(|path| server.url(path))
-        .collect();
+/// A sitemapper binary under measure.
+#[derive(Debug, Clone)]
+struct Binary {
+    label: String,
+    path: PathBuf,
+}
+
+/// A site being served, and what a correct crawl of it fetches and lists.
+#[derive(Debug)]
+struct ServedCase {
+    label: String,
+    pages: u64,
+    seed: String,
+    fetched: Vec<String>,
+    expected: std::collections::BTreeSet<String>,
+}
+
+/// The site that looks like the web, of `pages` pages: served gzip-compressed, then brotli
+/// (or gzip) by the benchmark's server, then by nginx from files when nginx is there.
+fn run_web_cases(
+    binaries: &[Binary],
+    pages: u64,
+    options: &Options,
+) -> anyhow::Result<Vec<CaseResult>> {
+    let site = WebSite { pages };
+    let fetched_paths = site.fetched_paths();
+    let expected_paths = site.expected_paths();
+    let served = |label: &str, url: &dyn Fn(&str) -> String| ServedCase {
+        label: label.to_string(),
+        pages,
+        seed: url("/"),
+        fetched: fetched_paths.iter().map(|path| url(path)).collect(),
+        expected: expected_paths.iter().map(|path| url(path)).collect(),
+    };
+    let mut results = Vec::new();
+    for (label, encodings) in [
+        ("web, gzip", Encodings::Gzip),
+        ("web, brotli", Encodings::BrotliOrGzip),
+    ] {
+        say(&format!("{label}: compressing {pages} pages"));
+        let server = Server::start(CompressedWebSite::new(site, encodings), 2)?;
+        let case = served(label, &|path| server.url(path));
+        results.extend(run_case(binaries, &case, options)?);
+    }
+    match nginx::Nginx::binary() {
+        Some(binary) => {
+            say(&format!("web, nginx: writing {pages} pages"));
+            let nginx = nginx::Nginx::start(&binary, site)?;
+            let case = served("web, nginx gzip_static", &|path| nginx.url(path));
+            results.extend(run_case(binaries, &case, options)?);
+        }
+        None => say("web, nginx: skipped, nginx is not installed"),
+    }
+    Ok(results)
+}
+
+/// Runs the fetch-only baseline and a crawl by each binary, in turn, `--runs` times (once
+/// above 200,000 pages, without a baseline).
+fn run_case(
+    binaries: &[Binary],
+    served: &ServedCase,
+    options: &Options,
+) -> anyhow::Result<Vec<CaseResult>> {
+    let pages = served.pages;
     let runs = if pages > 200_000 {
         1
     } else {
         options.runs.max(1)
     };
-    let mut result = CaseResult {
-        pages,
-        fetched: fetched_urls.len(),
-        runs,
-        crawl_wall: Vec::new(),
-        baseline_wall: Vec::new(),
-        cpu_seconds: Vec::new(),
-        peak_rss_mib: Vec::new(),
-        mismatch: None,
-    };
+    let mut results: Vec<CaseResult> = binaries
+        .iter()
+        .map(|binary| CaseResult {
+            case: served.label.clone(),
+            binary: binary.label.clone(),
+            pages,
+            fetched: served.fetched.len(),
+            runs,
+            crawl_wall: Vec::new(),
+            baseline_wall: Vec::new(),
+            cpu_seconds: Vec::new(),
+            peak_rss_mib: Vec::new(),
+            mismatch: None,
+        })
+        .collect();
     for run in 0..runs {
-        // Baseline and crawl alternate, so that drift in the machine's load hits both.
+        let name = format!("{} {pages} pages, run {}", served.label, run + 1);
+        // Baseline and crawls alternate, each binary leading in turn, so that drift in the
+        // machine's load hits all of them.
         if pages <= 200_000 {
-            let wall = baseline::fetch_all(&fetched_urls, options.concurrency)?;
+            let wall = baseline::fetch_all(&served.fetched, options.concurrency)?;
+            say(&format!("{name}: baseline {:.2} s", wall.as_secs_f64()));
+            for result in &mut results {
+                result.baseline_wall.push(wall);
+            }
+        }
+        for turn in 0..binaries.len() {
+            let index = (run + turn) % binaries.len();
+            let binary = &binaries[index];
+            let measure =
+                crawl_run::crawl(&binary.path, &served.seed, options.concurrency, &[], false)?;
+            // The generated sites have no scripts: a browser here would be a bug, and its
+            // cost would be missing from the figures below.
+            anyhow::ensure!(
+                !measure.summary.browser_ran(),
+                "the crawl of {name} used a browser: {:?}",
+                measure.summary
+            );
             say(&format!(
-                "{pages} pages, run {}: baseline {:.2} s",
-                run + 1,
-                wall.as_secs_f64()
+                "{name}, {}: crawl {:.2} s, {:.2} CPU s, {:.1} MiB",
+                binary.label,
+                measure.wall.as_secs_f64(),
+                measure.summary.cpu_seconds,
+                measure.summary.peak_rss_mib
             ));
-            result.baseline_wall.push(wall);
+            let result = &mut results[index];
+            if measure.listed != served.expected && result.mismatch.is_none() {
+                let missing: Vec<&String> = served
+                    .expected
+                    .difference(&measure.listed)
+                    .take(3)
+                    .collect();
+                let extra: Vec<&String> = measure
+                    .listed
+                    .difference(&served.expected)
+                    .take(3)
+                    .collect();
+                result.mismatch = Some(format!(
+                    "{} listed, {} expected; missing e.g. {missing:?}, extra e.g. {extra:?}",
+                    measure.listed.len(),
+                    served.expected.len()
+                ));
+            }
+            result.crawl_wall.push(measure.wall);
+            result.cpu_seconds.push(measure.summary.cpu_seconds);
+            result.peak_rss_mib.push(measure.summary.peak_rss_mib);
         }
-        let measure = crawl_run::crawl(binary, &server.url("/"), options.concurrency, &[], false)?;
-        // The static site has no scripts: a browser here would be a bug, and its cost would be
-        // missing from the figures below.
-        anyhow::ensure!(
-            !measure.summary.browser_ran(),
-            "the crawl of the static site of {pages} pages used a browser: {:?}",
-            measure.summary
-        );
-        say(&format!(
-            "{pages} pages, run {}: crawl {:.2} s, {:.2} CPU s, {:.1} MiB",
-            run + 1,
-            measure.wall.as_secs_f64(),
-            measure.summary.cpu_seconds,
-            measure.summary.peak_rss_mib
-        ));
-        if measure.listed != expected && result.mismatch.is_none() {
-            let missing: Vec<&String> = expected.difference(&measure.listed).take(3).collect();
-            let extra: Vec<&String> = measure.listed.difference(&expected).take(3).collect();
-            result.mismatch = Some(format!(
-                "{} listed, {} expected; missing e.g. {missing:?}, extra e.g. {extra:?}",
-                measure.listed.len(),
-                expected.len()
-            ));
-        }
-        result.crawl_wall.push(measure.wall);
-        result.cpu_seconds.push(measure.summary.cpu_seconds);
-        result.peak_rss_mib.push(measure.summary.peak_rss_mib);
     }
-    Ok(result)
+    for result in &results {
+        say(&result.row());
+    }
+    Ok(results)
 }
 
 #[expect(clippy::print_stdout, reason = "the benchmark reports on stdout")]

@@ -7,6 +7,10 @@ use std::time::Duration;
 /// The measures of one case over its runs.
 #[derive(Debug, Clone)]
 pub(crate) struct CaseResult {
+    /// The kind of site and how it is served (`plain`, `web, gzip`, ...).
+    pub case: String,
+    /// Which sitemapper binary crawled (`this build`, `before`).
+    pub binary: String,
     pub pages: u64,
     pub fetched: usize,
     pub runs: usize,
@@ -48,36 +52,46 @@ impl CaseResult {
             .collect()
     }
 
+    fn cpu_ms_per_page(&self) -> Vec<f64> {
+        self.cpu_seconds
+            .iter()
+            .map(|seconds| seconds * 1000.0 / self.fetched as f64)
+            .collect()
+    }
+
     pub(crate) fn row(&self) -> String {
         let crawl = self.pages_per_second(&self.crawl_wall);
         let baseline = self.pages_per_second(&self.baseline_wall);
-        let ratio = if baseline.is_empty() {
+        let walls: Vec<f64> = self.crawl_wall.iter().map(Duration::as_secs_f64).collect();
+        let baseline_walls: Vec<f64> = self
+            .baseline_wall
+            .iter()
+            .map(Duration::as_secs_f64)
+            .collect();
+        let over_baseline = if baseline.is_empty() {
             "-".to_string()
         } else {
-            format!(
-                "{:.0}%",
-                100.0 * median(&crawl) / median(&baseline).max(1e-9)
-            )
+            format!("{:.2}", median(&walls) / median(&baseline_walls).max(1e-9))
         };
-        let cpu_ms_per_page: Vec<f64> = self
-            .cpu_seconds
-            .iter()
-            .map(|seconds| seconds * 1000.0 / self.fetched as f64)
-            .collect();
-        let walls: Vec<f64> = self.crawl_wall.iter().map(Duration::as_secs_f64).collect();
-        format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            self.pages,
-            self.runs,
-            spread(&walls, 1),
-            spread(&crawl, 0),
-            if baseline.is_empty() {
+        let or_dash = |values: &[f64], digits: usize| {
+            if values.is_empty() {
                 "-".to_string()
             } else {
-                spread(&baseline, 0)
-            },
-            ratio,
-            spread(&cpu_ms_per_page, 3),
+                spread(values, digits)
+            }
+        };
+        format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            self.case,
+            self.pages,
+            self.fetched,
+            self.binary,
+            self.runs,
+            spread(&walls, 2),
+            spread(&crawl, 0),
+            or_dash(&baseline, 0),
+            over_baseline,
+            spread(&self.cpu_ms_per_page(), 3),
             spread(&self.peak_rss_mib, 1),
             match &self.mismatch {
                 None => "exact".to_string(),
@@ -85,6 +99,34 @@ impl CaseResult {
             }
         )
     }
+}
+
+/// This build against `before` on the same case: the ratios of the medians.
+fn comparison_row(after: &CaseResult, before: &CaseResult) -> String {
+    let ratio = |after: f64, before: f64| after / before.max(1e-12);
+    let cpu = ratio(
+        median(&after.cpu_ms_per_page()),
+        median(&before.cpu_ms_per_page()),
+    );
+    let rate = ratio(
+        median(&after.pages_per_second(&after.crawl_wall)),
+        median(&before.pages_per_second(&before.crawl_wall)),
+    );
+    let memory = ratio(median(&after.peak_rss_mib), median(&before.peak_rss_mib));
+    format!(
+        "| {} | {} | {:.3} → {:.3} ({:.2}×) | {:.0} → {:.0} ({:.2}×) | {:.1} → {:.1} ({:.2}×) |",
+        after.case,
+        after.pages,
+        median(&before.cpu_ms_per_page()),
+        median(&after.cpu_ms_per_page()),
+        cpu,
+        median(&before.pages_per_second(&before.crawl_wall)),
+        median(&after.pages_per_second(&after.crawl_wall)),
+        rate,
+        median(&before.peak_rss_mib),
+        median(&after.peak_rss_mib),
+        memory,
+    )
 }
 
 /// The machine, as far as /proc and rustc tell.
@@ -130,22 +172,50 @@ pub(crate) fn markdown(
     );
     let _ = writeln!(
         text,
-        "Pages per second count every URL fetched (pages, canonical duplicates, noindex pages). \
-         The baseline is the same HTTP client at the same concurrency fetching those URLs without \
-         parsing; \"of baseline\" is the crawl's median rate over the baseline's. CPU is the \
-         crawler process's user and system time; peak memory its peak RSS. \"Correct\" compares \
-         the URLs listed with the generator's expected set.\n"
+        "Pages per second count every URL fetched (pages, query variants, canonical duplicates, \
+         noindex pages). The baseline is the same HTTP client at the same concurrency fetching \
+         those URLs (decompressing the bodies) without parsing; \"over baseline\" is the \
+         crawl's median wall time over the baseline's. CPU is the crawler process's user and \
+         system time per URL fetched; peak memory its peak RSS. \"Correct\" compares the URLs \
+         listed with the generator's expected set.\n"
     );
     let _ = writeln!(
         text,
-        "| pages | runs | crawl wall (s) | crawl pages/s | baseline pages/s | of baseline | CPU ms/page | peak RSS (MiB) | correct |"
+        "| case | pages | URLs fetched | binary | runs | crawl wall (s) | crawl pages/s | baseline pages/s | over baseline | CPU ms/page | peak RSS (MiB) | correct |"
     );
     let _ = writeln!(
         text,
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     for result in results {
         let _ = writeln!(text, "{}", result.row());
+    }
+    let pairs: Vec<(&CaseResult, &CaseResult)> = results
+        .iter()
+        .filter(|result| result.binary != "before")
+        .filter_map(|after| {
+            let before = results.iter().find(|before| {
+                before.binary == "before"
+                    && before.case == after.case
+                    && before.pages == after.pages
+            })?;
+            Some((after, before))
+        })
+        .collect();
+    if !pairs.is_empty() {
+        let _ = writeln!(
+            text,
+            "\nThis build against the one before, crawling the same served site in turn in \
+             this run (medians):\n"
+        );
+        let _ = writeln!(
+            text,
+            "| case | pages | CPU ms/page | pages/s | peak RSS (MiB) |"
+        );
+        let _ = writeln!(text, "| --- | --- | --- | --- | --- |");
+        for (after, before) in pairs {
+            let _ = writeln!(text, "{}", comparison_row(after, before));
+        }
     }
     text
 }

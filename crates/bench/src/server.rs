@@ -19,17 +19,35 @@ use hyper_util::rt::TokioIo;
 pub(crate) struct Reply {
     pub content_type: &'static str,
     pub body: Bytes,
+    /// The `Content-Encoding` of `body`, when it is compressed.
+    pub content_encoding: Option<&'static str>,
 }
 
 impl Reply {
     pub(crate) fn new(content_type: &'static str, body: Bytes) -> Reply {
-        Reply { content_type, body }
+        Reply {
+            content_type,
+            body,
+            content_encoding: None,
+        }
     }
 }
 
 /// A generated site, as the server sees it: a reply for a path and query, or none (404).
 pub(crate) trait Routes: Send + Sync + 'static {
     fn reply(&self, path: &str, query: Option<&str>) -> Option<Reply>;
+
+    /// The reply for a client that accepts the encodings of `accept_encoding` (the header's
+    /// value, empty when absent): uncompressed unless the site serves compressed bodies.
+    fn reply_encoded(
+        &self,
+        path: &str,
+        query: Option<&str>,
+        accept_encoding: &str,
+    ) -> Option<Reply> {
+        let _ = accept_encoding;
+        self.reply(path, query)
+    }
 }
 
 /// A running server; it stops when dropped.
@@ -108,17 +126,27 @@ async fn respond(
     request: Request<Incoming>,
     site: Arc<impl Routes>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let (status, reply) = match site.reply(request.uri().path(), request.uri().query()) {
+    let accept_encoding = request
+        .headers()
+        .get(hyper::header::ACCEPT_ENCODING)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    let replied = site.reply_encoded(request.uri().path(), request.uri().query(), accept_encoding);
+    let (status, reply) = match replied {
         Some(reply) => (200, reply),
         None => (
             404,
             Reply::new("text/plain", Bytes::from_static(b"not found")),
         ),
     };
-    let response = Response::builder()
+    let mut response = Response::builder()
         .status(status)
         .header("Content-Type", reply.content_type)
-        .body(Full::new(reply.body));
+        .header("Vary", "Accept-Encoding");
+    if let Some(encoding) = reply.content_encoding {
+        response = response.header("Content-Encoding", encoding);
+    }
+    let response = response.body(Full::new(reply.body));
     Ok(response.unwrap_or_else(|_| Response::new(Full::new(Bytes::new()))))
 }
 
