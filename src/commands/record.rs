@@ -1,10 +1,13 @@
 //! The recorder: a dedicated thread that writes crawl events into the crawl database in
-//! batched transactions, so SQLite never blocks the async workers.
+//! batched transactions, so SQLite never blocks the async workers. A batch is written when it
+//! is full or when its first event is [`BATCH_DELAY`] old: a transaction per page, or per
+//! handful of pages, costs more than the writes themselves.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use sitemapper_crawl::{
     CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
@@ -12,15 +15,19 @@ use sitemapper_crawl::{
 };
 use sitemapper_store::{
     IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails, PageExtraction,
-    PageRecord, Reason, Rendering as RecordedRendering, RunId, ServedDifference, Store, StoreError,
+    PageRecord, Reason, Rendering as RecordedRendering, RunId, ServedDifference, Store,
     Verdict as Recorded,
 };
 use tokio::sync::mpsc;
 
 use crate::progress::EventCounts;
 
-/// Records per transaction at most; a batch is also written whenever the channel is empty.
+/// Records per transaction at most.
 const BATCH_SIZE: usize = 512;
+
+/// How long the first event of a batch waits for others: long enough to gather hundreds of
+/// pages on a fast site, short enough that an interrupted crawl loses little.
+const BATCH_DELAY: Duration = Duration::from_millis(100);
 
 /// What the recorder saw besides pages, for the summary.
 #[derive(Debug, Default)]
@@ -39,7 +46,7 @@ pub(crate) struct Notes {
 
 #[derive(Debug)]
 pub(super) struct Recorder {
-    handle: JoinHandle<Result<(Store, Notes), StoreError>>,
+    handle: JoinHandle<anyhow::Result<(Store, Notes)>>,
 }
 
 impl Recorder {
@@ -53,10 +60,16 @@ impl Recorder {
         let span = tracing::Span::current();
         let handle = std::thread::spawn(move || {
             let _entered = span.enter();
+            // A runtime of this thread alone, only to wait for the channel with a deadline.
+            let waiting = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .map_err(|error| anyhow::anyhow!("the crawl database writer: {error}"))?;
             let mut notes = Notes::default();
             let mut batch = Vec::with_capacity(BATCH_SIZE);
             let mut extractions = Vec::new();
             while let Some(event) = events.blocking_recv() {
+                let deadline = Instant::now() + BATCH_DELAY;
                 let mut next = Some(event);
                 while let Some(event) = next.take() {
                     match event {
@@ -87,7 +100,16 @@ impl Recorder {
                         }
                     }
                     if batch.len() < BATCH_SIZE {
-                        next = events.try_recv().ok();
+                        next = match events.try_recv() {
+                            Ok(event) => Some(event),
+                            Err(mpsc::error::TryRecvError::Empty) => {
+                                let wait = async {
+                                    tokio::time::timeout_at(deadline.into(), events.recv()).await
+                                };
+                                waiting.block_on(wait).ok().flatten()
+                            }
+                            Err(mpsc::error::TryRecvError::Disconnected) => None,
+                        };
                     }
                 }
                 if !batch.is_empty() {

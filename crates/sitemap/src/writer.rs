@@ -119,9 +119,10 @@ pub struct Staged {
     grouped: bool,
 }
 
+/// One sink per file being written: the encoder's state lives on the heap.
 enum Sink {
     Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
+    Gzip(Box<GzEncoder<BufWriter<File>>>),
 }
 
 impl std::fmt::Debug for Sink {
@@ -243,11 +244,11 @@ impl<'plan> SitemapWriter<'plan> {
         let created = BufWriter::new(created);
         let sink = if self.options.gzip && self.options.format == Format::Xml {
             // No file name and a zero mtime in the gzip header: identical input, identical bytes.
-            Sink::Gzip(
+            Sink::Gzip(Box::new(
                 GzBuilder::new()
                     .mtime(0)
                     .write(created, Compression::default()),
-            )
+            ))
         } else {
             Sink::Plain(created)
         };
