@@ -384,7 +384,10 @@ mod tests {
             "[defaults]\nconcurrency = 3\nout = \"/srv/{name}\"\n[[site]]\nurl = \"https://a.example/\"\nmax-pages = 9\ngzip = true\n",
         )
         .unwrap_or_else(|error| panic!("{error:#}"));
-        assert_eq!(settings.crawl.concurrency, 3);
+        assert_eq!(
+            settings.crawl.concurrency,
+            sitemapper_crawl::Concurrency::Fixed(3)
+        );
         assert_eq!(settings.crawl.max_pages, Some(9));
         assert!(settings.gzip);
         assert!(settings.resume);

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use regex::Regex;
-use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_agent};
+use sitemapper_crawl::{AddressPolicy, Concurrency, CrawlConfig, ScopeOptions, default_user_agent};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
@@ -193,7 +193,7 @@ impl MergedOptions {
             concurrency: args
                 .concurrency
                 .or(file.concurrency)
-                .unwrap_or(defaults.concurrency),
+                .unwrap_or(defaults.concurrency.most()),
             max_pages: args.max_pages.or(file.max_pages),
             max_depth: args.max_depth.or(file.max_depth),
             max_requests: args.max_requests.or(file.max_requests),
@@ -342,7 +342,7 @@ impl MergedOptions {
             None => defaults.request_timeout,
         };
         Ok(CrawlConfig {
-            concurrency: self.concurrency,
+            concurrency: Concurrency::Fixed(self.concurrency),
             max_pages: self.max_pages,
             max_depth: self.max_depth,
             max_requests: self.max_requests,
