@@ -431,6 +431,78 @@ pub(crate) enum ChangefreqRule {
     Observed,
 }
 
+/// Requests in flight as the user names them: a number, or `auto`. The flag is read as text
+/// and parsed by the settings, so that a bad value is a one-line error like any other
+/// setting's; the config file's value is read here, so that its error names the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConcurrencyName {
+    /// This many (0 is refused when the settings are checked).
+    Requests(usize),
+    /// Adapted to the site's response times.
+    Auto,
+}
+
+impl ConcurrencyName {
+    /// What a value must be, for error messages.
+    pub(crate) const EXPECTED: &str = "a number of requests or auto";
+}
+
+impl std::str::FromStr for ConcurrencyName {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<ConcurrencyName, ()> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("auto") {
+            Ok(ConcurrencyName::Auto)
+        } else {
+            text.parse().map(ConcurrencyName::Requests).map_err(|_| ())
+        }
+    }
+}
+
+impl From<ConcurrencyName> for sitemapper_crawl::Concurrency {
+    fn from(name: ConcurrencyName) -> Self {
+        match name {
+            ConcurrencyName::Requests(requests) => sitemapper_crawl::Concurrency::Fixed(requests),
+            ConcurrencyName::Auto => sitemapper_crawl::Concurrency::Auto,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ConcurrencyName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ConcurrencyVisitor)
+    }
+}
+
+/// Reads `concurrency = 8` and `concurrency = "auto"`.
+struct ConcurrencyVisitor;
+
+impl serde::de::Visitor<'_> for ConcurrencyVisitor {
+    type Value = ConcurrencyName;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(ConcurrencyName::EXPECTED)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<ConcurrencyName, E> {
+        usize::try_from(value)
+            .map(ConcurrencyName::Requests)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(value), &self))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<ConcurrencyName, E> {
+        usize::try_from(value)
+            .map(ConcurrencyName::Requests)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(value), &self))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<ConcurrencyName, E> {
+        text.parse()
+            .map_err(|()| E::invalid_value(serde::de::Unexpected::Str(text), &self))
+    }
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct RunsArgs {
     /// The crawl database (the --state file of `sitemapper crawl`); required, here or in the
@@ -520,9 +592,11 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "NAME", help_heading = "Scope")]
     pub(crate) strip_param: Vec<String>,
 
-    /// Requests in flight at once [default: 8]
-    #[arg(long, value_name = "N", help_heading = "Politeness")]
-    pub(crate) concurrency: Option<usize>,
+    /// Requests in flight at once, or auto: from 2, more while the site's response times stay
+    /// flat, fewer when they rise or the site is overloaded (429, 502, 503, 504, timeouts), at
+    /// most 64 [default: 8]
+    #[arg(long, value_name = "N|auto", help_heading = "Politeness")]
+    pub(crate) concurrency: Option<String>,
 
     /// Seconds between two requests to one host; overrides robots.txt Crawl-delay.
     #[arg(long, value_name = "SECONDS", help_heading = "Politeness")]

@@ -8,7 +8,8 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 
 use crate::cli::{
-    ChangefreqRule, ColorName, FormatName, PriorityRule, RenderName, SeverityName, SummaryFormat,
+    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
+    SummaryFormat,
 };
 
 /// The config file read when none is named, if it is there.
@@ -28,7 +29,7 @@ pub(crate) struct ConfigFile {
     pub(super) url: Option<String>,
     pub(super) out: Option<PathBuf>,
     pub(super) state: Option<PathBuf>,
-    pub(super) concurrency: Option<usize>,
+    pub(super) concurrency: Option<ConcurrencyName>,
     pub(super) max_pages: Option<u64>,
     pub(super) max_depth: Option<u32>,
     pub(super) max_requests: Option<u64>,

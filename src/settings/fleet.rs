@@ -91,9 +91,14 @@ fn config_file(table: toml::Table) -> anyhow::Result<ConfigFile> {
     toml::Value::Table(table)
         .try_into::<ConfigFile>()
         .map_err(|error| {
-            // serde lists every key it expected: the unknown one is what matters.
+            // serde lists every key it expected: the unknown one is what matters. What a
+            // value of a known key should be is worth keeping.
             let message = error.message().lines().next().unwrap_or("invalid option");
-            let message = message.split(", expected").next().unwrap_or(message);
+            let message = if message.starts_with("unknown field") {
+                message.split(", expected").next().unwrap_or(message)
+            } else {
+                message
+            };
             anyhow::anyhow!("{}", message.replace("field", "option"))
         })
 }
@@ -384,12 +389,20 @@ mod tests {
             "[defaults]\nconcurrency = 3\nout = \"/srv/{name}\"\n[[site]]\nurl = \"https://a.example/\"\nmax-pages = 9\ngzip = true\n",
         )
         .unwrap_or_else(|error| panic!("{error:#}"));
-        assert_eq!(settings.crawl.concurrency, 3);
+        assert_eq!(
+            settings.crawl.concurrency,
+            sitemapper_crawl::Concurrency::Fixed(3)
+        );
         assert_eq!(settings.crawl.max_pages, Some(9));
         assert!(settings.gzip);
         assert!(settings.resume);
         assert_eq!(settings.state, Some(PathBuf::from("/tmp/state.db")));
         assert_eq!(settings.out.path(), Some(Path::new("/srv/a.example")));
+        let auto = self::settings(
+            "[defaults]\nout = \"/srv/{name}\"\n[[site]]\nurl = \"https://a.example/\"\nconcurrency = \"auto\"\n",
+        )
+        .unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(auto.crawl.concurrency, sitemapper_crawl::Concurrency::Auto);
     }
 
     #[test]
@@ -401,6 +414,13 @@ mod tests {
             "invalid fleet file f.toml, site \"a.example\", line 5: unknown option `concurency`"
         );
         let message = error(&format!("{base}concurrency = \"three\"\n"));
+        assert!(
+            message.ends_with(
+                "line 5: invalid value: string \"three\", expected a number of requests or auto"
+            ),
+            "{message}"
+        );
+        let message = error(&format!("{base}max-pages = \"nine\"\n"));
         assert!(message.contains("line 5: invalid type"), "{message}");
         let message = error(&format!("{base}state = \"x.db\"\n"));
         assert!(

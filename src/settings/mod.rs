@@ -11,11 +11,13 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use regex::Regex;
-use sitemapper_crawl::{AddressPolicy, CrawlConfig, ScopeOptions, default_user_agent};
+use sitemapper_crawl::{AddressPolicy, Concurrency, CrawlConfig, ScopeOptions, default_user_agent};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
 use url::Url;
 
-use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule, RenderName, SummaryFormat};
+use crate::cli::{
+    ChangefreqRule, ConcurrencyName, CrawlArgs, FormatName, PriorityRule, RenderName, SummaryFormat,
+};
 use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
 use crate::commands::crawl::SplitRule;
 
@@ -123,7 +125,7 @@ struct MergedOptions {
     seed: String,
     out: PathBuf,
     state: Option<PathBuf>,
-    concurrency: usize,
+    concurrency: Concurrency,
     max_pages: Option<u64>,
     max_depth: Option<u32>,
     max_requests: Option<u64>,
@@ -180,7 +182,9 @@ struct MergedOptions {
 
 impl MergedOptions {
     /// One line a value, in the order of the flags, so that where each comes from reads at
-    /// a glance. Fails only when there is no seed at all.
+    /// a glance. Fails when there is no seed at all, or `--concurrency` is neither a number
+    /// nor auto (the flag is text: the config file's value was read as a number or auto
+    /// already).
     fn merge(args: CrawlArgs, file: ConfigFile) -> anyhow::Result<MergedOptions> {
         let defaults = CrawlConfig::default();
         let Some(seed) = args.url.or(file.url) else {
@@ -190,10 +194,20 @@ impl MergedOptions {
             seed,
             out: args.out.or(file.out).unwrap_or_else(|| PathBuf::from(".")),
             state: args.state.or(file.state),
-            concurrency: args
-                .concurrency
-                .or(file.concurrency)
-                .unwrap_or(defaults.concurrency),
+            concurrency: match args.concurrency {
+                Some(text) => text
+                    .parse::<ConcurrencyName>()
+                    .map_err(|()| {
+                        anyhow::anyhow!(
+                            "--concurrency must be {}, not {text:?}",
+                            ConcurrencyName::EXPECTED
+                        )
+                    })?
+                    .into(),
+                None => file
+                    .concurrency
+                    .map_or(defaults.concurrency, Concurrency::from),
+            },
             max_pages: args.max_pages.or(file.max_pages),
             max_depth: args.max_depth.or(file.max_depth),
             max_requests: args.max_requests.or(file.max_requests),
@@ -321,8 +335,8 @@ impl MergedOptions {
     /// `--state` to keep them in, or the sitemaps seed the crawl (the links tell what only
     /// the sitemaps led to).
     fn crawl_config(&self) -> anyhow::Result<CrawlConfig> {
-        if self.concurrency == 0 {
-            bail!("--concurrency must be at least 1");
+        if self.concurrency == Concurrency::Fixed(0) {
+            bail!("--concurrency must be at least 1 (or auto)");
         }
         let delay = self
             .delay
@@ -633,6 +647,32 @@ mod tests {
         assert_eq!(merged(&["--retries", "5"], "retries = 4").retries, 5);
         assert_eq!(merged(&[], "retries = 4").retries, 4);
         assert_eq!(merged(&[], "").retries, CrawlConfig::default().retries);
+    }
+
+    #[test]
+    fn concurrency_is_a_number_or_auto_from_the_flag_or_the_config_file() {
+        let auto = "concurrency = \"auto\"";
+        for (flags, config, expected) in [
+            (&[][..], "", CrawlConfig::default().concurrency),
+            (&["--concurrency", "auto"][..], "", Concurrency::Auto),
+            (&["--concurrency", "AUTO"][..], "", Concurrency::Auto),
+            (&[][..], auto, Concurrency::Auto),
+            (&[][..], "concurrency = 3", Concurrency::Fixed(3)),
+            (&["--concurrency", "5"][..], auto, Concurrency::Fixed(5)),
+            (
+                &["--concurrency", "auto"][..],
+                "concurrency = 5",
+                Concurrency::Auto,
+            ),
+        ] {
+            assert_eq!(
+                merged(flags, config).concurrency,
+                expected,
+                "{flags:?} {config}"
+            );
+        }
+        // Bad values: tests/integration/cli.rs (the flag's one-line error, the file's line).
+        assert!(toml::from_str::<ConfigFile>("concurrency = 1.5").is_err());
     }
 
     #[test]

@@ -105,11 +105,38 @@ fn unknown_options_and_bad_values_are_usage_errors() {
 }
 
 #[test]
+fn concurrency_is_a_number_or_auto() {
+    let server = Site::new()
+        .page("/", r#"<a href="/a">a</a><a href="/b">b</a>"#)
+        .page("/a", "a")
+        .page("/b", "b")
+        .serve();
+    let out = tempfile::tempdir().unwrap();
+    let run = crawl(&server.url("/"), out.path(), &["--concurrency", "auto"]);
+    run.assert_success();
+    assert_eq!(listed_urls(out.path()).len(), 3);
+    assert!(
+        run.stderr.contains("Concurrency (auto): "),
+        "the summary says how auto went: {}",
+        run.stderr
+    );
+
+    let run = crawl(&server.url("/"), out.path(), &["--concurrency", "lots"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_one_line_error(&run.stderr);
+    assert_eq!(
+        run.stderr.trim_end(),
+        "error: --concurrency must be a number of requests or auto, not \"lots\""
+    );
+}
+
+#[test]
 fn a_malformed_config_file_is_a_one_line_usage_error() {
     let directory = tempfile::tempdir().unwrap();
     let config = directory.path().join("bad.toml");
     for text in [
         "concurrency = \"eight\"\n",
+        "concurrency = -1\n",
         "no-such-option = 1\n",
         "concurrency = \n",
     ] {

@@ -96,8 +96,9 @@ pub(crate) struct Site {
     guard: Option<Guard>,
 }
 
-/// Makes a response for a request target (path and query), or None for a 404.
-pub(crate) type Generator = Arc<dyn Fn(&str) -> Option<Route> + Send + Sync>;
+/// Makes a response for a request target (path and query) and the number of requests the
+/// server is answering (this one included), or None for a 404.
+pub(crate) type Generator = Arc<dyn Fn(&str, usize) -> Option<Route> + Send + Sync>;
 
 /// Looks at a request first: a response of its own (a 401), or None to let the route answer.
 pub(crate) type Guard = Arc<dyn Fn(&Seen) -> Option<Route> + Send + Sync>;
@@ -137,6 +138,17 @@ impl Site {
     pub(crate) fn generated(
         mut self,
         generator: impl Fn(&str) -> Option<Route> + Send + Sync + 'static,
+    ) -> Site {
+        self.generator = Some(Arc::new(move |target, _| generator(target)));
+        self
+    }
+
+    /// Generates the responses for targets that no fixed route matches from the target and
+    /// the number of requests the server is answering, this one included: a site that slows
+    /// down, or refuses, under load.
+    pub(crate) fn generated_under_load(
+        mut self,
+        generator: impl Fn(&str, usize) -> Option<Route> + Send + Sync + 'static,
     ) -> Site {
         self.generator = Some(Arc::new(generator));
         self
@@ -211,11 +223,11 @@ impl Routes {
         }
     }
 
-    fn route(&self, target: &str) -> Option<Route> {
+    fn route(&self, target: &str, in_flight: usize) -> Option<Route> {
         if let Some(sequence) = self.fixed.get(target) {
             return Some(sequence.next());
         }
-        let mut route = (self.generator.as_ref()?)(target)?;
+        let mut route = (self.generator.as_ref()?)(target, in_flight)?;
         if let Ok(text) = std::str::from_utf8(&route.body) {
             route.body = substitute_names(text, self.address, self.scheme).into_bytes();
         }
@@ -257,11 +269,15 @@ pub(crate) struct RequestLog {
 }
 
 /// Counts a request as in flight until dropped.
-struct InFlight<'a>(&'a RequestLog);
+struct InFlight<'a> {
+    log: &'a RequestLog,
+    /// Requests in flight when this one began, this one included.
+    count: usize,
+}
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
-        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.log.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -274,7 +290,10 @@ impl RequestLog {
     fn begin(&self) -> InFlight<'_> {
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_in_flight.fetch_max(now, Ordering::SeqCst);
-        InFlight(self)
+        InFlight {
+            log: self,
+            count: now,
+        }
     }
 }
 
@@ -492,7 +511,7 @@ async fn respond(
         .await
         .map(|collected| collected.to_bytes().to_vec())
         .unwrap_or_default();
-    let _in_flight = log.begin();
+    let in_flight = log.begin();
     let seen = Seen {
         method,
         target: target.clone(),
@@ -503,7 +522,7 @@ async fn respond(
     let guarded = routes.guard.as_ref().and_then(|guard| guard(&seen));
     log.push(seen);
     let route = guarded
-        .or_else(|| routes.route(&target))
+        .or_else(|| routes.route(&target, in_flight.count))
         .unwrap_or_else(|| {
             Route::new(404, "<html><body>not found</body></html>")
                 .header("Content-Type", "text/html")

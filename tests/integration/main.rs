@@ -7,6 +7,7 @@
 )]
 
 mod access;
+mod adaptive;
 mod audit;
 mod audit_checks;
 mod chaos;

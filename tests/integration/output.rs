@@ -416,6 +416,10 @@ fn the_crawl_summary_as_json() {
         serde_json::json!({"url": server.url("/start"), "referrer": null})
     );
     assert_eq!(
+        summary["concurrency"],
+        serde_json::json!({"mode": "fixed", "final": 8, "max_reached": 8, "decreases": 0})
+    );
+    assert_eq!(
         summary["limits_reached"],
         serde_json::json!({"max_pages": null, "max_urls": null, "max_requests": null, "max_depth": null})
     );

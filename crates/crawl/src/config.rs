@@ -8,6 +8,7 @@ use url::Url;
 
 use crate::access::SiteAccess;
 use crate::address::AddressPolicy;
+use crate::concurrency::Concurrency;
 use crate::host_map::HostMap;
 use crate::network::NetworkOptions;
 use crate::render::RenderMode;
@@ -57,8 +58,9 @@ pub struct ScopeOptions {
 /// Everything the engine needs to know, resolved by the caller.
 #[derive(Debug, Clone)]
 pub struct CrawlConfig {
-    /// Fetches in flight at once, over all origins.
-    pub concurrency: usize,
+    /// Fetch jobs in flight at once, over all origins: a fixed number, or adapted to the
+    /// site's response times.
+    pub concurrency: Concurrency,
     /// Stop requesting pages after this many (robots.txt requests not counted).
     pub max_pages: Option<u64>,
     /// Links found at this depth are not followed (the seed is depth 0).
@@ -144,7 +146,7 @@ pub struct CrawlConfig {
 impl Default for CrawlConfig {
     fn default() -> Self {
         CrawlConfig {
-            concurrency: 8,
+            concurrency: Concurrency::default(),
             max_pages: None,
             max_depth: None,
             delay: None,

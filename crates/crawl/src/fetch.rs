@@ -14,6 +14,7 @@ use url::Url;
 use crate::CrawlError;
 use crate::access::SiteSession;
 use crate::address::{AddressPolicy, PrivateAddress};
+use crate::concurrency::{ConcurrencyLimit, Signal};
 use crate::config::CrawlConfig;
 use crate::event::is_html_content_type;
 use crate::network::{NetworkOptions, shown_proxy, tls_config};
@@ -42,7 +43,11 @@ pub(crate) struct FetchedResponse {
     pub body: Vec<u8>,
     pub truncated: bool,
     pub fetched_at: Timestamp,
+    /// From sending the request to the end of its body (or of its headers, when the body is
+    /// not read).
     pub elapsed: Duration,
+    /// From sending the request to its response headers: how long the server took.
+    pub time_to_headers: Duration,
 }
 
 impl FetchedResponse {
@@ -197,7 +202,7 @@ impl Fetcher {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(config.connect_timeout)
             .timeout(config.request_timeout)
-            .pool_max_idle_per_host(config.concurrency.max(1))
+            .pool_max_idle_per_host(config.concurrency.most())
             .referer(false)
             .build()
             .map_err(|error| CrawlError::Client(error_chain(&error)))?;
@@ -215,17 +220,25 @@ impl Fetcher {
     /// GET `url`, retrying timeouts, connection errors, 429, 502, 503 and 504 with exponential
     /// backoff and jitter, honouring `Retry-After` up to a cap. After the last attempt the last
     /// response (or failure) is returned as it is. A retry is a request like any other: it
-    /// happens only when `reserve_retry` grants it one from the crawl's request budget.
+    /// happens only when `reserve_retry` grants it one from the crawl's request budget. Every
+    /// attempt tells `limit`, when there is one, how the site answered.
     pub(crate) async fn fetch(
         &self,
         url: &Url,
         wanted: BodyWanted,
         validators: Option<&Validators>,
         reserve_retry: &(dyn Fn() -> bool + Send + Sync),
+        limit: Option<&ConcurrencyLimit>,
     ) -> Result<FetchedResponse, FetchFailure> {
         let mut attempt = 0;
         loop {
+            let ticket = limit.map(ConcurrencyLimit::ticket);
             let result = self.fetch_once(url, wanted, validators).await;
+            if let (Some(limit), Some(ticket)) = (limit, ticket)
+                && let Some(signal) = signal_of(&result)
+            {
+                limit.observe(ticket, signal);
+            }
             let retry_after = match &result {
                 Ok(response) if is_retryable_status(response.status) => {
                     Some(retry_after(&response.headers, response.fetched_at))
@@ -277,6 +290,7 @@ impl Fetcher {
             .send()
             .await
             .map_err(|error| FetchFailure::from_reqwest(&error))?;
+        let time_to_headers = started.elapsed();
         let status = response.status();
         let headers = response.headers().clone();
         let cap = match wanted {
@@ -315,6 +329,7 @@ impl Fetcher {
             truncated,
             fetched_at,
             elapsed: started.elapsed(),
+            time_to_headers,
         })
     }
 
@@ -329,6 +344,18 @@ impl Fetcher {
 
 fn is_retryable_status(status: StatusCode) -> bool {
     matches!(status.as_u16(), 429 | 502 | 503 | 504)
+}
+
+/// What an attempt tells the concurrency limit: what is retried as transient is the site
+/// overloaded; any other response, how long its headers took; any other failure (an
+/// address refused, a broken body), nothing about the site's load.
+fn signal_of(result: &Result<FetchedResponse, FetchFailure>) -> Option<Signal> {
+    match result {
+        Ok(response) if is_retryable_status(response.status) => Some(Signal::Overloaded),
+        Ok(response) => Some(Signal::Answered(response.time_to_headers)),
+        Err(failure) if failure.is_transient() => Some(Signal::Overloaded),
+        Err(_) => None,
+    }
 }
 
 /// `Retry-After` as delay-seconds or an HTTP-date (RFC 9110 section 10.2.3).

@@ -8,6 +8,7 @@
 mod access;
 mod address;
 mod classify;
+mod concurrency;
 mod config;
 mod engine;
 mod event;
@@ -28,6 +29,7 @@ mod traps;
 
 pub use access::{BasicAuth, SiteAccess, SiteCookie, SiteHeader, SiteSession};
 pub use address::{AddressPolicy, PrivateAddress};
+pub use concurrency::{AUTO_CEILING, AUTO_START, Concurrency, ConcurrencyReport};
 pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{

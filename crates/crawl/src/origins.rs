@@ -138,8 +138,11 @@ impl Origins {
                         cap: MAX_ROBOTS_BYTES,
                     },
                     None,
-                    // robots.txt is not counted among the page requests.
+                    // robots.txt is not counted among the page requests, nor does it tell
+                    // the concurrency limit anything: one request per origin, answered
+                    // apart from the pages.
                     &|| true,
+                    None,
                 )
                 .await
             {

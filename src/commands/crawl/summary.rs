@@ -36,6 +36,7 @@ impl<'a> Report<'a> {
         self.print_totals(&mut out)?;
         self.print_limits_reached(&mut out)?;
         self.print_pace(&mut out)?;
+        self.print_concurrency(&mut out)?;
         self.print_urls_cut(&mut out)?;
         self.print_sitemap_seeds(&mut out)?;
         self.print_rendering(&mut out)?;
@@ -117,6 +118,24 @@ impl<'a> Report<'a> {
             writeln!(out, "Pace: {pace}.")?;
         }
         Ok(())
+    }
+
+    /// How `--concurrency auto` adapted; a fixed limit is what the user set, and goes unsaid.
+    fn print_concurrency(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let report = &self.crawled.summary.concurrency;
+        if !report.adaptive {
+            return Ok(());
+        }
+        let cuts = match report.decreases {
+            0 => "never cut".to_string(),
+            1 => "cut once".to_string(),
+            cuts => format!("cut {cuts} times"),
+        };
+        writeln!(
+            out,
+            "Concurrency (auto): {} requests at once at the end, {} at most, {cuts}.",
+            report.final_limit, report.max_reached
+        )
     }
 
     /// Which pace applied between two requests to one host, and where it came from.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sitemapper_crawl::{RenderMode, SiteDecision, TrapKind};
+use sitemapper_crawl::{ConcurrencyReport, RenderMode, SiteDecision, TrapKind};
 use sitemapper_sitemap::Format;
 use sitemapper_store::Verdict;
 
@@ -43,6 +43,7 @@ pub(crate) struct CrawlJson {
     sitemap_seeds: Option<SitemapSeedsJson>,
     robots: Vec<RobotsJson>,
     pace: Option<PaceJson>,
+    concurrency: ConcurrencyJson,
     files: FilesJson,
     changes: Option<ChangesJson>,
     /// Where `--report-changes` wrote the change report: a path, `-` for stdout.
@@ -132,6 +133,19 @@ struct PaceJson {
     source: &'static str,
     /// The --delay seconds; `null` for crawl-delay, which may differ per host.
     seconds: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct ConcurrencyJson {
+    /// `fixed` (a number) or `auto`.
+    mode: &'static str,
+    /// The limit when the crawl ended.
+    #[serde(rename = "final")]
+    final_limit: usize,
+    /// The highest the limit was.
+    max_reached: usize,
+    /// How many times `auto` cut the limit.
+    decreases: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -273,6 +287,7 @@ impl CrawlJson {
                 })
                 .collect(),
             pace: pace(crawled, settings),
+            concurrency: concurrency(&summary.concurrency),
             files: files(crawled, settings),
             changes: crawled.changes.previous.map(|previous| {
                 let counts = crawled.changes.counts();
@@ -352,6 +367,15 @@ fn pace(crawled: &Crawled, settings: &CrawlSettings) -> Option<PaceJson> {
         source: "crawl-delay",
         seconds: None,
     })
+}
+
+fn concurrency(report: &ConcurrencyReport) -> ConcurrencyJson {
+    ConcurrencyJson {
+        mode: if report.adaptive { "auto" } else { "fixed" },
+        final_limit: report.final_limit,
+        max_reached: report.max_reached,
+        decreases: report.decreases,
+    }
 }
 
 fn files(crawled: &Crawled, settings: &CrawlSettings) -> FilesJson {

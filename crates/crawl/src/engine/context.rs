@@ -13,6 +13,7 @@ use super::{CrawlProgress, Crawler};
 use crate::CrawlError;
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
+use crate::concurrency::ConcurrencyLimit;
 use crate::config::CrawlConfig;
 use crate::event::{CrawlEvent, PageOutcome};
 use crate::fetch::Fetcher;
@@ -30,6 +31,8 @@ pub(super) struct JobContext {
     pub normalizer: Arc<UrlNormalizer>,
     pub origins: Origins,
     pub seen: SeenSet,
+    /// How many jobs may run at once; the fetcher tells it how the site answers.
+    pub concurrency: ConcurrencyLimit,
     pub extract_options: Arc<ExtractOptions>,
     /// One HTML parse per core at a time: parsing is CPU work, and a page's DOM costs many
     /// times its size, so this also bounds the memory that parsing can take.
@@ -74,6 +77,7 @@ impl JobContext {
             config: Arc::clone(config),
             normalizer: Arc::clone(&crawler.normalizer),
             seen: SeenSet::default(),
+            concurrency: ConcurrencyLimit::new(config.concurrency),
             history: crawler.history.clone(),
             parse_slots: Arc::new(Semaphore::new(
                 std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),

@@ -24,6 +24,7 @@ use url::Url;
 use crate::CrawlError;
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
+use crate::concurrency::ConcurrencyReport;
 use crate::config::{CrawlConfig, ScopeOptions};
 use crate::event::CrawlEvent;
 use crate::frontier::FrontierSpill;
@@ -86,6 +87,9 @@ pub struct CrawlSummary {
     pub session_parameters: Vec<String>,
     /// What rendering in a browser did.
     pub render: RenderReport,
+    /// What the concurrency limit did: how far it rose and how often it was cut, when it
+    /// adapts.
+    pub concurrency: ConcurrencyReport,
     /// Whether [`CrawlStopper::stop`] ended the crawl early.
     pub interrupted: bool,
     /// What seeding from the site's own sitemaps did, when

@@ -187,9 +187,8 @@ impl FrontierOwner {
     /// Starts jobs for queued URLs while there is room for them and no limit says stop.
     fn start_jobs(&mut self, jobs: &mut JoinSet<Visit>) {
         let config = &self.context.config;
-        let concurrency = config.concurrency.max(1);
         while !self.interrupted
-            && jobs.len() < concurrency
+            && jobs.len() < self.context.concurrency.current()
             && config.max_pages.is_none_or(|max| self.pages_visited < max)
             && !self.context.budget_exhausted()
         {
@@ -331,6 +330,7 @@ impl FrontierOwner {
             traps: self.traps.reports(),
             session_parameters: self.traps.session_parameters(),
             render: self.context.render.finish(),
+            concurrency: self.context.concurrency.report(),
             interrupted: self.interrupted,
             sitemap_seeding: self.sitemap_seeding.clone(),
             elapsed,

@@ -188,7 +188,7 @@ impl SiteSitemaps {
             let response = match self
                 .context
                 .fetcher
-                .fetch(&url, wanted, None, &|| true)
+                .fetch(&url, wanted, None, &|| true, None)
                 .await
             {
                 Ok(response) => response,

@@ -220,9 +220,13 @@ async fn request(
     context.origins.pace(&hop.url).await;
     let fetched = context
         .fetcher
-        .fetch(&hop.url, BodyWanted::Html200, validators.as_ref(), &|| {
-            context.reserve_request()
-        })
+        .fetch(
+            &hop.url,
+            BodyWanted::Html200,
+            validators.as_ref(),
+            &|| context.reserve_request(),
+            Some(&context.concurrency),
+        )
         .await;
     match fetched {
         Ok(response) => Ok((response, previous)),
