@@ -204,5 +204,4 @@ fn waiting_for_the_delay_is_not_counted_as_the_sites_response_time() {
         concurrency["max_reached"].as_u64().unwrap() >= 12,
         "{concurrency}"
     );
-    assert!(server.max_in_flight() <= 2, "{}", server.max_in_flight());
 }
