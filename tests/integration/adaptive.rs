@@ -177,3 +177,31 @@ fn auto_keeps_near_the_capacity_of_a_site_that_slows_down_under_load() {
     let max_reached = concurrency["max_reached"].as_u64().unwrap();
     assert!(max_reached <= 3 * capacity as u64, "{concurrency}");
 }
+
+#[test]
+fn waiting_for_the_delay_is_not_counted_as_the_sites_response_time() {
+    // Every request waits its turn of --delay: were that wait counted, the response times
+    // would grow with the limit, and auto would never pass 3.
+    let server = slowing_site(PAGES, Duration::from_millis(5));
+    let out = tempfile::tempdir().unwrap();
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &[
+            "--concurrency",
+            "auto",
+            "--delay",
+            "0.005",
+            "--max-pages",
+            "100",
+            "--summary",
+            "json",
+        ],
+    );
+    let summary = summary_json(&run);
+    let concurrency = &summary["concurrency"];
+    assert!(
+        concurrency["max_reached"].as_u64().unwrap() >= 12,
+        "{concurrency}"
+    );
+}

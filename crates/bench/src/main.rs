@@ -4,6 +4,7 @@
 //! cost of rendering pages in the browser (`--render-cases`, `--render-static`), or of crawling
 //! a fleet of sites, alone and from a queue (`--fleet`).
 
+mod adaptive;
 mod baseline;
 mod cpu_account;
 mod crawl_run;
@@ -93,6 +94,11 @@ struct Options {
     /// (one, then three); sitemapper's tables in it are dropped before every run.
     #[arg(long, value_name = "URL", requires = "fleet")]
     queue: Option<String>,
+    /// Instead of the other cases, crawl a server that slows down under load with fixed
+    /// concurrency settings and with `--concurrency auto` (the section is printed, and written
+    /// only to `--output`).
+    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet"])]
+    adaptive: bool,
 }
 
 impl Options {
@@ -129,6 +135,15 @@ fn main() -> anyhow::Result<()> {
     );
     if let Some(sites) = options.fleet {
         return run_fleet(&binary, sites, &options);
+    }
+    if options.adaptive {
+        let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+        let text = adaptive::run(&binary, options.runs.max(1), &report::machine(), &date)?;
+        if let Some(output) = &options.output {
+            std::fs::write(output, &text).with_context(|| format!("write {}", output.display()))?;
+        }
+        say(&text);
+        return Ok(());
     }
     let only_other = options.renders();
     let cases = match &options.cases {

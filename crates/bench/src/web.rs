@@ -200,10 +200,10 @@ impl WebSite {
         );
         html.push_str("<style>");
         for rule in 0..60 + random.below(40) {
-            let _ = write!(
+            let _ = writeln!(
                 html,
                 ".c-{rule} .item-{}>a:hover{{color:#{:06x};margin:0 {}px;padding:{}px {}px;\
-                 border-bottom:1px solid rgba(0,0,0,.{})}}\n",
+                 border-bottom:1px solid rgba(0,0,0,.{})}}",
                 random.below(100),
                 random.below(0xFF_FFFF),
                 random.below(24),
@@ -323,7 +323,7 @@ impl WebSite {
     fn link(&self, here: &str, target: u64, random: &mut SplitMix) -> String {
         let path = Self::page_path(target);
         match random.below(8) {
-            0 | 1 | 2 => relative(here, &path),
+            0..=2 => relative(here, &path),
             3 => format!("{path}#s{}", random.below(6)),
             4 => format!("{path}?utm_source=docs&amp;utm_medium=link"),
             _ => path,

@@ -19,9 +19,9 @@
 //!   retried ones included.
 //! - Window: a decision is made once per window of responses to requests sent under the
 //!   current limit (as many as the limit, at least [`MIN_WINDOW`]). Responses to requests
-//!   sent before the last change say nothing about the new limit and are not counted: this is
-//!   also the cooldown after a cut, so that one bad window (every request in flight answering
-//!   503 together) cuts once, not once per response.
+//!   sent before the last cut or rise by half say nothing about the new limit and are not
+//!   counted: this is also the cooldown after a cut, so that one bad window (every request in
+//!   flight answering 503 together) cuts once, not once per response.
 //! - Baseline: the lowest window median of the last [`BASELINE_WINDOWS`] windows that raised
 //!   or cut the limit: the site's response time when it was least loaded. A minimum, because
 //!   the first requests (cold connections and caches) may be the slowest; of medians, not of
@@ -31,8 +31,12 @@
 //! - Increase: when a window's median is at most [`FLAT`] times the baseline: by half (at
 //!   least one) while the site has never slowed down, as TCP's slow start; by one afterwards.
 //! - Decrease: when a window's median is at least [`SLOWER`] times the baseline, to the limit
-//!   times baseline over median (a server whose queue doubled its response time gets half
-//!   the requests), but never less than half; on overload, by half. Never below 1.
+//!   times the square root of baseline over median (1.5 times slower: a fifth fewer; twice
+//!   as slow: 29% fewer), but never less than half; on overload, by half. Never below 1. Not
+//!   in full proportion: that would take all of the rise for the server's queue, which the
+//!   cut empties, and land below the site's capacity whenever part of it is not (the
+//!   crawler's own time, a server that thrashes and recovers only as its queue drains); a
+//!   cut too small is followed by another, one window later.
 //! - Between the two: the limit holds, and the slow start ends.
 
 use std::collections::VecDeque;
@@ -221,20 +225,22 @@ impl AdaptiveLimit {
             self.change(raised, ChangeReason::Flat { median, baseline })
         } else if ratio >= SLOWER {
             self.slow_start = false;
-            // The median is above the baseline here: the quotient is below the limit.
-            let in_proportion = (self.limit as u128 * baseline.as_nanos() / median.as_nanos())
-                .try_into()
-                .unwrap_or(self.limit);
-            let cut = in_proportion.max(self.limit / 2);
-            self.change(cut, ChangeReason::Slower { median, baseline })
+            // The ratio is at least SLOWER here: the product is below the limit.
+            let cut = (self.limit as f64 / ratio.sqrt()).floor() as usize;
+            self.change(
+                cut.max(self.limit / 2),
+                ChangeReason::Slower { median, baseline },
+            )
         } else {
             self.slow_start = false;
             None
         }
     }
 
-    /// Moves the limit to `to` (kept within 1 and the ceiling), and starts a new generation
-    /// when it changed.
+    /// Moves the limit to `to` (kept within 1 and the ceiling). A cut, or a rise by more than
+    /// one, starts a new generation: the responses to requests sent before say nothing about
+    /// the new load. A rise by one changes the load by one request: those responses still
+    /// count, and the next window comes twice as soon.
     fn change(&mut self, to: usize, reason: ChangeReason) -> Option<LimitChange> {
         let to = to.clamp(1, self.ceiling);
         if to == self.limit {
@@ -242,7 +248,9 @@ impl AdaptiveLimit {
         }
         let from = self.limit;
         self.limit = to;
-        self.generation += 1;
+        if to != from + 1 {
+            self.generation += 1;
+        }
         self.window.clear();
         self.max_reached = self.max_reached.max(to);
         if to < from {
@@ -438,28 +446,28 @@ mod tests {
     }
 
     #[test]
-    fn rising_response_times_cut_the_limit_in_proportion() {
+    fn rising_response_times_cut_the_limit() {
         let mut limit = AdaptiveLimit::new(16, 64);
         run(&mut limit, 16, |_| Signal::Answered(10 * MS));
         assert_eq!(limit.limit(), 24, "a flat window first");
-        // Twice as slow under the new limit: back to two thirds at most, half at least.
+        // 1.5 times as slow under the new limit: 24 / sqrt(1.5) = 19.6.
         let ticket = limit.ticket();
         let mut change = None;
         for _ in 0..24 {
             change = limit.observe(ticket, Signal::Answered(15 * MS)).or(change);
         }
-        assert_eq!(limit.limit(), 16);
+        assert_eq!(limit.limit(), 19);
         assert!(matches!(
             change,
             Some(LimitChange {
                 from: 24,
-                to: 16,
+                to: 19,
                 reason: ChangeReason::Slower { .. }
             })
         ));
-        // Four times as slow: halved, not more.
-        run(&mut limit, 16, |_| Signal::Answered(60 * MS));
-        assert_eq!(limit.limit(), 8);
+        // Six times as slow: halved, not more.
+        run(&mut limit, 19, |_| Signal::Answered(60 * MS));
+        assert_eq!(limit.limit(), 9);
         assert_eq!(limit.report().decreases, 2);
     }
 
@@ -472,6 +480,27 @@ mod tests {
         assert_eq!(limit.limit(), 12, "between flat and slower: held");
         run(&mut limit, 12, |_| Signal::Answered(10 * MS));
         assert_eq!(limit.limit(), 13, "the slow start ended: one more");
+    }
+
+    #[test]
+    fn responses_sent_before_a_rise_by_one_count_and_before_a_cut_not() {
+        let mut limit = AdaptiveLimit::new(8, 64);
+        limit.observe(limit.ticket(), Signal::Overloaded);
+        assert_eq!(limit.limit(), 4);
+        let before_rise: Vec<Ticket> = (0..MIN_WINDOW).map(|_| limit.ticket()).collect();
+        run(&mut limit, MIN_WINDOW, |_| Signal::Answered(10 * MS));
+        assert_eq!(limit.limit(), 5);
+        for ticket in before_rise {
+            limit.observe(ticket, Signal::Answered(10 * MS));
+        }
+        assert_eq!(limit.limit(), 6, "a window of responses sent under 4");
+        let before_cut: Vec<Ticket> = (0..MIN_WINDOW).map(|_| limit.ticket()).collect();
+        limit.observe(limit.ticket(), Signal::Overloaded);
+        assert_eq!(limit.limit(), 3);
+        for ticket in before_cut {
+            limit.observe(ticket, Signal::Answered(10 * MS));
+        }
+        assert_eq!(limit.limit(), 3, "responses sent under 6 say nothing of 3");
     }
 
     #[test]
