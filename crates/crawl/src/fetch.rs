@@ -173,6 +173,9 @@ pub fn client_builder(
     Ok(builder)
 }
 
+/// Room made for a body whose length is not announced (a compressed one): most pages fit.
+const INITIAL_BODY_BYTES: usize = 64 * 1024;
+
 /// Redirects a client built by [`client_builder`] follows by itself (the crawl follows its
 /// own, hop by hop).
 const MAX_CLIENT_REDIRECTS: usize = 10;
@@ -306,6 +309,14 @@ impl Fetcher {
         let mut body = Vec::new();
         let mut truncated = false;
         if let Some(cap) = cap {
+            // Sized once for a usual page (or the length the server announced), instead of
+            // doubling from a few bytes and copying the page on every step.
+            let expected = response
+                .content_length()
+                .map_or(INITIAL_BODY_BYTES, |length| {
+                    usize::try_from(length).unwrap_or(cap)
+                });
+            body.reserve_exact(expected.min(cap));
             // Chunks arrive decompressed, so the cap bounds the expanded size: a gzip bomb
             // costs at most `cap` bytes.
             while let Some(chunk) = response
