@@ -14,7 +14,6 @@
 use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::fmt::Write;
-use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,14 +24,12 @@ use anyhow::{Context, bail};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use tokio::sync::Semaphore;
 
 use crate::crawl_run::listed_urls;
 use crate::report::{median, spread};
+use crate::server::Server;
 use crate::site::GeneratedSite;
 
 /// Pages of the generated site.
@@ -104,64 +101,28 @@ struct Service {
     load: Load,
 }
 
-/// The degrading server: its own runtime, stopped when dropped.
+/// The degrading server, stopped when dropped.
 #[derive(Debug)]
 struct LoadedServer {
-    address: SocketAddr,
+    server: Server,
     service: Arc<Service>,
-    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl LoadedServer {
     fn start(site: GeneratedSite, capacity: usize) -> anyhow::Result<LoadedServer> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("bench-loaded-server")
-            .enable_all()
-            .build()
-            .context("server runtime")?;
         let service = Arc::new(Service {
             site,
             capacity,
             slots: Semaphore::new(capacity),
             load: Load::default(),
         });
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .context("bind 127.0.0.1:0")?;
-        let address = listener.local_addr()?;
         let shared = Arc::clone(&service);
-        runtime.spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let service = Arc::clone(&shared);
-                tokio::spawn(async move {
-                    let handler = service_fn(move |request| respond(request, Arc::clone(&service)));
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), handler)
-                        .await;
-                });
-            }
-        });
-        Ok(LoadedServer {
-            address,
-            service,
-            runtime: Some(runtime),
-        })
+        let server = Server::serve(move |request| respond(request, Arc::clone(&shared)), 1, 2)?;
+        Ok(LoadedServer { server, service })
     }
 
     fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.address)
-    }
-}
-
-impl Drop for LoadedServer {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
+        self.server.url(path)
     }
 }
 
@@ -534,7 +495,7 @@ mod tests {
         let server = LoadedServer::start(GeneratedSite::new(10), 8)
             .unwrap_or_else(|error| panic!("{error:#}"));
         for (path, status) in [("/", "200"), ("/p/9", "200"), ("/nowhere", "404")] {
-            let mut stream = std::net::TcpStream::connect(server.address)
+            let mut stream = std::net::TcpStream::connect(server.server.address)
                 .unwrap_or_else(|error| panic!("{error}"));
             let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
             let _ = stream.write_all(request.as_bytes());

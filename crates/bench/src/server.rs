@@ -71,31 +71,47 @@ impl Server {
         listeners: usize,
         threads: usize,
     ) -> anyhow::Result<Server> {
+        let site = Arc::new(site);
+        Server::serve(
+            move |request| respond(request, Arc::clone(&site)),
+            listeners,
+            threads,
+        )
+    }
+
+    /// Answers every request on `listeners` ports of 127.0.0.1 with `handler`, on one
+    /// runtime of `threads` threads.
+    pub(crate) fn serve<Handler, Answer>(
+        handler: Handler,
+        listeners: usize,
+        threads: usize,
+    ) -> anyhow::Result<Server>
+    where
+        Handler: Fn(Request<Incoming>) -> Answer + Clone + Send + Sync + 'static,
+        Answer: Future<Output = Result<Response<Full<Bytes>>, Infallible>> + Send + 'static,
+    {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads.max(1))
             .thread_name("bench-server")
             .enable_all()
             .build()
             .context("server runtime")?;
-        let site = Arc::new(site);
         let mut addresses = Vec::with_capacity(listeners.max(1));
         for _ in 0..listeners.max(1) {
             let listener = runtime
                 .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
                 .context("bind 127.0.0.1:0")?;
             addresses.push(listener.local_addr()?);
-            let site = Arc::clone(&site);
+            let handler = handler.clone();
             runtime.spawn(async move {
                 loop {
                     let Ok((stream, _)) = listener.accept().await else {
                         continue;
                     };
-                    let site = Arc::clone(&site);
+                    let handler = handler.clone();
                     tokio::spawn(async move {
-                        let service =
-                            service_fn(move |request| respond(request, Arc::clone(&site)));
                         let _ = http1::Builder::new()
-                            .serve_connection(TokioIo::new(stream), service)
+                            .serve_connection(TokioIo::new(stream), service_fn(handler))
                             .await;
                     });
                 }
@@ -122,9 +138,9 @@ impl Drop for Server {
     }
 }
 
-async fn respond(
+async fn respond<Site: Routes>(
     request: Request<Incoming>,
-    site: Arc<impl Routes>,
+    site: Arc<Site>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let accept_encoding = request
         .headers()
