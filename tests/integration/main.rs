@@ -23,6 +23,7 @@ mod fleet_queue;
 mod harness;
 mod hostile;
 mod inclusion;
+mod network;
 mod normalization;
 mod output;
 mod postgres;
