@@ -1,12 +1,15 @@
 //! `sitemapper validate`: valid and broken sitemaps, files and URLs; and indexes that list
 //! themselves, each other, or a child twice, as files and over HTTP: each sitemap is read
-//! once, a cycle is a problem (exit 1) and a repeated child a warning. A local file is read no further than the protocol's size.
+//! once, a cycle is a problem (exit 1) and a repeated child a warning. A local file is read no further than the protocol's size. `validate -` reads stdin,
+//! and a repeated problem is one line (one entry in JSON) with its count.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{Run, sitemapper};
+use crate::output::{parse_json, sitemapper_in};
 
 fn index(locs: &[&str]) -> String {
     let entries: String = locs
@@ -274,4 +277,120 @@ fn validate_checks_files_and_urls_and_follows_indexes() {
     );
     let missing = sitemapper(&["validate", "/no/such/file.xml"]);
     assert_eq!(missing.code, 2);
+}
+
+/// A sitemap whose `<lastmod>` is wrong on eight URLs and whose one `<loc>` is relative.
+fn sitemap_with_repeated_problems() -> String {
+    let mut xml = String::from("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    for number in 1..=8 {
+        xml.push_str(&format!(
+            "<url><loc>https://example.com/{number}</loc><lastmod>day {number}</lastmod></url>\n"
+        ));
+    }
+    xml.push_str("<url><loc>relative</loc></url>\n</urlset>\n");
+    xml
+}
+
+#[test]
+fn validate_groups_a_repeated_problem_into_one_line() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("sitemap.xml");
+    std::fs::write(&path, sitemap_with_repeated_problems()).unwrap();
+    let run = sitemapper(&["validate", path.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let shown = path.display();
+    assert_eq!(
+        run.stdout,
+        format!(
+            "{shown}:2: <lastmod> \"day 1\" is not a W3C Datetime (2024-01-02T03:04:05+00:00) (8 times, at lines 2, 3, 4, 5, 6 and 3 more)\n\
+             {shown}:10: <loc> \"relative\" is not an absolute http(s) URL\n\
+             1 files, 9 entries, 9 problems.\n"
+        )
+    );
+}
+
+#[test]
+fn validate_as_json_lists_each_kind_of_problem_once_with_its_count() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("sitemap.xml");
+    std::fs::write(&path, sitemap_with_repeated_problems()).unwrap();
+    let target = path.to_str().unwrap();
+    let run = sitemapper(&["validate", target, "--summary", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let summary = parse_json(&run);
+    assert_eq!(summary["command"], "validate");
+    assert_eq!(summary["ok"], false);
+    assert_eq!(summary["exit_code"], 1);
+    assert_eq!(summary["target"], target);
+    assert_eq!(summary["valid"], false);
+    assert_eq!(summary["files"], 1);
+    assert_eq!(summary["entries"], 9);
+    assert_eq!(summary["problem_count"], 9);
+    assert_eq!(summary["warning_count"], 0);
+    assert_eq!(
+        summary["sitemaps"],
+        serde_json::json!([{"source": target, "kind": "sitemap", "entries": 9, "readable": true, "valid": false}])
+    );
+    let problems = summary["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems[0]["kind"], "lastmod");
+    assert_eq!(problems[0]["severity"], "error");
+    assert_eq!(problems[0]["count"], 8);
+    let lines: Vec<u64> = problems[0]["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|example| example["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [2, 3, 4, 5, 6]);
+    assert_eq!(
+        problems[0]["examples"][0]["message"],
+        "<lastmod> \"day 1\" is not a W3C Datetime (2024-01-02T03:04:05+00:00)"
+    );
+    assert_eq!(problems[1]["kind"], "loc-not-absolute");
+    assert_eq!(problems[1]["count"], 1);
+}
+
+#[test]
+fn validate_reads_stdin_plain_or_gzip() {
+    let xml = "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n\
+               <url><loc>https://example.com/</loc></url>\n\
+               <url><loc>https://example.com/a</loc></url>\n</urlset>\n";
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(xml.as_bytes()).unwrap();
+    let gzip = gzip.finish().unwrap();
+    let directory = tempfile::tempdir().unwrap();
+    for input in [xml.as_bytes(), gzip.as_slice()] {
+        let run = sitemapper_in(directory.path(), &["validate", "-"], Some(input));
+        run.assert_success();
+        assert_eq!(
+            run.stdout,
+            "stdin: valid sitemap, 2 entries\n1 files, 2 entries, 0 problems.\n"
+        );
+    }
+    let broken = sitemap_with_repeated_problems();
+    let run = sitemapper_in(
+        directory.path(),
+        &["validate", "-", "--summary", "json"],
+        Some(broken.as_bytes()),
+    );
+    assert_eq!(run.code, 1);
+    let summary = parse_json(&run);
+    assert_eq!(summary["target"], "-");
+    assert_eq!(summary["problems"][0]["source"], "stdin");
+    assert_eq!(summary["problems"][0]["count"], 8);
+}
+
+#[test]
+fn validate_caps_stdin_like_a_file() {
+    let directory = tempfile::tempdir().unwrap();
+    let input = vec![b' '; 52_428_801];
+    let run = sitemapper_in(directory.path(), &["validate", "-"], Some(&input));
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("stdin: cannot be read: larger than 52428800 bytes"),
+        "{}",
+        run.stdout
+    );
 }
