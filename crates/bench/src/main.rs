@@ -379,6 +379,7 @@ fn run_case(
             runs,
             crawl_wall: Vec::new(),
             baseline_wall: Vec::new(),
+            baseline_cpu_seconds: Vec::new(),
             cpu_seconds: Vec::new(),
             peak_rss_mib: Vec::new(),
             mismatch: None,
@@ -389,10 +390,15 @@ fn run_case(
         // Baseline and crawls alternate, each binary leading in turn, so that drift in the
         // machine's load hits all of them.
         if pages <= 200_000 {
-            let wall = baseline::fetch_all(&served.fetched, options.concurrency)?;
-            say(&format!("{name}: baseline {:.2} s", wall.as_secs_f64()));
+            let fetched = baseline::fetch_all(&served.fetched, options.concurrency)?;
+            say(&format!(
+                "{name}: baseline {:.2} s, {:.2} CPU s",
+                fetched.wall.as_secs_f64(),
+                fetched.cpu_seconds
+            ));
             for result in &mut results {
-                result.baseline_wall.push(wall);
+                result.baseline_wall.push(fetched.wall);
+                result.baseline_cpu_seconds.push(fetched.cpu_seconds);
             }
         }
         for turn in 0..binaries.len() {

@@ -16,6 +16,8 @@ pub(crate) struct CaseResult {
     pub runs: usize,
     pub crawl_wall: Vec<Duration>,
     pub baseline_wall: Vec<Duration>,
+    /// The baseline's own CPU time (its client and runtime threads), per run.
+    pub baseline_cpu_seconds: Vec<f64>,
     pub cpu_seconds: Vec<f64>,
     pub peak_rss_mib: Vec<f64>,
     /// `None` when the listed URLs equal the expected set; otherwise what differs.
@@ -53,7 +55,12 @@ impl CaseResult {
     }
 
     fn cpu_ms_per_page(&self) -> Vec<f64> {
-        self.cpu_seconds
+        self.per_page(&self.cpu_seconds)
+    }
+
+    /// Milliseconds per URL fetched of each of `seconds`.
+    fn per_page(&self, seconds: &[f64]) -> Vec<f64> {
+        seconds
             .iter()
             .map(|seconds| seconds * 1000.0 / self.fetched as f64)
             .collect()
@@ -81,7 +88,7 @@ impl CaseResult {
             }
         };
         format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             self.case,
             self.pages,
             self.fetched,
@@ -92,6 +99,7 @@ impl CaseResult {
             or_dash(&baseline, 0),
             over_baseline,
             spread(&self.cpu_ms_per_page(), 3),
+            or_dash(&self.per_page(&self.baseline_cpu_seconds), 3),
             spread(&self.peak_rss_mib, 1),
             match &self.mismatch {
                 None => "exact".to_string(),
@@ -176,16 +184,18 @@ pub(crate) fn markdown(
          noindex pages). The baseline is the same HTTP client at the same concurrency fetching \
          those URLs (decompressing the bodies) without parsing; \"over baseline\" is the \
          crawl's median wall time over the baseline's. CPU is the crawler process's user and \
-         system time per URL fetched; peak memory its peak RSS. \"Correct\" compares the URLs \
+         system time per URL fetched, baseline CPU that of the baseline's threads (the floor \
+         of what this HTTP client spends on the same requests); peak memory the crawler's \
+         peak RSS. \"Correct\" compares the URLs \
          listed with the generator's expected set.\n"
     );
     let _ = writeln!(
         text,
-        "| case | pages | URLs fetched | binary | runs | crawl wall (s) | crawl pages/s | baseline pages/s | over baseline | CPU ms/page | peak RSS (MiB) | correct |"
+        "| case | pages | URLs fetched | binary | runs | crawl wall (s) | crawl pages/s | baseline pages/s | over baseline | CPU ms/page | baseline CPU ms/page | peak RSS (MiB) | correct |"
     );
     let _ = writeln!(
         text,
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     for result in results {
         let _ = writeln!(text, "{}", result.row());
