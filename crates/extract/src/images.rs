@@ -35,14 +35,13 @@ fn largest_candidate(srcset: &str) -> Option<&str> {
         .filter_map(|(url, descriptor)| {
             let size = match descriptor {
                 Some(descriptor) => {
-                    let (number, unit) = descriptor.split_at(descriptor.len().saturating_sub(1));
-                    let number: f64 = number.parse().ok()?;
-                    match unit {
-                        // Widths outrank densities: a width is in pixels.
-                        "w" => number * 1_000.0,
-                        "x" => number,
-                        _ => return None,
-                    }
+                    // Widths outrank densities: a width is in pixels.
+                    let (number, scale) = if let Some(width) = descriptor.strip_suffix('w') {
+                        (width, 1_000.0)
+                    } else {
+                        (descriptor.strip_suffix('x')?, 1.0)
+                    };
+                    number.parse::<f64>().ok()? * scale
                 }
                 None => 1.0,
             };
