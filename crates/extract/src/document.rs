@@ -13,11 +13,19 @@ use crate::{
     PageDetails, PageFacts, canonical, charset, parse_in_encoding, resolve, tokens,
 };
 
+/// How the decoded document is tokenized: `tokens::read`, or in tests the reference.
+pub(crate) type Tokenize = fn(&str, bool, bool) -> tokens::RawDocument;
+
 /// Fills `facts` from the document body (the headers were read already).
-pub(crate) fn read_html(document: &Document<'_>, options: &ExtractOptions, facts: &mut PageFacts) {
+pub(crate) fn read_html(
+    document: &Document<'_>,
+    options: &ExtractOptions,
+    facts: &mut PageFacts,
+    tokenize: Tokenize,
+) {
     let (text, encoding) = charset::decode(document.body, document.headers.content_type.as_deref());
     facts.encoding = encoding.name();
-    let mut raw = tokens::read(&text, options.fingerprint, options.details);
+    let mut raw = tokenize(&text, options.fingerprint, options.details);
 
     facts.base = raw
         .base

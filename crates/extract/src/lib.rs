@@ -193,8 +193,16 @@ pub const MAX_IMAGES_PER_PAGE: usize = 1000;
 
 /// Extracts the facts of an HTML document.
 pub fn extract(document: &Document<'_>, options: &ExtractOptions) -> PageFacts {
+    extract_by(document, options, tokens::read)
+}
+
+fn extract_by(
+    document: &Document<'_>,
+    options: &ExtractOptions,
+    tokenize: document::Tokenize,
+) -> PageFacts {
     let mut facts = extract_headers(document.url, document.headers, options);
-    document::read_html(document, options, &mut facts);
+    document::read_html(document, options, &mut facts, tokenize);
     if !options.custom.is_empty() {
         facts.extracted = custom::extract_values(document, &options.custom);
     }
@@ -276,5 +284,7 @@ pub(crate) fn parse_in_encoding(
         .ok()
 }
 
+#[cfg(test)]
+mod differential;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 use proptest::prelude::*;
 use url::Url;
 
+use crate::differential::same_facts;
 use crate::{
     Document, ExtractOptions, LinkKind, PageFacts, ResponseHeaders, extract, extract_headers,
 };
@@ -14,14 +15,9 @@ fn headers(content_type: &str) -> ResponseHeaders {
     }
 }
 
+/// The facts of `body`, the same over both tokenizers (see `differential`).
 fn facts_with(body: &[u8], headers: &ResponseHeaders) -> PageFacts {
-    let url = Url::parse(PAGE).unwrap();
-    let document = Document {
-        url: &url,
-        body,
-        headers,
-    };
-    extract(&document, &ExtractOptions::default())
+    same_facts(body, headers, PAGE, &ExtractOptions::default())
 }
 
 fn facts(html: &str) -> PageFacts {
@@ -470,18 +466,13 @@ fn hash_routes_are_kept_apart_from_fragments() {
 }
 
 fn details_of(html: &str) -> crate::PageDetails {
-    let url = Url::parse(PAGE).unwrap();
-    let headers = headers("text/html");
-    let document = Document {
-        url: &url,
-        body: html.as_bytes(),
-        headers: &headers,
-    };
     let options = ExtractOptions {
         details: true,
         ..ExtractOptions::default()
     };
-    extract(&document, &options).details.unwrap()
+    same_facts(html.as_bytes(), &headers("text/html"), PAGE, &options)
+        .details
+        .unwrap()
 }
 
 #[test]

@@ -1,21 +1,24 @@
-//! Reading the HTML document in one streaming pass over html5ever's HTML5 tokenizer (the
-//! tokenizer under `scraper`), without building a DOM: extraction needs a few elements and
-//! their attributes, and a tree costs many times the page's size in memory and most of the
-//! parsing time. What the tree builder would decide and extraction depends on is tracked
-//! here: the raw-text states (nothing inside `<script>`, `<style>` or `<noscript>` is a
-//! link), where the head ends (a canonical only counts in the head), inert `<template>`
-//! content, and `<picture>` sources.
+//! Reading the HTML document in one streaming pass over an HTML5 tokenizer, without building
+//! a DOM: extraction needs a few elements and their attributes, and a tree costs many times
+//! the page's size in memory and most of the parsing time. What the tree builder would decide
+//! and extraction depends on is tracked here: the raw-text states (nothing inside `<script>`,
+//! `<style>` or `<noscript>` is a link), where the head ends (a canonical only counts in the
+//! head), inert `<template>` content, and `<picture>` sources.
+//!
+//! Two tokenizers feed the same collection. html5gum's (`gum`), driven by an emitter that
+//! builds no tokens (tag names and attributes go into buffers reused from tag to tag), reads
+//! most pages, at about a third of the cost. html5ever's (`reference`, the one under
+//! `scraper`) reads a page whose fingerprint is asked for: the fingerprint's words are cut
+//! where html5ever cuts text into pieces (a character reference is a piece of its own), and
+//! fingerprints recorded by earlier runs must stay comparable. Everything else collected here
+//! does not depend on how a tokenizer cuts text; the differential tests hold the two to
+//! the same document.
 
-use std::cell::RefCell;
-
-use html5ever::tendril::StrTendril;
+pub(crate) mod gum;
+pub(crate) mod reference;
 
 use crate::refresh::instant_refresh_target;
 use crate::{LinkKind, ShellSignals};
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
 
 /// Elements that may stand in the head; any other start tag (or text) starts the body
 /// (HTML, "the in head insertion mode").
@@ -23,6 +26,28 @@ const HEAD_ELEMENTS: &[&str] = &[
     "html", "head", "base", "basefont", "bgsound", "link", "meta", "noscript", "script", "style",
     "template", "title",
 ];
+
+/// A start tag as the tokenizer read it: its name (ASCII lowercased), attributes (the first
+/// of a name counts) and whether it was written self-closing.
+pub(crate) trait StartTag {
+    fn name(&self) -> &str;
+    fn attribute(&self, name: &str) -> Option<&str>;
+    fn self_closing(&self) -> bool;
+}
+
+/// The tokenizer state a start tag switches to (HTML, "parsing HTML fragments": the elements
+/// whose content is not markup).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextMode {
+    /// `<title>`, `<textarea>`: text with character references.
+    Rcdata,
+    /// `<style>`, `<noscript>` (scripting is on in a browser), `<iframe>`, `<xmp>`...
+    Rawtext,
+    /// `<script>`.
+    ScriptData,
+    /// `<plaintext>`: the rest of the document.
+    Plaintext,
+}
 
 /// What the document says, as written: URLs are resolved afterwards, against the document's
 /// base, which may come after the links it applies to.
@@ -66,6 +91,12 @@ pub(crate) struct RawDetails {
 /// An anchor's text is kept up to this many characters.
 const MAX_ANCHOR_CHARS: usize = 200;
 
+/// Of an anchor's or heading's text, at most this many bytes are read before collapsing.
+const MAX_COLLECTED_BYTES: usize = MAX_ANCHOR_CHARS * 4;
+
+/// `javascript`, the word a `<noscript>` asking for scripts holds.
+const JAVASCRIPT: &[u8] = b"javascript";
+
 #[derive(Debug, Default)]
 struct State {
     document: RawDocument,
@@ -86,35 +117,18 @@ struct State {
     anchor: Option<(usize, String)>,
     /// The first `<h1>`'s text, while it is read (details only).
     h1: Option<String>,
+    /// The end of the `<noscript>` text read so far, lowercased: `javascript` may straddle
+    /// two pieces of text.
+    noscript_tail: Vec<u8>,
 }
 
-struct Sink {
-    state: RefCell<State>,
-}
-
-/// Tokenizes `html` and collects what extraction needs.
+/// Tokenizes `html` and collects what extraction needs; `want_text` for the fingerprint.
 pub(crate) fn read(html: &str, want_text: bool, want_details: bool) -> RawDocument {
-    let state = State {
-        document: RawDocument {
-            text: want_text.then(Vec::new),
-            details: want_details.then(RawDetails::default),
-            ..RawDocument::default()
-        },
-        ..State::default()
-    };
-    let tokenizer = Tokenizer::new(
-        Sink {
-            state: RefCell::new(state),
-        },
-        TokenizerOpts::default(),
-    );
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
-    let mut state = tokenizer.sink.state.into_inner();
-    state.end_anchor();
-    state.document
+    if want_text {
+        reference::read(html, want_text, want_details)
+    } else {
+        gum::read(html, want_details)
+    }
 }
 
 /// The ids single-page application frameworks mount into: React (`root`), Vue (`app`), Next.js,
@@ -151,23 +165,51 @@ fn is_custom_element(name: &str) -> bool {
     name.contains('-') && name.starts_with(|first: char| first.is_ascii_lowercase())
 }
 
-fn attribute<'a>(tag: &'a Tag, name: &str) -> Option<&'a str> {
-    tag.attrs
-        .iter()
-        .find(|attribute| attribute.name.ns.is_empty() && &*attribute.name.local == name)
-        .map(|attribute| &*attribute.value)
-}
-
-fn has_relation(tag: &Tag, relation: &str) -> bool {
-    attribute(tag, "rel").is_some_and(|rel| {
+fn has_relation(tag: &impl StartTag, relation: &str) -> bool {
+    tag.attribute("rel").is_some_and(|rel| {
         rel.split_ascii_whitespace()
             .any(|token| token.eq_ignore_ascii_case(relation))
     })
 }
 
 impl State {
-    fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
-        let name: &str = &tag.name;
+    fn new(want_text: bool, want_details: bool) -> State {
+        State {
+            document: RawDocument {
+                text: want_text.then(Vec::new),
+                details: want_details.then(RawDetails::default),
+                ..RawDocument::default()
+            },
+            ..State::default()
+        }
+    }
+
+    /// The end of the document: what is still open is closed.
+    fn finish(mut self) -> RawDocument {
+        self.end_anchor();
+        self.document
+    }
+
+    /// Markup (a tag, a comment, a doctype) between two pieces of text.
+    fn markup(&mut self) {
+        self.noscript_tail.clear();
+    }
+
+    /// A start tag; the text mode it switches the tokenizer to, if any.
+    fn start_tag(&mut self, tag: &impl StartTag) -> Option<TextMode> {
+        self.markup();
+        let mode = self.read_start_tag(tag);
+        // Title and textarea text is read (RCDATA); script, style and the like hold no
+        // content.
+        self.raw_text = matches!(
+            mode,
+            Some(TextMode::ScriptData | TextMode::Rawtext | TextMode::Plaintext)
+        );
+        mode
+    }
+
+    fn read_start_tag(&mut self, tag: &impl StartTag) -> Option<TextMode> {
+        let name = tag.name();
         if !HEAD_ELEMENTS.contains(&name) {
             self.in_body = true;
         }
@@ -175,20 +217,20 @@ impl State {
         if self.template_depth == 0 {
             self.note_shell_signals(name, tag);
         }
-        let raw_text = match name {
-            "script" => Some(TokenSinkResult::RawData(RawKind::ScriptData)),
+        let mode = match name {
+            "script" => Some(TextMode::ScriptData),
             "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => {
-                Some(TokenSinkResult::RawData(RawKind::Rawtext))
+                Some(TextMode::Rawtext)
             }
-            "textarea" | "title" => Some(TokenSinkResult::RawData(RawKind::Rcdata)),
-            "plaintext" => Some(TokenSinkResult::Plaintext),
+            "textarea" | "title" => Some(TextMode::Rcdata),
+            "plaintext" => Some(TextMode::Plaintext),
             _ => None,
         };
-        if name == "template" && !tag.self_closing {
+        if name == "template" && !tag.self_closing() {
             self.template_depth += 1;
         }
         if self.template_depth > 0 {
-            return raw_text.unwrap_or(TokenSinkResult::Continue);
+            return mode;
         }
         if name == "a" {
             // Links do not nest: a new `<a>` ends the one before (HTML, "in body", `a`).
@@ -198,13 +240,13 @@ impl State {
         match name {
             "base" => {
                 if document.base.is_none()
-                    && let Some(href) = attribute(tag, "href")
+                    && let Some(href) = tag.attribute("href")
                 {
                     document.base = Some(href.to_string());
                 }
             }
             "a" | "area" => {
-                if let Some(href) = attribute(tag, "href") {
+                if let Some(href) = tag.attribute("href") {
                     let kind = if name == "a" {
                         LinkKind::Anchor
                     } else {
@@ -218,7 +260,7 @@ impl State {
                         match name {
                             "a" => self.anchor = Some((index, String::new())),
                             _ => {
-                                if let Some(alt) = attribute(tag, "alt") {
+                                if let Some(alt) = tag.attribute("alt") {
                                     details.anchors.push((index, collapse(alt)));
                                 }
                             }
@@ -227,7 +269,7 @@ impl State {
                 }
             }
             "iframe" | "frame" => {
-                if let Some(source) = attribute(tag, "src") {
+                if let Some(source) = tag.attribute("src") {
                     document
                         .links
                         .push((source.to_string(), LinkKind::Frame, false));
@@ -237,12 +279,12 @@ impl State {
                 }
             }
             "link" => {
-                if let Some(href) = attribute(tag, "href") {
+                if let Some(href) = tag.attribute("href") {
                     if has_relation(tag, "canonical") && !self.in_body {
                         document.canonicals.push(href.to_string());
                     }
                     if has_relation(tag, "alternate")
-                        && let Some(hreflang) = attribute(tag, "hreflang")
+                        && let Some(hreflang) = tag.attribute("hreflang")
                     {
                         let hreflang = hreflang.trim().to_string();
                         document.links.push((
@@ -254,13 +296,14 @@ impl State {
                 }
             }
             "meta" => {
-                let content = attribute(tag, "content").unwrap_or_default();
-                if let Some(meta_name) = attribute(tag, "name") {
+                let content = tag.attribute("content").unwrap_or_default();
+                if let Some(meta_name) = tag.attribute("name") {
                     document
                         .metas
                         .push((meta_name.trim().to_string(), content.to_string()));
                 }
-                let is_refresh = attribute(tag, "http-equiv")
+                let is_refresh = tag
+                    .attribute("http-equiv")
                     .is_some_and(|equiv| equiv.trim().eq_ignore_ascii_case("refresh"));
                 if is_refresh
                     && document.refresh.is_none()
@@ -275,9 +318,9 @@ impl State {
             "title" if document.title.is_none() && self.title.is_none() => {
                 self.title = Some(String::new());
             }
-            "picture" if !tag.self_closing => self.picture_depth += 1,
+            "picture" if !tag.self_closing() => self.picture_depth += 1,
             "img" | "source" if self.in_body && (name == "img" || self.picture_depth > 0) => {
-                if let Some(image) = crate::images::image_of(|name| attribute(tag, name)) {
+                if let Some(image) = crate::images::image_of(|name| tag.attribute(name)) {
                     document.images.push(image.to_string());
                 }
             }
@@ -286,19 +329,20 @@ impl State {
         if document.details.is_some() {
             self.read_details(name, tag);
         }
-        raw_text.unwrap_or(TokenSinkResult::Continue)
+        mode
     }
 
     /// Notes what only the audit reads: headings, the language, images without alt text,
     /// what the page loads, and an image's alt as the text of the link around it.
-    fn read_details(&mut self, name: &str, tag: &Tag) {
+    fn read_details(&mut self, name: &str, tag: &impl StartTag) {
         let Some(details) = &mut self.document.details else {
             return;
         };
         let resource = match name {
             "html" => {
                 if details.lang.is_none() {
-                    details.lang = attribute(tag, "lang")
+                    details.lang = tag
+                        .attribute("lang")
                         .map(str::trim)
                         .filter(|lang| !lang.is_empty())
                         .map(str::to_string);
@@ -314,26 +358,26 @@ impl State {
             }
             "img" => {
                 if let Some((_, text)) = &mut self.anchor
-                    && let Some(alt) = attribute(tag, "alt")
+                    && let Some(alt) = tag.attribute("alt")
                 {
                     text.push(' ');
                     text.push_str(alt);
                 }
-                let source = attribute(tag, "src").or_else(|| attribute(tag, "data-src"));
-                if attribute(tag, "alt").is_none() && self.in_body {
+                let source = tag.attribute("src").or_else(|| tag.attribute("data-src"));
+                if tag.attribute("alt").is_none() && self.in_body {
                     details
                         .images_without_alt
                         .push(source.unwrap_or_default().to_string());
                 }
                 source
             }
-            "script" | "video" | "audio" | "embed" | "track" => attribute(tag, "src"),
-            "source" => attribute(tag, "src"),
-            "object" => attribute(tag, "data"),
+            "script" | "video" | "audio" | "embed" | "track" => tag.attribute("src"),
+            "source" => tag.attribute("src"),
+            "object" => tag.attribute("data"),
             "link" => ["stylesheet", "icon", "preload", "modulepreload", "manifest"]
                 .iter()
                 .any(|relation| has_relation(tag, relation))
-                .then(|| attribute(tag, "href"))
+                .then(|| tag.attribute("href"))
                 .flatten(),
             _ => None,
         };
@@ -355,16 +399,16 @@ impl State {
     }
 
     /// Counts executable scripts, notes `<noscript>`, and opens a mount element.
-    fn note_shell_signals(&mut self, name: &str, tag: &Tag) {
+    fn note_shell_signals(&mut self, name: &str, tag: &impl StartTag) {
         match name {
-            "script" if is_executable_script(attribute(tag, "type")) => {
+            "script" if is_executable_script(tag.attribute("type")) => {
                 self.document.shell.scripts += 1;
             }
             "noscript" => self.in_noscript = true,
             _ => {}
         }
-        if self.in_body && !tag.self_closing {
-            let id = attribute(tag, "id").map(str::trim).unwrap_or_default();
+        if self.in_body && !tag.self_closing() {
+            let id = tag.attribute("id").map(str::trim).unwrap_or_default();
             if MOUNT_IDS.contains(&id) {
                 self.open_mount = Some((name.to_string(), format!("<{name} id=\"{id}\">")));
             } else if is_custom_element(name) {
@@ -373,14 +417,16 @@ impl State {
         }
     }
 
-    fn end_tag(&mut self, tag: &Tag) {
-        if let Some((name, written)) = self.open_mount.take()
-            && *tag.name == *name
+    fn end_tag(&mut self, name: &str) {
+        self.markup();
+        self.raw_text = false;
+        if let Some((open, written)) = self.open_mount.take()
+            && open == name
             && self.document.shell.empty_mount.is_none()
         {
             self.document.shell.empty_mount = Some(written);
         }
-        match &*tag.name {
+        match name {
             "a" => self.end_anchor(),
             "h1" => {
                 if let Some(h1) = self.h1.take()
@@ -402,33 +448,29 @@ impl State {
         }
     }
 
-    fn characters(&mut self, text: &str, in_raw_text: bool) {
+    /// A piece of text. A tokenizer may hand over the text between two tags in any number
+    /// of pieces: what is collected is the same, but for the fingerprint's words, which end
+    /// with each piece.
+    fn characters(&mut self, text: &str) {
         if let Some(title) = &mut self.title {
             // The title's text belongs to the head, not to the visible content.
             title.push_str(text);
             return;
         }
-        if self.in_noscript
-            && self.template_depth == 0
-            && text.to_ascii_lowercase().contains("javascript")
-        {
-            self.document.shell.noscript_asks_for_javascript = true;
+        if self.in_noscript && self.template_depth == 0 {
+            self.note_noscript_text(text);
         }
-        if in_raw_text || self.template_depth > 0 {
+        if self.raw_text || self.template_depth > 0 {
             return;
         }
         for collected in [self.anchor.as_mut().map(|(_, text)| text), self.h1.as_mut()]
             .into_iter()
             .flatten()
         {
-            if collected.len() < MAX_ANCHOR_CHARS * 4 {
-                collected.push_str(text);
-            }
+            push_capped(collected, text);
         }
         if !text.trim_ascii().is_empty() {
             self.open_mount = None;
-        }
-        if !self.in_body && !text.trim_ascii().is_empty() {
             self.in_body = true;
         }
         if let Some(normalized) = &mut self.document.text {
@@ -442,6 +484,35 @@ impl State {
             }
         }
     }
+
+    /// Looks for `javascript` in the `<noscript>` text, across the pieces it comes in.
+    fn note_noscript_text(&mut self, text: &str) {
+        if self.document.shell.noscript_asks_for_javascript {
+            return;
+        }
+        let tail = &mut self.noscript_tail;
+        tail.extend(text.bytes().map(|byte| byte.to_ascii_lowercase()));
+        if tail
+            .windows(JAVASCRIPT.len())
+            .any(|window| window == JAVASCRIPT)
+        {
+            self.document.shell.noscript_asks_for_javascript = true;
+        }
+        let keep = JAVASCRIPT.len() - 1;
+        if tail.len() > keep {
+            tail.drain(..tail.len() - keep);
+        }
+    }
+}
+
+/// Appends `text` to `collected` up to [`MAX_COLLECTED_BYTES`] in all (cut at a character).
+fn push_capped(collected: &mut String, text: &str) {
+    let room = MAX_COLLECTED_BYTES.saturating_sub(collected.len());
+    let mut cut = text.len().min(room);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    collected.push_str(&text[..cut]);
 }
 
 /// `text` with runs of whitespace made one space, trimmed, at most [`MAX_ANCHOR_CHARS`]
@@ -457,38 +528,5 @@ fn collapse(text: &str) -> String {
     match collapsed.char_indices().nth(MAX_ANCHOR_CHARS) {
         Some((cut, _)) => collapsed[..cut].to_string(),
         None => collapsed,
-    }
-}
-
-impl TokenSink for Sink {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line_number: u64) -> TokenSinkResult<()> {
-        let mut state = self.state.borrow_mut();
-        match token {
-            Token::TagToken(tag) => match tag.kind {
-                TagKind::StartTag => {
-                    let result = state.start_tag(&tag);
-                    // Title and textarea text is read (RCDATA); script, style and the like
-                    // hold no content.
-                    state.raw_text = matches!(
-                        result,
-                        TokenSinkResult::RawData(RawKind::ScriptData | RawKind::Rawtext)
-                            | TokenSinkResult::Plaintext
-                    );
-                    return result;
-                }
-                TagKind::EndTag => {
-                    state.raw_text = false;
-                    state.end_tag(&tag);
-                }
-            },
-            Token::CharacterTokens(text) => {
-                let raw = state.raw_text;
-                state.characters(&text, raw);
-            }
-            _ => {}
-        }
-        TokenSinkResult::Continue
     }
 }

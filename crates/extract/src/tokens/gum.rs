@@ -1,0 +1,269 @@
+//! The tokenizer most pages are read with: html5gum's, driven by an emitter that builds no
+//! tokens.
+//! A start tag's name and attributes are written into two buffers kept from tag to tag, and
+//! handed to [`State`] as a [`StartTag`] when the tag is complete; text goes to it in the
+//! pieces the tokenizer reads it in; comments and doctypes are only markup between texts.
+
+use std::convert::Infallible;
+
+use html5gum::{Emitter, Error, State as TokenizerState, Tokenizer};
+
+use super::{RawDocument, StartTag, State, TextMode};
+
+/// Tokenizes `html` and collects what extraction needs but the fingerprint's text.
+pub(crate) fn read(html: &str, want_details: bool) -> RawDocument {
+    let mut state = State::new(false, want_details);
+    read_into(html, &mut state);
+    state.finish()
+}
+
+fn read_into(html: &str, state: &mut State) {
+    // The encoding took a byte order mark off; html5ever drops one more, and so does this.
+    let html = html.strip_prefix('\u{feff}').unwrap_or(html);
+    let reader = Reader {
+        state,
+        tag: TagBuffer::default(),
+        current: Current::Other,
+        last_start_tag: Vec::new(),
+        pending: Vec::new(),
+    };
+    // Reading a string cannot fail.
+    let _ = Tokenizer::new_with_emitter(html, reader).finish();
+}
+
+/// The token being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Current {
+    StartTag,
+    EndTag,
+    /// A comment or a doctype: nothing of it is kept.
+    Other,
+}
+
+/// A tag's name and attributes, as the tokenizer spells them out.
+#[derive(Debug, Default)]
+struct TagBuffer {
+    name: Vec<u8>,
+    self_closing: bool,
+    /// The attributes' names and values, one after the other.
+    bytes: Vec<u8>,
+    /// Per attribute, in order: where its name starts, where its value starts, where it ends.
+    attributes: Vec<(usize, usize, usize)>,
+}
+
+impl TagBuffer {
+    fn clear(&mut self) {
+        self.name.clear();
+        self.self_closing = false;
+        self.bytes.clear();
+        self.attributes.clear();
+    }
+}
+
+impl StartTag for TagBuffer {
+    fn name(&self) -> &str {
+        // The tokenizer reads a `str` and cuts it only at ASCII bytes: always UTF-8.
+        std::str::from_utf8(&self.name).unwrap_or_default()
+    }
+
+    fn attribute(&self, name: &str) -> Option<&str> {
+        // The first of a name counts, as in the tree a browser builds.
+        let &(_, value, end) = self
+            .attributes
+            .iter()
+            .find(|&&(start, value, _)| &self.bytes[start..value] == name.as_bytes())?;
+        std::str::from_utf8(&self.bytes[value..end]).ok()
+    }
+
+    fn self_closing(&self) -> bool {
+        self.self_closing
+    }
+}
+
+struct Reader<'a> {
+    state: &'a mut State,
+    tag: TagBuffer,
+    current: Current,
+    /// The name of the last start tag: `</script>` ends a script only after `<script>`.
+    last_start_tag: Vec<u8>,
+    /// The start of a character the tokenizer cut (it reconsumes a byte after `&` or `<`
+    /// on its own), until the rest of it comes.
+    pending: Vec<u8>,
+}
+
+/// Hands the text in `text` to `state`, up to a character cut at its end; how many bytes
+/// it handed over.
+fn pass_text(state: &mut State, text: &[u8]) -> usize {
+    match std::str::from_utf8(text) {
+        Ok(whole) => {
+            state.characters(whole);
+            text.len()
+        }
+        Err(error) if error.error_len().is_none() => {
+            let valid = error.valid_up_to();
+            if let Ok(prefix) = std::str::from_utf8(&text[..valid])
+                && !prefix.is_empty()
+            {
+                state.characters(prefix);
+            }
+            valid
+        }
+        // The input is a `str`: not reached.
+        Err(_) => {
+            state.characters(&String::from_utf8_lossy(text));
+            text.len()
+        }
+    }
+}
+
+impl Reader<'_> {
+    /// Markup ends the text before it: a character still cut is handed over as it is.
+    fn markup(&mut self) {
+        if !self.pending.is_empty() {
+            self.state
+                .characters(&String::from_utf8_lossy(&self.pending));
+            self.pending.clear();
+        }
+        self.state.markup();
+    }
+
+    /// A token starts. It may come to nothing (`</a` in a title is text): only one emitted
+    /// is markup between texts.
+    fn start(&mut self, current: Current) {
+        self.current = current;
+        self.tag.clear();
+    }
+}
+
+impl Emitter for Reader<'_> {
+    type Token = Infallible;
+
+    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
+        self.last_start_tag.clear();
+        self.last_start_tag
+            .extend_from_slice(last_start_tag.unwrap_or_default());
+    }
+
+    fn emit_eof(&mut self) {
+        self.markup();
+    }
+
+    fn emit_error(&mut self, _error: Error) {}
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+
+    fn pop_token(&mut self) -> Option<Infallible> {
+        None
+    }
+
+    fn emit_string(&mut self, text: &[u8]) {
+        // A NUL in text is a parse error the tree builder drops.
+        if self.pending.is_empty() && !text.contains(&0) {
+            let passed = pass_text(self.state, text);
+            self.pending.extend_from_slice(&text[passed..]);
+        } else {
+            let mut pending = std::mem::take(&mut self.pending);
+            pending.extend(text.iter().copied().filter(|&byte| byte != 0));
+            let passed = pass_text(self.state, &pending);
+            pending.drain(..passed);
+            self.pending = pending;
+        }
+    }
+
+    fn init_start_tag(&mut self) {
+        self.start(Current::StartTag);
+    }
+
+    fn init_end_tag(&mut self) {
+        self.start(Current::EndTag);
+    }
+
+    fn init_comment(&mut self) {
+        self.start(Current::Other);
+    }
+
+    fn init_doctype(&mut self) {
+        self.start(Current::Other);
+    }
+
+    fn emit_current_tag(&mut self) -> Option<TokenizerState> {
+        self.markup();
+        match self.current {
+            Current::StartTag => {
+                self.last_start_tag.clear();
+                self.last_start_tag.extend_from_slice(&self.tag.name);
+                self.state.start_tag(&self.tag).map(|mode| match mode {
+                    TextMode::Rcdata => TokenizerState::RcData,
+                    TextMode::Rawtext => TokenizerState::RawText,
+                    TextMode::ScriptData => TokenizerState::ScriptData,
+                    TextMode::Plaintext => TokenizerState::PlainText,
+                })
+            }
+            Current::EndTag => {
+                self.state.end_tag(self.tag.name());
+                None
+            }
+            Current::Other => None,
+        }
+    }
+
+    fn emit_current_comment(&mut self) {
+        self.markup();
+    }
+
+    fn emit_current_doctype(&mut self) {
+        self.markup();
+    }
+
+    fn set_self_closing(&mut self) {
+        self.tag.self_closing = true;
+    }
+
+    fn set_force_quirks(&mut self) {}
+
+    fn push_tag_name(&mut self, name: &[u8]) {
+        self.tag.name.extend_from_slice(name);
+    }
+
+    fn push_comment(&mut self, _text: &[u8]) {}
+
+    fn push_doctype_name(&mut self, _name: &[u8]) {}
+
+    fn init_attribute(&mut self) {
+        let at = self.tag.bytes.len();
+        self.tag.attributes.push((at, at, at));
+    }
+
+    fn push_attribute_name(&mut self, name: &[u8]) {
+        self.tag.bytes.extend_from_slice(name);
+        let at = self.tag.bytes.len();
+        if let Some((_, value, end)) = self.tag.attributes.last_mut() {
+            *value = at;
+            *end = at;
+        }
+    }
+
+    fn push_attribute_value(&mut self, value: &[u8]) {
+        self.tag.bytes.extend_from_slice(value);
+        let at = self.tag.bytes.len();
+        if let Some((_, _, end)) = self.tag.attributes.last_mut() {
+            *end = at;
+        }
+    }
+
+    fn set_doctype_public_identifier(&mut self, _value: &[u8]) {}
+
+    fn set_doctype_system_identifier(&mut self, _value: &[u8]) {}
+
+    fn push_doctype_public_identifier(&mut self, _value: &[u8]) {}
+
+    fn push_doctype_system_identifier(&mut self, _value: &[u8]) {}
+
+    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
+        self.current == Current::EndTag
+            && !self.last_start_tag.is_empty()
+            && self.tag.name == self.last_start_tag
+    }
+}
