@@ -49,18 +49,11 @@ impl SeenSet {
     }
 }
 
-/// A 128-bit fingerprint: two SipHash runs with different salts. Collisions among a few
-/// million URLs are vanishingly unlikely (about n²/2¹²⁹). Fingerprints live only in memory for
-/// one crawl, so the hasher's output need not be stable across releases.
+/// A 128-bit fingerprint: XXH3-128. Collisions among a few million URLs are vanishingly
+/// unlikely (about n²/2¹²⁹); a site that forged two colliding URLs of its own would only hide
+/// one of its pages from its own sitemap. Fingerprints live only in memory for one crawl.
 fn fingerprint(text: &str) -> u128 {
-    let hash_with = |salt: u64| {
-        let mut hasher = std::hash::DefaultHasher::new();
-        hasher.write_u64(salt);
-        hasher.write(text.as_bytes());
-        hasher.finish()
-    };
-    u128::from(hash_with(0x5173_6d61_7070_6572)) << 64
-        | u128::from(hash_with(0x7369_7465_6d61_7070))
+    xxhash_rust::xxh3::xxh3_128(text.as_bytes())
 }
 
 /// The fingerprints are already uniformly distributed: hashing them again would be wasted work.

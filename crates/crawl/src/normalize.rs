@@ -69,10 +69,17 @@ impl UrlNormalizer {
             return None;
         }
         let mut normalized = url.clone();
-        normalized.set_fragment(None);
+        // Each setter rewrites the URL's text: only what is there is taken off.
+        if normalized.fragment().is_some() {
+            normalized.set_fragment(None);
+        }
         // Credentials identify a visitor, never a page.
-        let _ = normalized.set_username("");
-        let _ = normalized.set_password(None);
+        if !normalized.username().is_empty() {
+            let _ = normalized.set_username("");
+        }
+        if normalized.password().is_some() {
+            let _ = normalized.set_password(None);
+        }
 
         let path = self.strip_path_parameters(url.path());
         let path = normalize_percent_encoding(&path);
