@@ -2,7 +2,9 @@
 //! resolve against the document's base, the first `<base href>` wherever it stands (HTML,
 //! "document base URL"), in the document's encoding.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::{BuildHasher, RandomState};
 
 use encoding_rs::Encoding;
 use url::Url;
@@ -39,7 +41,10 @@ pub(crate) fn read_html(
         .map(|details| details.anchors.iter().cloned().collect())
         .unwrap_or_default();
     let mut details = raw_details.as_ref().map(|_| PageDetails::default());
-    let mut seen: HashSet<Link> = HashSet::with_capacity(raw.links.len());
+    // Exact duplicates are dropped. A link is remembered by its hash and its index, not
+    // cloned; links whose hashes are equal are compared in full.
+    let hashes = RandomState::new();
+    let mut seen: HashMap<u64, usize> = HashMap::with_capacity(raw.links.len());
     for (index, (reference, kind, nofollow)) in raw.links.into_iter().enumerate() {
         if kind == LinkKind::Anchor {
             note_hash_route(&reference, &mut facts.hash_routes);
@@ -67,7 +72,16 @@ pub(crate) fn read_html(
             kind,
             nofollow,
         };
-        if seen.insert(link.clone()) {
+        let duplicate = match seen.entry(hashes.hash_one(&link)) {
+            Entry::Vacant(entry) => {
+                entry.insert(facts.links.len());
+                false
+            }
+            Entry::Occupied(first) => {
+                facts.links[*first.get()] == link || facts.links.contains(&link)
+            }
+        };
+        if !duplicate {
             facts.links.push(link);
         }
     }
