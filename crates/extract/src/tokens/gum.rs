@@ -62,7 +62,7 @@ impl TagBuffer {
 
 impl StartTag for TagBuffer {
     fn name(&self) -> &str {
-        // The tokenizer reads a `str` and cuts it only at ASCII bytes: always UTF-8.
+        // A name gathers every byte the tokenizer read for it from a `str`: always UTF-8.
         std::str::from_utf8(&self.name).unwrap_or_default()
     }
 
