@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use futures_util::StreamExt;
 
-use crate::cpu_account::{TICKS, own_ticks};
+use crate::cpu_account::own_ticks;
+use crate::process_tree::TICKS;
 
 /// What one fetch of every URL took.
 #[derive(Debug, Clone, Copy)]

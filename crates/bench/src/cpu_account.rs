@@ -5,10 +5,7 @@
 
 use crate::fleet::psql;
 use crate::fleet_processes::children_ticks;
-use crate::process_tree::read_processes;
-
-/// Clock ticks per second of `/proc` (USER_HZ, 100 on every Linux architecture).
-pub(crate) const TICKS: f64 = 100.0;
+use crate::process_tree::{StatFields, TICKS, read_processes};
 
 /// A PostgreSQL server whose processes this machine runs: its postmaster, the parent of them
 /// all, which reaps the backends of connections that end.
@@ -119,9 +116,8 @@ fn busy_ticks(stat: &str) -> Option<u64> {
 
 /// `utime` and `stime` (fields 14 and 15) of a `/proc/<pid>/stat` line, summed.
 pub(crate) fn own_ticks(stat: &str) -> Option<u64> {
-    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-    let field = |number: usize| -> Option<u64> { fields.get(number - 3)?.parse().ok() };
-    Some(field(14)? + field(15)?)
+    let fields = StatFields::of(stat)?;
+    Some(fields.get(14)? + fields.get(15)?)
 }
 
 #[cfg(test)]

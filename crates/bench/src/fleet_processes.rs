@@ -13,14 +13,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
+use crate::process_tree::{StatFields, TICKS};
+
 /// How often the processes are checked for their exit.
 const POLL: Duration = Duration::from_millis(5);
 
 /// How many polls between two samples of the peak RSS (every 50 ms).
 const POLLS_PER_SAMPLE: u32 = 10;
-
-/// Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on every Linux architecture).
-const TICKS: f64 = 100.0;
 
 /// How many lines of a failed process's stderr an error quotes.
 const STDERR_LINES: usize = 40;
@@ -193,11 +192,8 @@ fn children_cpu_seconds() -> anyhow::Result<f64> {
 
 /// `cutime` and `cstime` (fields 16 and 17) of a `/proc/<pid>/stat` line, summed.
 pub(crate) fn children_ticks(stat: &str) -> Option<u64> {
-    // The command name may hold spaces and parentheses: the fields after it start past the
-    // last ')', with field 3.
-    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-    let field = |number: usize| -> Option<u64> { fields.get(number - 3)?.parse().ok() };
-    Some(field(16)? + field(17)?)
+    let fields = StatFields::of(stat)?;
+    Some(fields.get(16)? + fields.get(17)?)
 }
 
 /// The peak RSS so far of process `pid`, in KiB; `None` once it has exited.

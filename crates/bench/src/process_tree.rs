@@ -14,8 +14,9 @@ use std::time::Duration;
 /// How often the descendants are sampled.
 const INTERVAL: Duration = Duration::from_millis(100);
 
-/// Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on every Linux architecture).
-const TICKS: f64 = 100.0;
+/// Clock ticks per second of `/proc/<pid>/stat` and `/proc/stat` (USER_HZ, 100 on every Linux
+/// architecture).
+pub(crate) const TICKS: f64 = 100.0;
 
 /// What the sampling saw.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,16 +102,30 @@ pub(crate) fn read_processes() -> Vec<Process> {
 /// A line of `/proc/<pid>/stat`: the parent (field 4), user and system time (14, 15) and the
 /// start time (22).
 fn parse_stat(pid: u32, stat: &str) -> Option<Process> {
-    // The command name may hold spaces and parentheses: the fields after it start past the
-    // last ')', with field 3.
-    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-    let field = |number: usize| -> Option<u64> { fields.get(number - 3)?.parse().ok() };
+    let fields = StatFields::of(stat)?;
     Some(Process {
         pid,
-        parent: u32::try_from(field(4)?).ok()?,
-        start: field(22)?,
-        ticks: field(14)? + field(15)?,
+        parent: u32::try_from(fields.get(4)?).ok()?,
+        start: fields.get(22)?,
+        ticks: fields.get(14)? + fields.get(15)?,
     })
+}
+
+/// The numeric fields of a `/proc/<pid>/stat` line, numbered as proc(5) numbers them.
+pub(crate) struct StatFields<'a>(Vec<&'a str>);
+
+impl<'a> StatFields<'a> {
+    pub(crate) fn of(stat: &'a str) -> Option<StatFields<'a>> {
+        // The command name may hold spaces and parentheses: the fields after it start past
+        // the last ')', with field 3.
+        Some(StatFields(
+            stat[stat.rfind(')')? + 1..].split_whitespace().collect(),
+        ))
+    }
+
+    pub(crate) fn get(&self, number: usize) -> Option<u64> {
+        self.0.get(number.checked_sub(3)?)?.parse().ok()
+    }
 }
 
 fn descendants(root: u32, processes: &[Process]) -> Vec<Process> {
