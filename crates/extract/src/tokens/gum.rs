@@ -13,15 +13,10 @@ use super::{RawDocument, StartTag, State, TextMode};
 /// Tokenizes `html` and collects what extraction needs but the fingerprint's text.
 pub(crate) fn read(html: &str, want_details: bool) -> RawDocument {
     let mut state = State::new(false, want_details);
-    read_into(html, &mut state);
-    state.finish()
-}
-
-fn read_into(html: &str, state: &mut State) {
     // The encoding took a byte order mark off; html5ever drops one more, and so does this.
     let html = html.strip_prefix('\u{feff}').unwrap_or(html);
     let reader = Reader {
-        state,
+        state: &mut state,
         tag: TagBuffer::default(),
         current: Current::Other,
         last_start_tag: Vec::new(),
@@ -29,6 +24,7 @@ fn read_into(html: &str, state: &mut State) {
     };
     // Reading a string cannot fail.
     let _ = Tokenizer::new_with_emitter(html, reader).finish();
+    state.finish()
 }
 
 /// The token being read.
@@ -117,13 +113,18 @@ fn pass_text(state: &mut State, text: &[u8]) -> usize {
 }
 
 impl Reader<'_> {
-    /// Markup ends the text before it: a character still cut is handed over as it is.
-    fn markup(&mut self) {
+    /// The text before markup ends: a character still cut is handed over as it is.
+    fn end_text(&mut self) {
         if !self.pending.is_empty() {
             self.state
                 .characters(&String::from_utf8_lossy(&self.pending));
             self.pending.clear();
         }
+    }
+
+    /// A comment or a doctype, between two texts.
+    fn markup(&mut self) {
+        self.end_text();
         self.state.markup();
     }
 
@@ -145,7 +146,7 @@ impl Emitter for Reader<'_> {
     }
 
     fn emit_eof(&mut self) {
-        self.markup();
+        self.end_text();
     }
 
     fn emit_error(&mut self, _error: Error) {}
@@ -189,7 +190,8 @@ impl Emitter for Reader<'_> {
     }
 
     fn emit_current_tag(&mut self) -> Option<TokenizerState> {
-        self.markup();
+        // The state takes a tag as markup itself.
+        self.end_text();
         match self.current {
             Current::StartTag => {
                 self.last_start_tag.clear();
