@@ -28,7 +28,7 @@ use hyper::{Request, Response};
 use tokio::sync::Semaphore;
 
 use crate::crawl_run::listed_urls;
-use crate::report::{median, spread};
+use crate::report::{median, per_second, spread};
 use crate::server::Server;
 use crate::site::GeneratedSite;
 
@@ -248,10 +248,8 @@ struct Series {
 
 impl Series {
     fn pages_per_second(&self, fetched: usize) -> Vec<f64> {
-        self.runs
-            .iter()
-            .map(|run| fetched as f64 / run.wall.as_secs_f64().max(1e-9))
-            .collect()
+        let walls: Vec<Duration> = self.runs.iter().map(|run| run.wall).collect();
+        per_second(fetched, &walls)
     }
 
     fn milliseconds(&self, pick: impl Fn(&RunMeasure) -> Duration) -> Vec<f64> {

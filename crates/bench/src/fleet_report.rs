@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::fleet::{FleetCase, FleetResult, SITES_AT_ONCE, Series};
-use crate::report::spread;
+use crate::report::{milliseconds_each, per_second, spread};
 
 impl Series {
     fn wall_seconds(&self) -> Vec<f64> {
@@ -14,24 +14,18 @@ impl Series {
     }
 
     fn sites_per_hour(&self, sites: usize) -> Vec<f64> {
-        self.walls
-            .iter()
-            .map(|wall| sites as f64 * 3600.0 / wall.as_secs_f64().max(1e-9))
+        per_second(sites, &self.walls)
+            .into_iter()
+            .map(|rate| rate * 3600.0)
             .collect()
     }
 
     fn pages_per_second(&self, pages: usize) -> Vec<f64> {
-        self.walls
-            .iter()
-            .map(|wall| pages as f64 / wall.as_secs_f64().max(1e-9))
-            .collect()
+        per_second(pages, &self.walls)
     }
 
     fn cpu_ms_per_page(&self, pages: usize) -> Vec<f64> {
-        self.cpu_seconds
-            .iter()
-            .map(|seconds| seconds * 1000.0 / pages.max(1) as f64)
-            .collect()
+        milliseconds_each(&self.cpu_seconds, pages)
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::render::{AppResult, RenderSettings, Series, StaticResult};
-use crate::report::{median, spread};
+use crate::report::{median, milliseconds_each, per_second, spread};
 use crate::spa::{APP, SHELL, SinglePageApp};
 
 /// How much worse `auto` may be than `never` on the static site, in percent.
@@ -13,10 +13,7 @@ const TOLERANCE_PERCENT: f64 = 5.0;
 
 impl Series {
     fn pages_per_second(&self) -> Vec<f64> {
-        self.walls
-            .iter()
-            .map(|wall| self.pages as f64 / wall.as_secs_f64().max(1e-9))
-            .collect()
+        per_second(self.pages, &self.walls)
     }
 
     /// CPU milliseconds per page: sitemapper's and the browser's together.
@@ -29,18 +26,11 @@ impl Series {
     }
 
     fn browser_cpu_ms_per_page(&self) -> Vec<f64> {
-        self.per_page_ms(&self.browser_cpu_seconds)
+        milliseconds_each(&self.browser_cpu_seconds, self.pages)
     }
 
     fn sampled_cpu_ms_per_page(&self) -> Vec<f64> {
-        self.per_page_ms(&self.sampled_cpu_seconds)
-    }
-
-    fn per_page_ms(&self, seconds: &[f64]) -> Vec<f64> {
-        seconds
-            .iter()
-            .map(|seconds| seconds * 1000.0 / self.pages as f64)
-            .collect()
+        milliseconds_each(&self.sampled_cpu_seconds, self.pages)
     }
 
     fn used_browser(&self) -> bool {

@@ -35,6 +35,22 @@ pub(crate) fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// `count` things done in each of `walls`, per second.
+pub(crate) fn per_second(count: usize, walls: &[Duration]) -> Vec<f64> {
+    walls
+        .iter()
+        .map(|wall| count as f64 / wall.as_secs_f64().max(1e-9))
+        .collect()
+}
+
+/// Each of `seconds` spent on `count` things (at least one), in milliseconds per thing.
+pub(crate) fn milliseconds_each(seconds: &[f64], count: usize) -> Vec<f64> {
+    seconds
+        .iter()
+        .map(|seconds| seconds * 1000.0 / count.max(1) as f64)
+        .collect()
+}
+
 pub(crate) fn spread(values: &[f64], digits: usize) -> String {
     let min = values.iter().copied().fold(f64::INFINITY, f64::min);
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -48,22 +64,11 @@ pub(crate) fn spread(values: &[f64], digits: usize) -> String {
 
 impl CaseResult {
     fn pages_per_second(&self, walls: &[Duration]) -> Vec<f64> {
-        walls
-            .iter()
-            .map(|wall| self.fetched as f64 / wall.as_secs_f64().max(1e-9))
-            .collect()
+        per_second(self.fetched, walls)
     }
 
     fn cpu_ms_per_page(&self) -> Vec<f64> {
-        self.per_page(&self.cpu_seconds)
-    }
-
-    /// Milliseconds per URL fetched of each of `seconds`.
-    fn per_page(&self, seconds: &[f64]) -> Vec<f64> {
-        seconds
-            .iter()
-            .map(|seconds| seconds * 1000.0 / self.fetched as f64)
-            .collect()
+        milliseconds_each(&self.cpu_seconds, self.fetched)
     }
 
     pub(crate) fn row(&self) -> String {
@@ -99,7 +104,10 @@ impl CaseResult {
             or_dash(&baseline, 0),
             over_baseline,
             spread(&self.cpu_ms_per_page(), 3),
-            or_dash(&self.per_page(&self.baseline_cpu_seconds), 3),
+            or_dash(
+                &milliseconds_each(&self.baseline_cpu_seconds, self.fetched),
+                3
+            ),
             spread(&self.peak_rss_mib, 1),
             match &self.mismatch {
                 None => "exact".to_string(),
