@@ -148,6 +148,11 @@ pub const MAX_DETAIL_EXAMPLES: usize = 20;
 pub struct ShellSignals {
     /// Scripts that run (`<script>` without a type, a JavaScript type or `module`).
     pub scripts: u32,
+    /// The file names of the scripts that run and are loaded from a file (the last segment
+    /// of `src`, without query or fragment), in document order, at most
+    /// [`MAX_SCRIPT_NAMES`]: pages made from one template load the same ones, wherever
+    /// they stand in the site.
+    pub script_names: Vec<String>,
     /// The first empty mount element of the body, as written: an element whose id is one
     /// frameworks mount into (`<div id="root">`, `<div id="app">`, `<div id="__next">`), or an
     /// empty custom element (`<app-root>`).
@@ -155,6 +160,9 @@ pub struct ShellSignals {
     /// A `<noscript>` whose text speaks of JavaScript ("You need to enable JavaScript").
     pub noscript_asks_for_javascript: bool,
 }
+
+/// At most this many script file names are kept per page.
+pub const MAX_SCRIPT_NAMES: usize = 32;
 
 /// At most this many hash routes are kept per page.
 pub const MAX_HASH_ROUTES: usize = 100;

@@ -433,6 +433,19 @@ fn an_application_shell_shows_its_signs() {
 }
 
 #[test]
+fn the_scripts_a_page_loads_are_named_by_their_file() {
+    let page = facts(
+        r#"<head><script src="../static.files/main-1a2b.js?v=3"></script>
+        <script>const path_to_root = "../";</script>
+        <script type="application/json" src="/data.json"></script>
+        <script type=module src=" https://cdn.example.net/lib/toc.js#x "></script>
+        <script src="/"></script></head>"#,
+    );
+    assert_eq!(page.shell.scripts, 4, "the JSON block does not run");
+    assert_eq!(page.shell.script_names, ["main-1a2b.js", "toc.js"]);
+}
+
+#[test]
 fn a_filled_mount_element_or_a_plain_noscript_is_no_shell() {
     let server_rendered = facts(
         r#"<body><div id="root"><a href="/about">About</a></div>

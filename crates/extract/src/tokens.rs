@@ -18,7 +18,7 @@ pub(crate) mod gum;
 pub(crate) mod reference;
 
 use crate::refresh::instant_refresh_target;
-use crate::{LinkKind, ShellSignals};
+use crate::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals};
 
 /// Elements that may stand in the head; any other start tag (or text) starts the body
 /// (HTML, "the in head insertion mode").
@@ -144,6 +144,14 @@ const MOUNT_IDS: &[&str] = &[
     "app-root",
     "application",
 ];
+
+/// The file name a script's `src` names: its last path segment, without query or fragment
+/// (`../static.files/main-1a2b.js?v=3` is `main-1a2b.js`). None for an empty one.
+fn script_file_name(source: &str) -> Option<&str> {
+    let path = source.trim().split(['?', '#']).next().unwrap_or_default();
+    let name = path.rsplit('/').next().unwrap_or_default();
+    (!name.is_empty()).then_some(name)
+}
 
 /// Whether a `<script type>` runs: no type, a JavaScript MIME type or `module` (HTML, "the
 /// script element"); JSON data blocks and templates do not.
@@ -402,7 +410,13 @@ impl State {
     fn note_shell_signals(&mut self, name: &str, tag: &impl StartTag) {
         match name {
             "script" if is_executable_script(tag.attribute("type")) => {
-                self.document.shell.scripts += 1;
+                let shell = &mut self.document.shell;
+                shell.scripts += 1;
+                if let Some(name) = tag.attribute("src").and_then(script_file_name)
+                    && shell.script_names.len() < MAX_SCRIPT_NAMES
+                {
+                    shell.script_names.push(name.to_string());
+                }
             }
             "noscript" => self.in_noscript = true,
             _ => {}
