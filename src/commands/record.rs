@@ -137,6 +137,9 @@ impl Recorder {
 
 fn count(counts: &EventCounts, outcome: &PageOutcome) {
     counts.set_last_url(outcome.url.as_str());
+    if outcome.replaces_earlier {
+        return;
+    }
     match &outcome.verdict {
         Verdict::Indexable => {
             counts.listed.fetch_add(1, Ordering::Relaxed);

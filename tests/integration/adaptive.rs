@@ -7,10 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{Run, crawl, listed_urls};
+use crate::harness::{crawl, listed_urls, summary_json};
 
 /// Pages of the fixture sites besides `/`, which links to them all: the crawl has them all
 /// queued after its first page.
@@ -68,12 +66,6 @@ fn slowing_site(capacity: usize, service: Duration) -> Server {
             Some(page(target)?.delay(service.mul_f64(load)))
         })
         .serve()
-}
-
-fn summary_json(run: &Run) -> Value {
-    run.assert_success();
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|error| panic!("{error}: {}\n{}", run.stdout, run.stderr))
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use sitemapper_store::{Store, Verdict};
 
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{crawl, listed_urls, read_sitemap};
+use crate::harness::{crawl, crawl_recorded, listed_urls, read_sitemap};
 use crate::schema::assert_all_valid;
 
 const LAST_MODIFIED: &str = "Tue, 02 Jan 2024 03:04:05 GMT";
@@ -292,4 +292,49 @@ fn output_is_deterministic() {
         std::fs::read(first.path().join("sitemap.xml")).unwrap(),
         std::fs::read(second.path().join("sitemap.xml")).unwrap()
     );
+}
+
+/// A site where the shortest path to `/deep` runs through the slow `/a`, and a longer one
+/// through the fast `/b` and `/b1`; `/shared` is linked from both `/a` and `/b`.
+fn site_with_a_slow_page() -> Site {
+    Site::new()
+        .page("/", r#"<a href="/b">B</a> <a href="/a">A</a>"#)
+        .route(
+            "/a",
+            Route::html(r#"<a href="/deep">Deep</a> <a href="/shared">Shared</a>"#)
+                .delay(std::time::Duration::from_millis(1500)),
+        )
+        .page("/b", r#"<a href="/b1">B1</a> <a href="/shared">Shared</a>"#)
+        .page("/b1", r#"<a href="/deep">Deep</a>"#)
+        .page("/deep", r#"<a href="/">Home</a>"#)
+        .page("/shared", r#"<a href="/">Home</a>"#)
+}
+
+#[test]
+fn depth_is_the_shortest_click_path_whatever_answers_first() {
+    let server = site_with_a_slow_page().serve();
+    for concurrency in ["1", "8"] {
+        let out = tempfile::tempdir().unwrap();
+        let (run, store) = crawl_recorded(
+            &server.url("/"),
+            out.path(),
+            &["--concurrency", concurrency],
+        );
+        run.assert_success();
+        let depth_and_referrer = |path: &str| {
+            let page = store.page(&server.url(path)).unwrap().unwrap();
+            (page.depth, page.referrer)
+        };
+        assert_eq!(
+            depth_and_referrer("/deep"),
+            (2, Some(server.url("/a"))),
+            "through the slow /a, not /b and /b1 (--concurrency {concurrency})"
+        );
+        assert_eq!(depth_and_referrer("/b1"), (2, Some(server.url("/b"))));
+        assert_eq!(
+            depth_and_referrer("/shared"),
+            (2, Some(server.url("/a"))),
+            "of two parents as near, the first in URL order (--concurrency {concurrency})"
+        );
+    }
 }

@@ -228,3 +228,10 @@ pub(crate) fn chromium() -> Option<PathBuf> {
     }
     found
 }
+
+/// The summary a successful `--summary json` run printed on stdout.
+pub(crate) fn summary_json(run: &Run) -> serde_json::Value {
+    run.assert_success();
+    serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|error| panic!("{error}: {}\n{}", run.stdout, run.stderr))
+}

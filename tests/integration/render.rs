@@ -9,7 +9,7 @@ use sitemapper_store::{Rendering, ServedDifference};
 
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{
-    chromium, crawl, crawl_recorded, listed_urls, sitemapper_command, verdict_of,
+    chromium, crawl, crawl_recorded, listed_urls, sitemapper_command, summary_json, verdict_of,
 };
 
 /// A script standing for the browser that notes each start in `marker`, then runs it.
@@ -217,7 +217,13 @@ fn a_single_page_app_is_mapped_completely_and_the_browser_obeys_robots_txt() {
 
     let stderr = &run.stderr;
     assert!(
-        stderr.contains("Rendered 10 of 10 HTML pages: the site builds its links in JavaScript."),
+        stderr.contains(
+            "Rendered 10 of 10 HTML pages: 1 of 1 kind of page (pages that load the same scripts) builds links in JavaScript."
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Rendering found 10 URLs that the HTML did not link to."),
         "{stderr}"
     );
     assert!(
@@ -672,5 +678,115 @@ wait $browser
             .contains("because the browser could not render (the browser crashed 4 times)"),
         "{}",
         run.stderr
+    );
+}
+
+/// A site served as pages, with a menu drawn by script on every page (its links lead where
+/// the pages' own links lead), and one section, the shop, whose list of items only a script
+/// fills in from a JSON endpoint.
+fn mixed_site() -> Site {
+    let page = |body: &str| {
+        format!(
+            r#"<!doctype html><html><head><title>Docs</title><script src="/menu.js" defer></script></head>
+            <body><site-menu></site-menu><main>{body}</main></body></html>"#
+        )
+    };
+    let menu = r#"document.querySelector('site-menu').innerHTML =
+        ['/', '/guide/', '/guide/install', '/about'].map((href) => `<a href="${href}">${href}</a>`).join(' ');"#;
+    let shop = r#"<!doctype html><html><head><title>Shop</title><script src="/menu.js" defer></script>
+        <script src="/shop.js" defer></script></head>
+        <body><site-menu></site-menu><div id="app"></div><a href="/">Home</a></body></html>"#;
+    let shop_script = r#"fetch('/api/items.json').then((response) => response.json()).then((items) => {
+        document.getElementById('app').innerHTML =
+            items.map((id) => `<a href="/shop/item-${id}">Item ${id}</a>`).join(' ');
+    });"#;
+    Site::new()
+        .page(
+            "/",
+            &page(r#"<a href="/guide/">Guide</a> <a href="/shop/">Shop</a>"#),
+        )
+        .page("/guide/", &page(r#"<a href="/guide/install">Next</a>"#))
+        .page("/guide/install", &page(r#"<a href="/about">Next</a>"#))
+        .page("/about", &page(r#"<a href="/">Home</a>"#))
+        .route(
+            "/menu.js",
+            Route::new(200, menu).header("Content-Type", "text/javascript"),
+        )
+        .page("/shop/", shop)
+        .route(
+            "/shop.js",
+            Route::new(200, shop_script).header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/api/items.json",
+            Route::new(200, "[1, 2, 3]").header("Content-Type", "application/json"),
+        )
+        .page("/shop/item-1", &page("One"))
+        .page("/shop/item-2", &page("Two"))
+        .page("/shop/item-3", &page("Three"))
+}
+
+#[test]
+fn auto_renders_the_section_scripts_build_and_reads_the_rest_as_served() {
+    let Some(browser) = chromium() else { return };
+    let server = mixed_site().serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    let state = out.path().join("crawl.db");
+    let browser = browser.to_str().expect("utf-8");
+    let state_arg = state.to_str().expect("utf-8");
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &[
+            "--chrome",
+            browser,
+            "--state",
+            state_arg,
+            "--summary",
+            "json",
+        ],
+    );
+    let summary = summary_json(&run);
+    let pages = [
+        "/",
+        "/guide/",
+        "/guide/install",
+        "/about",
+        "/shop/",
+        "/shop/item-1",
+        "/shop/item-2",
+        "/shop/item-3",
+    ];
+    assert_eq!(listed_urls(out.path()), expected(&server, &pages));
+    let rendering = &summary["rendering"];
+    assert_eq!(rendering["found_urls"], 3, "{rendering}");
+    assert_eq!(rendering["templates_probed"], 2, "{rendering}");
+    assert_eq!(rendering["templates_rendered"], 1, "{rendering}");
+    assert_eq!(
+        rendering["rendered"], 2,
+        "one page for the menu, one for the shop: {rendering}"
+    );
+    let store = sitemapper_store::Store::open(&state).expect("open the crawl database");
+    let rendered: Vec<&str> = pages
+        .iter()
+        .copied()
+        .filter(|path| {
+            let page = store.page(&server.url(path)).unwrap().unwrap();
+            page.rendering.is_some()
+        })
+        .collect();
+    assert_eq!(
+        rendered,
+        ["/", "/shop/"],
+        "the first page of each kind stands for it"
+    );
+    let shop_requests = server
+        .targets()
+        .iter()
+        .filter(|target| *target == "/shop/")
+        .count();
+    assert_eq!(
+        shop_requests, 1,
+        "a page rendered to judge its kind is requested once"
     );
 }

@@ -101,6 +101,9 @@ pub struct PageOutcome {
     /// What the page says on itself that an audit reads, when
     /// [`crate::CrawlConfig::page_details`] (link texts are in [`PageOutcome::links`]).
     pub details: Option<PageDetails>,
+    /// The URL was reported earlier in this crawl, read as served, and was visited again to
+    /// be rendered: this outcome replaces that one (it is not another URL to count).
+    pub replaces_earlier: bool,
 }
 
 /// A link of a page, as the crawl database keeps it.
@@ -186,6 +189,7 @@ impl PageOutcome {
             links: None,
             images: None,
             alternates: None,
+            replaces_earlier: false,
             rendering: None,
             extracted: Some(Vec::new()),
             details: None,

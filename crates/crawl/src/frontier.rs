@@ -158,6 +158,14 @@ impl Frontier {
         }
     }
 
+    /// The depth of the URL [`Frontier::pop`] gives next.
+    pub(crate) fn peek_depth(&mut self) -> Option<u32> {
+        if self.memory.is_empty() {
+            self.refill();
+        }
+        self.memory.front().map(|item| item.depth)
+    }
+
     pub(crate) fn pop(&mut self) -> Option<QueuedUrl> {
         if self.memory.is_empty() {
             self.refill();

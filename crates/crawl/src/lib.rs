@@ -44,8 +44,9 @@ pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy}
 pub use normalize::UrlNormalizer;
 pub use pace::PaceBoard;
 pub use render::{
-    Admission, BoxFuture, BrowserReport, PROBES, Refusal, RenderFailure, RenderMode, RenderReport,
-    RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,
+    Admission, BoxFuture, BrowserReport, MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode,
+    RenderReport, RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason,
+    SiteDecision,
 };
 pub use sitemaps::{NoSeeds, SitemapReader, SitemapSeeding, SitemapWalk};
 pub use traps::{TrapKind, TrapReport};

@@ -1,17 +1,29 @@
-//! Pages built by JavaScript: what the crawl asks of a browser, and when (DESIGN.md, Behaviour
-//! rules, `--render`).
+//! Pages built by JavaScript: what the crawl asks of a browser, and when (docs/design.md,
+//! Behaviour rules, `--render`).
 //!
 //! The crawl defines the [`Renderer`] it needs and never depends on a browser: the binary hands
 //! it one (`crates/render` drives Chromium). Every request the browser wants to make is put to
 //! the crawl's [`RequestGate`] first, so robots.txt and the address policy hold for the browser
 //! as for the crawler.
 //!
-//! With [`RenderMode::Auto`], a page is rendered only when its HTML looks like an application
-//! shell (see [`ShellReason`]), and the crawl learns per site: when a rendered page gains links
-//! or directives its HTML lacked, every HTML page of the site is rendered from then on; when
-//! [`PROBES`] rendered pages gained nothing, rendering stops for the site.
+//! With [`RenderMode::Auto`], rendering is worth its cost only where it finds URLs that the
+//! crawl as served would never reach, judged against everything the crawl knows, not against
+//! one page's own links (a generated site draws its menu with a script, yet its pages link to
+//! each other):
+//! 1. The site is crawled as served. Pages that run scripts are grouped by [`Template`]: the
+//!    file names of the scripts they load.
+//! 2. Once no link leads anywhere new (the site's own sitemaps read too, when they are), one
+//!    page of each template is rendered, the templates with the most pages first: a page
+//!    that looks like an application shell (see [`ShellReason`]), else the first in URL order.
+//! 3. A template whose page links, once rendered, to URLs the crawl has not met at all, or
+//!    whose canonical or noindex differ from its HTML's, renders: its pages read so far are
+//!    rendered again, and those found later are rendered as they come. Any other template is
+//!    read as served.
+//! 4. The URLs rendering found are crawled the same way, and templates first seen among them
+//!    are judged when links run out again. After [`MAX_FRUITLESS_PROBES`] templates that found
+//!    nothing, the rest are read as served.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -19,11 +31,10 @@ use std::sync::{Arc, Mutex};
 
 use url::Url;
 
+use crate::event::ResponseFacts;
+
 /// A boxed future, as the object-safe traits of this module return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// Shell pages rendered without a gain before the crawl stops rendering a site.
-pub const PROBES: u32 = 3;
 
 /// Hash routes kept for the summary.
 const MAX_HASH_ROUTES: usize = 1000;
@@ -198,16 +209,17 @@ impl fmt::Display for ShellReason {
     }
 }
 
-/// What the crawl learned about the site, in [`RenderMode::Auto`].
+/// What rendering decided for the site as a whole, in [`RenderMode::Auto`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SiteDecision {
-    /// No page looked like an application shell, or too few were rendered to decide.
+    /// No page was rendered to decide: none ran scripts, or the crawl stopped first.
     #[default]
     Undecided,
-    /// Rendered pages gained links or directives their HTML lacked: every page is rendered.
-    RenderAll,
-    /// [`PROBES`] rendered pages gained nothing: rendering stopped.
-    Stopped,
+    /// The pages of at least one template build, in JavaScript, links to URLs the crawl
+    /// would not have found or directives their HTML lacks: those pages are rendered.
+    Renders,
+    /// Every template rendered found nothing the crawl did not know: pages read as served.
+    ReadAsServed,
 }
 
 /// What rendering did in a crawl, for its summary.
@@ -221,6 +233,15 @@ pub struct RenderReport {
     pub html_pages: u64,
     /// Pages rendered.
     pub rendered: u64,
+    /// Templates (pages that load the same scripts) one page of which was rendered to learn
+    /// whether they need rendering.
+    pub templates_probed: u64,
+    /// Of those, the templates whose pages build links or directives in JavaScript: all
+    /// their pages are rendered.
+    pub templates_rendered: u64,
+    /// URLs that rendered pages linked to and the crawl had not met otherwise: what
+    /// rendering found.
+    pub found_urls: u64,
     /// Pages whose rendering timed out (their HTML as served was used).
     pub timed_out: u64,
     /// Pages whose rendering failed otherwise (their HTML as served was used).
@@ -260,13 +281,158 @@ pub(crate) fn shell_reason(
     }
 }
 
+/// Pages made from one template, as the crawl tells them apart: the file names of the
+/// scripts they load (a page deep in the site loads `../toc.js`, one at the top `toc.js`),
+/// and whether they run scripts written into the page. Only what scripts do can differ
+/// between a page's HTML and its rendered DOM, so pages that run the same scripts are
+/// judged together.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Template {
+    scripts: Vec<String>,
+    inline: bool,
+}
+
+impl Template {
+    /// The template of a page with `shell`'s signals; none for a page that runs no script,
+    /// which rendering cannot change.
+    pub(crate) fn of(shell: &sitemapper_extract::ShellSignals) -> Option<Template> {
+        if shell.scripts == 0 {
+            return None;
+        }
+        let mut scripts = shell.script_names.clone();
+        scripts.sort_unstable();
+        scripts.dedup();
+        Some(Template {
+            inline: shell.scripts as usize > shell.script_names.len(),
+            scripts,
+        })
+    }
+}
+
+/// A page read as served that may be rendered once its template is judged: enough to visit
+/// it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Candidate {
+    pub url: Url,
+    pub depth: u32,
+    pub referrer: Option<Url>,
+    /// Its HTML looks like an application shell: the best page to judge its template by.
+    pub shell: bool,
+}
+
+/// A response as extraction and the browser read it.
+#[derive(Debug, Clone)]
+pub(crate) struct ServedPage {
+    pub headers: sitemapper_extract::ResponseHeaders,
+    /// The body as received (decompressed).
+    pub body: Vec<u8>,
+}
+
+/// A page read as served, kept to be rendered without requesting it again.
+#[derive(Debug, Clone)]
+pub(crate) struct KeptPage {
+    pub facts: ResponseFacts,
+    pub served: ServedPage,
+}
+
 /// Why one page is rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum RenderCall {
-    /// Its HTML looks like a shell; the render teaches the crawl about the site.
-    Probe,
-    /// The mode or the site's decision renders every page.
+    /// The mode, or its template's decision, renders every such page as it is fetched.
     Every,
+    /// The page stands for its template, which this render judges.
+    Probe(Template),
+    /// Its template was found to need rendering after the page was read as served.
+    Again,
+}
+
+impl RenderCall {
+    /// Whether the page was recorded as served earlier in the crawl: its record is
+    /// replaced, and its content fingerprint stays its HTML's (the fingerprint says whether
+    /// the content served changed between runs, and each run records this page the same way).
+    pub(crate) fn rerenders(&self) -> bool {
+        !matches!(self, RenderCall::Every)
+    }
+}
+
+/// Templates judged to need nothing before rendering stops looking: a site with many
+/// templates costs at most this many renders that find nothing.
+pub const MAX_FRUITLESS_PROBES: u64 = 8;
+
+/// Pages kept, over all templates not judged yet, to be rendered if their template needs
+/// it; about 200 bytes each.
+const MAX_CANDIDATES: usize = 50_000;
+
+/// The bodies kept, over all templates, of the pages that will stand for them: beyond, a
+/// page is requested again to be rendered.
+const MAX_KEPT_BYTES: usize = 32 * 1024 * 1024;
+
+/// Where the crawl stands on one template.
+#[derive(Debug)]
+enum Judgement {
+    /// Not rendered yet: its pages so far (kept up to [`MAX_CANDIDATES`]), how many, how
+    /// many look like application shells (only such a template is judged: its scripts build
+    /// the page), and the response of the first of those in URL order, when kept.
+    Pending {
+        pages: Vec<Candidate>,
+        count: u64,
+        shells: u64,
+        kept: Option<Box<(Url, KeptPage)>>,
+    },
+    /// One page renders now; pages that come meanwhile wait with it.
+    Probing { pages: Vec<Candidate> },
+    /// Its pages build links or directives in JavaScript: every one is rendered.
+    Renders,
+    /// Rendering its pages finds nothing the crawl does not know.
+    ReadAsServed,
+}
+
+/// What the crawl learned, in [`RenderMode::Auto`].
+#[derive(Debug, Default)]
+struct Learning {
+    templates: HashMap<Template, Judgement>,
+    candidates: usize,
+    kept_bytes: usize,
+    fruitless: u64,
+    /// The browser cannot render any more.
+    unavailable: bool,
+}
+
+impl Learning {
+    /// Notes a page of `template` read as served: rendered now when its template renders,
+    /// kept for later while its template is not judged.
+    fn note(&mut self, template: Template, page: Candidate) -> Option<RenderCall> {
+        let room = self.candidates < MAX_CANDIDATES;
+        let judgement = self
+            .templates
+            .entry(template)
+            .or_insert_with(|| Judgement::Pending {
+                pages: Vec::new(),
+                count: 0,
+                shells: 0,
+                kept: None,
+            });
+        let pages = match judgement {
+            Judgement::ReadAsServed => return None,
+            Judgement::Renders => return Some(RenderCall::Every),
+            Judgement::Pending {
+                pages,
+                count,
+                shells,
+                ..
+            } => {
+                *count += 1;
+                *shells += u64::from(page.shell);
+                pages
+            }
+            Judgement::Probing { pages } => pages,
+        };
+        if room {
+            pages.push(page);
+            self.candidates += 1;
+        }
+        None
+    }
 }
 
 /// The rendering state of one crawl, shared by its jobs.
@@ -278,23 +444,11 @@ pub(crate) struct RenderState {
     report: Mutex<RenderReport>,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Learning {
-    decision: SiteDecision,
-    probes: u32,
-    /// The browser cannot render any more.
-    unavailable: bool,
-}
-
 impl RenderState {
     pub(crate) fn new(mode: RenderMode, renderer: Option<Arc<dyn Renderer>>) -> RenderState {
         RenderState {
             mode,
-            learned: Mutex::new(Learning {
-                decision: SiteDecision::Undecided,
-                probes: 0,
-                unavailable: false,
-            }),
+            learned: Mutex::default(),
             report: Mutex::new(RenderReport {
                 mode,
                 ..RenderReport::default()
@@ -308,39 +462,71 @@ impl RenderState {
         self.mode == RenderMode::Never
     }
 
-    /// Decides whether the page at `url`, an HTML page that answered 200, is rendered; `shell`
-    /// is why its HTML looks like a shell, if it does. Counts the page.
-    pub(crate) fn decide(&self, url: &Url, shell: Option<ShellReason>) -> Option<RenderCall> {
-        let learning = *self
-            .learned
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+    /// Decides whether `page`, an HTML page that answered 200 with `template`, is rendered
+    /// now; `shell` is why its HTML looks like a shell, if it does. A page whose template is
+    /// not judged yet is kept to be rendered if it turns out to need it. `forced` is the
+    /// call that visits a page again to render it. Counts the page.
+    pub(crate) fn decide(
+        &self,
+        page: Candidate,
+        template: Option<Template>,
+        shell: Option<ShellReason>,
+        forced: Option<RenderCall>,
+    ) -> Option<RenderCall> {
+        let mut learned = self.learned();
         let mut report = self.report();
-        report.html_pages += 1;
+        if forced.is_none() {
+            report.html_pages += 1;
+        }
         if let Some(reason) = &shell
             && report.first_shell.is_none()
         {
-            report.first_shell = Some((url.clone(), reason.clone()));
+            report.first_shell = Some((page.url.clone(), reason.clone()));
         }
-        let call = match (self.mode, learning.decision) {
+        let url = page.url.clone();
+        let call = match (self.mode, forced) {
             (RenderMode::Never, _) => None,
-            (RenderMode::Always, _) | (RenderMode::Auto, SiteDecision::RenderAll) => {
-                Some(RenderCall::Every)
-            }
-            (RenderMode::Auto, SiteDecision::Stopped) => None,
-            (RenderMode::Auto, SiteDecision::Undecided) => {
-                shell.as_ref().map(|_| RenderCall::Probe)
-            }
+            (_, Some(forced)) => Some(forced),
+            (RenderMode::Auto, None) => template.and_then(|template| learned.note(template, page)),
+            (RenderMode::Always, None) => Some(RenderCall::Every),
         };
-        if call.is_some() && (self.renderer.is_none() || learning.unavailable) {
+        let needed = call.is_some() || (self.mode == RenderMode::Auto && shell.is_some());
+        if needed && (self.renderer.is_none() || learned.unavailable) {
             // Once: when the browser became unavailable, that was said already.
             if report.not_rendered == 0 && report.unavailable.is_none() {
-                self.warn_not_rendered(url, shell.as_ref());
+                self.warn_not_rendered(&url, shell.as_ref());
             }
             report.not_rendered += 1;
             return None;
         }
         call
+    }
+
+    /// Keeps `served`, the response of `url`, a page of `template` that looks like a shell,
+    /// when it is the first such page in URL order so far and the bodies kept leave room.
+    pub(crate) fn offer(
+        &self,
+        template: &Template,
+        url: &Url,
+        facts: &ResponseFacts,
+        served: ServedPage,
+    ) {
+        let mut learned = self.learned();
+        let learning = &mut *learned;
+        let Some(Judgement::Pending { kept, .. }) = learning.templates.get_mut(template) else {
+            return;
+        };
+        if kept.as_ref().is_some_and(|kept| &kept.0 <= url) {
+            return;
+        }
+        let freed = kept.as_ref().map_or(0, |kept| kept.1.served.body.len());
+        let bytes = learning.kept_bytes - freed + served.body.len();
+        if bytes > MAX_KEPT_BYTES {
+            return;
+        }
+        learning.kept_bytes = bytes;
+        let facts = facts.clone();
+        *kept = Some(Box::new((url.clone(), KeptPage { facts, served })));
     }
 
     fn warn_not_rendered(&self, url: &Url, shell: Option<&ShellReason>) {
@@ -358,20 +544,110 @@ impl RenderState {
         self.renderer.as_ref()
     }
 
-    /// Records a rendered page; a probe teaches whether the site needs rendering: `gained`
-    /// says whether its rendered DOM had links or directives the HTML lacked.
-    pub(crate) fn rendered(&self, call: &RenderCall, gained: bool, requests: RequestLog) {
+    /// The pages to render next, each standing for a template not judged yet that has pages
+    /// looking like application shells, once the crawl as served has run out of links (see
+    /// the module's documentation): the templates with the most pages first, and for each
+    /// its first shell in URL order, with its response when it was kept. None when rendering
+    /// is not automatic, the browser cannot render, or [`MAX_FRUITLESS_PROBES`] templates
+    /// found nothing; the templates left are then read as served.
+    pub(crate) fn take_probes(&self) -> Vec<(Template, Candidate, Option<KeptPage>)> {
+        let mut learned = self.learned();
+        if self.mode != RenderMode::Auto || self.renderer.is_none() || learned.unavailable {
+            return Vec::new();
+        }
+        let mut pending: Vec<(u64, Url, Template)> = learned
+            .templates
+            .iter()
+            .filter_map(|(template, judgement)| match judgement {
+                Judgement::Pending {
+                    pages,
+                    count,
+                    shells,
+                    ..
+                } if *shells > 0 => {
+                    let first = pages.iter().map(|page| &page.url).min()?;
+                    Some((*count, first.clone(), template.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        pending.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let room = MAX_FRUITLESS_PROBES.saturating_sub(learned.fruitless) as usize;
+        let mut probes = Vec::new();
+        for (index, (_, _, template)) in pending.into_iter().enumerate() {
+            let Some(judgement) = learned.templates.get_mut(&template) else {
+                continue;
+            };
+            if index >= room {
+                *judgement = Judgement::ReadAsServed;
+                continue;
+            }
+            let Judgement::Pending { pages, kept, .. } = judgement else {
+                continue;
+            };
+            let mut pages = std::mem::take(pages);
+            pages.sort_by(|a, b| b.shell.cmp(&a.shell).then_with(|| a.url.cmp(&b.url)));
+            let probe = pages.remove(0);
+            let kept = kept
+                .take()
+                .filter(|kept| kept.0 == probe.url)
+                .map(|kept| kept.1);
+            probes.push((template, probe, kept));
+            *judgement = Judgement::Probing { pages };
+        }
+        learned.kept_bytes = 0;
+        drop(learned);
+        self.report().templates_probed += probes.len() as u64;
+        probes
+    }
+
+    /// Judges `template` by its probe: when it `found` URLs or directives the HTML did not
+    /// give, its pages read as served so far are returned, in URL order, to be rendered.
+    pub(crate) fn judge(&self, template: &Template, found: bool) -> Vec<Candidate> {
+        let mut learned = self.learned();
+        if !found {
+            learned.fruitless += 1;
+        }
+        let Some(judgement) = learned.templates.get_mut(template) else {
+            return Vec::new();
+        };
+        let verdict = if found {
+            Judgement::Renders
+        } else {
+            Judgement::ReadAsServed
+        };
+        let mut pages = match std::mem::replace(judgement, verdict) {
+            Judgement::Probing { pages } | Judgement::Pending { pages, .. } => pages,
+            Judgement::Renders | Judgement::ReadAsServed => Vec::new(),
+        };
+        learned.candidates = learned.candidates.saturating_sub(pages.len());
+        drop(learned);
+        if !found {
+            return Vec::new();
+        }
+        self.report().templates_rendered += 1;
+        tracing::info!(
+            pages = pages.len(),
+            "rendering found links the HTML did not give: pages made like it are rendered"
+        );
+        pages.sort_by(|a, b| a.url.cmp(&b.url));
+        pages
+    }
+
+    /// Counts URLs that rendered pages linked to and the crawl had not met otherwise.
+    pub(crate) fn found(&self, urls: u64) {
+        self.report().found_urls += urls;
+    }
+
+    /// Records a rendered page and what its browser tab requested.
+    pub(crate) fn rendered(&self, requests: RequestLog) {
         let mut report = self.report();
         report.rendered += 1;
         report.requests.absorb(requests);
-        drop(report);
-        if *call == RenderCall::Probe {
-            self.learn(gained);
-        }
     }
 
     /// Records a page whose rendering failed; `Unavailable` stops rendering for the run.
-    pub(crate) fn failed(&self, call: &RenderCall, failure: &RenderFailure) {
+    pub(crate) fn failed(&self, failure: &RenderFailure) {
         let mut report = self.report();
         match failure {
             RenderFailure::TimedOut(requests) => {
@@ -388,38 +664,7 @@ impl RenderState {
                     report.unavailable = Some(reason.clone());
                 }
                 drop(report);
-                let mut learned = self
-                    .learned
-                    .lock()
-                    .unwrap_or_else(|poison| poison.into_inner());
-                learned.unavailable = true;
-                return;
-            }
-        }
-        drop(report);
-        if *call == RenderCall::Probe {
-            self.learn(false);
-        }
-    }
-
-    fn learn(&self, gained: bool) {
-        let mut learned = self
-            .learned
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        if learned.decision != SiteDecision::Undecided {
-            return;
-        }
-        if gained {
-            learned.decision = SiteDecision::RenderAll;
-            tracing::info!(
-                "rendering added links: the site builds its pages in JavaScript, every page is rendered"
-            );
-        } else {
-            learned.probes += 1;
-            if learned.probes >= PROBES {
-                learned.decision = SiteDecision::Stopped;
-                tracing::info!("rendering added nothing to {PROBES} pages: rendering stops");
+                self.learned().unavailable = true;
             }
         }
     }
@@ -440,14 +685,26 @@ impl RenderState {
 
     /// What rendering did in the crawl.
     pub(crate) fn finish(&self) -> RenderReport {
-        let learned = *self
-            .learned
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let learned = self.learned();
+        let judged = |wanted: fn(&Judgement) -> bool| learned.templates.values().any(wanted);
+        let decision = if judged(|judgement| matches!(judgement, Judgement::Renders)) {
+            SiteDecision::Renders
+        } else if judged(|judgement| matches!(judgement, Judgement::ReadAsServed)) {
+            SiteDecision::ReadAsServed
+        } else {
+            SiteDecision::Undecided
+        };
+        drop(learned);
         let mut report = self.report().clone();
-        report.decision = learned.decision;
+        report.decision = decision;
         report.browser = self.renderer.as_ref().map(|renderer| renderer.report());
         report
+    }
+
+    fn learned(&self) -> std::sync::MutexGuard<'_, Learning> {
+        self.learned
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     fn report(&self) -> std::sync::MutexGuard<'_, RenderReport> {
@@ -472,6 +729,7 @@ mod tests {
             scripts: 0,
             empty_mount: Some("<div id=\"root\">".to_string()),
             noscript_asks_for_javascript: true,
+            ..ShellSignals::default()
         };
         assert_eq!(shell_reason(&shell, false), None, "nothing would fill it");
         shell.scripts = 2;
@@ -505,40 +763,182 @@ mod tests {
         }
     }
 
-    #[test]
-    fn auto_renders_every_page_once_a_probe_gains_links() {
-        let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
-        assert_eq!(state.decide(&url("/plain"), None), None);
-        let call = state.decide(&url("/"), Some(ShellReason::NoLinks));
-        assert_eq!(call, Some(RenderCall::Probe));
-        state.rendered(&RenderCall::Probe, true, RequestLog::default());
-        assert_eq!(state.decide(&url("/plain"), None), Some(RenderCall::Every));
-        let report = state.finish();
-        assert_eq!(report.decision, SiteDecision::RenderAll);
-        assert_eq!((report.html_pages, report.rendered), (3, 1));
+    fn signals(scripts: &[&str], inline: u32) -> ShellSignals {
+        ShellSignals {
+            scripts: scripts.len() as u32 + inline,
+            script_names: scripts.iter().map(|name| name.to_string()).collect(),
+            ..ShellSignals::default()
+        }
+    }
+
+    fn page(path: &str, shell: bool) -> Candidate {
+        Candidate {
+            url: url(path),
+            depth: 1,
+            referrer: Some(url("/")),
+            shell,
+        }
+    }
+
+    fn paths(pages: &[Candidate]) -> Vec<&str> {
+        pages.iter().map(|page| page.url.path()).collect()
     }
 
     #[test]
-    fn auto_stops_after_probes_that_gain_nothing() {
+    fn pages_that_run_the_same_scripts_share_a_template() {
+        let top = Template::of(&signals(&["toc.js", "book.js"], 1));
+        let deep = Template::of(&signals(&["book.js", "toc.js", "toc.js"], 1));
+        assert_eq!(top, deep, "order and repeats do not matter");
+        assert_ne!(top, Template::of(&signals(&["toc.js", "book.js"], 0)));
+        assert_ne!(top, Template::of(&signals(&["catalog.js"], 1)));
+        assert_eq!(Template::of(&signals(&[], 0)), None, "nothing to render");
+    }
+
+    #[test]
+    fn auto_judges_each_template_by_one_page_once_links_run_out() {
         let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
-        for probe in 0..PROBES {
-            let call = state.decide(&url(&format!("/{probe}")), Some(ShellReason::NoLinks));
-            assert_eq!(call, Some(RenderCall::Probe));
-            state.failed(
-                &RenderCall::Probe,
-                &RenderFailure::TimedOut(RequestLog::default()),
+        let docs = Template::of(&signals(&["toc.js"], 1));
+        let catalog = Template::of(&signals(&["catalog.js"], 0));
+        let sidebar = Some(ShellReason::EmptyMount("<mdbook-sidebar>".to_string()));
+        for path in ["/b", "/a", "/c"] {
+            let call = state.decide(page(path, true), docs.clone(), sidebar.clone(), None);
+            assert_eq!(call, None);
+        }
+        let no_shell = Template::of(&signals(&["analytics.js"], 0));
+        for path in ["/x", "/y", "/z", "/w"] {
+            assert_eq!(
+                state.decide(page(path, false), no_shell.clone(), None, None),
+                None
             );
         }
-        assert_eq!(state.decide(&url("/x"), Some(ShellReason::NoLinks)), None);
-        assert_eq!(state.finish().decision, SiteDecision::Stopped);
+        let shell = Some(ShellReason::EmptyMount("<div id=\"app\">".to_string()));
+        for (path, looks_like_a_shell) in [("/shop/2", false), ("/shop/", true)] {
+            let reason = shell.clone().filter(|_| looks_like_a_shell);
+            let call = state.decide(
+                page(path, looks_like_a_shell),
+                catalog.clone(),
+                reason,
+                None,
+            );
+            assert_eq!(call, None, "read as served until links run out");
+        }
+        assert_eq!(state.decide(page("/plain", false), None, None, None), None);
+
+        let probes = state.take_probes();
+        let probed: Vec<&str> = probes.iter().map(|(_, page, _)| page.url.path()).collect();
+        assert_eq!(
+            probed,
+            ["/a", "/shop/"],
+            "templates with shells, most pages first; the first shell in URL order"
+        );
+        assert!(
+            state.take_probes().is_empty(),
+            "each template is judged once"
+        );
+        let (docs_template, _, _) = &probes[0];
+        let (catalog_template, _, _) = &probes[1];
+        assert_eq!(
+            paths(&state.judge(docs_template, false)),
+            Vec::<&str>::new()
+        );
+        // A page of a template being judged waits with the others.
+        assert_eq!(
+            state.decide(page("/shop/1", false), catalog.clone(), None, None),
+            None
+        );
+        assert_eq!(
+            paths(&state.judge(catalog_template, true)),
+            ["/shop/1", "/shop/2"]
+        );
+
+        assert_eq!(state.decide(page("/d", false), docs, None, None), None);
+        assert_eq!(
+            state.decide(page("/shop/3", false), catalog, None, None),
+            Some(RenderCall::Every)
+        );
+        let forced = Some(RenderCall::Again);
+        let again = state.decide(page("/shop/2", false), None, None, forced.clone());
+        assert_eq!(again, forced);
+        state.found(4);
+        let report = state.finish();
+        assert_eq!(report.decision, SiteDecision::Renders);
+        assert_eq!((report.templates_probed, report.templates_rendered), (2, 1));
+        assert_eq!((report.html_pages, report.found_urls), (13, 4));
+    }
+
+    #[test]
+    fn auto_stops_judging_after_fruitless_probes() {
+        let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+        let templates = MAX_FRUITLESS_PROBES + 2;
+        for index in 0..templates {
+            let name = format!("page-{index}.js");
+            let template = Template::of(&signals(&[name.as_str()], 0));
+            let shell = Some(ShellReason::NoLinks);
+            state.decide(page(&format!("/{index}"), true), template, shell, None);
+        }
+        let probes = state.take_probes();
+        assert_eq!(probes.len() as u64, MAX_FRUITLESS_PROBES);
+        for (template, _, _) in &probes {
+            state.judge(template, false);
+        }
+        assert!(state.take_probes().is_empty());
+        let report = state.finish();
+        assert_eq!(report.decision, SiteDecision::ReadAsServed);
+        assert_eq!(report.templates_probed, MAX_FRUITLESS_PROBES);
+    }
+
+    fn served(body: &str) -> (ResponseFacts, ServedPage) {
+        let facts = ResponseFacts {
+            status: 200,
+            content_type: Some("text/html".to_string()),
+            last_modified: None,
+            etag: None,
+            fetched_at: jiff::Timestamp::UNIX_EPOCH,
+            elapsed: std::time::Duration::ZERO,
+            body_bytes: body.len(),
+            truncated: false,
+            revalidated: false,
+        };
+        let page = ServedPage {
+            headers: sitemapper_extract::ResponseHeaders::default(),
+            body: body.as_bytes().to_vec(),
+        };
+        (facts, page)
+    }
+
+    #[test]
+    fn the_page_that_stands_for_its_template_is_rendered_from_its_kept_response() {
+        let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+        let template = Template::of(&signals(&["app.js"], 0)).unwrap();
+        for path in ["/b", "/a", "/c"] {
+            let shell = Some(ShellReason::NoLinks);
+            state.decide(page(path, true), Some(template.clone()), shell, None);
+            let (facts, served) = served(path);
+            state.offer(&template, &url(path), &facts, served);
+        }
+        let probes = state.take_probes();
+        let [(_, probe, Some(kept))] = probes.as_slice() else {
+            panic!("one probe with its response: {probes:?}");
+        };
+        assert_eq!(probe.url.path(), "/a");
+        assert_eq!(
+            kept.served.body, b"/a",
+            "the first shell in URL order was kept"
+        );
+        assert_eq!(state.learned().kept_bytes, 0, "nothing is kept once taken");
     }
 
     #[test]
     fn without_a_browser_shells_are_counted_not_rendered() {
         let state = RenderState::new(RenderMode::Auto, None);
-        assert_eq!(state.decide(&url("/"), Some(ShellReason::NoLinks)), None);
-        assert_eq!(state.decide(&url("/a"), Some(ShellReason::NoLinks)), None);
-        assert_eq!(state.decide(&url("/b"), None), None);
+        let template = Template::of(&signals(&["app.js"], 0));
+        for path in ["/", "/a"] {
+            let shell = Some(ShellReason::NoLinks);
+            let call = state.decide(page(path, true), template.clone(), shell, None);
+            assert_eq!(call, None);
+        }
+        assert_eq!(state.decide(page("/b", false), template, None, None), None);
+        assert!(state.take_probes().is_empty());
         let report = state.finish();
         assert_eq!(report.not_rendered, 2);
         assert_eq!(
@@ -553,12 +953,10 @@ mod tests {
     #[test]
     fn an_unavailable_browser_stops_rendering() {
         let state = RenderState::new(RenderMode::Always, Some(Arc::new(NoBrowser)));
-        let call = state.decide(&url("/"), None).unwrap();
-        state.failed(
-            &call,
-            &RenderFailure::Unavailable("crashed 4 times".to_string()),
-        );
-        assert_eq!(state.decide(&url("/a"), None), None);
+        let call = state.decide(page("/", false), None, None, None);
+        assert_eq!(call, Some(RenderCall::Every));
+        state.failed(&RenderFailure::Unavailable("crashed 4 times".to_string()));
+        assert_eq!(state.decide(page("/a", false), None, None, None), None);
         let report = state.finish();
         assert_eq!(report.not_rendered, 1);
         assert_eq!(report.unavailable.as_deref(), Some("crashed 4 times"));

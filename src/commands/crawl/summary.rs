@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use sitemapper_crawl::{BrowserReport, PROBES, RenderMode, SiteDecision, TrapKind};
+use sitemapper_crawl::{BrowserReport, RenderMode, SiteDecision, TrapKind};
 use sitemapper_store::{Reason, ReasonCount, Verdict};
 
 use super::Crawled;
@@ -221,18 +221,38 @@ impl<'a> Report<'a> {
         if tried > 0 {
             let why = match (render.mode, render.decision) {
                 (RenderMode::Always, _) => "--render always".to_string(),
-                (_, SiteDecision::RenderAll) => {
-                    "the site builds its links in JavaScript".to_string()
+                (_, SiteDecision::Renders) => {
+                    let probed = render.templates_probed;
+                    let kinds = if probed == 1 { "kind" } else { "kinds" };
+                    let builds = if render.templates_rendered == 1 { "builds" } else { "build" };
+                    format!(
+                        "{} of {probed} {kinds} of page (pages that load the same scripts) {builds} links in JavaScript",
+                        render.templates_rendered
+                    )
                 }
-                (_, SiteDecision::Stopped) => format!(
-                    "rendering added nothing to the first {PROBES} pages that looked built by JavaScript, so the others were read as served"
+                (_, SiteDecision::ReadAsServed) if render.templates_probed == 1 => {
+                    "one page stood for the others that load the same scripts, and linked to nothing the HTML does not reach, so the others were read as served".to_string()
+                }
+                (_, SiteDecision::ReadAsServed) => format!(
+                    "one page of each of {} kinds of page (pages that load the same scripts) linked to nothing the HTML does not reach, so the others were read as served",
+                    render.templates_probed
                 ),
-                _ => "these pages looked built by JavaScript".to_string(),
+                (_, SiteDecision::Undecided) => "these pages looked built by JavaScript".to_string(),
             };
             writeln!(
                 out,
                 "Rendered {tried} of {} HTML pages: {why}.",
                 render.html_pages
+            )?;
+            let urls = if render.found_urls == 1 {
+                "URL"
+            } else {
+                "URLs"
+            };
+            writeln!(
+                out,
+                "  Rendering found {} {urls} that the HTML did not link to.",
+                render.found_urls
             )?;
         }
         if render.timed_out > 0 {

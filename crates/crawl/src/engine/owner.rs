@@ -1,6 +1,13 @@
 //! The one task that owns the frontier: it turns the links fetch jobs found into queued URLs
 //! (scope, depth, discovery cap, traps), starts jobs while limits allow, and sums up the run.
+//!
+//! Depth is the shortest click path from the seed, the same under any concurrency and timing
+//! (docs/design.md, Inclusion): the crawl goes level by level, so a page of depth `d + 1` is
+//! requested only once every page of depth `d` is done, and no slow page lets a longer path
+//! reach a URL first. A queued URL's referrer is its parent of the level before that comes
+//! first in URL order, whichever finished first.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -13,12 +20,13 @@ use url::Url;
 
 use super::context::JobContext;
 use super::sitemap_seeds;
-use super::visit::{Visit, VisitEnd, VisitMode, visit};
+use super::visit::{Visit, VisitEnd, VisitMode, render_kept, visit};
 use super::{CrawlSummary, ResumePoint};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::event::{CrawlEvent, Exclusion, PageOutcome};
-use crate::frontier::{Frontier, FrontierSpill, QueuedUrl};
+use crate::frontier::{Frontier, FrontierSpill, MEMORY_BUDGET, QueuedUrl};
+use crate::render::{Candidate, KeptPage, RenderCall};
 use crate::scope::Scope;
 use crate::sitemaps::{SitemapReader, SitemapSeeding};
 use crate::traps::{LinkCheck, PageShape, TrapGuard};
@@ -54,6 +62,16 @@ enum Admitted {
     OutOfScope,
 }
 
+/// A page read as served, to visit again and render.
+fn queued_again(page: Candidate) -> QueuedUrl {
+    QueuedUrl {
+        url: page.url,
+        depth: page.depth,
+        referrer: page.referrer,
+        chain: 0,
+    }
+}
+
 /// The one task that owns the frontier: it turns found links into queued URLs.
 pub(super) struct FrontierOwner {
     context: Arc<JobContext>,
@@ -67,6 +85,13 @@ pub(super) struct FrontierOwner {
     interrupted: bool,
     /// What seeding from the site's sitemaps did, when it was asked for.
     sitemap_seeding: Option<SitemapSeeding>,
+    /// The depth of the pages being fetched: deeper ones wait until these are done.
+    level: u32,
+    /// Queued URLs (up to the frontier's memory budget) with their depth and the parent
+    /// that comes first in URL order among those found so far.
+    referrers: HashMap<Url, (u32, Url)>,
+    /// Pages read as served to visit again, rendered, with their response when it was kept.
+    renders: VecDeque<(QueuedUrl, RenderCall, Option<KeptPage>)>,
 }
 
 impl FrontierOwner {
@@ -86,6 +111,9 @@ impl FrontierOwner {
             pages_visited: 1,
             interrupted: false,
             sitemap_seeding: None,
+            level: 0,
+            referrers: HashMap::new(),
+            renders: VecDeque::new(),
         }
     }
 
@@ -109,29 +137,40 @@ impl FrontierOwner {
 
     /// Runs fetch jobs until the frontier and the jobs in flight are both empty, a limit
     /// stops new jobs, or `stopped` says stop; then, with a `reader`, seeds from the site's
-    /// own sitemaps and crawls what they add.
+    /// own sitemaps and crawls what they add; then renders what rendering may find (see
+    /// `render`), as long as it finds more.
     pub(super) async fn crawl(
         &mut self,
         mut stopped: watch::Receiver<bool>,
         reader: Option<&dyn SitemapReader>,
     ) {
         self.run_jobs(&mut stopped).await;
-        let Some(reader) = reader else {
-            return;
-        };
-        if !self.ran_out_of_links() {
-            tracing::info!(
-                "the crawl stopped before its links ran out: the site's sitemaps are not read"
-            );
-            self.sitemap_seeding = Some(SitemapSeeding {
-                not_reached: true,
-                ..SitemapSeeding::default()
-            });
-            return;
+        if let Some(reader) = reader {
+            if self.ran_out_of_links() {
+                let seeding = sitemap_seeds::seed(self, reader, &stopped).await;
+                self.sitemap_seeding = Some(seeding);
+                self.run_jobs(&mut stopped).await;
+            } else {
+                tracing::info!(
+                    "the crawl stopped before its links ran out: the site's sitemaps are not read"
+                );
+                self.sitemap_seeding = Some(SitemapSeeding {
+                    not_reached: true,
+                    ..SitemapSeeding::default()
+                });
+            }
         }
-        let seeding = sitemap_seeds::seed(self, reader, &stopped).await;
-        self.sitemap_seeding = Some(seeding);
-        self.run_jobs(&mut stopped).await;
+        while self.ran_out_of_links() {
+            let probes = self.context.render.take_probes();
+            if probes.is_empty() {
+                break;
+            }
+            for (template, page, kept) in probes {
+                let call = RenderCall::Probe(template);
+                self.renders.push_back((queued_again(page), call, kept));
+            }
+            self.run_jobs(&mut stopped).await;
+        }
     }
 
     /// Whether the crawl ended because no link led anywhere new, not because of a limit or
@@ -184,7 +223,8 @@ impl FrontierOwner {
         }
     }
 
-    /// Starts jobs for queued URLs while there is room for them and no limit says stop.
+    /// Starts jobs for queued URLs while there is room for them and no limit says stop:
+    /// pages to render again first, then the frontier's, a level at a time.
     fn start_jobs(&mut self, jobs: &mut JoinSet<Visit>) {
         let config = &self.context.config;
         while !self.interrupted
@@ -192,10 +232,41 @@ impl FrontierOwner {
             && config.max_pages.is_none_or(|max| self.pages_visited < max)
             && !self.context.budget_exhausted()
         {
-            let Some(item) = self.frontier.pop() else {
-                break;
+            let (item, render) = if let Some((item, call, kept)) = self.renders.pop_front() {
+                if let Some(kept) = kept {
+                    self.level = self.level.max(item.depth);
+                    let job = render_kept(
+                        Arc::clone(&self.context),
+                        Arc::clone(&self.scope),
+                        item,
+                        kept,
+                        call,
+                    );
+                    jobs.spawn(job.in_current_span());
+                    continue;
+                }
+                (item, Some(call))
+            } else {
+                let Some(depth) = self.frontier.peek_depth() else {
+                    break;
+                };
+                if depth > self.level && !jobs.is_empty() {
+                    break;
+                }
+                let Some(mut item) = self.frontier.pop() else {
+                    break;
+                };
+                if let Some((_, referrer)) = self.referrers.remove(&item.url) {
+                    item.referrer = Some(referrer);
+                }
+                self.pages_visited += 1;
+                (item, None)
             };
-            self.pages_visited += 1;
+            self.level = if jobs.is_empty() {
+                item.depth
+            } else {
+                self.level.max(item.depth)
+            };
             // A job logs in the crawl's span: a fleet's crawls say which site they are.
             jobs.spawn(
                 visit(
@@ -203,6 +274,7 @@ impl FrontierOwner {
                     Arc::clone(&self.scope),
                     item,
                     VisitMode::Page,
+                    render,
                 )
                 .in_current_span(),
             );
@@ -211,14 +283,28 @@ impl FrontierOwner {
 
     /// Queues the links of a visited page that pass scope, depth, the discovery cap, the URL
     /// length and the trap checks; reports those cut by the last two.
+    /// Counts the URLs only rendering led to, and judges the template a rendered page
+    /// stood for.
     async fn enqueue_links(&mut self, visit: Visit) {
-        let Some(page) = visit.page else {
-            return;
-        };
-        let found_on = FoundOn::page(page, visit.depth, visit.chain);
-        for link in visit.links {
-            if let Some(url) = self.context.normalizer.normalize(&link) {
-                self.admit(url, &found_on).await;
+        let mut found = 0;
+        if let Some(page) = visit.page {
+            let found_on = FoundOn::page(page, visit.depth, visit.chain);
+            for link in visit.links {
+                if let Some(url) = self.context.normalizer.normalize(&link) {
+                    let rendered_only = visit.rendered_only.contains(&url);
+                    let admitted = self.admit(url, &found_on).await;
+                    if rendered_only && matches!(admitted, Admitted::Queued(_)) {
+                        found += 1;
+                    }
+                }
+            }
+        }
+        let render = &self.context.render;
+        render.found(found);
+        if let Some(RenderCall::Probe(template)) = &visit.render_call {
+            for page in render.judge(template, found > 0 || visit.render_differs) {
+                self.renders
+                    .push_back((queued_again(page), RenderCall::Again, None));
             }
         }
     }
@@ -275,6 +361,7 @@ impl FrontierOwner {
             return Admitted::InScope(url);
         }
         if !self.context.seen.insert(&url) {
+            self.prefer_referrer(&url, &found_on.url, depth);
             return Admitted::InScope(url);
         }
         let page = &found_on.url;
@@ -297,6 +384,10 @@ impl FrontierOwner {
                 return Admitted::InScope(url);
             }
         };
+        if self.referrers.len() < MEMORY_BUDGET {
+            self.referrers
+                .insert(url.clone(), (depth, found_on.url.clone()));
+        }
         self.frontier.push(QueuedUrl {
             url: url.clone(),
             depth,
@@ -304,6 +395,17 @@ impl FrontierOwner {
             chain,
         });
         Admitted::Queued(url)
+    }
+
+    /// Makes `page` the referrer of the queued `url` when it links there on as short a path
+    /// as the referrer kept, and comes first in URL order.
+    fn prefer_referrer(&mut self, url: &Url, page: &Url, depth: u32) {
+        if let Some((queued_depth, referrer)) = self.referrers.get_mut(url)
+            && *queued_depth == depth
+            && page.as_str() < referrer.as_str()
+        {
+            referrer.clone_from(page);
+        }
     }
 
     /// The run's summary, once every job has finished.

@@ -11,46 +11,70 @@ use sitemapper_extract::{Document, LinkKind, PageDetails, PageFacts, ResponseHea
 use url::Url;
 
 use super::context::JobContext;
-use super::rendering::read_page;
+use super::rendering::{ReadPage, read_page};
 use super::visit::{Hop, Visit, VisitEnd};
 use crate::classify::{Classification, classify};
 use crate::event::{PageLink, PageLinkKind, PageOutcome, ResponseFacts};
 use crate::fetch::FetchedResponse;
 use crate::history::PreviousPage;
 use crate::lastmod::parse_last_modified;
+use crate::render::{RenderCall, ServedPage};
 use crate::scope::Scope;
 
 /// The last hop of a chain and the response it got (not a redirect).
 #[derive(Debug)]
 pub(super) struct Answer {
     pub hop: Hop,
-    pub response: FetchedResponse,
-    /// What the crawl keeps of `response`.
+    /// What the crawl keeps of the response.
     pub facts: ResponseFacts,
+    /// The response as extraction reads it.
+    pub page: ServedPage,
+}
+
+impl Answer {
+    /// `hop`'s answer, `response`.
+    pub(super) fn new(hop: Hop, response: FetchedResponse, facts: ResponseFacts) -> Answer {
+        Answer {
+            hop,
+            facts,
+            page: ServedPage {
+                headers: extraction_headers(&response),
+                body: response.body,
+            },
+        }
+    }
 }
 
 /// Classifies the response a chain ended on, reports it, and collects the links to follow.
-pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Answer) -> Visit {
-    let Answer {
-        hop,
-        response,
-        facts,
-    } = answer;
-    let (page_facts, rendering) = if facts.is_html_ok() {
-        let headers = extraction_headers(&response);
+/// `forced` renders the page (a page visited again for that).
+pub(super) async fn finish_page(
+    context: &JobContext,
+    scope: &Scope,
+    answer: Answer,
+    forced: Option<RenderCall>,
+) -> Visit {
+    let Answer { hop, facts, page } = answer;
+    let replaces_earlier = forced.as_ref().is_some_and(RenderCall::rerenders);
+    let read = if facts.is_html_ok() {
         if facts.status == 200 {
-            read_page(context, scope, &hop.url, headers, response.body).await
+            read_page(context, scope, &hop, &facts, page, forced).await
         } else {
-            (
-                extract_off_thread(context, &hop.url, headers, response.body)
+            ReadPage {
+                facts: extract_off_thread(context, &hop.url, page.headers, page.body)
                     .await
                     .0,
-                None,
-            )
+                ..ReadPage::default()
+            }
         }
     } else {
-        (None, None)
+        ReadPage::default()
     };
+    let ReadPage {
+        facts: page_facts,
+        rendering,
+        rendered_only,
+        differs,
+    } = read;
     let classification = classify(
         &hop.url,
         &facts,
@@ -70,6 +94,7 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
     };
     let outcome = PageOutcome {
         rendering,
+        replaces_earlier,
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: recorded,
@@ -86,7 +111,11 @@ pub(super) async fn finish_page(context: &JobContext, scope: &Scope, answer: Ans
         None => outcome,
     };
     context.emit(outcome).await;
-    Visit::found(hop.url, hop.depth, links, end)
+    Visit {
+        rendered_only,
+        render_differs: differs,
+        ..Visit::found(hop.url, hop.depth, links, end)
+    }
 }
 
 /// Why a URL that answered `status` could not be crawled, in words; for a protected site,

@@ -9,38 +9,75 @@ use url::Url;
 
 use super::context::JobContext;
 use super::page::extract_off_thread;
+use super::visit::Hop;
 use crate::classify::distinct_canonical;
-use crate::event::{RenderDifference, Rendering};
+use crate::event::{RenderDifference, Rendering, ResponseFacts};
 use crate::render::{
-    Admission, BoxFuture, Refusal, RenderFailure, RenderRequest, RequestGate, shell_reason,
+    Admission, BoxFuture, Candidate, Refusal, RenderCall, RenderFailure, RenderRequest,
+    RequestGate, ServedPage, Template, shell_reason,
 };
 use crate::scope::Scope;
 
-/// The facts of an HTML page that answered 200: its HTML's, or its rendered DOM's when it is
-/// rendered (with how that went).
+/// An HTML page that answered 200, read: as served, or as rendered.
+#[derive(Debug, Default)]
+pub(super) struct ReadPage {
+    /// Its facts: the rendered DOM's when it was rendered, its HTML's otherwise.
+    pub facts: Option<PageFacts>,
+    /// How rendering went, when the page was rendered.
+    pub rendering: Option<Rendering>,
+    /// The pages of the site the rendered DOM links to and the HTML does not, normalized.
+    pub rendered_only: HashSet<Url>,
+    /// The rendered DOM's canonical or noindex differ from the HTML's.
+    pub differs: bool,
+}
+
+/// The facts of `hop`'s page, an HTML page that answered 200: its HTML's, or its rendered
+/// DOM's when the crawl decides it is rendered (see `render`); `forced` renders it (a page
+/// visited again for that).
 pub(super) async fn read_page(
     context: &JobContext,
     scope: &Scope,
-    url: &Url,
-    headers: ResponseHeaders,
-    body: Vec<u8>,
-) -> (Option<PageFacts>, Option<Rendering>) {
+    hop: &Hop,
+    facts: &ResponseFacts,
+    page: ServedPage,
+    forced: Option<RenderCall>,
+) -> ReadPage {
+    let url = &hop.url;
+    let ServedPage { headers, body } = page;
     let (raw, body) = extract_off_thread(context, url, headers.clone(), body).await;
     let Some(raw) = raw else {
-        return (None, None);
+        return ReadPage::default();
     };
     let state = &context.render;
     state.note_hash_routes(&raw.hash_routes);
+    let as_served = |raw| ReadPage {
+        facts: Some(raw),
+        ..ReadPage::default()
+    };
     if state.is_off() {
-        return (Some(raw), None);
+        return as_served(raw);
     }
     let has_site_links = raw.links.iter().any(|link| scope.contains(&link.url));
     let shell = shell_reason(&raw.shell, has_site_links);
-    let Some(call) = state.decide(url, shell) else {
-        return (Some(raw), None);
+    let candidate = Candidate {
+        url: url.clone(),
+        depth: hop.depth,
+        referrer: hop.referrer.clone(),
+        shell: shell.is_some(),
+    };
+    let template = Template::of(&raw.shell);
+    let looks_like_a_shell = shell.is_some();
+    let Some(call) = state.decide(candidate, template.clone(), shell, forced) else {
+        if looks_like_a_shell && let Some(template) = &template {
+            // The page may stand for its template once links run out: kept, it need not
+            // be requested again.
+            let served = ServedPage { headers, body };
+            state.offer(template, url, facts, served);
+        }
+        return as_served(raw);
     };
     let Some(renderer) = state.renderer() else {
-        return (Some(raw), None);
+        return as_served(raw);
     };
     let gate = PageGate { context, scope };
     let request = RenderRequest {
@@ -61,31 +98,65 @@ pub(super) async fn read_page(
             let (rendered, _) =
                 extract_off_thread(context, url, rendered_headers, page.html.into_bytes()).await;
             let Some(mut rendered) = rendered else {
-                return (
-                    Some(raw),
-                    Some(Rendering::Failed("extraction failed".to_string())),
-                );
+                return ReadPage {
+                    rendering: Some(Rendering::Failed("extraction failed".to_string())),
+                    ..as_served(raw)
+                };
             };
             add_navigations(&mut rendered, &page.requests.navigations);
+            drop_page_states(url, &raw, &mut rendered);
             state.note_hash_routes(&rendered.hash_routes);
+            if call.rerenders() {
+                rendered.fingerprint.clone_from(&raw.fingerprint);
+            }
             let differences = differences(context, &raw, &rendered);
-            let gained = !differences.is_empty() || gains_links(context, scope, &raw, &rendered);
-            tracing::debug!(%url, gained, "rendered");
-            state.rendered(&call, gained, page.requests);
-            (Some(rendered), Some(Rendering::Rendered(differences)))
+            let rendered_only = links_only_rendered(context, scope, &raw, &rendered);
+            tracing::debug!(%url, added = rendered_only.len(), "rendered");
+            state.rendered(page.requests);
+            ReadPage {
+                differs: !differences.is_empty(),
+                rendering: Some(Rendering::Rendered(differences)),
+                facts: Some(rendered),
+                rendered_only,
+            }
         }
         Err(failure) => {
             tracing::debug!(%url, ?failure, "not rendered");
-            state.failed(&call, &failure);
+            state.failed(&failure);
             let rendering = match failure {
                 RenderFailure::TimedOut(_) => Rendering::TimedOut,
                 RenderFailure::Failed(reason) | RenderFailure::Unavailable(reason) => {
                     Rendering::Failed(reason)
                 }
             };
-            (Some(raw), Some(rendering))
+            ReadPage {
+                rendering: Some(rendering),
+                ..as_served(raw)
+            }
         }
     }
+}
+
+/// Leaves out the links the rendered DOM adds from the page to itself with another query
+/// (`?search=`, `?tab=2`): what a script keeps of the page's state in its address, the same
+/// page to a search engine, and a new URL on every page that would make rendering find
+/// "new" URLs without end (the search box of rustdoc's pages does this). The HTML's own such
+/// links stay.
+fn drop_page_states(url: &Url, raw: &PageFacts, rendered: &mut PageFacts) {
+    let is_state = |link: &Link| {
+        link.url.query() != url.query()
+            && link.url.path() == url.path()
+            && link.url.origin() == url.origin()
+    };
+    let served: HashSet<&Url> = raw
+        .links
+        .iter()
+        .filter(|link| is_state(link))
+        .map(|link| &link.url)
+        .collect();
+    rendered
+        .links
+        .retain(|link| !is_state(link) || served.contains(&link.url));
 }
 
 /// Places scripts tried to take the tab to are links of the page.
@@ -102,8 +173,13 @@ fn add_navigations(facts: &mut PageFacts, navigations: &[Url]) {
     }
 }
 
-/// Whether the rendered DOM links to pages of the site the HTML does not link to.
-fn gains_links(context: &JobContext, scope: &Scope, raw: &PageFacts, rendered: &PageFacts) -> bool {
+/// The pages of the site the rendered DOM links to and the HTML does not, normalized.
+fn links_only_rendered(
+    context: &JobContext,
+    scope: &Scope,
+    raw: &PageFacts,
+    rendered: &PageFacts,
+) -> HashSet<Url> {
     let site_links = |facts: &PageFacts| -> HashSet<Url> {
         facts
             .links
@@ -113,9 +189,9 @@ fn gains_links(context: &JobContext, scope: &Scope, raw: &PageFacts, rendered: &
             .collect()
     };
     let served = site_links(raw);
-    site_links(rendered)
-        .iter()
-        .any(|link| !served.contains(link))
+    let mut rendered = site_links(rendered);
+    rendered.retain(|link| !served.contains(link));
+    rendered
 }
 
 /// Where the HTML as served and the rendered DOM disagree on canonical or noindex.

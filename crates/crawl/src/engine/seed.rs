@@ -40,6 +40,7 @@ pub(super) async fn visit_seed(
         Arc::new(initial_scope.clone()),
         item,
         VisitMode::Seed,
+        None,
     )
     .await;
     let scope = match &seed_visit.moved_scope {

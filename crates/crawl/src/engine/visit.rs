@@ -2,6 +2,7 @@
 //! against robots.txt and scope before it is requested), and the page the chain ends on handed
 //! to `page`. Every URL of the chain is reported once.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use reqwest::header;
@@ -13,6 +14,7 @@ use crate::event::{Exclusion, PageOutcome, ResponseFacts, Verdict};
 use crate::fetch::{BodyWanted, FetchedResponse, Validators};
 use crate::frontier::QueuedUrl;
 use crate::history::PreviousPage;
+use crate::render::{KeptPage, RenderCall};
 use crate::robots::RobotsPolicy;
 use crate::scope::Scope;
 
@@ -40,6 +42,12 @@ pub(super) struct Visit {
     pub end: VisitEnd,
     /// The scope the seed's redirects moved to, if they did.
     pub moved_scope: Option<Scope>,
+    /// Of `links`, the pages of the site (normalized) only the rendered DOM links to.
+    pub rendered_only: HashSet<Url>,
+    /// The rendered DOM's canonical or noindex differ from the HTML's.
+    pub render_differs: bool,
+    /// Why the page was visited to be rendered, when it was.
+    pub render_call: Option<RenderCall>,
 }
 
 /// How a visit's redirect chain ended: for the seed, whether the crawl can go on.
@@ -63,6 +71,9 @@ impl Visit {
             links,
             end,
             moved_scope: None,
+            rendered_only: HashSet::new(),
+            render_differs: false,
+            render_call: None,
         }
     }
 
@@ -75,6 +86,9 @@ impl Visit {
             links: Vec::new(),
             end,
             moved_scope,
+            rendered_only: HashSet::new(),
+            render_differs: false,
+            render_call: None,
         }
     }
 }
@@ -132,12 +146,14 @@ struct Redirects {
 }
 
 /// Fetches one queued URL, following its redirects hop by hop, and classifies the page the
-/// chain ends on. Emits one event per URL of the chain.
+/// chain ends on. Emits one event per URL of the chain. `render` renders the page the chain
+/// ends on: it was read as served before, and is visited again for that.
 pub(super) async fn visit(
     context: Arc<JobContext>,
     scope: Arc<Scope>,
     item: QueuedUrl,
     mode: VisitMode,
+    render: Option<RenderCall>,
 ) -> Visit {
     let QueuedUrl {
         url,
@@ -156,7 +172,8 @@ pub(super) async fn visit(
         moved_scope: None,
     };
     loop {
-        let (response, previous) = match request(&context, &hop).await {
+        let conditional = render.is_none();
+        let (response, previous) = match request(&context, &hop, conditional).await {
             Ok(answered) => answered,
             Err(end) => return Visit::ended(depth, end, redirects.moved_scope),
         };
@@ -165,12 +182,8 @@ pub(super) async fn visit(
             revalidated_page(&context, hop, facts, previous).await
         } else if !is_redirect(facts.status) {
             let scope = redirects.moved_scope.as_ref().unwrap_or(&scope);
-            let answer = Answer {
-                hop,
-                response,
-                facts,
-            };
-            finish_page(&context, scope, answer).await
+            let answer = Answer::new(hop, response, facts);
+            finish_page(&context, scope, answer, render.clone()).await
         } else {
             match follow_redirect(&context, &scope, &mut redirects, hop, &response, facts).await {
                 Redirected::To(next) => {
@@ -183,17 +196,46 @@ pub(super) async fn visit(
         return Visit {
             chain,
             moved_scope: redirects.moved_scope,
+            render_call: render,
             ..finished
         };
     }
 }
 
-/// Requests `hop` when robots.txt and the request budget allow it, conditionally when an
+/// Renders a page read as served from the response kept of it (see `render`), without
+/// requesting it again.
+pub(super) async fn render_kept(
+    context: Arc<JobContext>,
+    scope: Arc<Scope>,
+    item: QueuedUrl,
+    kept: KeptPage,
+    render: RenderCall,
+) -> Visit {
+    let hop = Hop {
+        url: item.url,
+        depth: item.depth,
+        referrer: item.referrer,
+    };
+    let answer = Answer {
+        hop,
+        facts: kept.facts,
+        page: kept.served,
+    };
+    let finished = finish_page(&context, &scope, answer, Some(render.clone())).await;
+    Visit {
+        chain: item.chain,
+        render_call: Some(render),
+        ..finished
+    }
+}
+
+/// Requests `hop` when robots.txt and the request budget allow it, `conditional`ly when an
 /// earlier run left validators; hands back that run's page too. A URL that gets no response
 /// is reported here.
 async fn request(
     context: &JobContext,
     hop: &Hop,
+    conditional: bool,
 ) -> Result<(FetchedResponse, Option<PreviousPage>), VisitEnd> {
     let policy = context.origins.robots(&hop.url, &context.fetcher).await;
     if !policy.is_allowed(&hop.url) {
@@ -211,6 +253,7 @@ async fn request(
     let previous = context
         .history
         .as_ref()
+        .filter(|_| conditional)
         .and_then(|history| history.previous(&hop.url))
         .filter(PreviousPage::can_revalidate);
     let validators = previous.as_ref().map(|previous| Validators {
