@@ -74,6 +74,8 @@ pub(crate) struct Crawled {
     /// What was written and published; with `--out -`, no file is published.
     pub published: (Vec<Written>, Published),
     pub changes: ChangeReport,
+    /// Pages that served a new `Last-Modified` over the same content, whose lastmod was kept.
+    pub lastmod_kept: u64,
     /// The URLs not listed: a few of each reason.
     pub not_listed: NotListed,
     resumed: bool,
@@ -269,6 +271,7 @@ pub(crate) fn crawl_and_publish(
         record_changes(&mut store, run, &summary)?,
         &settings.crawl.host_map,
     );
+    let lastmod_kept = store.kept_lastmod_count(run)?;
     store.finish_run(run, RunStatus::Complete)?;
     if let Some(target) = &settings.report_changes {
         changes::write_report(&changes, target)?;
@@ -284,6 +287,7 @@ pub(crate) fn crawl_and_publish(
         notes,
         published,
         changes,
+        lastmod_kept,
         not_listed,
         resumed,
         notified,

@@ -13,14 +13,17 @@ mod oracle;
 mod server;
 mod site;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use sitemapper_store::{Store, StoreError};
 
 use crate::harness::{Run, lastmods, listed_urls, peak_memory_mib, sitemap_files, sitemapper};
 use crate::schema::assert_all_valid;
 
 use misbehaviour::Behaviour;
-use oracle::{Expected, changes};
+use oracle::{Expected, LastmodHistory, changes};
 use server::{ChaosServer, Served};
 
 /// The seed of every random choice. Another value explores another site and other failures.
@@ -156,7 +159,8 @@ impl Night<'_> {
         problems
     }
 
-    /// The sitemap lists exactly the expected URLs, each with the Last-Modified last served.
+    /// The sitemap lists exactly the expected URLs, each with the lastmod the served responses
+    /// give it over the runs.
     fn check_listing(&self, expected: &Expected, out: &Path) -> Vec<String> {
         let listed = lastmods(out);
         let wanted: BTreeMap<String, Option<String>> = expected
@@ -225,6 +229,24 @@ impl Job {
         sitemapper(&args.iter().map(String::as_str).collect::<Vec<_>>())
     }
 
+    /// The lastmod the crawl database holds for each path the last run recorded.
+    fn recorded_lastmods(&self, server: &ChaosServer) -> HashMap<String, Option<Timestamp>> {
+        let store = Store::open(&self.state).unwrap();
+        let Some(run) = store.latest_run().unwrap() else {
+            return HashMap::new();
+        };
+        let origin = server.url("");
+        let mut lastmods = HashMap::new();
+        store
+            .for_each_page(run, |page, lastmod| -> Result<(), StoreError> {
+                let path = page.url.strip_prefix(&origin).unwrap_or(&page.url);
+                lastmods.insert(path.to_string(), lastmod);
+                Ok(())
+            })
+            .unwrap();
+        lastmods
+    }
+
     fn published(&self, listed: BTreeMap<String, String>) -> Published {
         Published {
             sitemap: std::fs::read(self.out.join("sitemap.xml")).unwrap(),
@@ -239,8 +261,9 @@ fn path_text(path: &Path) -> String {
 }
 
 /// The failing run: exit code 1, and the previous sitemap and report left byte for byte.
-fn check_refused(night: &Night<'_>, job: &Job, previous: &Published) {
-    let mut problems = night.check_retries();
+/// `problems`: those found already.
+fn check_refused(night: &Night<'_>, job: &Job, previous: &Published, mut problems: Vec<String>) {
+    problems.extend(night.check_retries());
     if night.crawl.code != 1 {
         problems.push(format!(
             "  the seed failed, yet the exit code is {}",
@@ -259,8 +282,14 @@ fn check_refused(night: &Night<'_>, job: &Job, previous: &Published) {
 }
 
 /// A successful run: exit code 0, bounded memory, the requests, the listing, the files and
-/// the change report all as the served responses say.
-fn check_published(night: &Night<'_>, job: &Job, previous: Option<&Published>) -> Published {
+/// the change report all as the served responses say. `problems`: those found already.
+fn check_published(
+    night: &Night<'_>,
+    job: &Job,
+    history: &LastmodHistory,
+    previous: Option<&Published>,
+    mut problems: Vec<String>,
+) -> Published {
     if night.crawl.code != 0 {
         night.fail(&[format!("  exit code {}, expected 0", night.crawl.code)]);
     }
@@ -273,8 +302,8 @@ fn check_published(night: &Night<'_>, job: &Job, previous: Option<&Published>) -
             "  peak memory {peak} MiB, bound {MEMORY_BOUND_MIB} MiB"
         )]);
     }
-    let expected = Expected::from_served(&night.served);
-    let mut problems = night.check_requests(&expected);
+    let expected = Expected::from_served(&night.served, history);
+    problems.extend(night.check_requests(&expected));
     problems.extend(night.check_retries());
     problems.extend(night.check_listing(&expected, &job.out));
     problems.extend(check_files(job));
@@ -351,9 +380,12 @@ fn a_misbehaving_site_that_changes_every_night_is_mapped_as_served() {
     };
     std::fs::create_dir(&job.out).unwrap();
     let mut previous: Option<Published> = None;
+    let mut history = LastmodHistory::default();
     for run in 0..RUNS {
         server.begin_run(run);
+        let started = Timestamp::now();
         let crawl = job.crawl(&server);
+        let finished = Timestamp::now();
         let night = Night {
             run,
             server: &server,
@@ -361,11 +393,18 @@ fn a_misbehaving_site_that_changes_every_night_is_mapped_as_served() {
             crawl,
         };
         night.assert_no_panic();
+        history.record_run(&night.served, |path| server.url(path));
+        let problems: Vec<String> = history
+            .settle(&job.recorded_lastmods(&server), started, finished)
+            .iter()
+            .map(|(path, what)| night.problem(path, what))
+            .collect();
         if run == SEED_FAILS_IN_RUN {
             let previous = previous.as_ref().expect("a run before the failing one");
-            check_refused(&night, &job, previous);
+            check_refused(&night, &job, previous, problems);
         } else {
-            previous = Some(check_published(&night, &job, previous.as_ref()));
+            let published = check_published(&night, &job, &history, previous.as_ref(), problems);
+            previous = Some(published);
         }
     }
 }

@@ -390,6 +390,123 @@ fn indexnow_is_told_what_changed() {
     assert_eq!(bad_key.code, 2, "{}", bad_key.stderr);
 }
 
+/// A generated static site as a deploy leaves it: every file re-dated to `date`, with an
+/// `ETag` made from its date, as nginx and Apache make theirs; `/b` says `b_text`.
+fn deployed(date: &str, b_text: &str) -> Site {
+    let file = |body: &str| {
+        let etag = format!("\"{}\"", date.replace([' ', ',', ':'], ""));
+        Route::html(body)
+            .header("Last-Modified", date)
+            .header("ETag", &etag)
+    };
+    Site::new()
+        .route("/", file(&links_to(&["/a", "/b", "/c"])))
+        .route("/a", file("<p>a</p>"))
+        .route("/b", file(&format!("<p>{b_text}</p>")))
+        .route("/c", file("<p>c</p>"))
+}
+
+const FIRST_DEPLOY: &str = "Mon, 01 Jan 2024 00:00:00 GMT";
+const SECOND_DEPLOY: &str = "Tue, 02 Jan 2024 00:00:00 GMT";
+const THIRD_DEPLOY: &str = "Wed, 03 Jan 2024 00:00:00 GMT";
+
+#[test]
+fn a_redeploy_that_re_dates_every_file_moves_nothing_and_an_edit_moves_its_page() {
+    let endpoint = Site::new().route("/indexnow", Route::new(202, "")).serve();
+    let server = deployed(FIRST_DEPLOY, "b, first edition").serve();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("state.db");
+    let report_file = out.path().join("changes.json");
+    let flags = [
+        "--state",
+        state.to_str().unwrap(),
+        "--report-changes",
+        report_file.to_str().unwrap(),
+        "--indexnow-key",
+        "0123456789abcdef",
+        "--indexnow-endpoint",
+        &endpoint.url("/indexnow"),
+    ];
+    crawl(&server.url("/"), out.path(), &flags).assert_success();
+    let first = lastmods(out.path());
+    assert_eq!(first.len(), 4);
+    assert!(
+        first
+            .values()
+            .all(|lastmod| lastmod.as_deref() == Some("2024-01-01T00:00:00+00:00")),
+        "{first:?}"
+    );
+    let sitemap_after_first = std::fs::read(out.path().join("sitemap.xml")).unwrap();
+
+    // The site is generated and deployed again: every file re-dated, none changed.
+    server.change(deployed(SECOND_DEPLOY, "b, first edition"));
+    let run = crawl(&server.url("/"), out.path(), &flags);
+    run.assert_success();
+    assert_eq!(
+        std::fs::read(out.path().join("sitemap.xml")).unwrap(),
+        sitemap_after_first,
+        "every <lastmod> stays"
+    );
+    let second_report = report(&report_file);
+    for key in ["added", "removed", "changed"] {
+        assert!(urls_in(&second_report, key, &server).is_empty(), "{key}");
+    }
+    assert!(
+        run.stderr
+            .contains("4 pages served a new Last-Modified with the same content: lastmod kept."),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("Since run #1: 0 added, 0 removed, 0 changed."),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("IndexNow: nothing changed: not notified."),
+        "{}",
+        run.stderr
+    );
+    assert!(endpoint.requests().is_empty(), "IndexNow was told nothing");
+
+    // The next deploy carries one edit: that page alone moves, to the deploy's date.
+    server.change(deployed(THIRD_DEPLOY, "b, second edition"));
+    let mut json_flags = flags.to_vec();
+    json_flags.extend(["--summary", "json"]);
+    let run = crawl(&server.url("/"), out.path(), &json_flags);
+    run.assert_success();
+    let third = lastmods(out.path());
+    for path in ["/", "/a", "/c"] {
+        assert_eq!(
+            third[&server.url(path)].as_deref(),
+            Some("2024-01-01T00:00:00+00:00"),
+            "{path}"
+        );
+    }
+    assert_eq!(
+        third[&server.url("/b")].as_deref(),
+        Some("2024-01-03T00:00:00+00:00"),
+        "edited: the header's time, newer than its lastmod"
+    );
+    assert_eq!(urls_in(&report(&report_file), "changed", &server), ["/b"]);
+    let summary: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(summary["lastmod_kept"], 3, "{summary}");
+    assert_eq!(summary["changes"]["changed"], 1, "{summary}");
+    let requests = endpoint.requests();
+    assert_eq!(requests.len(), 1);
+    let body: serde_json::Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert_eq!(body["urlList"], serde_json::json!([server.url("/b")]));
+
+    let runs = Store::open(&state).unwrap().runs().unwrap();
+    let changed: Vec<Option<u64>> = runs
+        .iter()
+        .map(|run| run.changes.map(|changes| changes.changed))
+        .collect();
+    assert_eq!(changed, [Some(1), Some(0), None], "newest first");
+}
+
 /// Starts `sitemapper crawl` in the background with `--state`, quietly.
 fn spawn_with_state(seed: &str, out: &Path, state: &Path, extra: &[&str]) -> std::process::Child {
     let (out, state) = (out.to_str().unwrap(), state.to_str().unwrap());

@@ -18,21 +18,23 @@ fn links_to(paths: &[String]) -> String {
 }
 
 /// A site with a blog of `posts` posts, a shop of `products` products, and top-level pages.
-/// Every page has a Last-Modified date; `changed` pages get a later one.
+/// Every page has a Last-Modified date; `changed` pages are edited, and get a later one.
 fn sectioned_site(posts: usize, products: usize, changed: &[&str]) -> Site {
     let mut paths = vec!["/about".to_string(), "/contact.html".to_string()];
     paths.extend((0..posts).map(|index| format!("/blog/post-{index:03}")));
     paths.extend((0..products).map(|index| format!("/products/item-{index:03}")));
     let mut site = Site::new().page("/", &links_to(&paths));
     for path in &paths {
-        let modified = if changed.contains(&path.as_str()) {
-            "Wed, 05 Jun 2024 10:00:00 GMT"
+        // An edited page shows it, and carries the date of the edit.
+        let (modified, text) = if changed.contains(&path.as_str()) {
+            ("Wed, 05 Jun 2024 10:00:00 GMT", "edited")
         } else {
-            "Mon, 01 Jan 2024 00:00:00 GMT"
+            ("Mon, 01 Jan 2024 00:00:00 GMT", "")
         };
         site = site.route(
             path,
-            Route::html(&format!("<title>{path}</title>")).header("Last-Modified", modified),
+            Route::html(&format!("<title>{path}</title><p>{text}</p>"))
+                .header("Last-Modified", modified),
         );
     }
     site
@@ -287,7 +289,7 @@ fn over_three_runs_only_the_files_that_changed_move() {
     );
     assert_all_valid(out.path());
 
-    // Second night: one product changed (a new Last-Modified), one post added.
+    // Second night: one product edited (and a new Last-Modified), one post added.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     server.change(sectioned_site(5, 40, &["/products/item-007"]));
     nightly();

@@ -134,26 +134,44 @@ pub struct NotListedPage<'a> {
     pub referrer: Option<&'a str>,
 }
 
-/// One row per URL. `lastmod` is the one rule of DESIGN.md, lastmod: a valid `Last-Modified`
-/// wins; else, when the page's fingerprint differs from the one recorded, the time this
-/// run saw it change; else (unchanged, revalidated, or no history) the recorded value stays.
-/// A page seen for the first time without the header gets none: nothing is invented.
+/// One row per URL. `lastmod` is the one rule of DESIGN.md, lastmod, where history decides:
+/// - a page that answered 304 Not Modified keeps it;
+/// - with nothing to compare (no fingerprint now, or none recorded: a row of an older
+///   release, a page that was not HTML), a valid `Last-Modified` stands, else it stays;
+/// - the same fingerprint as recorded keeps it, even when `Last-Modified` moved: a static
+///   site's redeploy re-dates every file without changing one (`lastmod_kept` says so);
+/// - another fingerprint takes `Last-Modified` when it is newer than the recorded lastmod,
+///   else the time this run saw the change.
+///
+/// A page seen for the first time takes its `Last-Modified`, or none: nothing is invented.
 const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_type, html_ok, verdict,
         reason, detail, target, canonical, last_modified, lastmod, etag, fetched_at, fingerprint, title,
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
         invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex,
-        h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources)
+        h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources,
+        lastmod_kept)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
-        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)
+        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
         canonical = excluded.canonical, last_modified = excluded.last_modified,
         lastmod = CASE
-            WHEN excluded.last_modified IS NOT NULL THEN excluded.last_modified
-            WHEN excluded.revalidated = 0 AND pages.fingerprint IS NOT NULL AND excluded.fingerprint IS NOT NULL
-                 AND pages.fingerprint != excluded.fingerprint THEN excluded.fetched_at
-            ELSE pages.lastmod
+            WHEN excluded.revalidated THEN pages.lastmod
+            WHEN pages.fingerprint IS NULL OR excluded.fingerprint IS NULL
+                THEN coalesce(excluded.last_modified, pages.lastmod)
+            WHEN pages.fingerprint = excluded.fingerprint THEN pages.lastmod
+            WHEN excluded.last_modified IS NOT NULL
+                 AND (pages.lastmod IS NULL OR excluded.last_modified > pages.lastmod)
+                THEN excluded.last_modified
+            ELSE coalesce(excluded.fetched_at, pages.lastmod)
+        END,
+        lastmod_kept = CASE
+            WHEN excluded.revalidated = 0 AND pages.fingerprint = excluded.fingerprint
+                 AND excluded.last_modified IS NOT NULL
+                 AND excluded.last_modified IS NOT pages.last_modified
+                 AND excluded.last_modified IS NOT pages.lastmod THEN 1
+            ELSE 0
         END,
         etag = excluded.etag, fetched_at = excluded.fetched_at,
         fingerprint = coalesce(excluded.fingerprint, pages.fingerprint),
@@ -357,6 +375,19 @@ impl Store {
                 .map_err(|source| self.sql_error(source))?;
         }
         Ok(excluded as u64)
+    }
+
+    /// How many pages `run` fetched whose `Last-Modified` moved while their content did not,
+    /// so that their lastmod was kept: a redeploy that re-dated files without changing them.
+    pub fn kept_lastmod_count(&self, run: RunId) -> Result<u64, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT count(*) FROM pages WHERE last_seen_run = ?1 AND lastmod_kept = 1",
+                params![run.0],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|count| count.max(0) as u64)
+            .map_err(|source| self.sql_error(source))
     }
 
     /// How many pages `run` lists.

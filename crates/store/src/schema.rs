@@ -192,6 +192,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         digest INTEGER NOT NULL,
         changed_at INTEGER NOT NULL
     );",
+    // 11: whether the page's last fetch served a new `Last-Modified` over the same content,
+    // so that its lastmod was kept (a redeploy that re-dates every file): counted per run for
+    // the summary. Rows written before have nothing to report.
+    "ALTER TABLE pages ADD COLUMN lastmod_kept INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// The schema version this build writes.

@@ -91,6 +91,47 @@ fn a_database_of_the_first_schema_opens_and_keeps_its_pages() {
 }
 
 #[test]
+fn a_row_an_older_release_wrote_without_a_fingerprint_takes_the_header_once() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("old.db");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        for migration in &crate::schema::MIGRATIONS[..10] {
+            connection.execute_batch(migration).unwrap();
+        }
+        connection
+            .execute_batch(
+                "PRAGMA user_version = 10;
+                 INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+                 INSERT INTO pages (url, depth, html_ok, verdict, last_modified, lastmod, first_seen_run, last_seen_run)
+                    VALUES ('https://e.com/', 0, 1, 'indexable', 1000, 1000, 1, 1);",
+            )
+            .unwrap();
+    }
+    let mut store = Store::open(&path).unwrap();
+    let run = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(run, &[fetched("https://e.com/", "f", Some(5_000), 9_000)])
+        .unwrap();
+    assert_eq!(
+        lastmod(&store, run, "https://e.com/"),
+        Some(at(5_000)),
+        "nothing to compare: the header stands"
+    );
+    assert_eq!(store.kept_lastmod_count(run).unwrap(), 0);
+    let run = store.begin_run("https://e.com/").unwrap();
+    store
+        .record_pages(run, &[fetched("https://e.com/", "f", Some(7_000), 10_000)])
+        .unwrap();
+    assert_eq!(
+        lastmod(&store, run, "https://e.com/"),
+        Some(at(5_000)),
+        "the fingerprint recorded then decides"
+    );
+    assert_eq!(store.kept_lastmod_count(run).unwrap(), 1);
+}
+
+#[test]
 fn hints_written_into_the_detail_by_older_releases_get_their_own_columns() {
     let directory = tempfile::tempdir().unwrap();
     let path = directory.path().join("old.db");

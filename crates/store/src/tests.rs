@@ -130,6 +130,101 @@ fn lastmod_is_the_header_or_the_first_time_a_change_was_seen() {
     );
 }
 
+/// Records `pages` as a new complete run, with its listing, and returns it with its change
+/// report.
+fn complete_run(store: &mut Store, pages: &[PageRecord]) -> (RunId, ChangeReport) {
+    let run = store.begin_run("https://e.com/").unwrap();
+    store.record_pages(run, pages).unwrap();
+    store.record_listing(run).unwrap();
+    let report = store.change_report(run).unwrap();
+    store.finish_run(run, RunStatus::Complete).unwrap();
+    (run, report)
+}
+
+#[test]
+fn content_decides_lastmod_when_the_header_moves() {
+    let (_directory, mut store) = open();
+    let same = "https://e.com/same";
+    let edited = "https://e.com/edited";
+    let backdated = "https://e.com/backdated";
+    let undated = "https://e.com/undated";
+    let (first, _) = complete_run(
+        &mut store,
+        &[
+            fetched(same, "s", Some(1_000), 10_000),
+            fetched(edited, "e", Some(1_000), 10_000),
+            fetched(backdated, "b", Some(1_000), 10_000),
+            fetched(undated, "u", None, 10_000),
+        ],
+    );
+    assert_eq!(store.kept_lastmod_count(first).unwrap(), 0);
+
+    // A redeploy at 15,000 re-dates every file; one page was edited, one was edited but
+    // claims an older date, and one that had no header now has one.
+    let (second, report) = complete_run(
+        &mut store,
+        &[
+            fetched(same, "s", Some(15_000), 20_000),
+            fetched(edited, "e2", Some(15_000), 20_000),
+            fetched(backdated, "b2", Some(500), 20_000),
+            fetched(undated, "u", Some(15_000), 20_000),
+        ],
+    );
+    assert_eq!(
+        lastmod(&store, second, same),
+        Some(at(1_000)),
+        "the same content keeps its lastmod whatever the header says"
+    );
+    assert_eq!(
+        lastmod(&store, second, edited),
+        Some(at(15_000)),
+        "changed, with a newer header: the header"
+    );
+    assert_eq!(
+        lastmod(&store, second, backdated),
+        Some(at(20_000)),
+        "changed, with a header older than the lastmod: when the change was seen"
+    );
+    assert_eq!(
+        lastmod(&store, second, undated),
+        None,
+        "the same content: still nothing to say"
+    );
+    assert_eq!(report.changed, [backdated, edited]);
+    assert_eq!(store.kept_lastmod_count(second).unwrap(), 2);
+    assert_eq!(
+        store.change_times(same).unwrap(),
+        [at(1_000)],
+        "no change recorded for an unchanged page"
+    );
+    let recorded = store.page(same).unwrap().unwrap();
+    assert_eq!(
+        recorded.last_modified,
+        Some(at(15_000)),
+        "the header served is kept for conditional requests"
+    );
+
+    // The next night serves the same headers again (no conditional request answered): no
+    // header is new, nothing is kept against one. A 304 keeps the lastmod, not the header.
+    let (third, report) = complete_run(
+        &mut store,
+        &[
+            PageRecord {
+                revalidated: true,
+                ..fetched(same, "s", Some(15_000), 30_000)
+            },
+            fetched(edited, "e2", Some(15_000), 30_000),
+            fetched(backdated, "b2", Some(500), 30_000),
+            fetched(undated, "u", Some(15_000), 30_000),
+        ],
+    );
+    assert_eq!(lastmod(&store, third, same), Some(at(1_000)));
+    assert_eq!(lastmod(&store, third, edited), Some(at(15_000)));
+    assert_eq!(lastmod(&store, third, backdated), Some(at(20_000)));
+    assert!(report.changed.is_empty(), "{:?}", report.changed);
+    assert_eq!(store.kept_lastmod_count(third).unwrap(), 0);
+}
+
 #[test]
 fn the_change_report_compares_with_the_previous_complete_run() {
     let (_directory, mut store) = open();

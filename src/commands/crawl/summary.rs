@@ -455,14 +455,21 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
-    /// What is unchanged since the pages were last fetched, and what changed since the
-    /// previous run.
+    /// What is unchanged since the pages were last fetched (a 304, or the same content
+    /// re-dated), and what changed since the previous run.
     fn print_changes(&self, out: &mut impl Write) -> std::io::Result<()> {
         let revalidated = self.crawled.summary.revalidated;
         if revalidated > 0 {
             writeln!(
                 out,
                 "Unchanged (304 Not Modified, not downloaded): {revalidated} pages."
+            )?;
+        }
+        let kept = self.crawled.lastmod_kept;
+        if kept > 0 {
+            writeln!(
+                out,
+                "{kept} pages served a new Last-Modified with the same content: lastmod kept."
             )?;
         }
         let changes = &self.crawled.changes;

@@ -29,6 +29,8 @@ pub(crate) struct CrawlJson {
     requests: u64,
     urls_discovered: u64,
     revalidated: u64,
+    /// Pages that served a new `Last-Modified` with the same content: their lastmod kept.
+    lastmod_kept: u64,
     listed: u64,
     /// Listed under their own URL although they name another canonical.
     listed_as_themselves: Vec<ReasonCountJson>,
@@ -245,6 +247,7 @@ impl CrawlJson {
             requests: summary.requests,
             urls_discovered: summary.urls_discovered,
             revalidated: summary.revalidated,
+            lastmod_kept: crawled.lastmod_kept,
             listed,
             listed_as_themselves,
             not_listed_total: crawled.not_listed.total(),

@@ -97,8 +97,10 @@ pub(super) enum Delivered {
         body: Vec<u8>,
         last_modified: Timestamp,
     },
-    /// A complete 200 response of another content type.
-    NotHtml,
+    /// A complete 200 response of another content type, with the `Last-Modified` it carried.
+    NotHtml {
+        last_modified: Option<Timestamp>,
+    },
     Redirect {
         location: String,
     },
@@ -121,7 +123,7 @@ impl fmt::Display for Delivered {
                 if is_noindex(body) { ", noindex" } else { "" },
                 http_date(*last_modified)
             ),
-            Delivered::NotHtml => write!(formatter, "200 not html"),
+            Delivered::NotHtml { .. } => write!(formatter, "200 not html"),
             Delivered::Redirect { location } => write!(formatter, "redirect to {location}"),
             Delivered::Status(status) => write!(formatter, "{status}"),
             Delivered::Nothing => write!(formatter, "no complete response"),
@@ -193,7 +195,9 @@ impl Reply {
                 200,
                 &[("Content-Type", "text/plain".to_string())],
                 b"User-agent: *\nAllow: /\n",
-                Delivered::NotHtml,
+                Delivered::NotHtml {
+                    last_modified: None,
+                },
             ),
             (_, Resource::Missing) => {
                 Reply::complete(404, &[html()], b"<p>not found</p>", Delivered::Status(404))
@@ -228,7 +232,10 @@ impl Reply {
             },
             Behaviour::HtmlAsOctetStream => {
                 let octets = ("Content-Type", "application/octet-stream".to_string());
-                Reply::complete(200, &[octets, last_modified], &body, Delivered::NotHtml)
+                let delivered = Delivered::NotHtml {
+                    last_modified: Some(page.last_modified),
+                };
+                Reply::complete(200, &[octets, last_modified], &body, delivered)
             }
             Behaviour::JunkAsHtml => {
                 let junk = junk(keys);
