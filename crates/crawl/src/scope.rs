@@ -12,6 +12,9 @@ use crate::config::ScopeOptions;
 pub(crate) struct Scope {
     /// The scope's directory as an absolute URL: where its sitemaps are published.
     root: Url,
+    /// The URL the scope was made from (the seed, or where its redirects led): it passes
+    /// the include and exclude patterns, whatever they say.
+    seed: Url,
     options: ScopeOptions,
 }
 
@@ -25,6 +28,7 @@ impl Scope {
         root.set_fragment(None);
         Scope {
             root,
+            seed: seed.clone(),
             options: options.clone(),
         }
     }
@@ -90,7 +94,7 @@ impl Scope {
                 .include
                 .iter()
                 .any(|pattern| pattern.is_match(text))
-            || self.root.as_str() == text
+            || self.seed.as_str() == text
     }
 }
 
@@ -189,6 +193,12 @@ mod tests {
         assert!(scope.contains(&url("https://example.com/docs/a")));
         assert!(!scope.contains(&url("https://example.com/blog/a")));
         assert!(!scope.contains(&url("https://example.com/docs/a.pdf")));
+        let book = Scope::from_seed(&url("https://example.com/book"), &options);
+        assert!(book.contains(&url("https://example.com/book")), "the seed");
+        assert!(
+            !book.contains(&url("https://example.com/")),
+            "its directory is not the seed"
+        );
     }
 
     #[test]
