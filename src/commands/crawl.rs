@@ -416,7 +416,7 @@ fn notify_indexnow(
     if counts.added + counts.removed + counts.changed == 0 {
         return Some("IndexNow: nothing changed: not notified.".to_string());
     }
-    let published_root = indexnow.host_map.to_published(&summary.scope_root);
+    let published_root = indexnow.host_map.to_published(&summary.scope.root);
     let host = published_root.host_str().unwrap_or_default();
     match runtime.block_on(indexnow.notify(host, changes, &summary.addresses)) {
         Ok(notified) => Some(format!(

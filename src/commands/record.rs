@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use sitemapper_crawl::{
     CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
-    RenderDifference, Rendering, RobotsFile, TrapKind, Verdict,
+    RenderDifference, Rendering, RobotsFile, SettledScope, TrapKind, Verdict,
 };
 use sitemapper_store::{
     IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails, PageExtraction,
@@ -34,8 +34,6 @@ const BATCH_DELAY: Duration = Duration::from_millis(100);
 pub(crate) struct Notes {
     /// `(origin, policy)` for each robots.txt read.
     pub robots: Vec<(String, String)>,
-    /// `(from, to)` when the seed's redirect moved the scope.
-    pub scope_moved: Option<(String, String)>,
     /// The `Sitemap:` lines of the robots.txt files read.
     pub sitemaps: Vec<String>,
     /// Whether a robots.txt read gave a `Crawl-delay`.
@@ -66,6 +64,7 @@ impl Recorder {
                 .build()
                 .map_err(|error| anyhow::anyhow!("the crawl database writer: {error}"))?;
             let mut notes = Notes::default();
+            let mut log = SeedLog::default();
             let mut batch = Vec::with_capacity(BATCH_SIZE);
             let mut extractions = Vec::new();
             while let Some(event) = events.blocking_recv() {
@@ -75,7 +74,7 @@ impl Recorder {
                     match event {
                         CrawlEvent::Page(mut outcome) => {
                             count(&counts, &outcome);
-                            log_outcome(&outcome);
+                            log.outcome(&outcome);
                             extractions.extend(page_extraction(&mut outcome));
                             batch.push(page_record(*outcome));
                         }
@@ -86,14 +85,13 @@ impl Recorder {
                             crawl_delay,
                             file,
                         } => {
+                            log.robots(&origin, &policy);
                             notes.robots_files.insert(origin.clone(), file);
                             notes.robots.push((origin, policy));
                             notes.sitemaps.extend(sitemaps);
                             notes.crawl_delay |= crawl_delay.is_some();
                         }
-                        CrawlEvent::ScopeMoved { from, to } => {
-                            notes.scope_moved = Some((from.to_string(), to.to_string()))
-                        }
+                        CrawlEvent::Scope(scope) => log.settle(&scope),
                         CrawlEvent::SitemapListed { sitemap, urls } => {
                             let urls: Vec<String> = urls.into_iter().map(String::from).collect();
                             store.record_sitemap_links(sitemap.as_str(), &urls)?;
@@ -121,6 +119,8 @@ impl Recorder {
                     extractions.clear();
                 }
             }
+            // A seed that failed settles no scope: what its visit logged is said anyway.
+            log.flush();
             Ok((store, notes))
         });
         Recorder { handle }
@@ -156,21 +156,169 @@ fn count(counts: &EventCounts, outcome: &PageOutcome) {
     }
 }
 
+/// The log of the crawl's events. Until the seed's visit settles the scope, its lines (the
+/// robots.txt read, the seed's redirect chain) are held, so that the log begins with the
+/// scope the crawl covers; the few lines of one redirect chain are all it ever holds.
+#[derive(Debug, Default)]
+struct SeedLog {
+    settled: bool,
+    held: Vec<HeldLine>,
+}
+
+/// A log line held until the scope is settled.
+#[derive(Debug)]
+enum HeldLine {
+    /// A page's line, at -v (`info`) or -vv (`debug`).
+    Page {
+        info: bool,
+        message: String,
+    },
+    Robots {
+        origin: String,
+        policy: String,
+    },
+}
+
+impl HeldLine {
+    fn emit(&self) {
+        match self {
+            HeldLine::Page {
+                info: true,
+                message,
+            } => tracing::info!("{message}"),
+            HeldLine::Page {
+                info: false,
+                message,
+            } => tracing::debug!("{message}"),
+            HeldLine::Robots { origin, policy } => log_robots(origin, policy),
+        }
+    }
+}
+
+impl SeedLog {
+    fn outcome(&mut self, outcome: &PageOutcome) {
+        let line = OutcomeLine(outcome);
+        if self.settled {
+            // Formatted only when the level is enabled: this is every page's path.
+            if line.is_info() {
+                tracing::info!("{line}");
+            } else {
+                tracing::debug!("{line}");
+            }
+        } else {
+            self.held.push(HeldLine::Page {
+                info: line.is_info(),
+                message: line.to_string(),
+            });
+        }
+    }
+
+    fn robots(&mut self, origin: &str, policy: &str) {
+        if self.settled {
+            log_robots(origin, policy);
+        } else {
+            self.held.push(HeldLine::Robots {
+                origin: origin.to_string(),
+                policy: policy.to_string(),
+            });
+        }
+    }
+
+    /// Logs the scope first, then what was held.
+    fn settle(&mut self, scope: &SettledScope) {
+        tracing::info!("{}", ScopeStatement(scope));
+        if let Some(from) = &scope.moved_from {
+            tracing::info!(%from, to = %scope.root, "the seed redirected: scope moved");
+        }
+        if scope.private_network {
+            tracing::info!(seed = %scope.seed, "the seed is on a private network: private addresses allowed");
+        }
+        if scope.wider_than_seed {
+            tracing::warn!("{}", WiderThanSeed(scope));
+        }
+        self.settled = true;
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        for line in self.held.drain(..) {
+            line.emit();
+        }
+    }
+}
+
+fn log_robots(origin: &str, policy: &str) {
+    tracing::info!(%origin, %policy, "robots.txt");
+}
+
+/// What the crawl covers, in the words the log and the summary begin with: `Scope:
+/// https://example.com/book/ and below`, with subdomains `, on example.com and its
+/// subdomains`, and the patterns that narrow it.
+pub(crate) struct ScopeStatement<'a>(pub &'a SettledScope);
+
+impl std::fmt::Display for ScopeStatement<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let scope = self.0;
+        write!(formatter, "Scope: {} and below", scope.root)?;
+        if let Some(site) = &scope.subdomains_of {
+            write!(formatter, ", on {site} and its subdomains")?;
+        }
+        match (scope.narrowed_by_include, scope.narrowed_by_exclude) {
+            (true, true) => write!(formatter, ", narrowed by --include and --exclude"),
+            (true, false) => write!(formatter, ", narrowed by --include"),
+            (false, true) => write!(formatter, ", narrowed by --exclude"),
+            (false, false) => Ok(()),
+        }
+    }
+}
+
+/// The warning for a seed typed without the trailing slash of a directory (`/book`) that the
+/// site answered as it is: its parent directory is crawled, and `--include` narrows that to
+/// the path typed.
+struct WiderThanSeed<'a>(&'a SettledScope);
+
+impl std::fmt::Display for WiderThanSeed<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut typed = self.0.seed.clone();
+        typed.set_query(None);
+        write!(
+            formatter,
+            "the scope is {}, wider than the seed {typed}: the site answered it as a page of that directory, not as a directory of its own; to crawl only {typed} and below, add --include '^{}([/?]|$)'",
+            self.0.root,
+            regex::escape(typed.as_str())
+        )
+    }
+}
+
 /// -v: one line per URL requested (method, URL, status, milliseconds, and `listed` or the
 /// code of why not); -vv adds the URLs decided without a request (robots.txt, traps).
-fn log_outcome(outcome: &PageOutcome) {
-    let url = &outcome.url;
-    let verdict = VerdictCode(&outcome.verdict);
-    match (&outcome.response, &outcome.verdict) {
-        (Some(response), _) => tracing::info!(
-            "GET {url} {} {} ms {verdict}",
-            response.status,
-            response.elapsed.as_millis()
-        ),
-        (None, Verdict::Excluded(Exclusion::FetchFailed(message))) => {
-            tracing::info!("GET {url} no response {verdict}: {message}");
+struct OutcomeLine<'a>(&'a PageOutcome);
+
+impl OutcomeLine<'_> {
+    /// Whether the line is for -v (a request was made), else for -vv.
+    fn is_info(&self) -> bool {
+        self.0.response.is_some()
+            || matches!(self.0.verdict, Verdict::Excluded(Exclusion::FetchFailed(_)))
+    }
+}
+
+impl std::fmt::Display for OutcomeLine<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let outcome = self.0;
+        let url = &outcome.url;
+        let verdict = VerdictCode(&outcome.verdict);
+        match (&outcome.response, &outcome.verdict) {
+            (Some(response), _) => write!(
+                formatter,
+                "GET {url} {} {} ms {verdict}",
+                response.status,
+                response.elapsed.as_millis()
+            ),
+            (None, Verdict::Excluded(Exclusion::FetchFailed(message))) => {
+                write!(formatter, "GET {url} no response {verdict}: {message}")
+            }
+            (None, _) => write!(formatter, "not requested: {url} {verdict}"),
         }
-        (None, _) => tracing::debug!("not requested: {url} {verdict}"),
     }
 }
 
@@ -351,6 +499,67 @@ fn ignored_hint(hint: IgnoredHint) -> Ignored {
         IgnoredHint::InvalidCanonical(values) => Ignored::InvalidCanonical(values),
         IgnoredHint::ConflictingCanonicals(urls) => {
             Ignored::ConflictingCanonicals(urls.into_iter().map(String::from).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use url::Url;
+
+    fn settled(seed: &str, root: &str) -> SettledScope {
+        let url = |text: &str| Url::parse(text).unwrap_or_else(|error| panic!("{error}"));
+        SettledScope {
+            seed: url(seed),
+            root: url(root),
+            subdomains_of: None,
+            narrowed_by_include: false,
+            narrowed_by_exclude: false,
+            moved_from: None,
+            wider_than_seed: false,
+            private_network: false,
+        }
+    }
+
+    #[test]
+    fn the_scope_is_stated_with_its_subdomains_and_patterns() {
+        let scope = settled("https://www.e.com/book", "https://www.e.com/book/");
+        assert_eq!(
+            ScopeStatement(&scope).to_string(),
+            "Scope: https://www.e.com/book/ and below"
+        );
+        let wide = SettledScope {
+            subdomains_of: Some("e.com".to_string()),
+            narrowed_by_include: true,
+            narrowed_by_exclude: true,
+            ..scope
+        };
+        assert_eq!(
+            ScopeStatement(&wide).to_string(),
+            "Scope: https://www.e.com/book/ and below, on e.com and its subdomains, narrowed by --include and --exclude"
+        );
+    }
+
+    #[test]
+    fn the_pattern_offered_matches_the_path_typed_and_below_only() {
+        let scope = settled("https://e.com/docs/book?page=2", "https://e.com/docs/");
+        let warning = WiderThanSeed(&scope).to_string();
+        let pattern = warning
+            .split("--include '")
+            .nth(1)
+            .and_then(|rest| rest.strip_suffix('\''))
+            .unwrap_or_else(|| panic!("{warning}"));
+        let pattern = regex::Regex::new(pattern).unwrap_or_else(|error| panic!("{error}"));
+        for (url, matches) in [
+            ("https://e.com/docs/book", true),
+            ("https://e.com/docs/book?page=3", true),
+            ("https://e.com/docs/book/chapter-1", true),
+            ("https://e.com/docs/bookshelf", false),
+            ("https://e.com/docs/", false),
+            ("https://eXcom/docs/book", false),
+        ] {
+            assert_eq!(pattern.is_match(url), matches, "{url}");
         }
     }
 }

@@ -78,7 +78,13 @@ impl Source {
 /// not.
 fn addresses_for(runtime: &tokio::runtime::Runtime, first: &Source) -> AddressPolicy {
     match first {
-        Source::Remote(url) => runtime.block_on(AddressPolicy::default().for_seed(url)),
+        Source::Remote(url) => {
+            let policy = runtime.block_on(AddressPolicy::default().for_seed(url));
+            if policy.allow_private {
+                tracing::info!(%url, "the sitemap is on a private network: private addresses allowed");
+            }
+            policy
+        }
         Source::File(_) | Source::Stdin => AddressPolicy {
             allow_private: true,
             ..AddressPolicy::default()

@@ -256,6 +256,169 @@ fn a_seed_with_a_path_limits_the_crawl_to_its_directory() {
     );
 }
 
+/// A book under `/book/` on a site with other pages, some of which the book links to;
+/// `/book` answers as `book` says.
+fn site_with_a_book(book: Route) -> Server {
+    Site::new()
+        .page("/", "<a href='/book'>Book</a><a href='/about'>About</a>")
+        .route("/book", book)
+        .page(
+            "/book/",
+            "<a href='/book/one'>One</a><a href='/about'>About</a>",
+        )
+        .page(
+            "/book/one",
+            "<a href='/book/two'>Two</a><a href='/shop/'>Shop</a>",
+        )
+        .page(
+            "/book/two",
+            "<a href='/book/'>Contents</a><a href='/'>Home</a>",
+        )
+        .page("/about", "<a href='/'>Home</a>")
+        .page("/shop/", "<a href='/'>Home</a>")
+        .serve()
+}
+
+fn urls(server: &Server, paths: &[&str]) -> BTreeSet<String> {
+    paths.iter().map(|path| server.url(path)).collect()
+}
+
+#[test]
+fn a_seed_typed_without_its_slash_is_scoped_to_the_directory_it_redirects_to() {
+    let server = site_with_a_book(Route::redirect(301, "/book/"));
+    let out = tempfile::tempdir().unwrap();
+    let run = crawl(&server.url("/book"), out.path(), &[]);
+    run.assert_success();
+    assert_eq!(
+        listed_urls(out.path()),
+        urls(&server, &["/book/", "/book/one", "/book/two"])
+    );
+    let outside: Vec<String> = server
+        .targets()
+        .into_iter()
+        .filter(|target| target != "/robots.txt" && !target.starts_with("/book"))
+        .collect();
+    assert!(outside.is_empty(), "fetched out of scope: {outside:?}");
+    let scope_line = format!("Scope: {} and below", server.url("/book/"));
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(format!("{scope_line}.").as_str()),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "The seed redirected: crawled {} instead of {}.",
+            server.url("/book/"),
+            server.url("/")
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("WARN"), "{}", run.stderr);
+
+    // The log begins with the scope too, before the requests that settled it.
+    let run = crawl(&server.url("/book"), out.path(), &["-v"]);
+    run.assert_success();
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.contains(" INFO ") && first.ends_with(&scope_line),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("GET {} 301", server.url("/book"))),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_seed_answered_without_its_slash_maps_the_directory_above_and_says_how_to_narrow_it() {
+    let server = site_with_a_book(Route::html(
+        "<a href='/book/one'>One</a><a href='/about'>About</a>",
+    ));
+    let out = tempfile::tempdir().unwrap();
+    let run = crawl(&server.url("/book"), out.path(), &["--summary", "json"]);
+    run.assert_success();
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one warning line:\n{}", run.stderr);
+    assert!(
+        lines[0].contains(" WARN ")
+            && lines[0].contains(&format!(
+                "the scope is {}, wider than the seed {}",
+                server.url("/"),
+                server.url("/book")
+            )),
+        "{}",
+        run.stderr
+    );
+    let summary = crate::output::parse_json(&run);
+    assert_eq!(summary["scope_root"], server.url("/"));
+    assert_eq!(summary["scope_wider_than_seed"], true);
+    assert_eq!(
+        listed_urls(out.path()),
+        urls(
+            &server,
+            &[
+                "/",
+                "/about",
+                "/book",
+                "/book/",
+                "/book/one",
+                "/book/two",
+                "/shop/"
+            ]
+        ),
+        "the host is mapped"
+    );
+
+    // The pattern the warning gives keeps the crawl to the path typed.
+    let include = lines[0]
+        .split("--include '")
+        .nth(1)
+        .and_then(|rest| rest.strip_suffix('\''))
+        .unwrap_or_else(|| panic!("no pattern to copy: {}", lines[0]));
+    assert_eq!(
+        include,
+        format!("^{}([/?]|$)", regex::escape(&server.url("/book")))
+    );
+    let narrowed = crawl(&server.url("/book"), out.path(), &["--include", include]);
+    narrowed.assert_success();
+    assert_eq!(
+        listed_urls(out.path()),
+        urls(&server, &["/book", "/book/", "/book/one", "/book/two"])
+    );
+    assert_eq!(
+        narrowed.stderr.lines().next(),
+        Some(
+            format!(
+                "Scope: {} and below, narrowed by --include.",
+                server.url("/")
+            )
+            .as_str()
+        ),
+        "no warning once narrowed:\n{}",
+        narrowed.stderr
+    );
+}
+
+#[test]
+fn the_scope_line_names_the_subdomains_crawled_too() {
+    let server = Site::new().page("/", "home").serve();
+    let out = tempfile::tempdir().unwrap();
+    let seed = server.url("/").replace("127.0.0.1", "localhost");
+    let run = crawl(&seed, out.path(), &["--allow-subdomains"]);
+    run.assert_success();
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(format!("Scope: {seed} and below, on localhost and its subdomains.").as_str()),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn max_depth_and_max_pages_bound_the_crawl() {
     let server = company_site();

@@ -61,10 +61,10 @@ impl AddressPolicy {
 
     /// The policy for a crawl from `seed`: a seed on a private network (an intranet, a
     /// staging host on the LAN, a site served on this machine) allows private addresses for
-    /// the whole crawl, since the user pointed there.
+    /// the whole crawl, since the user pointed there. The caller says so where it reports
+    /// what the crawl covers.
     pub async fn for_seed(mut self, seed: &Url) -> AddressPolicy {
         if !self.allow_private && self.allows_private_for(seed).await {
-            tracing::info!(%seed, "the seed is on a private network: private addresses allowed");
             self.allow_private = true;
         }
         self

@@ -13,13 +13,9 @@ pub use sitemapper_extract::PageDetails;
 /// One thing the engine learned. Every URL it decided about is reported exactly once.
 #[derive(Debug, Clone)]
 pub enum CrawlEvent {
-    /// The seed redirected to another origin or directory: the scope moved there.
-    ScopeMoved {
-        /// The seed's scope root.
-        from: Url,
-        /// The scope root the seed redirected into.
-        to: Url,
-    },
+    /// The seed's visit settled the crawl's scope. Sent once, after the events of the seed's
+    /// own redirect chain and before any other page's.
+    Scope(SettledScope),
     /// robots.txt of an origin was read (or could not be).
     Robots {
         /// The origin, as `scheme://host[:port]`.
@@ -43,6 +39,33 @@ pub enum CrawlEvent {
         /// the crawl to them already.
         urls: Vec<Url>,
     },
+}
+
+/// The crawl's scope as the seed's visit settled it (DESIGN.md, Scope): nothing outside it is
+/// requested.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettledScope {
+    /// The seed, normalized.
+    pub seed: Url,
+    /// The scope's directory (`https://example.com/book/`): in scope are the URLs under it,
+    /// and its sitemaps are published there.
+    pub root: Url,
+    /// With subdomains allowed, the site whose subdomains are in scope too, under the same
+    /// path (`example.com` for `www.example.com`).
+    pub subdomains_of: Option<String>,
+    /// The scope root before the seed's redirects moved it (to another origin, or into the
+    /// directory a seed typed without its trailing slash redirected to), when they did.
+    pub moved_from: Option<Url>,
+    /// Include patterns narrow the scope to the URLs they match.
+    pub narrowed_by_include: bool,
+    /// Exclude patterns take the URLs they match out of the scope.
+    pub narrowed_by_exclude: bool,
+    /// The seed's path names a directory without its trailing slash (`/book`) and was
+    /// answered there, so the scope is the directory above it, wider than the path typed,
+    /// and no include pattern narrows it.
+    pub wider_than_seed: bool,
+    /// The seed is on a private network, so private addresses are allowed for the crawl.
+    pub private_network: bool,
 }
 
 /// What an origin's `/robots.txt` answered (the policy says what the crawl makes of it).

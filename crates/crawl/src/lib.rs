@@ -34,7 +34,7 @@ pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{
     CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
-    RenderDifference, Rendering, ResponseFacts, RobotsFile, Verdict,
+    RenderDifference, Rendering, ResponseFacts, RobotsFile, SettledScope, Verdict,
 };
 pub use fetch::client_builder;
 pub use frontier::{FrontierSpill, SpilledUrl};

@@ -102,8 +102,8 @@ impl Origins {
             };
             (policy, RobotsFile::Ignored)
         };
+        // The event is logged by whoever records it, in the order of the crawl's events.
         let origin = url.origin().ascii_serialization();
-        tracing::info!(%origin, policy = %policy.describe(), "robots.txt");
         let _ = self
             .events
             .send(CrawlEvent::Robots {

@@ -2,7 +2,8 @@
 //!
 //! The seed's origin (scheme, host, port) and, when the seed has a path, only URLs under its
 //! directory: a sitemap covers only its own directory and below (sitemaps.org, "Sitemap file
-//! location").
+//! location"). A seed typed without its trailing slash (`/book`) that the server redirects to
+//! the directory (`/book/`) is scoped to that directory: the server says the path names one.
 
 use url::Url;
 
@@ -12,6 +13,9 @@ use crate::config::ScopeOptions;
 pub(crate) struct Scope {
     /// The scope's directory as an absolute URL: where its sitemaps are published.
     root: Url,
+    /// The URL the scope was made from (the seed, or where its redirects led): it passes
+    /// the include and exclude patterns, whatever they say.
+    seed: Url,
     options: ScopeOptions,
 }
 
@@ -25,6 +29,7 @@ impl Scope {
         root.set_fragment(None);
         Scope {
             root,
+            seed: seed.clone(),
             options: options.clone(),
         }
     }
@@ -39,9 +44,48 @@ impl Scope {
         moved
     }
 
+    /// The scope of the directory `directory` names (`https://example.com/book/`), with the
+    /// same options: where a seed leads that redirected only to add its trailing slash.
+    pub(crate) fn narrowed_to(&self, directory: &Url) -> Scope {
+        Scope::from_seed(directory, &self.options)
+    }
+
     /// The absolute URL of the scope's directory: where its sitemaps are published.
     pub(crate) fn root(&self) -> &Url {
         &self.root
+    }
+
+    /// With subdomains allowed, the site whose subdomains are in scope (`example.com` for
+    /// `www.example.com`); an address has none.
+    pub(crate) fn subdomains_of(&self) -> Option<&str> {
+        let host = self
+            .root
+            .domain()
+            .filter(|_| self.options.allow_subdomains)?;
+        Some(host.strip_prefix("www.").unwrap_or(host))
+    }
+
+    /// Whether include patterns narrow the scope; whether exclude patterns cut it.
+    pub(crate) fn filters(&self) -> (bool, bool) {
+        (
+            !self.options.include.is_empty(),
+            !self.options.exclude.is_empty(),
+        )
+    }
+
+    /// Whether the scope is wider than the path typed: the seed's last segment names neither
+    /// a directory (no trailing slash) nor a file (no `.`, as `/book` and unlike
+    /// `/index.html`), the seed was answered at that path (`reached`, after any redirect),
+    /// and the scope is a directory above it, so more than the typed path is crawled. Include
+    /// patterns are the user narrowing it already.
+    pub(crate) fn is_wider_than_seed(&self, seed: &Url, reached: &Url) -> bool {
+        let path = seed.path();
+        let last_segment = path.rsplit('/').next().unwrap_or_default();
+        self.options.include.is_empty()
+            && !last_segment.is_empty()
+            && !last_segment.contains('.')
+            && reached.path() == path
+            && path.starts_with(self.root.path())
     }
 
     /// Whether a crawl may request `url`.
@@ -90,8 +134,17 @@ impl Scope {
                 .include
                 .iter()
                 .any(|pattern| pattern.is_match(text))
-            || self.root.as_str() == text
+            || self.seed.as_str() == text
     }
+}
+
+/// Whether a redirect from `from` to `to` only adds the trailing slash to the path (`/book` ->
+/// `/book/`), keeping the query or dropping it. The origin is not compared: a seed's redirect
+/// may move it anyway (http to https, bare host to www).
+pub(crate) fn adds_trailing_slash(from: &Url, to: &Url) -> bool {
+    !from.path().ends_with('/')
+        && to.path().strip_suffix('/') == Some(from.path())
+        && (to.query().is_none() || to.query() == from.query())
 }
 
 /// The directory part of a URL path: everything up to and including the last `/`.
@@ -189,6 +242,89 @@ mod tests {
         assert!(scope.contains(&url("https://example.com/docs/a")));
         assert!(!scope.contains(&url("https://example.com/blog/a")));
         assert!(!scope.contains(&url("https://example.com/docs/a.pdf")));
+        let book = Scope::from_seed(&url("https://example.com/book"), &options);
+        assert!(book.contains(&url("https://example.com/book")), "the seed");
+        assert!(
+            !book.contains(&url("https://example.com/")),
+            "its directory is not the seed"
+        );
+    }
+
+    #[test]
+    fn a_redirect_that_only_adds_the_trailing_slash_is_recognised() {
+        for (from, to, adds) in [
+            ("https://e.com/book", "https://e.com/book/", true),
+            ("https://e.com/book?a=1", "https://e.com/book/?a=1", true),
+            ("https://e.com/book?a=1", "https://e.com/book/", true),
+            ("http://e.com/book", "https://www.e.com/book/", true),
+            ("https://e.com/book", "https://e.com/book/?a=1", false),
+            ("https://e.com/book?a=1", "https://e.com/book/?a=2", false),
+            ("https://e.com/book", "https://e.com/book/index.html", false),
+            ("https://e.com/book", "https://e.com/books/", false),
+            ("https://e.com/book/", "https://e.com/book//", false),
+            ("https://e.com/a/book", "https://e.com/book/", false),
+        ] {
+            assert_eq!(
+                adds_trailing_slash(&url(from), &url(to)),
+                adds,
+                "{from} -> {to}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_seed_answered_without_its_trailing_slash_leaves_a_wider_scope() {
+        let seed = url("https://e.com/docs/book");
+        let scope = Scope::from_seed(&seed, &ScopeOptions::default());
+        assert_eq!(scope.root().as_str(), "https://e.com/docs/");
+        assert!(scope.is_wider_than_seed(&seed, &seed));
+        assert!(
+            scope.is_wider_than_seed(&seed, &url("https://www.e.com/docs/book")),
+            "answered on another origin, at the same path"
+        );
+        assert!(
+            !scope.is_wider_than_seed(&seed, &url("https://e.com/docs/")),
+            "redirected elsewhere: the site chose"
+        );
+        let narrowed = scope.narrowed_to(&url("https://e.com/docs/book/"));
+        assert_eq!(narrowed.root().as_str(), "https://e.com/docs/book/");
+        assert!(!narrowed.is_wider_than_seed(&seed, &url("https://e.com/docs/book/")));
+        let included = ScopeOptions {
+            include: vec![Regex::new("/docs/book").unwrap_or_else(|error| panic!("{error}"))],
+            ..ScopeOptions::default()
+        };
+        assert!(
+            !Scope::from_seed(&seed, &included).is_wider_than_seed(&seed, &seed),
+            "an include pattern narrows it already"
+        );
+        for typed in [
+            "https://e.com/docs/index.html",
+            "https://e.com/docs/",
+            "https://e.com/",
+        ] {
+            let typed = url(typed);
+            let scope = Scope::from_seed(&typed, &ScopeOptions::default());
+            assert!(!scope.is_wider_than_seed(&typed, &typed), "{typed}");
+        }
+    }
+
+    #[test]
+    fn subdomains_are_named_by_their_site() {
+        let options = ScopeOptions {
+            allow_subdomains: true,
+            ..ScopeOptions::default()
+        };
+        let www = Scope::from_seed(&url("https://www.example.com/"), &options);
+        assert_eq!(www.subdomains_of(), Some("example.com"));
+        assert_eq!(
+            Scope::from_seed(&url("https://blog.example.com/"), &options).subdomains_of(),
+            Some("blog.example.com")
+        );
+        assert_eq!(scope("https://example.com/").subdomains_of(), None);
+        assert_eq!(
+            Scope::from_seed(&url("http://127.0.0.1:8080/"), &options).subdomains_of(),
+            None
+        );
     }
 
     #[test]

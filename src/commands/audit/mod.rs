@@ -217,7 +217,7 @@ fn audit(
             .and_then(|url| normalizer.normalize(&url))
             .map(String::from)
     };
-    let site = crawled.summary.scope_root.to_string();
+    let site = crawled.summary.scope.root.to_string();
     let (robots_url, robots_txt) = robots_txt(&crawled);
     let found: Vec<(String, FoundBy)> = sitemaps
         .found_by
@@ -305,7 +305,7 @@ fn kind_counts(findings: &[Finding]) -> BTreeMap<(Severity, FindingKind), usize>
 
 /// The URL of the robots.txt of the scope's origin, and what it answered in the crawl.
 fn robots_txt(crawled: &Crawled) -> (String, RobotsTxt) {
-    let root = &crawled.summary.scope_root;
+    let root = &crawled.summary.scope.root;
     let url = root
         .join("/robots.txt")
         .map_or_else(|_| root.to_string(), String::from);
@@ -335,7 +335,7 @@ fn read_site_sitemaps(
             let mut found = site_sitemaps::SiteSitemaps::default();
             found
                 .problems
-                .push((crawled.summary.scope_root.to_string(), error.to_string()));
+                .push((crawled.summary.scope.root.to_string(), error.to_string()));
             return found;
         }
     };

@@ -51,7 +51,7 @@ pub(super) async fn read(
     read_as_seeds: &ReadSitemaps,
 ) -> SiteSitemaps {
     let mut found = SiteSitemaps::default();
-    let root = &crawl.scope_root;
+    let root = &crawl.scope.root;
     let client = match SitemapClient::for_site(
         &config.user_agent,
         config.request_timeout,

@@ -120,13 +120,13 @@ pub(super) fn publish(
 ) -> Result<(Vec<Written>, Published), Failure> {
     let listed = store.listed_count(run)?;
     if listed == 0 {
-        let why = staging::canonicals_elsewhere(store, run, &summary.scope_root)?
+        let why = staging::canonicals_elsewhere(store, run, &summary.scope.root)?
             .first()
             .map(|elsewhere| format!(" ({})", elsewhere.explain(&settings.crawl.host_map)))
             .unwrap_or_default();
         return Err(Failure::fatal(anyhow::anyhow!(
             "no indexable page found under {}{why}; {}",
-            summary.scope_root,
+            summary.scope.root,
             left_as_it_was(settings)
         )));
     }
@@ -134,7 +134,7 @@ pub(super) fn publish(
     let base_url = settings
         .base_url
         .clone()
-        .unwrap_or_else(|| host_map.to_published(&summary.scope_root).to_string());
+        .unwrap_or_else(|| host_map.to_published(&summary.scope.root).to_string());
     let options = |format| WriteOptions {
         limits: settings.limits,
         gzip: settings.gzip,
@@ -204,7 +204,7 @@ fn plan_files(
     options: &WriteOptions,
 ) -> anyhow::Result<Plan> {
     let host_map = &settings.crawl.host_map;
-    let mut grouping = Grouping::new(&settings.split, &summary.scope_root);
+    let mut grouping = Grouping::new(&settings.split, &summary.scope.root);
     if grouping.needs_sections() {
         store.for_each_listed(run, |page| -> anyhow::Result<()> {
             grouping.learn(page.url);

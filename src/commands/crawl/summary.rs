@@ -11,6 +11,7 @@ use sitemapper_store::{Reason, ReasonCount, Verdict};
 
 use super::Crawled;
 use super::not_listed::NotListedGroup;
+use crate::commands::record::ScopeStatement;
 use crate::settings::{CrawlSettings, OutputTarget};
 
 /// The most sitemap files the text summary names one by one.
@@ -45,7 +46,7 @@ impl<'a> Report<'a> {
             &mut out,
             &self.crawled.store,
             self.crawled.run,
-            &self.crawled.summary.scope_root,
+            &self.crawled.summary.scope.root,
             &self.settings.crawl.host_map,
         )?;
         self.print_files(&mut out)?;
@@ -55,11 +56,18 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
-    /// Where the run started: a redirected seed, a resumed run, the robots.txt files read.
+    /// Where the run started: the scope first, a redirected seed, a resumed run, the
+    /// robots.txt files read.
     fn print_start(&self, out: &mut impl Write) -> std::io::Result<()> {
         let notes = &self.crawled.notes;
-        if let Some((from, to)) = &notes.scope_moved {
-            writeln!(out, "The seed redirected: crawled {to} instead of {from}.")?;
+        let scope = &self.crawled.summary.scope;
+        writeln!(out, "{}.", ScopeStatement(scope))?;
+        if let Some(from) = &scope.moved_from {
+            writeln!(
+                out,
+                "The seed redirected: crawled {} instead of {from}.",
+                scope.root
+            )?;
         }
         if self.crawled.resumed {
             writeln!(
@@ -79,7 +87,7 @@ impl<'a> Report<'a> {
         writeln!(
             out,
             "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
-            summary.scope_root,
+            summary.scope.root,
             self.crawled.started.elapsed().as_secs_f64(),
             summary.pages_visited,
             summary.requests,

@@ -8,6 +8,7 @@ use serde::Serialize;
 use sitemapper_crawl::{ConcurrencyReport, RenderMode, SiteDecision, TrapKind};
 use sitemapper_sitemap::Format;
 use sitemapper_store::Verdict;
+use url::Url;
 
 use super::Crawled;
 use super::not_listed::NotListedGroup;
@@ -22,6 +23,11 @@ pub(crate) struct CrawlJson {
     scope_root: String,
     /// Where the seed redirected the scope from, when it did.
     scope_moved_from: Option<String>,
+    /// With `--allow-subdomains`, the site whose subdomains are in scope too.
+    scope_subdomains_of: Option<String>,
+    /// The seed names a directory without its trailing slash and was answered as a page:
+    /// the scope is the directory above it (the warning says how to narrow it).
+    scope_wider_than_seed: bool,
     run: i64,
     resumed: bool,
     timings: Timings,
@@ -230,12 +236,10 @@ impl CrawlJson {
             .collect();
         Ok(CrawlJson {
             seed: settings.seed.clone(),
-            scope_root: summary.scope_root.to_string(),
-            scope_moved_from: crawled
-                .notes
-                .scope_moved
-                .as_ref()
-                .map(|(from, _)| from.clone()),
+            scope_root: summary.scope.root.to_string(),
+            scope_moved_from: summary.scope.moved_from.as_ref().map(Url::to_string),
+            scope_subdomains_of: summary.scope.subdomains_of.clone(),
+            scope_wider_than_seed: summary.scope.wider_than_seed,
             run: crawled.run.0,
             resumed: crawled.resumed,
             timings: Timings {

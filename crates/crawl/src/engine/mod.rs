@@ -26,7 +26,7 @@ use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::concurrency::ConcurrencyReport;
 use crate::config::{CrawlConfig, ScopeOptions};
-use crate::event::CrawlEvent;
+use crate::event::{CrawlEvent, SettledScope};
 use crate::frontier::FrontierSpill;
 use crate::history::History;
 use crate::normalize::UrlNormalizer;
@@ -53,8 +53,9 @@ pub struct CrawlProgress {
 /// What a finished crawl reports besides its events.
 #[derive(Debug, Clone)]
 pub struct CrawlSummary {
-    /// Where the crawl's scope ended up (after a seed redirect): the sitemaps' directory.
-    pub scope_root: Url,
+    /// The crawl's scope, as the seed's visit settled it; its root is the sitemaps'
+    /// directory.
+    pub scope: SettledScope,
     /// URLs taken from the frontier and visited.
     pub pages_visited: u64,
     /// HTTP requests for pages sent (redirect hops and retries included, robots.txt not).
@@ -242,6 +243,7 @@ impl Crawler {
                 url: seed.to_string(),
             })?;
         let addresses = self.config.addresses.clone().for_seed(&seed).await;
+        let private_network = addresses.allow_private && !self.config.addresses.allow_private;
         let session = Arc::new(SiteSession::new(
             self.config.access.clone(),
             &seed,
@@ -261,7 +263,8 @@ impl Crawler {
                 "TLS certificates are NOT verified for this crawl (--insecure): anyone between here and the site can read and change what it answers"
             );
         }
-        let seed_visit = seed::visit_seed(&context, &seed).await?;
+        let seed_visit = seed::visit_seed(&context, &seed, private_network).await?;
+        let settled = seed_visit.settled;
         let mut owner = FrontierOwner::new(context, seed_visit.scope, self.spill.clone());
         owner
             .start(seed_visit.visit, self.resume.clone().unwrap_or_default())
@@ -274,6 +277,6 @@ impl Crawler {
             tracing::warn!("no sitemap reader: the site's sitemaps are not read");
         }
         owner.crawl(self.stop.subscribe(), reader).await;
-        Ok(owner.summary(addresses, session, started.elapsed()))
+        Ok(owner.summary(settled, addresses, session, started.elapsed()))
     }
 }

@@ -24,7 +24,7 @@ use super::visit::{Visit, VisitEnd, VisitMode, render_kept, visit};
 use super::{CrawlSummary, ResumePoint};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
-use crate::event::{CrawlEvent, Exclusion, PageOutcome};
+use crate::event::{CrawlEvent, Exclusion, PageOutcome, SettledScope};
 use crate::frontier::{Frontier, FrontierSpill, MEMORY_BUDGET, QueuedUrl};
 use crate::render::{Candidate, KeptPage, RenderCall};
 use crate::scope::Scope;
@@ -411,13 +411,14 @@ impl FrontierOwner {
     /// The run's summary, once every job has finished.
     pub(super) fn summary(
         &self,
+        scope: SettledScope,
         addresses: AddressPolicy,
         session: Arc<SiteSession>,
         elapsed: Duration,
     ) -> CrawlSummary {
         let progress = &self.context.progress;
         CrawlSummary {
-            scope_root: self.scope.root().clone(),
+            scope,
             pages_visited: self.pages_visited,
             requests: progress.requests.load(Ordering::Relaxed),
             revalidated: progress.revalidated.load(Ordering::Relaxed),

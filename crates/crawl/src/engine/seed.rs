@@ -8,7 +8,7 @@ use url::Url;
 use super::context::JobContext;
 use super::visit::{Visit, VisitEnd, VisitMode, visit};
 use crate::CrawlError;
-use crate::event::CrawlEvent;
+use crate::event::{CrawlEvent, SettledScope};
 use crate::frontier::QueuedUrl;
 use crate::scope::Scope;
 
@@ -17,15 +17,20 @@ use crate::scope::Scope;
 pub(super) struct SeedVisit {
     /// The seed's scope, or the one its redirects moved to.
     pub scope: Arc<Scope>,
+    /// The same, as the crawl reports it.
+    pub settled: SettledScope,
     /// The visit, with the links to follow from the page the seed led to.
     pub visit: Visit,
 }
 
-/// Visits `seed` (normalized) and settles the crawl's scope. A seed that robots.txt refuses,
-/// or that leads to no successful response, ends the crawl.
+/// Visits `seed` (normalized) and settles the crawl's scope, which it reports before any
+/// other page is visited. A seed that robots.txt refuses, or that leads to no successful
+/// response, ends the crawl. `private_network`: the seed is on one, so the crawl may reach
+/// private addresses.
 pub(super) async fn visit_seed(
     context: &Arc<JobContext>,
     seed: &Url,
+    private_network: bool,
 ) -> Result<SeedVisit, CrawlError> {
     let initial_scope = Scope::from_seed(seed, &context.config.scope);
     context.seen.insert(seed);
@@ -43,29 +48,45 @@ pub(super) async fn visit_seed(
         None,
     )
     .await;
+    let moved_from = seed_visit
+        .moved_scope
+        .as_ref()
+        .map(|_| initial_scope.root().clone());
     let scope = match &seed_visit.moved_scope {
         Some(moved) => {
-            tracing::info!(from = %initial_scope.root(), to = %moved.root(), "the seed redirected: scope moved");
             if !context.config.access.is_empty() && !context.session.is_site(moved.root()) {
                 tracing::warn!(
                     to = %moved.root(),
                     "the seed redirected to another host: the headers, credentials and cookies given are not sent there"
                 );
             }
-            let _ = context
-                .events
-                .send(CrawlEvent::ScopeMoved {
-                    from: initial_scope.root().clone(),
-                    to: moved.root().clone(),
-                })
-                .await;
             moved.clone()
         }
         None => initial_scope,
     };
+    let reached = match (&seed_visit.end, &seed_visit.page) {
+        (VisitEnd::Reached, Some(page)) => Some(page),
+        _ => None,
+    };
+    let (narrowed_by_include, narrowed_by_exclude) = scope.filters();
+    let settled = SettledScope {
+        seed: seed.clone(),
+        root: scope.root().clone(),
+        subdomains_of: scope.subdomains_of().map(String::from),
+        narrowed_by_include,
+        narrowed_by_exclude,
+        moved_from,
+        wider_than_seed: reached.is_some_and(|page| scope.is_wider_than_seed(seed, page)),
+        private_network,
+    };
+    let _ = context
+        .events
+        .send(CrawlEvent::Scope(settled.clone()))
+        .await;
     match &seed_visit.end {
         VisitEnd::Reached => Ok(SeedVisit {
             scope: Arc::new(scope),
+            settled,
             visit: seed_visit,
         }),
         VisitEnd::Disallowed(robots) => Err(CrawlError::SeedDisallowed {

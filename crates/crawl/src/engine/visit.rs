@@ -16,12 +16,14 @@ use crate::frontier::QueuedUrl;
 use crate::history::PreviousPage;
 use crate::render::{KeptPage, RenderCall};
 use crate::robots::RobotsPolicy;
-use crate::scope::Scope;
+use crate::scope::{Scope, adds_trailing_slash};
 
 /// How a visit treats a redirect out of its scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum VisitMode {
-    /// The seed: a redirect to another origin moves the scope instead of ending the chain.
+    /// The seed: a redirect to another origin moves the scope instead of ending the chain,
+    /// and one that only adds the trailing slash to the seed's path scopes the crawl to that
+    /// directory.
     Seed,
     /// Any other URL: a redirect out of scope ends the chain.
     Page,
@@ -139,6 +141,8 @@ enum Redirected {
 #[derive(Debug)]
 struct Redirects {
     mode: VisitMode,
+    /// The path of the chain's first URL: for the seed, the path typed.
+    first_path: String,
     /// Redirects followed so far.
     followed: usize,
     /// The scope the seed's redirects moved to, if they did.
@@ -161,6 +165,7 @@ pub(super) async fn visit(
         referrer,
         chain,
     } = item;
+    let first_path = url.path().to_string();
     let mut hop = Hop {
         url,
         depth,
@@ -168,6 +173,7 @@ pub(super) async fn visit(
     };
     let mut redirects = Redirects {
         mode,
+        first_path,
         followed: 0,
         moved_scope: None,
     };
@@ -320,7 +326,13 @@ async fn follow_redirect(
         return Redirected::Ended(VisitEnd::Failed("too many redirects".to_string()));
     }
     let current_scope = redirects.moved_scope.as_ref().unwrap_or(scope);
-    if !current_scope.contains(&target) {
+    if redirects.mode == VisitMode::Seed
+        && hop.url.path() == redirects.first_path
+        && adds_trailing_slash(&hop.url, &target)
+    {
+        // `/book` -> `/book/`: the path typed names a directory, and the crawl is of it.
+        redirects.moved_scope = Some(current_scope.narrowed_to(&target));
+    } else if !current_scope.contains(&target) {
         if redirects.mode == VisitMode::Seed
             && target.as_str().len() <= context.config.max_url_length
         {
