@@ -430,7 +430,7 @@ fn notify_indexnow(
     }
 }
 
-/// A crawl database belongs to one scope (DESIGN.md, Safety): a run of another site on it
+/// A crawl database belongs to one scope (docs/design.md, Safety): a run of another site on it
 /// would mix two sites' pages into one sitemap, report the first site's URLs as removed, and
 /// send them to IndexNow. A new database is bound to this run's scope; a database from
 /// before scopes were recorded is bound to the scope of its newest run's seed.

@@ -1,4 +1,4 @@
-//! The inclusion rules (DESIGN.md, Inclusion): redirects, canonicals, robots directives,
+//! The inclusion rules (docs/design.md, Inclusion): redirects, canonicals, robots directives,
 //! content types and status codes decide exactly which URLs are listed, and every URL left
 //! out keeps its reason.
 

@@ -1,6 +1,6 @@
 //! A public site cannot point the crawler at private, loopback or link-local addresses: not by
 //! a seed redirect, a robots.txt redirect or a name that resolves there, and not for IndexNow
-//! either (DESIGN.md, Safety). Only loopback exists here, so the tests play the public site on
+//! either (docs/design.md, Safety). Only loopback exists here, so the tests play the public site on
 //! 127.0.0.2, which the binary is told to treat as public, and the private target on
 //! 127.0.0.1.
 

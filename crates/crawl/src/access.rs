@@ -1,4 +1,4 @@
-//! What a protected site needs on every request (DESIGN.md, Safety): the headers, the basic
+//! What a protected site needs on every request (docs/design.md, Safety): the headers, the basic
 //! authentication and the cookies the user gives, and the cookies the site sets during the
 //! crawl. They are secrets: sent to the site's own origins only ([`SiteSession::is_site`]),
 //! never across a redirect to another host, and never shown (their `Debug` is redacted, and

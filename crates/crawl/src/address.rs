@@ -1,4 +1,4 @@
-//! Which network addresses the crawler may connect to (DESIGN.md, Safety).
+//! Which network addresses the crawler may connect to (docs/design.md, Safety).
 //!
 //! A public site must not be able to turn the crawler against the machine it runs on or its
 //! network: a redirect, a link or a robots.txt `Sitemap:` line to `http://10.0.0.5/` or to a

@@ -1,4 +1,4 @@
-//! The inclusion rules (DESIGN.md, Inclusion): from a response and its page facts to a verdict.
+//! The inclusion rules (docs/design.md, Inclusion): from a response and its page facts to a verdict.
 
 use sitemapper_extract::PageFacts;
 use url::Url;

@@ -44,7 +44,7 @@ pub fn default_user_agent() -> String {
     )
 }
 
-/// Widening and narrowing of the seed's scope (DESIGN.md, Scope).
+/// Widening and narrowing of the seed's scope (docs/design.md, Scope).
 #[derive(Debug, Clone, Default)]
 pub struct ScopeOptions {
     /// Also crawl subdomains of the seed's host (a leading `www.` of the seed is ignored).
@@ -101,7 +101,7 @@ pub struct CrawlConfig {
     /// Stop discovering after this many distinct in-scope URLs; the queued ones are still
     /// fetched.
     pub max_urls: u64,
-    /// Which addresses may be connected to (DESIGN.md, Safety).
+    /// Which addresses may be connected to (docs/design.md, Safety).
     pub addresses: AddressPolicy,
     /// Same-shaped pages each found only on the one before (an endless calendar) followed at
     /// most this deep; 0 turns the limit off. See `traps`.

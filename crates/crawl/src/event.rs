@@ -41,7 +41,7 @@ pub enum CrawlEvent {
     },
 }
 
-/// The crawl's scope as the seed's visit settled it (DESIGN.md, Scope): nothing outside it is
+/// The crawl's scope as the seed's visit settled it (docs/design.md, Scope): nothing outside it is
 /// requested.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettledScope {
@@ -334,7 +334,7 @@ pub(crate) fn is_html_content_type(content_type: &str) -> bool {
         || essence.eq_ignore_ascii_case("application/xhtml+xml")
 }
 
-/// Whether a URL goes in the sitemap, and if not, why (DESIGN.md, Inclusion).
+/// Whether a URL goes in the sitemap, and if not, why (docs/design.md, Inclusion).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// Listed.

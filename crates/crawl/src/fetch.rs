@@ -1,7 +1,7 @@
 //! One HTTP request at a time, bounded in time and memory, with retries for transient failures.
 //!
 //! Redirects are not followed here: the engine follows them itself so that every hop is checked
-//! against scope and robots.txt before it is requested (DESIGN.md, Fetching and politeness).
+//! against scope and robots.txt before it is requested (docs/design.md, Fetching and politeness).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

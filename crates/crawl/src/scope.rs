@@ -1,4 +1,4 @@
-//! Scope: which URLs a crawl may request (DESIGN.md, Scope).
+//! Scope: which URLs a crawl may request (docs/design.md, Scope).
 //!
 //! The seed's origin (scheme, host, port) and, when the seed has a path, only URLs under its
 //! directory: a sitemap covers only its own directory and below (sitemaps.org, "Sitemap file

@@ -1,4 +1,4 @@
-//! The site's own sitemaps as seeds of discovery (DESIGN.md, robots.txt: "`Sitemap:` lines
+//! The site's own sitemaps as seeds of discovery (docs/design.md, robots.txt: "`Sitemap:` lines
 //! ... seed discovery"): what the crawl needs from a reader of the sitemaps protocol, which
 //! it does not know (the binary implements [`SitemapReader`] over its sitemap crate), what
 //! it reports, and which sitemaps it never reads: the ones this crawl publishes itself.

@@ -1,4 +1,4 @@
-//! Crawler traps: URL spaces a site generates without end (DESIGN.md, Bad input). Three
+//! Crawler traps: URL spaces a site generates without end (docs/design.md, Bad input). Three
 //! signals, checked by the frontier's owner before a link is queued:
 //!
 //! - repeated path segments (`/a/b/a/b/a/b`, the mark of a relative link resolved against

@@ -1,5 +1,5 @@
 //! Rendering pages built by JavaScript in the installed Chromium, driven over the DevTools
-//! protocol (DESIGN.md, `crates/render`).
+//! protocol (docs/design.md, `crates/render`).
 //!
 //! [`Chromium`] implements the crawl's [`Renderer`]: one browser process, started on the first
 //! page that needs it, a bounded number of tabs, and every request a tab makes intercepted

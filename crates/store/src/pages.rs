@@ -134,7 +134,7 @@ pub struct NotListedPage<'a> {
     pub referrer: Option<&'a str>,
 }
 
-/// One row per URL. `lastmod` is the one rule of DESIGN.md, lastmod, where history decides:
+/// One row per URL. `lastmod` is the one rule of docs/design.md, lastmod, where history decides:
 /// - a page that answered 304 Not Modified keeps it;
 /// - with nothing to compare (no fingerprint now, or none recorded: a row of an older
 ///   release, a page that was not HTML), a valid `Last-Modified` stands, else it stays;
@@ -296,7 +296,7 @@ impl Store {
         transaction.commit().map_err(sql_error)
     }
 
-    /// DESIGN.md, Inclusion: a canonical whose target is broken (not seen in this run, or not a
+    /// docs/design.md, Inclusion: a canonical whose target is broken (not seen in this run, or not a
     /// 200 HTML page) is ignored, and the page is listed as itself, keeping its target and the
     /// reason `broken-canonical` for the audit. A target that is itself canonicalised is a chain,
     /// resolved to its final self-canonical page. A chain that comes back on itself has no such

@@ -1,5 +1,5 @@
 //! The crawl loop: one task owns the frontier, fetch jobs run in a bounded set, and the crawl
-//! ends when both are empty (DESIGN.md, Data flow).
+//! ends when both are empty (docs/design.md, Data flow).
 //!
 //! [`Crawler::run`] visits the seed alone first (`seed`), because its redirects may move the
 //! scope and its failure ends the crawl; then the frontier's owner (`owner`) runs fetch jobs
