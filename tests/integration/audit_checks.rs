@@ -475,3 +475,60 @@ fn a_second_audit_marks_findings_new_persisting_and_fixed() {
         ["fixed", "fixed"]
     );
 }
+
+/// A site whose shortest path to `/deep` runs through the slow `/slow`, and a longer one
+/// through a chain of fast pages.
+fn site_with_a_slow_shortcut() -> Server {
+    let page = |links: &[&str]| {
+        let anchors: Vec<String> = links
+            .iter()
+            .map(|link| format!(r#"<a href="{link}">{link}</a>"#))
+            .collect();
+        format!(
+            "<html lang=en><head><title>A page of the site with a slow shortcut</title>\
+             <meta name=description content=\"A page of a site with a slow shortcut.\"></head>\
+             <body><h1>Page</h1>{}</body></html>",
+            anchors.join(" ")
+        )
+    };
+    Site::new()
+        .page("/", &page(&["/fast", "/slow"]))
+        .route(
+            "/slow",
+            Route::html(&page(&["/deep"])).delay(std::time::Duration::from_millis(1000)),
+        )
+        .page("/fast", &page(&["/f1"]))
+        .page("/f1", &page(&["/f2"]))
+        .page("/f2", &page(&["/f3"]))
+        .page("/f3", &page(&["/deep"]))
+        .page("/deep", &page(&["/"]))
+        .serve()
+}
+
+#[test]
+fn a_slow_page_changes_no_depth_and_a_second_audit_finds_nothing_new_or_fixed() {
+    let server = site_with_a_slow_shortcut();
+    let report = tempfile::tempdir().unwrap();
+    let too_deep = |json: &Value| -> BTreeSet<String> {
+        marks(json, "findings", &server)
+            .into_iter()
+            .filter(|(kind, _, _)| kind == "too-deep")
+            .map(|(_, path, _)| path)
+            .collect()
+    };
+    audit(&server, report.path(), &["--deep", "2"]).assert_success();
+    let first = report_json(report.path());
+    assert_eq!(
+        too_deep(&first),
+        BTreeSet::from(["/f2".to_string(), "/f3".to_string()]),
+        "/deep is 2 clicks away through /slow, however long /slow takes"
+    );
+    audit(&server, report.path(), &["--deep", "2"]).assert_success();
+    let second = report_json(report.path());
+    let changes: BTreeSet<String> = marks(&second, "findings", &server)
+        .into_iter()
+        .map(|(_, _, change)| change)
+        .collect();
+    assert_eq!(changes, BTreeSet::from(["persisting".to_string()]));
+    assert_eq!(marks(&second, "fixed", &server), BTreeSet::new());
+}
