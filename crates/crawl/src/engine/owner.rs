@@ -232,20 +232,8 @@ impl FrontierOwner {
             && config.max_pages.is_none_or(|max| self.pages_visited < max)
             && !self.context.budget_exhausted()
         {
-            let (item, render) = if let Some((item, call, kept)) = self.renders.pop_front() {
-                if let Some(kept) = kept {
-                    self.level = self.level.max(item.depth);
-                    let job = render_kept(
-                        Arc::clone(&self.context),
-                        Arc::clone(&self.scope),
-                        item,
-                        kept,
-                        call,
-                    );
-                    jobs.spawn(job.in_current_span());
-                    continue;
-                }
-                (item, Some(call))
+            let (item, render, kept) = if let Some(again) = self.renders.pop_front() {
+                (again.0, Some(again.1), again.2)
             } else {
                 let Some(depth) = self.frontier.peek_depth() else {
                     break;
@@ -260,31 +248,32 @@ impl FrontierOwner {
                     item.referrer = Some(referrer);
                 }
                 self.pages_visited += 1;
-                (item, None)
+                (item, None, None)
             };
             self.level = if jobs.is_empty() {
                 item.depth
             } else {
                 self.level.max(item.depth)
             };
+            let context = Arc::clone(&self.context);
+            let scope = Arc::clone(&self.scope);
             // A job logs in the crawl's span: a fleet's crawls say which site they are.
-            jobs.spawn(
-                visit(
-                    Arc::clone(&self.context),
-                    Arc::clone(&self.scope),
-                    item,
-                    VisitMode::Page,
-                    render,
-                )
-                .in_current_span(),
-            );
+            match (kept, render) {
+                (Some(kept), Some(call)) => {
+                    let job = render_kept(context, scope, item, kept, call);
+                    jobs.spawn(job.in_current_span());
+                }
+                (_, render) => {
+                    let job = visit(context, scope, item, VisitMode::Page, render);
+                    jobs.spawn(job.in_current_span());
+                }
+            }
         }
     }
 
     /// Queues the links of a visited page that pass scope, depth, the discovery cap, the URL
-    /// length and the trap checks; reports those cut by the last two.
-    /// Counts the URLs only rendering led to, and judges the template a rendered page
-    /// stood for.
+    /// length and the trap checks; reports those cut by the last two. Counts the URLs only
+    /// rendering led to, and judges the template a rendered page stood for.
     async fn enqueue_links(&mut self, visit: Visit) {
         let mut found = 0;
         if let Some(page) = visit.page {
