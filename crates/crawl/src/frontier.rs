@@ -52,7 +52,7 @@ impl SeenSet {
 /// A 128-bit fingerprint: XXH3-128. Collisions among a few million URLs are vanishingly
 /// unlikely (about n²/2¹²⁹); a site that forged two colliding URLs of its own would only hide
 /// one of its pages from its own sitemap. Fingerprints live only in memory for one crawl.
-fn fingerprint(text: &str) -> u128 {
+pub(crate) fn fingerprint(text: &str) -> u128 {
     xxhash_rust::xxh3::xxh3_128(text.as_bytes())
 }
 

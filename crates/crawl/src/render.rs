@@ -412,7 +412,7 @@ impl Learning {
                 shells: 0,
                 kept: None,
             });
-        let pages = match judgement {
+        let (pages, shells_so_far) = match judgement {
             Judgement::ReadAsServed => return None,
             Judgement::Renders => return Some(RenderCall::Every),
             Judgement::Pending {
@@ -423,11 +423,13 @@ impl Learning {
             } => {
                 *count += 1;
                 *shells += u64::from(page.shell);
-                pages
+                (pages, *shells)
             }
-            Judgement::Probing { pages } => pages,
+            Judgement::Probing { pages } => (pages, 1),
         };
-        if room {
+        // A page is kept only once its template has a shell, the only kind judged: the pages
+        // of a template whose scripts never show are not held for nothing.
+        if room && shells_so_far > 0 {
             pages.push(page);
             self.candidates += 1;
         }
@@ -812,7 +814,7 @@ mod tests {
             );
         }
         let shell = Some(ShellReason::EmptyMount("<div id=\"app\">".to_string()));
-        for (path, looks_like_a_shell) in [("/shop/2", false), ("/shop/", true)] {
+        for (path, looks_like_a_shell) in [("/shop/", true), ("/shop/2", false)] {
             let reason = shell.clone().filter(|_| looks_like_a_shell);
             let call = state.decide(
                 page(path, looks_like_a_shell),

@@ -25,7 +25,7 @@ use super::{CrawlSummary, ResumePoint};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::event::{CrawlEvent, Exclusion, PageOutcome, SettledScope};
-use crate::frontier::{Frontier, FrontierSpill, MEMORY_BUDGET, QueuedUrl};
+use crate::frontier::{Frontier, FrontierSpill, MEMORY_BUDGET, QueuedUrl, fingerprint};
 use crate::render::{Candidate, KeptPage, RenderCall};
 use crate::scope::Scope;
 use crate::sitemaps::{SitemapReader, SitemapSeeding};
@@ -35,6 +35,8 @@ use crate::traps::{LinkCheck, PageShape, TrapGuard};
 #[derive(Debug)]
 struct FoundOn {
     url: Url,
+    /// `url`, shared by the referrers kept for the URLs it links to.
+    shared: Arc<Url>,
     depth: u32,
     chain: u32,
     shape: PageShape,
@@ -44,6 +46,7 @@ impl FoundOn {
     fn page(url: Url, depth: u32, chain: u32) -> FoundOn {
         FoundOn {
             shape: PageShape::of(&url),
+            shared: Arc::new(url.clone()),
             url,
             depth,
             chain,
@@ -87,9 +90,9 @@ pub(super) struct FrontierOwner {
     sitemap_seeding: Option<SitemapSeeding>,
     /// The depth of the pages being fetched: deeper ones wait until these are done.
     level: u32,
-    /// Queued URLs (up to the frontier's memory budget) with their depth and the parent
-    /// that comes first in URL order among those found so far.
-    referrers: HashMap<Url, (u32, Url)>,
+    /// Queued URLs (by fingerprint, up to the frontier's memory budget) with their depth and
+    /// the parent that comes first in URL order among those found so far.
+    referrers: HashMap<u128, (u32, Arc<Url>)>,
     /// Pages read as served to visit again, rendered, with their response when it was kept.
     renders: VecDeque<(QueuedUrl, RenderCall, Option<KeptPage>)>,
 }
@@ -244,8 +247,9 @@ impl FrontierOwner {
                 let Some(mut item) = self.frontier.pop() else {
                     break;
                 };
-                if let Some((_, referrer)) = self.referrers.remove(&item.url) {
-                    item.referrer = Some(referrer);
+                if let Some((_, referrer)) = self.referrers.remove(&fingerprint(item.url.as_str()))
+                {
+                    item.referrer = Some(Url::clone(&referrer));
                 }
                 self.pages_visited += 1;
                 (item, None, None)
@@ -350,7 +354,7 @@ impl FrontierOwner {
             return Admitted::InScope(url);
         }
         if !self.context.seen.insert(&url) {
-            self.prefer_referrer(&url, &found_on.url, depth);
+            self.prefer_referrer(&url, found_on, depth);
             return Admitted::InScope(url);
         }
         let page = &found_on.url;
@@ -374,8 +378,9 @@ impl FrontierOwner {
             }
         };
         if self.referrers.len() < MEMORY_BUDGET {
+            let referrer = Arc::clone(&found_on.shared);
             self.referrers
-                .insert(url.clone(), (depth, found_on.url.clone()));
+                .insert(fingerprint(url.as_str()), (depth, referrer));
         }
         self.frontier.push(QueuedUrl {
             url: url.clone(),
@@ -388,12 +393,12 @@ impl FrontierOwner {
 
     /// Makes `page` the referrer of the queued `url` when it links there on as short a path
     /// as the referrer kept, and comes first in URL order.
-    fn prefer_referrer(&mut self, url: &Url, page: &Url, depth: u32) {
-        if let Some((queued_depth, referrer)) = self.referrers.get_mut(url)
+    fn prefer_referrer(&mut self, url: &Url, page: &FoundOn, depth: u32) {
+        if let Some((queued_depth, referrer)) = self.referrers.get_mut(&fingerprint(url.as_str()))
             && *queued_depth == depth
-            && page.as_str() < referrer.as_str()
+            && page.url.as_str() < referrer.as_str()
         {
-            referrer.clone_from(page);
+            *referrer = Arc::clone(&page.shared);
         }
     }
 
