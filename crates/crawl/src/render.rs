@@ -13,15 +13,17 @@
 //! 1. The site is crawled as served. Pages that run scripts are grouped by [`Template`]: the
 //!    file names of the scripts they load.
 //! 2. Once no link leads anywhere new (the site's own sitemaps read too, when they are), one
-//!    page of each template is rendered, the templates with the most pages first: a page
-//!    that looks like an application shell (see [`ShellReason`]), else the first in URL order.
+//!    page of each template that has pages looking like an application shell (see
+//!    [`ShellReason`]) is rendered: its first such page in URL order.
 //! 3. A template whose page links, once rendered, to URLs the crawl has not met at all, or
 //!    whose canonical or noindex differ from its HTML's, renders: its pages read so far are
 //!    rendered again, and those found later are rendered as they come. Any other template is
 //!    read as served.
 //! 4. The URLs rendering found are crawled the same way, and templates first seen among them
-//!    are judged when links run out again. After [`MAX_FRUITLESS_PROBES`] templates that found
-//!    nothing, the rest are read as served.
+//!    are judged when links run out again. Templates whose pages are empty without their
+//!    scripts (a framework's mount element, a `<noscript>` asking for JavaScript, no link at
+//!    all) are judged first, then the largest; after [`MAX_FRUITLESS_PROBES`] templates that
+//!    found nothing, the rest are read as served.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -318,6 +320,24 @@ pub(crate) struct Candidate {
     pub referrer: Option<Url>,
     /// Its HTML looks like an application shell: the best page to judge its template by.
     pub shell: bool,
+    /// Its HTML is empty without its scripts (see [`is_empty_without_scripts`]), a stronger
+    /// sign than an empty custom element (a menu a script draws) alone.
+    pub empty: bool,
+}
+
+/// Whether a page that looks like a shell is empty without its scripts: an empty mount
+/// element of a framework (`<div id="root">`), a `<noscript>` asking for JavaScript, or no
+/// link to the site at all. A generated site whose menu a script draws into a custom element
+/// (mdBook's sidebar, rustdoc's toolbar) shows its pages and links without it.
+pub(crate) fn is_empty_without_scripts(
+    shell: &sitemapper_extract::ShellSignals,
+    has_site_links: bool,
+) -> bool {
+    let framework_mount = shell
+        .empty_mount
+        .as_deref()
+        .is_some_and(|element| element.contains(" id="));
+    shell.scripts > 0 && (framework_mount || shell.noscript_asks_for_javascript || !has_site_links)
 }
 
 /// A response as extraction and the browser read it.
@@ -356,8 +376,11 @@ impl RenderCall {
 }
 
 /// Templates judged to need nothing before rendering stops looking: a site with many
-/// templates costs at most this many renders that find nothing.
-pub const MAX_FRUITLESS_PROBES: u64 = 8;
+/// templates costs at most this many renders that find nothing. Two: one round of the
+/// browser's two tabs. A generated site is one template or a few, each page of rustdoc's
+/// trait pages a template of its own (a data script per page); pages built by a framework
+/// (empty without their scripts) are judged first.
+pub const MAX_FRUITLESS_PROBES: u64 = 2;
 
 /// Pages kept, over all templates not judged yet, to be rendered if their template needs
 /// it; about 200 bytes each.
@@ -377,6 +400,7 @@ enum Judgement {
         pages: Vec<Candidate>,
         count: u64,
         shells: u64,
+        empty: u64,
         kept: Option<Box<(Url, KeptPage)>>,
     },
     /// One page renders now; pages that come meanwhile wait with it.
@@ -410,6 +434,7 @@ impl Learning {
                 pages: Vec::new(),
                 count: 0,
                 shells: 0,
+                empty: 0,
                 kept: None,
             });
         let (pages, shells_so_far) = match judgement {
@@ -419,10 +444,12 @@ impl Learning {
                 pages,
                 count,
                 shells,
+                empty,
                 ..
             } => {
                 *count += 1;
                 *shells += u64::from(page.shell);
+                *empty += u64::from(page.empty);
                 (pages, *shells)
             }
             Judgement::Probing { pages } => (pages, 1),
@@ -548,8 +575,9 @@ impl RenderState {
 
     /// The pages to render next, each standing for a template not judged yet that has pages
     /// looking like application shells, once the crawl as served has run out of links (see
-    /// the module's documentation): the templates with the most pages first, and for each
-    /// its first shell in URL order, with its response when it was kept. None when rendering
+    /// the module's documentation): first the templates with pages that are empty without
+    /// their scripts, then the templates with the most pages, and for each its first shell
+    /// in URL order, with its response when it was kept. None when rendering
     /// is not automatic, the browser cannot render, or [`MAX_FRUITLESS_PROBES`] templates
     /// found nothing; the templates left are then read as served.
     pub(crate) fn take_probes(&self) -> Vec<(Template, Candidate, Option<KeptPage>)> {
@@ -557,7 +585,7 @@ impl RenderState {
         if self.mode != RenderMode::Auto || self.renderer.is_none() || learned.unavailable {
             return Vec::new();
         }
-        let mut pending: Vec<(u64, Url, Template)> = learned
+        let mut pending: Vec<(bool, u64, Url, Template)> = learned
             .templates
             .iter()
             .filter_map(|(template, judgement)| match judgement {
@@ -565,18 +593,23 @@ impl RenderState {
                     pages,
                     count,
                     shells,
+                    empty,
                     ..
                 } if *shells > 0 => {
                     let first = pages.iter().map(|page| &page.url).min()?;
-                    Some((*count, first.clone(), template.clone()))
+                    Some((*empty > 0, *count, first.clone(), template.clone()))
                 }
                 _ => None,
             })
             .collect();
-        pending.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        pending.sort_by(|a, b| {
+            (b.0.cmp(&a.0))
+                .then_with(|| b.1.cmp(&a.1))
+                .then_with(|| a.2.cmp(&b.2))
+        });
         let room = MAX_FRUITLESS_PROBES.saturating_sub(learned.fruitless) as usize;
         let mut probes = Vec::new();
-        for (index, (_, _, template)) in pending.into_iter().enumerate() {
+        for (index, (_, _, _, template)) in pending.into_iter().enumerate() {
             let Some(judgement) = learned.templates.get_mut(&template) else {
                 continue;
             };
@@ -779,7 +812,27 @@ mod tests {
             depth: 1,
             referrer: Some(url("/")),
             shell,
+            empty: false,
         }
+    }
+
+    #[test]
+    fn a_page_drawn_by_a_framework_is_empty_without_its_scripts_a_scripted_menu_is_not() {
+        let mut shell = signals(&["app.js"], 0);
+        shell.empty_mount = Some("<div id=\"app\">".to_string());
+        assert!(is_empty_without_scripts(&shell, true));
+        shell.empty_mount = Some("<mdbook-sidebar-scrollbox>".to_string());
+        assert!(
+            !is_empty_without_scripts(&shell, true),
+            "its links are there"
+        );
+        assert!(is_empty_without_scripts(&shell, false), "no link at all");
+        shell.noscript_asks_for_javascript = true;
+        assert!(is_empty_without_scripts(&shell, true));
+        assert!(
+            !is_empty_without_scripts(&signals(&[], 0), false),
+            "no script"
+        );
     }
 
     fn paths(pages: &[Candidate]) -> Vec<&str> {

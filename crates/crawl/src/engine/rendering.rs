@@ -14,7 +14,7 @@ use crate::classify::distinct_canonical;
 use crate::event::{RenderDifference, Rendering, ResponseFacts};
 use crate::render::{
     Admission, BoxFuture, Candidate, Refusal, RenderCall, RenderFailure, RenderRequest,
-    RequestGate, ServedPage, Template, shell_reason,
+    RequestGate, ServedPage, Template, is_empty_without_scripts, shell_reason,
 };
 use crate::scope::Scope;
 
@@ -64,6 +64,7 @@ pub(super) async fn read_page(
         depth: hop.depth,
         referrer: hop.referrer.clone(),
         shell: shell.is_some(),
+        empty: is_empty_without_scripts(&raw.shell, has_site_links),
     };
     let template = Template::of(&raw.shell);
     let looks_like_a_shell = shell.is_some();
