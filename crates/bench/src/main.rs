@@ -19,6 +19,7 @@ mod report;
 mod server;
 mod site;
 mod spa;
+mod stop;
 mod web;
 
 use std::path::{Path, PathBuf};

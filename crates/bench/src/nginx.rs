@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
+use crate::stop::terminate;
 use crate::web::{WebSite, gzip};
 
 /// A running nginx serving a generated site.
@@ -111,8 +112,8 @@ impl Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SIGTERM: the master stops its workers (killed, it would leave them running).
+        let _ = terminate(&mut self.child, Duration::from_secs(5));
     }
 }
 
