@@ -1,8 +1,10 @@
 //! One crawl by the real `sitemapper` binary, as a user runs it: its wall time, and what its
 //! summary says it cost (its CPU time and peak memory, and the browser's when one ran); then
-//! the URLs it listed.
+//! the URLs it listed. A crawl given a time limit is stopped past it as a user stops one
+//! (SIGTERM, then SIGKILL if it does not end), and says how far it got.
 
 use std::collections::BTreeSet;
+use std::fs::File;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -11,6 +13,28 @@ use anyhow::{Context, bail};
 use sitemapper_sitemap::{SitemapDocument, read_sitemap};
 
 use crate::process_tree::{Descendants, Sampler};
+use crate::stop::{terminate, wait_within};
+
+/// How long a crawl stopped by SIGTERM has to end (closing its browser) before it is killed.
+const GRACE: Duration = Duration::from_secs(15);
+
+/// How a crawl with a time limit ended.
+#[derive(Debug, Clone)]
+pub(crate) enum CrawlEnd {
+    /// It finished within the limit.
+    Finished(CrawlMeasure),
+    /// It was stopped at the limit.
+    Stopped(Stopped),
+}
+
+/// A crawl stopped at its time limit: nothing published, no summary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Stopped {
+    /// The limit it ran for.
+    pub after: Duration,
+    /// Pages it had visited, as its last line says, when it said so.
+    pub pages: Option<u64>,
+}
 
 /// What one crawl measured.
 #[derive(Debug, Clone)]
@@ -48,6 +72,8 @@ pub(crate) struct Summary {
     pub browser_peak_mib: Option<f64>,
     /// The `Rendered N of M HTML pages: ...` line, when pages were rendered.
     pub rendered: Option<String>,
+    /// Pages visited, from the `Crawled URL in T: N pages visited, ...` line.
+    pub pages_visited: Option<u64>,
 }
 
 impl Summary {
@@ -57,6 +83,20 @@ impl Summary {
             || self.browser_cpu_seconds.is_some()
             || self.browser_peak_mib.is_some()
     }
+
+    /// Pages rendered, from the `Rendered N of M HTML pages` line (none without it).
+    pub(crate) fn rendered_pages(&self) -> u64 {
+        self.rendered
+            .as_deref()
+            .and_then(|line| first_number_after(line, "Rendered "))
+            .unwrap_or(0)
+    }
+}
+
+/// The number that starts the text after the first `marker` in `text`.
+fn first_number_after(text: &str, marker: &str) -> Option<u64> {
+    let (_, rest) = text.split_once(marker)?;
+    rest.split_whitespace().next()?.parse().ok()
 }
 
 /// Reads the cost lines out of sitemapper's stderr.
@@ -83,7 +123,21 @@ pub(crate) fn parse_summary(stderr: &str) -> anyhow::Result<Summary> {
             .map(str::trim_start)
             .find(|line| line.starts_with("Rendered "))
             .map(str::to_string),
+        pages_visited: stderr
+            .lines()
+            .filter(|line| line.starts_with("Crawled "))
+            .find_map(|line| first_number_after(line, ": ")),
     })
+}
+
+/// The pages a crawl stopped by SIGTERM had visited, from its last line
+/// (`error: terminated (SIGTERM) after 23 pages and 23 requests: nothing published, ...`).
+fn pages_when_stopped(stderr: &str) -> Option<u64> {
+    stderr
+        .lines()
+        .rev()
+        .find(|line| line.contains("(SIGTERM) after "))
+        .and_then(|line| first_number_after(line, "(SIGTERM) after "))
 }
 
 /// `"33.5 MiB."` or `"33.5 MiB, and 403.4 MiB for the browser's processes."` (with `unit`
@@ -113,34 +167,75 @@ pub(crate) fn crawl(
     extra: &[String],
     sample: bool,
 ) -> anyhow::Result<CrawlMeasure> {
+    match run(binary, seed, concurrency, extra, sample, None)? {
+        CrawlEnd::Finished(measure) => Ok(measure),
+        CrawlEnd::Stopped(stopped) => {
+            bail!("a crawl without a time limit was stopped: {stopped:?}")
+        }
+    }
+}
+
+/// As [`crawl`], without sampling, and stopped once it has run for `limit`.
+pub(crate) fn crawl_within(
+    binary: &Path,
+    seed: &str,
+    concurrency: usize,
+    extra: &[String],
+    limit: Duration,
+) -> anyhow::Result<CrawlEnd> {
+    run(binary, seed, concurrency, extra, false, Some(limit))
+}
+
+fn run(
+    binary: &Path,
+    seed: &str,
+    concurrency: usize,
+    extra: &[String],
+    sample: bool,
+    limit: Option<Duration>,
+) -> anyhow::Result<CrawlEnd> {
     let out = tempfile::tempdir().context("output directory")?;
+    // stderr goes to a file, so that a full pipe never stalls the crawl while it is timed.
+    let logs = tempfile::tempdir().context("log directory")?;
+    let stderr_path = logs.path().join("stderr");
+    let stderr_file = File::create(&stderr_path).context("create the crawl's stderr file")?;
     let started = Instant::now();
-    let child = Command::new(binary)
+    let mut child = Command::new(binary)
         .args(["crawl", seed, "--out"])
         .arg(out.path())
         .args(["--concurrency", &concurrency.to_string()])
         .args(extra)
         .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr_file)
         .spawn()
         .with_context(|| format!("run {}", binary.display()))?;
     let sampler = sample.then(|| Sampler::start(child.id()));
-    let output = child
-        .wait_with_output()
-        .with_context(|| format!("run {}", binary.display()))?;
+    let status = match limit {
+        None => Some(child.wait().context("wait for sitemapper")?),
+        Some(limit) => wait_within(&mut child, limit).context("wait for sitemapper")?,
+    };
     let wall = started.elapsed();
     let descendants = sampler.map(Sampler::finish);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() {
+    let Some(status) = status else {
+        terminate(&mut child, GRACE).context("stop sitemapper")?;
+        let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+        return Ok(CrawlEnd::Stopped(Stopped {
+            after: limit.unwrap_or(wall),
+            pages: pages_when_stopped(&stderr),
+        }));
+    };
+    let stderr = std::fs::read_to_string(&stderr_path).context("read the crawl's stderr")?;
+    if !status.success() {
         bail!("sitemapper failed: {stderr}");
     }
-    Ok(CrawlMeasure {
+    Ok(CrawlEnd::Finished(CrawlMeasure {
         wall,
         summary: parse_summary(&stderr)?,
         listed: listed_urls(out.path())?,
         descendants,
-    })
+    }))
 }
 
 /// Every `<loc>` under `out`: sitemap.xml, and its children when it is an index.
@@ -183,9 +278,11 @@ mod tests {
                 peak_rss_mib: 23.0,
                 browser_peak_mib: None,
                 rendered: None,
+                pages_visited: None,
             }
         );
         assert!(!summary.browser_ran());
+        assert_eq!(summary.rendered_pages(), 0);
     }
 
     #[test]
@@ -202,8 +299,26 @@ mod tests {
         assert!(
             summary
                 .rendered
+                .as_ref()
                 .is_some_and(|line| line.starts_with("Rendered 412 of 415"))
         );
+        assert_eq!(summary.rendered_pages(), 412);
+    }
+
+    #[test]
+    fn pages_visited_come_from_the_crawled_line() {
+        let stderr = "Crawled http://127.0.0.1:8080/book/ in 48.7s: 113 pages visited, 113 \
+                      requests, 113 URLs discovered.\nPeak memory: 25.8 MiB.\nCPU time: 0.07 s.\n";
+        let summary = parse_summary(stderr).unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(summary.pages_visited, Some(113));
+    }
+
+    #[test]
+    fn a_crawl_stopped_by_sigterm_says_how_far_it_got() {
+        let stderr = "SIGTERM: stopping, nothing published.\nerror: terminated (SIGTERM) after 23 \
+                      pages and 23 requests: nothing published, /tmp/out/sitemap.xml left as it was\n";
+        assert_eq!(pages_when_stopped(stderr), Some(23));
+        assert_eq!(pages_when_stopped("error: something else\n"), None);
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! `sitemapper-bench`: generates deterministic sites, serves them on 127.0.0.1, crawls them
 //! with the release `sitemapper` binary beside this one, and reports speed, CPU, memory and
 //! correctness against a fetch-only baseline measured in the same run; and, on request, the
-//! cost of rendering pages in the browser (`--render-cases`, `--render-static`), or of crawling
-//! a fleet of sites, alone and from a queue (`--fleet`).
+//! cost of rendering pages in the browser (`--render-cases`, `--render-static`), of rendering
+//! on the Rust toolchain's own generated documentation (`--docs`), or of crawling a fleet of
+//! sites, alone and from a queue (`--fleet`).
 
 mod adaptive;
 mod baseline;
 mod cpu_account;
 mod crawl_run;
+mod docs;
+mod docs_report;
 mod fleet;
 mod fleet_processes;
 mod fleet_report;
@@ -19,9 +22,11 @@ mod report;
 mod server;
 mod site;
 mod spa;
+mod stop;
 mod web;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
@@ -99,6 +104,20 @@ struct Options {
     /// only to `--output`).
     #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet"])]
     adaptive: bool,
+    /// Instead of the other cases, crawl the Rust toolchain's own documentation (the rust-docs
+    /// component: three mdBook books and the `alloc` crate's API), served by nginx, with
+    /// `--render auto` and `--render never` (the section is printed, and written only to
+    /// `--output`).
+    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive"])]
+    docs: bool,
+    /// The documentation's html directory [default: share/doc/rust/html under
+    /// `rustc --print sysroot`].
+    #[arg(long, value_name = "DIRECTORY", requires = "docs")]
+    docs_dir: Option<PathBuf>,
+    /// Seconds a crawl of the documentation may run before it is stopped (and reported as
+    /// stopped).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    docs_timeout: u64,
 }
 
 impl Options {
@@ -139,11 +158,11 @@ fn main() -> anyhow::Result<()> {
     if options.adaptive {
         let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
         let text = adaptive::run(&binary, options.runs.max(1), &report::machine(), &date)?;
-        if let Some(output) = &options.output {
-            std::fs::write(output, &text).with_context(|| format!("write {}", output.display()))?;
-        }
-        say(&text);
-        return Ok(());
+        return publish(&text, options.output.as_deref());
+    }
+    let binaries = binaries(&binary, &options)?;
+    if options.docs {
+        return run_docs(&binaries, &options);
     }
     let only_other = options.renders();
     let cases = match &options.cases {
@@ -156,17 +175,6 @@ fn main() -> anyhow::Result<()> {
         None if only_other || options.cases.is_some() => Vec::new(),
         None => vec![10_000],
     };
-    let mut binaries = vec![Binary {
-        label: "this build".to_string(),
-        path: binary.clone(),
-    }];
-    if let Some(before) = &options.before {
-        anyhow::ensure!(before.is_file(), "{} is not a file", before.display());
-        binaries.push(Binary {
-            label: "before".to_string(),
-            path: before.clone(),
-        });
-    }
     let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let machine = report::machine();
     let mut text = String::new();
@@ -220,6 +228,61 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The binaries to measure: this build's, and the one given with `--before`.
+fn binaries(binary: &Path, options: &Options) -> anyhow::Result<Vec<Binary>> {
+    let mut binaries = vec![Binary {
+        label: "this build".to_string(),
+        path: binary.to_path_buf(),
+    }];
+    if let Some(before) = &options.before {
+        anyhow::ensure!(before.is_file(), "{} is not a file", before.display());
+        binaries.push(Binary {
+            label: "before".to_string(),
+            path: before.clone(),
+        });
+    }
+    Ok(binaries)
+}
+
+/// A section that is printed, and written only to `output` when given.
+fn publish(text: &str, output: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(output) = output {
+        std::fs::write(output, text).with_context(|| format!("write {}", output.display()))?;
+    }
+    say(text);
+    Ok(())
+}
+
+/// The documentation benchmark: its section is printed, and written only to `--output`.
+fn run_docs(binaries: &[Binary], options: &Options) -> anyhow::Result<()> {
+    let settings = docs::DocsSettings {
+        render: RenderSettings {
+            runs: options.runs.max(1),
+            concurrency: options.concurrency,
+            tabs: options.render_concurrency,
+        },
+        limit: Duration::from_secs(options.docs_timeout),
+        directory: options.docs_dir.clone(),
+    };
+    let Some(result) = docs::run(binaries, &settings)? else {
+        return Ok(());
+    };
+    let mut command = "sitemapper-bench --docs".to_string();
+    if let Some(directory) = &options.docs_dir {
+        command.push_str(&format!(" --docs-dir {}", directory.display()));
+    }
+    if options.before.is_some() {
+        command.push_str(" --before BEFORE");
+    }
+    command.push_str(&format!(
+        " --docs-timeout {} --runs {}",
+        options.docs_timeout, settings.render.runs
+    ));
+    let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let text = docs_report::markdown(&result, &report::machine(), &date, &command);
+    publish(&text, options.output.as_deref())
+}
+
 /// The fleet benchmark: its section is printed, and written only to `--output`.
 fn run_fleet(binary: &Path, sites: usize, options: &Options) -> anyhow::Result<()> {
     let settings = fleet::FleetSettings {
@@ -243,11 +306,7 @@ fn run_fleet(binary: &Path, sites: usize, options: &Options) -> anyhow::Result<(
     command.push_str(&format!(" --runs {}", settings.runs));
     let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let text = fleet_report::markdown(&result, &report::machine(), &date, &command);
-    if let Some(output) = &options.output {
-        std::fs::write(output, &text).with_context(|| format!("write {}", output.display()))?;
-    }
-    say(&text);
-    Ok(())
+    publish(&text, options.output.as_deref())
 }
 
 /// `url` with its password, if any, replaced by `PASSWORD`, for the report.

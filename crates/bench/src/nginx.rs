@@ -1,7 +1,8 @@
-//! The web-like site served by nginx from files: every document written to a directory with
-//! its gzip copy beside it (`gzip_static`), the way a static site generator deploys, and an
-//! nginx of the machine (`nginx` on the PATH, or `/usr/sbin/nginx`) started on a free port of
-//! 127.0.0.1 with its own configuration; it is stopped when dropped.
+//! Sites served by nginx from files: the web-like site, every document written to a directory
+//! with its gzip copy beside it (`gzip_static`), the way a static site generator deploys; or a
+//! directory of the machine as it is (the Rust toolchain's documentation). An nginx of the
+//! machine (`nginx` on the PATH, or `/usr/sbin/nginx`) is started on a free port of 127.0.0.1
+//! with its own configuration; it is stopped when dropped.
 
 use std::io::Write as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
+use crate::stop::terminate;
 use crate::web::{WebSite, gzip};
 
 /// A running nginx serving a generated site.
@@ -60,11 +62,32 @@ impl Nginx {
         // nginx's workers run as an unprivileged user when it is started as root: they must
         // be able to read the files.
         make_readable(directory.path())?;
+        Nginx::launch(binary, directory, &root, None)
+    }
+
+    /// Serves the directory `root` as it is, nothing copied. When this process runs as root,
+    /// so do nginx's workers: they only read, on 127.0.0.1, and the directory may lie where
+    /// only root can enter (a toolchain under `/root`), which the unprivileged user nginx
+    /// would otherwise switch to cannot read.
+    pub(crate) fn serve(binary: &Path, root: &Path) -> anyhow::Result<Nginx> {
+        let directory = tempfile::tempdir().context("nginx directory")?;
+        let user = runs_as_root().then_some("root");
+        Nginx::launch(binary, directory, root, user)
+    }
+
+    /// Starts nginx serving `root`, with its configuration, logs and temporary files in
+    /// `directory`, its workers run as `user` when given.
+    fn launch(
+        binary: &Path,
+        directory: tempfile::TempDir,
+        root: &Path,
+        user: Option<&str>,
+    ) -> anyhow::Result<Nginx> {
         let address = free_address()?;
         let configuration = directory.path().join("nginx.conf");
         std::fs::File::create(&configuration)
             .and_then(|mut file| {
-                file.write_all(config(directory.path(), &root, address).as_bytes())
+                file.write_all(config(directory.path(), root, address, user).as_bytes())
             })
             .context("write nginx.conf")?;
         let child = Command::new(binary)
@@ -111,9 +134,15 @@ impl Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SIGTERM: the master stops its workers (killed, it would leave them running).
+        let _ = terminate(&mut self.child, Duration::from_secs(5));
     }
+}
+
+/// Whether this process runs as root: `/proc/self` belongs to the effective user.
+fn runs_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|metadata| metadata.uid() == 0)
 }
 
 /// A port of 127.0.0.1 free a moment ago.
@@ -138,12 +167,16 @@ fn make_readable(directory: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One worker (the crawler and the benchmark share the 2 cores), keep-alive without a
-/// request limit, `gzip_static` for the precompressed files, no access log.
-fn config(directory: &Path, root: &Path, address: SocketAddr) -> String {
+/// One worker (the crawler and the benchmark share the 2 cores), run as `user` when given,
+/// keep-alive without a request limit, `gzip_static` for the precompressed files, the types
+/// a browser needs to run a site's scripts and styles, no access log.
+fn config(directory: &Path, root: &Path, address: SocketAddr, user: Option<&str>) -> String {
+    let user = user
+        .map(|user| format!("user {user};\n"))
+        .unwrap_or_default();
     let directory = directory.display();
     format!(
-        "worker_processes 1;\n\
+        "{user}worker_processes 1;\n\
          daemon off;\n\
          master_process on;\n\
          pid {directory}/nginx.pid;\n\
@@ -151,7 +184,8 @@ fn config(directory: &Path, root: &Path, address: SocketAddr) -> String {
          events {{ worker_connections 1024; }}\n\
          http {{\n\
          \x20 access_log off;\n\
-         \x20 types {{ text/html html; }}\n\
+         \x20 types {{ text/html html; text/css css; text/javascript js; application/json json; \
+         image/svg+xml svg; image/png png; font/woff2 woff2; text/plain txt md; }}\n\
          \x20 default_type application/octet-stream;\n\
          \x20 sendfile on;\n\
          \x20 tcp_nopush on;\n\

@@ -209,13 +209,18 @@ fn crawl(
     mode: &str,
     settings: RenderSettings,
 ) -> anyhow::Result<CrawlMeasure> {
-    let extra = [
+    let extra = render_arguments(mode, settings);
+    crawl_run::crawl(binary, &server.url("/"), settings.concurrency, &extra, true)
+}
+
+/// sitemapper's arguments for `--render mode` with the settings' tabs.
+pub(crate) fn render_arguments(mode: &str, settings: RenderSettings) -> [String; 4] {
+    [
         "--render".to_string(),
         mode.to_string(),
         "--render-concurrency".to_string(),
         settings.tabs.to_string(),
-    ];
-    crawl_run::crawl(binary, &server.url("/"), settings.concurrency, &extra, true)
+    ]
 }
 
 fn say_run(what: &str, run: usize, mode: &str, measure: &CrawlMeasure) {
