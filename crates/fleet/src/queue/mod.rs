@@ -188,10 +188,18 @@ impl Queue {
         &self,
         slot: &'slot mut Option<Client>,
     ) -> Result<&'slot mut Client, tokio_postgres::Error> {
-        if let Some(client) = slot.take().filter(|client| !client.is_closed()) {
-            return Ok(slot.insert(client));
+        let lost = match slot.take() {
+            Some(client) if !client.is_closed() => return Ok(slot.insert(client)),
+            Some(_) => true,
+            None => false,
+        };
+        let client = slot.insert(self.open().await?);
+        if lost {
+            // The server closed the connection (a restart, a failover) and was back before
+            // the next call needed it: said, since nothing failed to say it otherwise.
+            tracing::info!(queue = %self.at, "the connection to PostgreSQL was closed; connected again");
         }
-        Ok(slot.insert(self.open().await?))
+        Ok(client)
     }
 
     /// How long until a site may be due or a lease expire, by the database's clock; `None`
