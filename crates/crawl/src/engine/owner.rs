@@ -284,7 +284,9 @@ impl FrontierOwner {
             let found_on = FoundOn::page(page, visit.depth, visit.chain);
             for link in visit.links {
                 if let Some(url) = self.context.normalizer.normalize(&link) {
-                    let rendered_only = visit.rendered_only.contains(&url);
+                    // Most pages are not rendered: their links are not hashed for nothing.
+                    let rendered_only =
+                        !visit.rendered_only.is_empty() && visit.rendered_only.contains(&url);
                     let admitted = self.admit(url, &found_on).await;
                     if rendered_only && matches!(admitted, Admitted::Queued(_)) {
                         found += 1;
@@ -293,7 +295,9 @@ impl FrontierOwner {
             }
         }
         let render = &self.context.render;
-        render.found(found);
+        if found > 0 {
+            render.found(found);
+        }
         if let Some(RenderCall::Probe(template)) = &visit.render_call {
             for page in render.judge(template, found > 0 || visit.render_differs) {
                 self.renders

@@ -141,8 +141,8 @@ enum Redirected {
 #[derive(Debug)]
 struct Redirects {
     mode: VisitMode,
-    /// The path of the chain's first URL: for the seed, the path typed.
-    first_path: String,
+    /// For the seed, the path typed (other chains need not keep theirs).
+    seed_path: Option<String>,
     /// Redirects followed so far.
     followed: usize,
     /// The scope the seed's redirects moved to, if they did.
@@ -165,7 +165,7 @@ pub(super) async fn visit(
         referrer,
         chain,
     } = item;
-    let first_path = url.path().to_string();
+    let seed_path = (mode == VisitMode::Seed).then(|| url.path().to_string());
     let mut hop = Hop {
         url,
         depth,
@@ -173,7 +173,7 @@ pub(super) async fn visit(
     };
     let mut redirects = Redirects {
         mode,
-        first_path,
+        seed_path,
         followed: 0,
         moved_scope: None,
     };
@@ -326,8 +326,7 @@ async fn follow_redirect(
         return Redirected::Ended(VisitEnd::Failed("too many redirects".to_string()));
     }
     let current_scope = redirects.moved_scope.as_ref().unwrap_or(scope);
-    if redirects.mode == VisitMode::Seed
-        && hop.url.path() == redirects.first_path
+    if redirects.seed_path.as_deref() == Some(hop.url.path())
         && adds_trailing_slash(&hop.url, &target)
     {
         // `/book` -> `/book/`: the path typed names a directory, and the crawl is of it.
