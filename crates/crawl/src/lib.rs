@@ -37,7 +37,7 @@ pub use event::{
     RenderDifference, Rendering, ResponseFacts, RobotsFile, SettledScope, Verdict,
 };
 pub use fetch::client_builder;
-pub use frontier::{FrontierSpill, SpilledUrl};
+pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use host_map::{HostMap, suggested_mapping};
 pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};

@@ -3,18 +3,18 @@
 
 use std::sync::Mutex;
 
-use sitemapper_crawl::{FrontierSpill, SpilledUrl};
-use sitemapper_store::{QueuedRow, Store};
+use sitemapper_crawl::{FrontierSpill, SpillError, SpilledUrl};
+use sitemapper_store::{QueuedRow, Store, StoreError};
 
 /// A connection of its own to the crawl database (WAL lets it write beside the recorder).
 #[derive(Debug)]
-pub(super) struct StoreSpill {
+pub(crate) struct StoreSpill {
     store: Mutex<Store>,
 }
 
 impl StoreSpill {
     /// Takes `store` for the spill, emptied of what an earlier run left queued.
-    pub(super) fn new(mut store: Store) -> anyhow::Result<StoreSpill> {
+    pub(crate) fn new(mut store: Store) -> Result<StoreSpill, StoreError> {
         store.queue_clear()?;
         Ok(StoreSpill {
             store: Mutex::new(store),
@@ -23,7 +23,7 @@ impl StoreSpill {
 }
 
 impl FrontierSpill for StoreSpill {
-    fn push(&self, urls: &[SpilledUrl]) -> Result<(), String> {
+    fn push(&self, urls: &[SpilledUrl]) -> Result<(), SpillError> {
         let rows: Vec<QueuedRow> = urls
             .iter()
             .map(|spilled| QueuedRow {
@@ -33,13 +33,13 @@ impl FrontierSpill for StoreSpill {
                 chain: spilled.chain,
             })
             .collect();
-        let mut store = self.store.lock().map_err(|error| error.to_string())?;
-        store.queue_push(&rows).map_err(|error| error.to_string())
+        let mut store = self.store.lock().map_err(|_| poisoned())?;
+        store.queue_push(&rows).map_err(SpillError::new)
     }
 
-    fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, String> {
-        let mut store = self.store.lock().map_err(|error| error.to_string())?;
-        let rows = store.queue_pop(max).map_err(|error| error.to_string())?;
+    fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, SpillError> {
+        let mut store = self.store.lock().map_err(|_| poisoned())?;
+        let rows = store.queue_pop(max).map_err(SpillError::new)?;
         Ok(rows
             .into_iter()
             .map(|row| SpilledUrl {
@@ -50,4 +50,11 @@ impl FrontierSpill for StoreSpill {
             })
             .collect())
     }
+}
+
+/// The connection's lock was poisoned: a thread panicked while it held it.
+fn poisoned() -> SpillError {
+    SpillError::new(std::io::Error::other(
+        "the crawl database connection of the spill was poisoned",
+    ))
 }

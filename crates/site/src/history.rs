@@ -9,12 +9,12 @@ use url::Url;
 
 /// A second connection to the crawl database (WAL lets it read while the recorder writes).
 #[derive(Debug)]
-pub(super) struct StoreHistory {
+pub(crate) struct StoreHistory {
     store: Mutex<Store>,
 }
 
 impl StoreHistory {
-    pub(super) fn new(store: Store) -> StoreHistory {
+    pub(crate) fn new(store: Store) -> StoreHistory {
         StoreHistory {
             store: Mutex::new(store),
         }

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context;
 use sitemapper_crawl::CrawlSummary;
 use sitemapper_sitemap::{
     Alternate, ChangeFreq, Entry, Plan, Planner, Published, SitemapWriter, Staged, StagingDir,
@@ -14,15 +13,15 @@ use sitemapper_sitemap::{
 };
 use sitemapper_store::{ListedPage, RunId, SitemapFileRecord, Store};
 
-use super::split::{Grouping, SplitRule, page_language};
-use super::{left_as_it_was, staging};
-use crate::cli::{ChangefreqRule, PriorityRule};
-use crate::exit::Failure;
-use crate::settings::{CrawlSettings, OutputTarget};
+use sitemapper_sitemap::{Grouping, SplitRule, page_language};
+
+use crate::SiteError;
+use crate::elsewhere::canonicals_elsewhere;
+use crate::settings::{ChangefreqRule, OutputTarget, PriorityRule, SiteSettings};
 
 /// Where the sitemap files are written before they go out.
 #[derive(Debug)]
-pub(super) enum Staging {
+pub(crate) enum Staging {
     /// A staging directory inside the output directory, renamed into place.
     Directory(StagingDir),
     /// A temporary directory, printed on stdout and removed.
@@ -30,14 +29,16 @@ pub(super) enum Staging {
 }
 
 impl Staging {
-    pub(super) fn create(out: &OutputTarget) -> anyhow::Result<Staging> {
+    pub(crate) fn create(out: &OutputTarget) -> Result<Staging, SiteError> {
         Ok(match out {
             OutputTarget::Path(directory) => Staging::Directory(StagingDir::create_in(directory)?),
             OutputTarget::Stdout => Staging::Stdout(
                 tempfile::Builder::new()
                     .prefix("sitemapper-")
                     .tempdir()
-                    .context("cannot create a temporary directory for the sitemap")?,
+                    .map_err(SiteError::io(
+                        "cannot create a temporary directory for the sitemap",
+                    ))?,
             ),
         })
     }
@@ -76,7 +77,7 @@ impl Staging {
     /// Moves the written files into place, or prints them on stdout: the one XML sitemap, or
     /// the text files one after the other (the text format has no index to lose). XML that
     /// takes an index and children cannot be printed as one document: a usage error.
-    fn publish(self, written: &[Written]) -> Result<Published, Failure> {
+    fn publish(self, written: &[Written]) -> Result<Published, SiteError> {
         let directory = match self {
             Staging::Directory(staging) => {
                 return Ok(staging.publish(&written.iter().collect::<Vec<_>>())?);
@@ -85,21 +86,22 @@ impl Staging {
         };
         for written in written {
             if written.is_index {
-                return Err(Failure::usage(anyhow::anyhow!(
-                    "--out -: {} URLs need {} sitemap files and an index, which cannot be printed as one document; give --out DIR, or --format txt",
-                    written.urls,
-                    written.files.len().saturating_sub(1)
-                )));
+                return Err(SiteError::IndexOnStdout {
+                    urls: written.urls,
+                    files: written.files.len().saturating_sub(1),
+                });
             }
         }
         let mut out = std::io::stdout().lock();
         for name in written.iter().flat_map(|written| &written.files) {
             let path = directory.path().join(name);
             let mut file = std::fs::File::open(&path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            std::io::copy(&mut file, &mut out).context("cannot write the sitemap to stdout")?;
+                .map_err(SiteError::io(format!("cannot read {}", path.display())))?;
+            std::io::copy(&mut file, &mut out)
+                .map_err(SiteError::io("cannot write the sitemap to stdout"))?;
         }
-        out.flush().context("cannot write the sitemap to stdout")?;
+        out.flush()
+            .map_err(SiteError::io("cannot write the sitemap to stdout"))?;
         Ok(Published {
             files: Vec::new(),
             unchanged: Vec::new(),
@@ -111,24 +113,24 @@ impl Staging {
 /// Writes the listed pages into the staging directory, file by file as planned, and moves
 /// them into place (or prints them). Files whose bytes did not change stay as they were. The
 /// previous sitemap stays untouched when anything fails before the final renames.
-pub(super) fn publish(
+pub(crate) fn publish(
     store: &mut Store,
     run: RunId,
-    settings: &CrawlSettings,
+    settings: &SiteSettings,
     summary: &CrawlSummary,
     staging: Staging,
-) -> Result<(Vec<Written>, Published), Failure> {
+) -> Result<(Vec<Written>, Published), SiteError> {
     let listed = store.listed_count(run)?;
     if listed == 0 {
-        let why = staging::canonicals_elsewhere(store, run, &summary.scope.root)?
+        let why = canonicals_elsewhere(store, run, &summary.scope.root)?
             .first()
             .map(|elsewhere| format!(" ({})", elsewhere.explain(&settings.crawl.host_map)))
             .unwrap_or_default();
-        return Err(Failure::fatal(anyhow::anyhow!(
-            "no indexable page found under {}{why}; {}",
-            summary.scope.root,
-            left_as_it_was(settings)
-        )));
+        return Err(SiteError::NothingListed {
+            scope: summary.scope.root.to_string(),
+            why,
+            untouched: settings.untouched(),
+        });
     }
     let host_map = &settings.crawl.host_map;
     let base_url = settings
@@ -155,7 +157,7 @@ pub(super) fn publish(
         store.for_each_listed_in_files(
             run,
             plan.placement(),
-            |file, page| -> anyhow::Result<()> {
+            |file, page| -> Result<(), SiteError> {
                 let extras = EntryExtras::of(store, run, settings, &page)?;
                 let loc = host_map.publish_text(page.url);
                 let entry = extras.entry(&loc, page.lastmod);
@@ -199,20 +201,20 @@ pub(super) fn publish(
 fn plan_files(
     store: &Store,
     run: RunId,
-    settings: &CrawlSettings,
+    settings: &SiteSettings,
     summary: &CrawlSummary,
     options: &WriteOptions,
-) -> anyhow::Result<Plan> {
+) -> Result<Plan, SiteError> {
     let host_map = &settings.crawl.host_map;
     let mut grouping = Grouping::new(&settings.split, &summary.scope.root);
     if grouping.needs_sections() {
-        store.for_each_listed(run, |page| -> anyhow::Result<()> {
+        store.for_each_listed(run, |page| -> Result<(), SiteError> {
             grouping.learn(page.url);
             Ok(())
         })?;
     }
     let mut planner = Planner::new(options);
-    store.for_each_listed(run, |page| -> anyhow::Result<()> {
+    store.for_each_listed(run, |page| -> Result<(), SiteError> {
         let extras = EntryExtras::of(store, run, settings, &page)?;
         let loc = host_map.publish_text(page.url);
         let alternates = if settings.split.needs_language() {
@@ -240,8 +242,10 @@ fn file_lastmods(
     store: &Store,
     staged: &[Staged],
     staging: &Staging,
-) -> anyhow::Result<HashMap<String, jiff::Timestamp>> {
-    let now = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second())?;
+) -> Result<HashMap<String, jiff::Timestamp>, SiteError> {
+    let now = jiff::Timestamp::now();
+    // Whole seconds, as `<lastmod>` is written (now is always in jiff's range).
+    let now = jiff::Timestamp::from_second(now.as_second()).unwrap_or(now);
     let recorded = store.sitemap_files()?;
     let published = staging.published_lastmods();
     let mut lastmods = HashMap::new();
@@ -288,9 +292,9 @@ impl EntryExtras {
     fn of(
         store: &Store,
         run: RunId,
-        settings: &CrawlSettings,
+        settings: &SiteSettings,
         page: &ListedPage<'_>,
-    ) -> anyhow::Result<EntryExtras> {
+    ) -> Result<EntryExtras, SiteError> {
         let host_map = &settings.crawl.host_map;
         let images = if settings.images {
             store
