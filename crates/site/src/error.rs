@@ -212,3 +212,158 @@ fn stopped_line(
         "{how} after {pages} pages and {requests} requests: nothing published, {untouched}{kept}"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use sitemapper_crawl::CrawlConfig;
+
+    use crate::settings::{OutputTarget, SiteSettings};
+
+    use super::*;
+
+    /// What a failed run publishing to `out` leaves as it was.
+    fn untouched(out: OutputTarget) -> Untouched {
+        SiteSettings::new("https://e.com/", out, CrawlConfig::default()).untouched()
+    }
+
+    fn stopped(state: Option<&str>) -> SiteError {
+        SiteError::Stopped {
+            pages: 12,
+            requests: 15,
+            untouched: untouched(OutputTarget::Path("/srv/www".into())),
+            state: state.map(PathBuf::from),
+        }
+    }
+
+    #[test]
+    fn each_error_is_the_kind_of_ending_its_exit_code_reports() {
+        let cases = [
+            (
+                SiteError::Seed(CrawlError::InvalidSeed {
+                    url: "e com".to_string(),
+                }),
+                ErrorKind::Usage,
+            ),
+            (
+                SiteError::Browser {
+                    mode: "always",
+                    error: BrowserMissing::NotFound,
+                },
+                ErrorKind::Usage,
+            ),
+            (
+                SiteError::OtherSite {
+                    database: "/var/lib/crawl.db".into(),
+                    bound: "https://e.com/".to_string(),
+                    scope: "https://other.example/".to_string(),
+                },
+                ErrorKind::Usage,
+            ),
+            (
+                SiteError::IndexOnStdout { urls: 3, files: 3 },
+                ErrorKind::Usage,
+            ),
+            (
+                SiteError::Lock(LockError::Busy("/srv/www".to_string())),
+                ErrorKind::Locked,
+            ),
+            // A path that cannot be locked at all is not another run holding it.
+            (
+                SiteError::Lock(LockError::Io {
+                    path: "/srv/www".to_string(),
+                    source: std::io::Error::other("permission denied"),
+                }),
+                ErrorKind::Fatal,
+            ),
+            (stopped(None), ErrorKind::Stopped),
+            (
+                SiteError::Crawl {
+                    error: CrawlError::SeedUnreachable {
+                        url: "https://e.com/".to_string(),
+                        reason: "connection refused".to_string(),
+                    },
+                    untouched: untouched(OutputTarget::Stdout),
+                },
+                ErrorKind::Fatal,
+            ),
+            (
+                SiteError::NothingListed {
+                    scope: "https://e.com/".to_string(),
+                    why: String::new(),
+                    untouched: untouched(OutputTarget::Stdout),
+                },
+                ErrorKind::Fatal,
+            ),
+            (
+                SiteError::UrlsLost {
+                    lost: 4,
+                    database: "/var/lib/crawl.db".into(),
+                    untouched: untouched(OutputTarget::Stdout),
+                },
+                ErrorKind::Fatal,
+            ),
+            (SiteError::RecorderLost, ErrorKind::Fatal),
+            (
+                SiteError::io("cannot create output directory /srv/www")(std::io::Error::other(
+                    "read-only file system",
+                )),
+                ErrorKind::Fatal,
+            ),
+        ];
+        for (error, kind) in cases {
+            assert_eq!(error.kind(), kind, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn a_stopped_run_says_how_far_it_went_what_it_left_and_where_to_resume_from() {
+        let error = stopped(Some("/var/lib/crawl.db"));
+        let sitemap = Path::new("/srv/www").join("sitemap.xml");
+        let database = Path::new("/var/lib/crawl.db");
+        assert_eq!(
+            error.stopped_line("interrupted").as_deref(),
+            Some(
+                format!(
+                    "interrupted after 12 pages and 15 requests: nothing published, {} left as it was; what was crawled is in {} (continue with --resume)",
+                    sitemap.display(),
+                    database.display()
+                )
+                .as_str()
+            )
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "stopped after 12 pages and 15 requests: nothing published, {} left as it was; what was crawled is in {} (continue with --resume)",
+                sitemap.display(),
+                database.display()
+            ),
+            "displayed, the error says it was stopped"
+        );
+    }
+
+    #[test]
+    fn a_stopped_run_on_a_temporary_database_names_no_database_to_resume_from() {
+        let error = SiteError::Stopped {
+            pages: 1,
+            requests: 2,
+            untouched: untouched(OutputTarget::Stdout),
+            state: None,
+        };
+        assert_eq!(
+            error.stopped_line("interrupted").as_deref(),
+            Some("interrupted after 1 pages and 2 requests: nothing published, nothing printed")
+        );
+    }
+
+    #[test]
+    fn only_a_stopped_run_has_a_stopped_line() {
+        assert_eq!(SiteError::RecorderLost.stopped_line("interrupted"), None);
+        assert_eq!(
+            SiteError::Lock(LockError::Busy("/srv/www".to_string())).stopped_line("interrupted"),
+            None
+        );
+    }
+}

@@ -55,6 +55,8 @@
 mod changes;
 mod elsewhere;
 mod error;
+#[cfg(test)]
+mod fixture;
 mod history;
 mod lock;
 mod not_listed;

@@ -333,3 +333,240 @@ impl EntryExtras {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use jiff::Timestamp;
+    use sitemapper_crawl::{CrawlConfig, RenderMode};
+    use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE};
+    use sitemapper_store::RunStatus;
+
+    use super::*;
+    use crate::fixture::{Answer, serve};
+    use crate::{ErrorKind, RunContext};
+
+    /// The one child [`staged`] writes.
+    const CHILD: &str = "sitemap-00001.xml.gz";
+
+    fn at(text: &str) -> Timestamp {
+        text.parse()
+            .unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    /// Now, in whole seconds as `<lastmod>` is written.
+    fn now() -> Timestamp {
+        Timestamp::from_second(Timestamp::now().as_second())
+            .unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    fn open_store(directory: &Path) -> Store {
+        Store::open(&directory.join("crawl.db")).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// `entries` written into `directory` as one gzipped child, [`CHILD`], whose index is not
+    /// written yet.
+    fn staged(directory: &Path, entries: &[(&str, Option<Timestamp>)]) -> Staged {
+        let options = WriteOptions {
+            limits: Limits::default(),
+            gzip: true,
+            base_url: "https://e.com/".to_string(),
+            format: Format::Xml,
+            images: false,
+            alternates: false,
+        };
+        let mut planner = Planner::new(&options);
+        for &(loc, lastmod) in entries {
+            planner
+                .add("", &Entry::new(loc, lastmod))
+                .unwrap_or_else(|error| panic!("{error}"));
+        }
+        let plan = planner.plan().unwrap_or_else(|error| panic!("{error}"));
+        let mut writer = SitemapWriter::new(directory, options, &plan);
+        for (&(loc, lastmod), &file) in entries.iter().zip(plan.placement()) {
+            writer
+                .push(file, &Entry::new(loc, lastmod))
+                .unwrap_or_else(|error| panic!("{error}"));
+        }
+        let staged = writer.finish().unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(staged.children()[0].name, CHILD);
+        staged
+    }
+
+    fn stdout_staging() -> Staging {
+        Staging::create(&OutputTarget::Stdout).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    fn lastmod_of(store: &Store, staged: &Staged, staging: &Staging) -> Timestamp {
+        file_lastmods(store, std::slice::from_ref(staged), staging)
+            .unwrap_or_else(|error| panic!("{error}"))[CHILD]
+    }
+
+    #[test]
+    fn a_file_recorded_with_the_same_content_keeps_the_time_it_was_recorded_with() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = open_store(directory.path());
+        let staging = stdout_staging();
+        let staged = staged(
+            staging.path(),
+            &[("https://e.com/a", Some(at("2024-06-01T00:00:00Z")))],
+        );
+        store
+            .record_sitemap_files(&[SitemapFileRecord {
+                name: CHILD.to_string(),
+                digest: staged.children()[0].digest,
+                changed_at: at("2020-01-01T00:00:00Z"),
+            }])
+            .unwrap_or_else(|error| panic!("{error}"));
+
+        assert_eq!(
+            lastmod_of(&store, &staged, &staging),
+            at("2020-01-01T00:00:00Z")
+        );
+    }
+
+    #[test]
+    fn a_file_recorded_with_other_content_changed_now() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = open_store(directory.path());
+        let staging = stdout_staging();
+        let staged = staged(
+            staging.path(),
+            &[("https://e.com/a", Some(at("2024-06-01T00:00:00Z")))],
+        );
+        store
+            .record_sitemap_files(&[SitemapFileRecord {
+                name: CHILD.to_string(),
+                digest: staged.children()[0].digest.wrapping_add(1),
+                changed_at: at("2020-01-01T00:00:00Z"),
+            }])
+            .unwrap_or_else(|error| panic!("{error}"));
+
+        let before = now();
+        let lastmod = lastmod_of(&store, &staged, &staging);
+        assert!(before <= lastmod && lastmod <= now(), "{lastmod}");
+    }
+
+    #[test]
+    fn a_new_file_takes_the_newest_lastmod_of_its_entries() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let store = open_store(directory.path());
+        let staging = stdout_staging();
+        let staged = staged(
+            staging.path(),
+            &[
+                ("https://e.com/a", Some(at("2024-06-01T00:00:00Z"))),
+                ("https://e.com/b", None),
+                ("https://e.com/c", Some(at("2024-07-15T09:30:00Z"))),
+                ("https://e.com/d", Some(at("2023-01-01T00:00:00Z"))),
+            ],
+        );
+
+        assert_eq!(
+            lastmod_of(&store, &staged, &staging),
+            at("2024-07-15T09:30:00Z")
+        );
+    }
+
+    #[test]
+    fn a_new_file_whose_entries_have_no_lastmod_takes_now() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let store = open_store(directory.path());
+        let staging = stdout_staging();
+        let staged = staged(
+            staging.path(),
+            &[("https://e.com/a", None), ("https://e.com/b", None)],
+        );
+
+        let before = now();
+        let lastmod = lastmod_of(&store, &staged, &staging);
+        assert!(before <= lastmod && lastmod <= now(), "{lastmod}");
+    }
+
+    #[test]
+    fn a_file_published_with_the_same_bytes_keeps_the_lastmod_of_the_published_index() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let store = open_store(directory.path());
+        let staging = Staging::create(&OutputTarget::Path(out.path().to_path_buf()))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let staged = staged(
+            staging.path(),
+            &[("https://e.com/a", Some(at("2024-06-01T00:00:00Z")))],
+        );
+        // What an earlier run published with no crawl database kept: the same child, and
+        // an index that dates it.
+        std::fs::copy(staging.path().join(CHILD), out.path().join(CHILD))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let index = format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<sitemap><loc>https://e.com/{CHILD}</loc><lastmod>2021-03-04T05:06:07Z</lastmod></sitemap>
+</sitemapindex>
+"#
+        );
+        std::fs::write(out.path().join("sitemap.xml"), index)
+            .unwrap_or_else(|error| panic!("{error}"));
+
+        assert_eq!(
+            lastmod_of(&store, &staged, &staging),
+            at("2021-03-04T05:06:07Z")
+        );
+    }
+
+    #[test]
+    fn a_file_published_with_other_bytes_and_not_recorded_changed_now() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let store = open_store(directory.path());
+        let staging = Staging::create(&OutputTarget::Path(out.path().to_path_buf()))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let staged = staged(
+            staging.path(),
+            &[("https://e.com/a", Some(at("2024-06-01T00:00:00Z")))],
+        );
+        std::fs::write(out.path().join(CHILD), b"an earlier run's bytes")
+            .unwrap_or_else(|error| panic!("{error}"));
+
+        let before = now();
+        let lastmod = lastmod_of(&store, &staged, &staging);
+        assert!(before <= lastmod && lastmod <= now(), "{lastmod}");
+    }
+
+    #[test]
+    fn more_urls_than_one_file_holds_cannot_be_printed_on_stdout() {
+        const SITE: &[(&str, Answer)] = &[
+            (
+                "/",
+                Answer::Html(r#"<title>Home</title><a href="/a">A</a> <a href="/b">B</a>"#),
+            ),
+            ("/a", Answer::Html("<title>A</title>")),
+            ("/b", Answer::Html("<title>B</title>")),
+        ];
+        let state = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = state.path().join("crawl.db");
+        let crawl = CrawlConfig {
+            render: RenderMode::Never,
+            ..CrawlConfig::default()
+        };
+        let settings = SiteSettings {
+            state: Some(database.clone()),
+            limits: Limits::new(1, MAX_BYTES_PER_FILE).unwrap_or_else(|error| panic!("{error}")),
+            ..SiteSettings::new(serve(SITE), OutputTarget::Stdout, crawl)
+        };
+
+        let error = crate::run(&settings, RunContext::default())
+            .err()
+            .unwrap_or_else(|| panic!("an index was printed on stdout"));
+
+        assert!(
+            matches!(error, SiteError::IndexOnStdout { urls: 3, files: 3 }),
+            "{error:?}"
+        );
+        assert_eq!(error.kind(), ErrorKind::Usage);
+        let status = Store::open(&database)
+            .and_then(|store| store.latest_run_status())
+            .unwrap_or_else(|error| panic!("{error}"))
+            .map(|(_, status)| status);
+        assert_eq!(status, Some(RunStatus::Failed));
+    }
+}

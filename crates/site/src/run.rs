@@ -645,7 +645,13 @@ impl Database {
 
 #[cfg(test)]
 mod tests {
+    use sitemapper_crawl::CrawlConfig;
+
     use super::*;
+    use crate::fixture::{Answer, serve};
+    use crate::lock::LockError;
+    use crate::settings::OutputTarget;
+    use crate::{ErrorKind, SiteRun};
 
     fn url(text: &str) -> Url {
         Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
@@ -686,5 +692,225 @@ mod tests {
                 .as_deref(),
             Some("https://e.com/docs/")
         );
+    }
+
+    /// A sitemap an earlier run published, to be left as it was by a run that fails.
+    const PREVIOUS_SITEMAP: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>https://e.com/earlier</loc></url>
+</urlset>
+"#;
+
+    fn begun(database: &Path) -> (Store, RunId) {
+        let mut store = Store::open(database).unwrap_or_else(|error| panic!("{error}"));
+        let run = store
+            .begin_run("https://e.com/")
+            .unwrap_or_else(|error| panic!("{error}"));
+        (store, run)
+    }
+
+    /// `run` as the crawl database records it, read through a connection of its own.
+    fn recorded(database: &Path, run: RunId) -> sitemapper_store::RunSummary {
+        Store::open(database)
+            .and_then(|store| store.runs())
+            .unwrap_or_else(|error| panic!("{error}"))
+            .into_iter()
+            .find(|summary| summary.id == run)
+            .unwrap_or_else(|| panic!("run {} is not recorded", run.0))
+    }
+
+    /// How the newest run of the crawl database ended, if it has one.
+    fn latest_status(database: &Path) -> Option<RunStatus> {
+        Store::open(database)
+            .and_then(|store| store.latest_run_status())
+            .unwrap_or_else(|error| panic!("{error}"))
+            .map(|(_, status)| status)
+    }
+
+    /// A run of `seed` into `out` that keeps its crawl database in `database`.
+    fn settings(seed: String, out: OutputTarget, database: &Path) -> SiteSettings {
+        let crawl = CrawlConfig {
+            render: RenderMode::Never,
+            ..CrawlConfig::default()
+        };
+        SiteSettings {
+            state: Some(database.to_path_buf()),
+            ..SiteSettings::new(seed, out, crawl)
+        }
+    }
+
+    fn failed(outcome: Result<SiteRun, SiteError>) -> SiteError {
+        outcome
+            .err()
+            .unwrap_or_else(|| panic!("the run published a sitemap"))
+    }
+
+    /// The names in `directory`, sorted.
+    fn names_in(directory: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(directory)
+            .unwrap_or_else(|error| panic!("{error}"))
+            .map(|entry| {
+                entry
+                    .unwrap_or_else(|error| panic!("{error}"))
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_run_whose_guard_is_dropped_before_it_completes_is_recorded_failed() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        let (_store, run) = begun(&database);
+        drop(RunGuard::new(&database, run));
+        let summary = recorded(&database, run);
+        assert_eq!(summary.status, RunStatus::Failed);
+        assert!(summary.finished_at.is_some());
+    }
+
+    #[test]
+    fn a_stopped_run_whose_guard_is_dropped_is_recorded_interrupted() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        let (_store, run) = begun(&database);
+        let mut guard = RunGuard::new(&database, run);
+        guard.stopped();
+        drop(guard);
+        assert_eq!(recorded(&database, run).status, RunStatus::Interrupted);
+    }
+
+    #[test]
+    fn a_completed_run_stays_as_it_was_recorded_when_its_guard_is_dropped() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        let (mut store, run) = begun(&database);
+        let mut guard = RunGuard::new(&database, run);
+        guard
+            .complete(&mut store)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let completed = recorded(&database, run);
+        assert_eq!(completed.status, RunStatus::Complete);
+        drop(guard);
+        assert_eq!(recorded(&database, run), completed);
+    }
+
+    #[test]
+    fn a_guard_that_cannot_open_its_database_drops_without_panicking() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("missing").join("crawl.db");
+        drop(RunGuard::new(&database, RunId(1)));
+        assert!(!database.exists());
+    }
+
+    #[test]
+    fn a_site_with_nothing_indexable_fails_and_leaves_the_published_sitemap_as_it_was() {
+        const SITE: &[(&str, Answer)] = &[(
+            "/",
+            Answer::Html(
+                r#"<html><head><meta name="robots" content="noindex"><title>Private</title></head><body><p>Nothing to list.</p></body></html>"#,
+            ),
+        )];
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let state = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = state.path().join("crawl.db");
+        let sitemap = out.path().join("sitemap.xml");
+        std::fs::write(&sitemap, PREVIOUS_SITEMAP).unwrap_or_else(|error| panic!("{error}"));
+        let settings = settings(
+            serve(SITE),
+            OutputTarget::Path(out.path().to_path_buf()),
+            &database,
+        );
+
+        let error = failed(run(&settings, RunContext::default()));
+
+        assert!(
+            matches!(error, SiteError::NothingListed { .. }),
+            "{error:?}"
+        );
+        assert_eq!(error.kind(), ErrorKind::Fatal);
+        assert_eq!(
+            std::fs::read(&sitemap).unwrap_or_else(|error| panic!("{error}")),
+            PREVIOUS_SITEMAP.as_bytes()
+        );
+        assert_eq!(
+            names_in(out.path()),
+            ["sitemap.xml"],
+            "no staging directory is left behind"
+        );
+        assert_eq!(latest_status(&database), Some(RunStatus::Failed));
+    }
+
+    #[test]
+    fn a_stop_asked_before_the_crawl_starts_ends_the_run_interrupted_with_nothing_published() {
+        // The seed links to a page that never answers, so that the crawl cannot run out of
+        // links before the stop reaches it.
+        const SITE: &[(&str, Answer)] = &[
+            (
+                "/",
+                Answer::Html(r#"<title>Home</title><a href="/never">Never</a>"#),
+            ),
+            ("/never", Answer::Never),
+        ];
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let state = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = state.path().join("crawl.db");
+        let settings = settings(
+            serve(SITE),
+            OutputTarget::Path(out.path().to_path_buf()),
+            &database,
+        );
+        let (stop, stopped) = watch::channel(true);
+        let context = RunContext {
+            stop: Some(stopped),
+            ..RunContext::default()
+        };
+
+        let error = failed(run(&settings, context));
+        drop(stop);
+
+        assert!(
+            matches!(&error, SiteError::Stopped { state: Some(path), .. } if *path == database),
+            "{error:?}"
+        );
+        assert_eq!(error.kind(), ErrorKind::Stopped);
+        assert_eq!(latest_status(&database), Some(RunStatus::Interrupted));
+        assert!(!out.path().join("sitemap.xml").exists());
+    }
+
+    #[test]
+    fn a_run_on_what_another_run_holds_is_refused_before_it_records_anything() {
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let state = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = state.path().join("crawl.db");
+        let sitemap = out.path().join("sitemap.xml");
+        std::fs::write(&sitemap, PREVIOUS_SITEMAP).unwrap_or_else(|error| panic!("{error}"));
+        // No site is served: a run that got past the lock would fail on its seed instead.
+        let settings = settings(
+            "http://127.0.0.1:9/".to_string(),
+            OutputTarget::Path(out.path().to_path_buf()),
+            &database,
+        );
+        for held in [out.path(), database.as_path()] {
+            let other_run = RunLock::acquire(&[held]).unwrap_or_else(|error| panic!("{error}"));
+
+            let error = failed(run(&settings, RunContext::default()));
+
+            assert!(
+                matches!(error, SiteError::Lock(LockError::Busy(_))),
+                "{}: {error:?}",
+                held.display()
+            );
+            assert_eq!(error.kind(), ErrorKind::Locked);
+            drop(other_run);
+        }
+        assert_eq!(
+            std::fs::read(&sitemap).unwrap_or_else(|error| panic!("{error}")),
+            PREVIOUS_SITEMAP.as_bytes()
+        );
+        assert_eq!(latest_status(&database), None);
     }
 }

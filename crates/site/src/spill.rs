@@ -58,3 +58,74 @@ fn poisoned() -> SpillError {
         "the crawl database connection of the spill was poisoned",
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn open(path: &Path) -> Store {
+        Store::open(path).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    fn spilled(url: &str, depth: u32, referrer: Option<&str>, chain: u32) -> SpilledUrl {
+        SpilledUrl {
+            url: url.to_string(),
+            depth,
+            referrer: referrer.map(str::to_string),
+            chain,
+        }
+    }
+
+    fn push(spill: &StoreSpill, urls: &[SpilledUrl]) {
+        spill.push(urls).unwrap_or_else(|error| panic!("{error}"));
+    }
+
+    fn pop(spill: &StoreSpill, max: usize) -> Vec<SpilledUrl> {
+        spill.pop(max).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    #[test]
+    fn urls_come_back_first_in_first_out_across_pushes_and_pops_with_what_they_carry() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let spill = StoreSpill::new(open(&directory.path().join("crawl.db")))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let seed = spilled("https://e.com/", 0, None, 0);
+        let first = spilled("https://e.com/a", 1, Some("https://e.com/"), 0);
+        let second = spilled("https://e.com/b/2", 3, Some("https://e.com/b/1"), 2);
+        let third = spilled("https://e.com/c", 2, Some("https://e.com/a"), 1);
+        push(&spill, &[seed.clone(), first.clone()]);
+        push(&spill, std::slice::from_ref(&second));
+        assert_eq!(pop(&spill, 1), [seed]);
+        push(&spill, std::slice::from_ref(&third));
+        assert_eq!(
+            pop(&spill, 2),
+            [first, second],
+            "what was pushed first comes first, whatever was pushed since"
+        );
+        assert_eq!(pop(&spill, 10), [third]);
+        assert_eq!(pop(&spill, 10), []);
+    }
+
+    #[test]
+    fn a_new_spill_empties_what_an_earlier_run_left_queued() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        {
+            let killed = StoreSpill::new(open(&database)).unwrap_or_else(|error| panic!("{error}"));
+            push(
+                &killed,
+                &[
+                    spilled("https://e.com/left", 1, Some("https://e.com/"), 0),
+                    spilled("https://e.com/behind", 1, Some("https://e.com/"), 0),
+                ],
+            );
+        }
+        let spill = StoreSpill::new(open(&database)).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(pop(&spill, 10), []);
+        let next = spilled("https://e.com/next", 1, Some("https://e.com/"), 0);
+        push(&spill, std::slice::from_ref(&next));
+        assert_eq!(pop(&spill, 10), [next]);
+    }
+}
