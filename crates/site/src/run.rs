@@ -103,7 +103,9 @@ pub struct SiteRun {
 
 /// Crawls `settings.seed`, records every URL in the crawl database, publishes the sitemaps of
 /// the listable ones, reports what changed and notifies IndexNow. Nothing is published unless
-/// every phase before succeeded: on an error the previous sitemap stays as it was.
+/// every phase before publishing succeeded: on an error until then the previous sitemap stays
+/// as it was. A change report that cannot be written once the sitemaps are published is an
+/// error too, with the run recorded complete; a failed notification is only logged.
 pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, SiteError> {
     let started = Instant::now();
     let started_at = jiff::Timestamp::now();
