@@ -19,12 +19,14 @@ use crate::settings::{ConfigFile, Verbosity};
 
 fn main() -> ExitCode {
     let cli = cli::parse();
-    let file = match ConfigFile::find(cli.config.as_deref()) {
-        Ok(file) => file,
+    let found = match ConfigFile::find(cli.config.as_deref()) {
+        Ok(found) => found,
         Err(error) => return fail(&Failure::usage(error)),
     };
-    let verbosity = Verbosity::resolve(cli.quiet, cli.verbose, cli.color, &file);
+    let verbosity = Verbosity::resolve(cli.quiet, cli.verbose, cli.color, &found.file);
     init_logging(verbosity);
+    found.log();
+    let file = found.file;
     let output = commands::Output {
         quiet: verbosity.quiet,
     };
