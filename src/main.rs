@@ -7,6 +7,7 @@ mod exit;
 mod memory;
 mod progress;
 mod settings;
+mod stdout;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::from(ExitStatus::Success as u8),
+        // The reader of stdout stopped reading (`| head`): its choice, said by no error line.
+        Err(_) if stdout::closed() => ExitCode::from(ExitStatus::Success as u8),
         Err(failure) => fail(&failure),
     }
 }

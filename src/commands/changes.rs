@@ -41,7 +41,7 @@ pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> anyh
     let path = match target {
         OutputTarget::Path(path) => path,
         OutputTarget::Stdout => {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::stdout::lock_optional();
             let cannot = "cannot write the change report to stdout";
             serde_json::to_writer_pretty(&mut out, &json).context(cannot)?;
             writeln!(out).context(cannot)?;

@@ -78,7 +78,7 @@ pub(crate) fn gather(
             Ok(())
         })?,
         Some(OutputTarget::Stdout) => {
-            let stdout = std::io::stdout().lock();
+            let stdout = crate::stdout::lock_optional();
             write_list(store, run, SpreadsheetCsv::new(stdout), &mut examples)
                 .context("cannot write the URLs not listed to stdout")?;
         }

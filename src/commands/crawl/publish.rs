@@ -92,7 +92,7 @@ impl Staging {
                 )));
             }
         }
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::stdout::lock();
         for name in written.iter().flat_map(|written| &written.files) {
             let path = directory.path().join(name);
             let mut file = std::fs::File::open(&path)
