@@ -11,8 +11,10 @@ mod record;
 mod schedule;
 pub mod state;
 
-pub use file::{DEFAULT_RETRY, Fleet, FleetFileError, SiteOption, SiteSpec, check_name};
+pub use file::{
+    DEFAULT_RETRY, Fleet, FleetFileError, SiteNameError, SiteOption, SiteSpec, check_name,
+};
 pub use local::{LocalError, LocalRegistry};
-pub use queue::{Claim, Queue, QueueError, Release, SyncCounts, Wakeups};
-pub use record::{RunRecord, RunResult, SiteStatus, next_due};
-pub use schedule::{Schedule, parse_duration};
+pub use queue::{Claim, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
+pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due};
+pub use schedule::{DurationError, Schedule, ScheduleError, parse_duration};
