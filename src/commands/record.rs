@@ -478,7 +478,7 @@ fn reason(exclusion: &Exclusion) -> (Reason, Option<String>) {
         Exclusion::NoIndex => Reason::NoIndex,
         Exclusion::NotHtml => Reason::NotHtml,
         Exclusion::HttpStatus(status) => Reason::HttpStatus(*status),
-        Exclusion::FetchFailed(message) => return (Reason::FetchError, Some(message.clone())),
+        Exclusion::FetchFailed(failure) => return (Reason::FetchError, Some(failure.to_string())),
         Exclusion::TooManyRedirects => Reason::TooManyRedirects,
         Exclusion::RedirectOutOfScope(_) => Reason::RedirectOutOfScope,
         Exclusion::InvalidRedirect(message) => {

@@ -23,21 +23,6 @@ pub(crate) struct SitemapClient {
 }
 
 impl SitemapClient {
-    /// A client without a session: for sitemaps of any site (`validate`).
-    pub(crate) fn new(
-        user_agent: &str,
-        timeout: Duration,
-        addresses: AddressPolicy,
-    ) -> anyhow::Result<SitemapClient> {
-        SitemapClient::build(
-            user_agent,
-            timeout,
-            addresses,
-            &NetworkOptions::default(),
-            None,
-        )
-    }
-
     /// A client for the sitemaps of the site a crawl reached: its network settings, and its
     /// session for the site's own origins.
     pub(crate) fn for_site(
