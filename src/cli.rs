@@ -423,12 +423,28 @@ pub(crate) enum PriorityRule {
     Depth,
 }
 
+impl PriorityRule {
+    pub(crate) fn rule(self) -> sitemapper_site::PriorityRule {
+        match self {
+            PriorityRule::Depth => sitemapper_site::PriorityRule::Depth,
+        }
+    }
+}
+
 /// How `<changefreq>` is derived (opt-in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum ChangefreqRule {
     /// From the median interval between changes observed across runs.
     Observed,
+}
+
+impl ChangefreqRule {
+    pub(crate) fn rule(self) -> sitemapper_site::ChangefreqRule {
+        match self {
+            ChangefreqRule::Observed => sitemapper_site::ChangefreqRule::Observed,
+        }
+    }
 }
 
 /// Requests in flight as the user names them: a number, or `auto`. The flag is read as text

@@ -6,6 +6,7 @@
 //! by accident: there is no conversion from `CrawlError`, whose status depends on where it
 //! happens (a bad seed is a usage error, a failed crawl a fatal one).
 
+use sitemapper_site::LockError;
 use sitemapper_sitemap::SitemapError;
 use sitemapper_store::StoreError;
 
@@ -74,5 +75,19 @@ impl From<SitemapError> for Failure {
 impl From<std::io::Error> for Failure {
     fn from(error: std::io::Error) -> Failure {
         Failure::fatal(error)
+    }
+}
+
+/// Busy is its own exit status (another run has it, nothing was done); an I/O error is fatal.
+impl From<LockError> for Failure {
+    fn from(error: LockError) -> Failure {
+        let status = match error {
+            LockError::Busy(_) => ExitStatus::Locked,
+            LockError::Io { .. } => ExitStatus::Fatal,
+        };
+        Failure {
+            status,
+            error: error.into(),
+        }
     }
 }

@@ -6,6 +6,7 @@ mod commands;
 mod exit;
 mod memory;
 mod progress;
+mod report;
 mod settings;
 
 use std::io::IsTerminal;

@@ -3,29 +3,13 @@
 //! it, never over it.
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sitemapper_crawl::CrawlProgress;
-
-/// Counts kept by the binary as events arrive.
-#[derive(Debug, Default)]
-pub(crate) struct EventCounts {
-    pub listed: AtomicU64,
-    pub errors: AtomicU64,
-    /// The URL of the page recorded last.
-    pub last_url: Mutex<String>,
-}
-
-impl EventCounts {
-    pub(crate) fn set_last_url(&self, url: &str) {
-        let mut last = self.last_url.lock().unwrap_or_else(PoisonError::into_inner);
-        last.clear();
-        last.push_str(url);
-    }
-}
+use sitemapper_site::EventCounts;
 
 /// The progress line shown now, if any.
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);

@@ -20,10 +20,10 @@ use sitemapper_sitemap::{
 use url::Url;
 
 use super::json;
-use super::sitemap_source::gunzip_if_gzip;
 use crate::cli::{SummaryFormat, ValidateArgs};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{ConfigFile, summary_format};
+use sitemapper_site::gunzip_if_gzip;
 
 /// Lines shown for a problem repeated in one file (and examples in JSON).
 const EXAMPLES: usize = 5;

@@ -7,9 +7,13 @@ use anyhow::bail;
 use sitemapper_extract::CustomExtraction;
 use url::Url;
 
-use super::{ConfigFile, CrawlSettings, absolute_url, list, switch};
+use sitemapper_audit::Severity;
+
+use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
 use crate::cli::{AuditArgs, ColorName, RunsArgs, SeverityName, SummaryFormat};
-use crate::commands::audit::{Logo, PAGE_COLUMNS, read_logo};
+use crate::report::build::Branding;
+use crate::report::files::PAGE_COLUMNS;
+use crate::report::logo::read_logo;
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -41,24 +45,29 @@ impl Verbosity {
     }
 }
 
-/// What `sitemapper audit` adds to a crawl's settings.
+/// What `sitemapper audit` runs: the crawl's settings as the audit needs them, and its own.
 #[derive(Debug)]
 pub(crate) struct AuditSettings {
     pub(crate) crawl: CrawlSettings,
+    pub(crate) options: AuditOptions,
+}
+
+/// What the audit adds to the crawl's settings.
+#[derive(Debug)]
+pub(crate) struct AuditOptions {
+    /// The report directory.
     pub(crate) report: PathBuf,
-    /// Whether the user chose where the sitemap goes (else: beside the report).
-    pub(crate) out_chosen: bool,
-    pub(crate) fail_on: Option<SeverityName>,
     pub(crate) thresholds: sitemapper_audit::Thresholds,
-    /// `--extract`: the names of the custom extractions, in the order given (the extractions
-    /// themselves are in the crawl's configuration).
+    pub(crate) fail_on: Option<Severity>,
+    /// Whether the crawl database is the report's `crawl.db` (no `--state` given).
+    pub(crate) database_in_report: bool,
+    /// `--extract`: the names of the custom extractions, in the order given (pages.csv's
+    /// columns after the fixed ones); the crawl's configuration has the extractions.
     pub(crate) extract_names: Vec<String>,
     /// `--sitemap`: the site's sitemaps to read; empty: look for them.
     pub(crate) sitemaps: Vec<Url>,
-    /// `--title`: the report's heading, when not the default.
-    pub(crate) title: Option<String>,
-    /// `--logo`: read and checked.
-    pub(crate) logo: Option<Logo>,
+    /// `--title` and `--logo` (read and checked).
+    pub(crate) branding: Branding,
     /// `--pdf`: also print the report into report.pdf.
     pub(crate) pdf: bool,
 }
@@ -98,24 +107,39 @@ impl AuditSettings {
         // they lead to as well: it seeds from them unless told not to.
         let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
         let mut crawl = CrawlSettings::resolve(args.crawl, file)?;
-        crawl.crawl.seed_sitemaps = seed_sitemaps.unwrap_or(true);
+        let site = &mut crawl.site;
+        site.crawl.seed_sitemaps = seed_sitemaps.unwrap_or(true);
         let extract_names = extractions
             .iter()
             .map(|extraction| extraction.name().to_string())
             .collect();
-        crawl.crawl.extractions = extractions;
-        Ok(AuditSettings {
-            crawl,
+        site.crawl.extractions = extractions;
+        // The audit keeps its database and the sitemap it would write beside the report, and
+        // records everything the findings need.
+        if !out_chosen {
+            site.out = OutputTarget::Path(report.clone());
+        }
+        // A sitemap written beside the report is not published: whatever the site serves,
+        // even at the URL the sitemap would name, is the site's own, to seed from and compare.
+        site.publishes_sitemaps = out_chosen;
+        // The sitemaps given are the site's: the crawl seeds from them, and no others.
+        site.crawl.sitemap_roots = sitemaps.clone();
+        let database_in_report = site.state.is_none();
+        site.state.get_or_insert_with(|| report.join("crawl.db"));
+        site.crawl.record_links = true;
+        site.crawl.page_details = true;
+        site.crawl.collect_alternates = true;
+        let options = AuditOptions {
             report,
-            out_chosen,
-            fail_on,
             thresholds,
+            fail_on: fail_on.map(SeverityName::severity),
+            database_in_report,
             extract_names,
             sitemaps,
-            title,
-            logo,
+            branding: Branding { title, logo },
             pdf,
-        })
+        };
+        Ok(AuditSettings { crawl, options })
     }
 }
 
@@ -207,18 +231,20 @@ mod tests {
             "",
         )
         .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(settings.extract_names, ["price", "sku"]);
-        let extractions = &settings.crawl.crawl.extractions;
+        assert_eq!(settings.options.extract_names, ["price", "sku"]);
+        let extractions = &settings.crawl.site.crawl.extractions;
         assert_eq!(extractions.len(), 2);
         assert_eq!(extractions[1].attribute(), Some("data-sku"));
         // The flags replace the config file's list.
         let from_file = audit_settings(&[], r#"extract = ["heading=h1", "price=.price"]"#)
             .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(from_file.extract_names, ["heading", "price"]);
+        assert_eq!(from_file.options.extract_names, ["heading", "price"]);
         let replaced = audit_settings(&["--extract", "sku=.sku"], r#"extract = ["heading=h1"]"#)
             .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(replaced.extract_names, ["sku"]);
-        assert!(audit_settings(&[], "").is_ok_and(|settings| settings.extract_names.is_empty()));
+        assert_eq!(replaced.options.extract_names, ["sku"]);
+        assert!(
+            audit_settings(&[], "").is_ok_and(|settings| settings.options.extract_names.is_empty())
+        );
     }
 
     #[test]
@@ -266,6 +292,7 @@ mod tests {
             .unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(
             settings
+                .options
                 .sitemaps
                 .iter()
                 .map(Url::as_str)
@@ -274,8 +301,8 @@ mod tests {
         );
         let from_file = audit_settings(&[], r#"sitemap = ["http://e.com/a.xml.gz"]"#)
             .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(from_file.sitemaps.len(), 1);
-        assert!(audit_settings(&[], "").is_ok_and(|settings| settings.sitemaps.is_empty()));
+        assert_eq!(from_file.options.sitemaps.len(), 1);
+        assert!(audit_settings(&[], "").is_ok_and(|settings| settings.options.sitemaps.is_empty()));
         for given in ["/sitemap.xml", "ftp://e.com/sitemap.xml", "sitemap.xml"] {
             let error = error(&["--sitemap", given], "");
             assert!(

@@ -390,19 +390,22 @@ mod tests {
         )
         .unwrap_or_else(|error| panic!("{error:#}"));
         assert_eq!(
-            settings.crawl.concurrency,
+            settings.site.crawl.concurrency,
             sitemapper_crawl::Concurrency::Fixed(3)
         );
-        assert_eq!(settings.crawl.max_pages, Some(9));
-        assert!(settings.gzip);
-        assert!(settings.resume);
-        assert_eq!(settings.state, Some(PathBuf::from("/tmp/state.db")));
-        assert_eq!(settings.out.path(), Some(Path::new("/srv/a.example")));
+        assert_eq!(settings.site.crawl.max_pages, Some(9));
+        assert!(settings.site.gzip);
+        assert!(settings.site.resume);
+        assert_eq!(settings.site.state, Some(PathBuf::from("/tmp/state.db")));
+        assert_eq!(settings.site.out.path(), Some(Path::new("/srv/a.example")));
         let auto = self::settings(
             "[defaults]\nout = \"/srv/{name}\"\n[[site]]\nurl = \"https://a.example/\"\nconcurrency = \"auto\"\n",
         )
         .unwrap_or_else(|error| panic!("{error:#}"));
-        assert_eq!(auto.crawl.concurrency, sitemapper_crawl::Concurrency::Auto);
+        assert_eq!(
+            auto.site.crawl.concurrency,
+            sitemapper_crawl::Concurrency::Auto
+        );
     }
 
     #[test]

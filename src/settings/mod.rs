@@ -6,20 +6,19 @@
 //! and become the `CrawlSettings`. The precedence is therefore: command line, environment,
 //! config file, defaults.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use regex::Regex;
 use sitemapper_crawl::{AddressPolicy, Concurrency, CrawlConfig, ScopeOptions, default_user_agent};
-use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE};
+use sitemapper_site::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, RenderSettings, SiteSettings};
+use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, SplitRule};
 use url::Url;
 
 use crate::cli::{
     ChangefreqRule, ConcurrencyName, CrawlArgs, FormatName, PriorityRule, RenderName, SummaryFormat,
 };
-use crate::commands::changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow};
-use crate::commands::crawl::SplitRule;
 
 mod access;
 mod commands;
@@ -28,87 +27,21 @@ mod fleet;
 
 pub(crate) use self::access::{BASIC_AUTH_VARIABLE, environment_proxies};
 use self::access::{CredentialSource, basic_auth_choice, seed_credentials};
-pub(crate) use self::commands::{AuditSettings, RunsSettings, Verbosity, summary_format};
+pub(crate) use self::commands::{
+    AuditOptions, AuditSettings, RunsSettings, Verbosity, summary_format,
+};
 pub(crate) use self::file::ConfigFile;
 pub(crate) use self::fleet::{
     FleetRunSettings, FleetStatusSettings, FleetSyncSettings, SiteChoice, SiteRun, StatusSource,
     WorkerSettings,
 };
+pub(crate) use sitemapper_site::OutputTarget;
 
-/// Where a run writes something the user asked for: a path, or stdout (`-`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum OutputTarget {
-    Path(PathBuf),
-    Stdout,
-}
-
-impl OutputTarget {
-    /// `-` is stdout; anything else a path.
-    fn from_path(path: PathBuf) -> OutputTarget {
-        if path.as_os_str() == "-" {
-            OutputTarget::Stdout
-        } else {
-            OutputTarget::Path(path)
-        }
-    }
-
-    /// The path, unless stdout.
-    pub(crate) fn path(&self) -> Option<&Path> {
-        match self {
-            OutputTarget::Path(path) => Some(path),
-            OutputTarget::Stdout => None,
-        }
-    }
-}
-
-impl std::fmt::Display for OutputTarget {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutputTarget::Path(path) => write!(formatter, "{}", path.display()),
-            OutputTarget::Stdout => formatter.write_str("stdout"),
-        }
-    }
-}
-
-/// Everything a crawl run needs, resolved.
+/// Everything a crawl run needs, resolved: the site's run, and how the binary reports it.
 #[derive(Debug)]
 pub(crate) struct CrawlSettings {
-    pub(crate) seed: String,
-    /// The directory the sitemaps are published in, or stdout.
-    pub(crate) out: OutputTarget,
-    pub(crate) state: Option<PathBuf>,
-    pub(crate) crawl: CrawlConfig,
-    pub(crate) gzip: bool,
-    /// `None`: the scope's directory once the crawl knows it (after a seed redirect).
-    pub(crate) base_url: Option<String>,
-    pub(crate) limits: Limits,
-    pub(crate) resume: bool,
-    pub(crate) report_changes: Option<OutputTarget>,
-    /// `--list-not-listed`: where the CSV of every URL not listed goes.
-    pub(crate) list_not_listed: Option<OutputTarget>,
+    pub(crate) site: SiteSettings,
     pub(crate) summary: SummaryFormat,
-    pub(crate) indexnow: Option<IndexNow>,
-    /// The formats to write, without repeats, XML first.
-    pub(crate) formats: Vec<Format>,
-    /// `--split-by`: the groups of files.
-    pub(crate) split: SplitRule,
-    /// Whether the output directory is where the site serves its sitemaps (a crawl; not an
-    /// audit's report directory): then what earlier runs published there is not a seed.
-    pub(crate) publishes_sitemaps: bool,
-    pub(crate) images: bool,
-    pub(crate) hreflang: bool,
-    pub(crate) priority: Option<PriorityRule>,
-    pub(crate) changefreq: Option<ChangefreqRule>,
-    pub(crate) render: RenderSettings,
-}
-
-/// How pages are rendered; the mode itself is in the crawl's configuration.
-#[derive(Debug, Clone)]
-pub(crate) struct RenderSettings {
-    /// `--chrome`: the browser named by the user.
-    pub(crate) chrome: Option<PathBuf>,
-    pub(crate) tabs: usize,
-    pub(crate) timeout: Duration,
 }
 
 impl CrawlSettings {
@@ -307,7 +240,7 @@ impl MergedOptions {
         self.check_stdout()?;
         let indexnow = self.indexnow(&crawl)?;
         let render = self.render_settings()?;
-        Ok(CrawlSettings {
+        let site = SiteSettings {
             render,
             seed: self.seed,
             out: OutputTarget::from_path(self.out),
@@ -319,15 +252,18 @@ impl MergedOptions {
             resume: self.resume,
             report_changes: self.report_changes.map(OutputTarget::from_path),
             list_not_listed: self.list_not_listed.map(OutputTarget::from_path),
-            summary: self.summary,
             indexnow,
             formats: formats(&self.formats),
             split,
             publishes_sitemaps: true,
             images: self.images,
             hreflang: self.hreflang,
-            priority: self.priority,
-            changefreq: self.changefreq,
+            priority: self.priority.map(PriorityRule::rule),
+            changefreq: self.changefreq.map(ChangefreqRule::rule),
+        };
+        Ok(CrawlSettings {
+            site,
+            summary: self.summary,
         })
     }
 
@@ -705,10 +641,10 @@ mod tests {
         let settings = |flags: &[&str]| merged(flags, "").check();
         let out =
             settings(&["--out", "-", "--format", "txt"]).unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(out.out, OutputTarget::Stdout);
+        assert_eq!(out.site.out, OutputTarget::Stdout);
         let list = settings(&["--list-not-listed", "-"]).unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(list.list_not_listed, Some(OutputTarget::Stdout));
-        assert_eq!(list.out, OutputTarget::Path(PathBuf::from(".")));
+        assert_eq!(list.site.list_not_listed, Some(OutputTarget::Stdout));
+        assert_eq!(list.site.out, OutputTarget::Path(PathBuf::from(".")));
         let summary = merged(&[], "summary = \"json\"\nlist-not-listed = \"-\"").check();
         let error = summary
             .err()
@@ -767,7 +703,7 @@ mod tests {
             "#,
         );
         let settings = options.check().unwrap_or_else(|error| panic!("{error}"));
-        let crawl = &settings.crawl;
+        let crawl = &settings.site.crawl;
         assert_eq!(crawl.access.headers.len(), 1);
         assert!(crawl.access.basic_auth.is_some());
         assert_eq!(crawl.access.cookies.len(), 1);

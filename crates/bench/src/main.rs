@@ -19,6 +19,7 @@ mod process_tree;
 mod render;
 mod render_report;
 mod report;
+mod same_output;
 mod server;
 mod site;
 mod spa;
@@ -57,6 +58,11 @@ struct Options {
     /// with this one, for a comparison measured in the same run.
     #[arg(long, value_name = "BINARY")]
     before: Option<PathBuf>,
+    /// Instead of the other cases, check that this build writes the same files as `--before`
+    /// on the plain and the web-like site of this many pages, crawled with the options that
+    /// change the files and audited (the section is printed, and written only to `--output`).
+    #[arg(long, value_name = "PAGES", requires = "before")]
+    same_output: Option<u64>,
     /// Sizes, in pages, of the generated single-page application, crawled with
     /// `--render auto` and `--render never`.
     #[arg(long, value_delimiter = ',', value_name = "PAGES")]
@@ -161,6 +167,10 @@ fn main() -> anyhow::Result<()> {
         return publish(&text, options.output.as_deref());
     }
     let binaries = binaries(&binary, &options)?;
+    if let Some(pages) = options.same_output {
+        let text = same_output::run(&binaries, pages)?;
+        return publish(&text, options.output.as_deref());
+    }
     if options.docs {
         return run_docs(&binaries, &options);
     }

@@ -105,9 +105,22 @@ pub struct SpilledUrl {
 /// end the queue grows by a thousand URLs per page; on disk that costs nothing that matters.
 pub trait FrontierSpill: Send + Sync + std::fmt::Debug {
     /// Appends `urls`, in order, after every URL appended before.
-    fn push(&self, urls: &[SpilledUrl]) -> Result<(), String>;
+    fn push(&self, urls: &[SpilledUrl]) -> Result<(), SpillError>;
     /// Removes and returns up to `max` of the oldest URLs.
-    fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, String>;
+    fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, SpillError>;
+}
+
+/// Why a spill could not keep URLs or give them back: its storage's own error, whatever the
+/// storage is.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct SpillError(pub Box<dyn std::error::Error + Send + Sync>);
+
+impl SpillError {
+    /// The storage's error.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> SpillError {
+        SpillError(Box::new(error))
+    }
 }
 
 /// URLs kept in memory before the frontier spills; about 300 bytes each.
@@ -281,14 +294,20 @@ mod tests {
     struct QueueSpill(std::sync::Mutex<VecDeque<SpilledUrl>>);
 
     impl FrontierSpill for QueueSpill {
-        fn push(&self, urls: &[SpilledUrl]) -> Result<(), String> {
-            let mut queue = self.0.lock().map_err(|error| error.to_string())?;
+        fn push(&self, urls: &[SpilledUrl]) -> Result<(), SpillError> {
+            let mut queue = self
+                .0
+                .lock()
+                .map_err(|_| SpillError::new(std::io::Error::other("poisoned")))?;
             queue.extend(urls.iter().cloned());
             Ok(())
         }
 
-        fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, String> {
-            let mut queue = self.0.lock().map_err(|error| error.to_string())?;
+        fn pop(&self, max: usize) -> Result<Vec<SpilledUrl>, SpillError> {
+            let mut queue = self
+                .0
+                .lock()
+                .map_err(|_| SpillError::new(std::io::Error::other("poisoned")))?;
             let count = max.min(queue.len());
             Ok(queue.drain(..count).collect())
         }
@@ -350,15 +369,15 @@ mod tests {
     }
 
     impl FrontierSpill for BrokenSpill {
-        fn push(&self, urls: &[SpilledUrl]) -> Result<(), String> {
+        fn push(&self, urls: &[SpilledUrl]) -> Result<(), SpillError> {
             if self.fails_to_write {
-                return Err("disk full".to_string());
+                return Err(SpillError::new(std::io::Error::other("disk full")));
             }
             self.queue.push(urls)
         }
 
-        fn pop(&self, _max: usize) -> Result<Vec<SpilledUrl>, String> {
-            Err("disk broken".to_string())
+        fn pop(&self, _max: usize) -> Result<Vec<SpilledUrl>, SpillError> {
+            Err(SpillError::new(std::io::Error::other("disk broken")))
         }
     }
 

@@ -39,7 +39,7 @@ pub use event::{
 pub use fetch::{
     FetchError, FetchFailure, FetchFailureKind, FetchSettings, Fetched, Fetcher, client_builder,
 };
-pub use frontier::{FrontierSpill, SpilledUrl};
+pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use host_map::{HostMap, suggested_mapping};
 pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};

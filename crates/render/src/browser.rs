@@ -68,6 +68,20 @@ pub(crate) struct IdleTab {
     pub(crate) pages_shown: u32,
 }
 
+/// Why the browser could not be started.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LaunchError {
+    /// Its profile directory could not be made.
+    #[error("cannot create its profile directory: {0}")]
+    Profile(std::io::Error),
+    /// The driver refused the options (its message).
+    #[error("{0}")]
+    Options(String),
+    /// The process did not start or did not answer: the first line of what the driver said.
+    #[error("{0}")]
+    Start(String),
+}
+
 /// A browser process and its DevTools connection.
 #[derive(Debug)]
 pub(crate) struct LiveBrowser {
@@ -87,11 +101,11 @@ impl LiveBrowser {
     pub(crate) async fn launch(
         options: &ChromiumOptions,
         peak_memory: Arc<AtomicU64>,
-    ) -> Result<LiveBrowser, String> {
+    ) -> Result<LiveBrowser, LaunchError> {
         let profile = tempfile::Builder::new()
             .prefix("sitemapper-chromium-")
             .tempdir()
-            .map_err(|error| format!("cannot create its profile directory: {error}"))?;
+            .map_err(LaunchError::Profile)?;
         let mut builder = BrowserConfig::builder()
             .chrome_executable(&options.executable)
             .disable_default_args()
@@ -119,10 +133,10 @@ impl LiveBrowser {
             );
             builder = builder.no_sandbox();
         }
-        let config = builder.build()?;
+        let config = builder.build().map_err(LaunchError::Options)?;
         let (mut browser, mut handler) = Browser::launch(config)
             .await
-            .map_err(|error| first_line(&error.to_string()))?;
+            .map_err(|error| LaunchError::Start(first_line(&error.to_string())))?;
         let alive = Arc::new(watch::Sender::new(true));
         let driver = {
             let alive = Arc::clone(&alive);

@@ -11,6 +11,7 @@ mod plan;
 mod publish;
 mod reader;
 mod references;
+mod split;
 mod validate;
 mod writer;
 mod xml;
@@ -28,6 +29,7 @@ pub use limits::{
 pub use plan::{Plan, PlannedFile, Planner, file_safe_name};
 pub use publish::{PUBLISHED_LIST, Published, StagingDir, published_names};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
+pub use split::{Grouping, OTHER, SplitRule, SplitRuleError, page_language};
 pub use validate::{ChildSitemap, DocumentKind, Problem, ProblemKind, Validation, validate};
 pub use writer::{
     Format, ROOT_FILE_NAME, SitemapWriter, Staged, TEXT_ROOT_FILE_NAME, WriteOptions, Written,

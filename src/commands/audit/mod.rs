@@ -3,43 +3,44 @@
 //! over: report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl
 //! database (crawl.db) for anything else, queryable with sqlite3; with `--pdf`, report.pdf.
 
-mod build;
-mod files;
-mod html;
-mod logo;
-mod model;
-mod pdf;
-mod site_sitemaps;
 mod summary_json;
-
-pub(crate) use self::logo::{Logo, read_logo};
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sitemapper_audit::{
-    Change, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps, Thresholds,
-};
+use sitemapper_audit::{Change, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps};
 use sitemapper_crawl::{RobotsFile, UrlNormalizer};
 use url::Url;
 
 use self::summary_json::AuditJson;
 use super::Output;
-use super::crawl::{Crawled, ReadSitemaps, crawl_and_publish};
-use super::json;
-use crate::cli::{AuditArgs, SeverityName, SummaryFormat};
-use crate::exit::{ExitStatus, Failure};
-use crate::settings::{AuditSettings, ConfigFile, CrawlSettings, OutputTarget, summary_format};
+use sitemapper_site::{ReadSitemaps, SiteRun, SitemapsFound};
 
-pub(crate) use self::files::PAGE_COLUMNS;
+use super::crawl::crawl_and_publish;
+use super::json;
+use crate::cli::{AuditArgs, SummaryFormat};
+use crate::exit::{ExitStatus, Failure};
+use crate::report::{build, files, html, model, pdf};
+use crate::settings::{AuditOptions, AuditSettings, ConfigFile, CrawlSettings, summary_format};
 
 pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
     // Until the options are checked, the flag or the config file says whether to print JSON.
     let asked = summary_format(args.crawl.summary, &file);
-    let (settings, options) = AuditOptions::resolve(args, file)
-        .map_err(|failure| json::failed("audit", asked, failure))?;
+    let AuditSettings {
+        crawl: settings,
+        options,
+    } = AuditSettings::resolve(args, file)
+        .map_err(|error| json::failed("audit", asked, Failure::usage(error)))?;
+    std::fs::create_dir_all(&options.report)
+        .with_context(|| {
+            format!(
+                "cannot create report directory {}",
+                options.report.display()
+            )
+        })
+        .map_err(|error| json::failed("audit", settings.summary, Failure::fatal(error)))?;
     let audited = audit(&settings, &options, output)
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
     // A PDF that could not be written fails the run, once the summary is out.
@@ -51,7 +52,7 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => {
-            audited.crawled.report(&settings).print()?;
+            crate::commands::crawl::print_summary(&audited.crawled, &settings)?;
             let pdf =
                 matches!(audited.pdf, Some(Ok(()))).then(|| options.report.join("report.pdf"));
             print_summary(&audited, &options.report, pdf.as_deref())?;
@@ -68,75 +69,7 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     verdict
 }
 
-/// What the audit adds to the crawl's settings.
-#[derive(Debug)]
-struct AuditOptions {
-    /// The report directory.
-    report: PathBuf,
-    thresholds: Thresholds,
-    fail_on: Option<Severity>,
-    /// Whether the crawl database is the report's `crawl.db` (no `--state` given).
-    database_in_report: bool,
-    /// `--extract`: the names of the custom extractions, in the order given (pages.csv's
-    /// columns after the fixed ones); the crawl's configuration has the extractions.
-    extract_names: Vec<String>,
-    /// `--sitemap`: the site's sitemaps to read; empty: look for them.
-    sitemaps: Vec<Url>,
-    branding: build::Branding,
-    /// `--pdf`: also write report.pdf.
-    pdf: bool,
-}
-
 impl AuditOptions {
-    /// The crawl's settings as the audit needs them, and its own options.
-    fn resolve(
-        args: AuditArgs,
-        file: ConfigFile,
-    ) -> Result<(CrawlSettings, AuditOptions), Failure> {
-        let AuditSettings {
-            crawl: mut settings,
-            report,
-            out_chosen,
-            fail_on,
-            thresholds,
-            extract_names,
-            sitemaps,
-            title,
-            logo,
-            pdf,
-        } = AuditSettings::resolve(args, file).map_err(Failure::usage)?;
-        std::fs::create_dir_all(&report)
-            .with_context(|| format!("cannot create report directory {}", report.display()))?;
-        // The audit keeps its database and the sitemap it would write beside the report, and
-        // records everything the findings need.
-        if !out_chosen {
-            settings.out = OutputTarget::Path(report.clone());
-        }
-        // A sitemap written beside the report is not published: whatever the site serves,
-        // even at the URL the sitemap would name, is the site's own, to seed from and compare.
-        settings.publishes_sitemaps = out_chosen;
-        // The sitemaps given are the site's: the crawl seeds from them, and no others.
-        settings.crawl.sitemap_roots = sitemaps.clone();
-        let database_in_report = settings.state.is_none();
-        settings
-            .state
-            .get_or_insert_with(|| report.join("crawl.db"));
-        settings.crawl.record_links = true;
-        settings.crawl.page_details = true;
-        settings.crawl.collect_alternates = true;
-        let options = AuditOptions {
-            report,
-            thresholds,
-            fail_on: fail_on.map(SeverityName::severity),
-            database_in_report,
-            extract_names,
-            sitemaps,
-            branding: build::Branding { title, logo },
-            pdf,
-        };
-        Ok((settings, options))
-    }
-
     /// `--fail-on`: a failure when findings at that level or worse exist.
     fn verdict(&self, findings: &[Finding]) -> Result<(), Failure> {
         let Some(level) = self.fail_on else {
@@ -190,9 +123,9 @@ fn failing(findings: &[Finding], level: Severity) -> usize {
 /// compare with the previous audit.
 #[derive(Debug)]
 struct Audited {
-    crawled: Crawled,
+    crawled: SiteRun,
     findings: Vec<Finding>,
-    sitemaps: site_sitemaps::SiteSitemaps,
+    sitemaps: SitemapsFound,
     assessment: build::Assessment,
     /// With `--pdf`: whether report.pdf was written.
     pdf: Option<anyhow::Result<()>>,
@@ -209,8 +142,8 @@ fn audit(
     let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps, &read_as_seeds);
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
     // knows them (`--map-host`).
-    let normalizer = UrlNormalizer::new(&settings.crawl.strip_parameters)
-        .with_host_map(settings.crawl.host_map.clone());
+    let normalizer = UrlNormalizer::new(&settings.site.crawl.strip_parameters)
+        .with_host_map(settings.site.crawl.host_map.clone());
     let normalize = |loc: &str| {
         Url::parse(loc)
             .ok()
@@ -260,7 +193,7 @@ fn audit(
             .strftime("%Y-%m-%d %H:%M UTC")
             .to_string(),
         run: crawled.run.0,
-        host_map: settings.crawl.host_map.describe(),
+        host_map: settings.site.crawl.host_map.describe(),
         score,
         trend,
         compared_with,
@@ -278,7 +211,7 @@ fn audit(
     write_report(&crawled, &report, options)?;
     let pdf = options.pdf.then(|| {
         pdf::write_pdf(
-            settings.render.chrome.as_deref(),
+            settings.site.render.chrome.as_deref(),
             &options.report.join("report.html"),
             &options.report.join("report.pdf"),
         )
@@ -304,7 +237,7 @@ fn kind_counts(findings: &[Finding]) -> BTreeMap<(Severity, FindingKind), usize>
 }
 
 /// The URL of the robots.txt of the scope's origin, and what it answered in the crawl.
-fn robots_txt(crawled: &Crawled) -> (String, RobotsTxt) {
+fn robots_txt(crawled: &SiteRun) -> (String, RobotsTxt) {
     let root = &crawled.summary.scope.root;
     let url = root
         .join("/robots.txt")
@@ -321,36 +254,36 @@ fn robots_txt(crawled: &Crawled) -> (String, RobotsTxt) {
 }
 
 fn read_site_sitemaps(
-    crawled: &Crawled,
+    crawled: &SiteRun,
     settings: &CrawlSettings,
     given: &[Url],
     read_as_seeds: &ReadSitemaps,
-) -> site_sitemaps::SiteSitemaps {
+) -> SitemapsFound {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            let mut found = site_sitemaps::SiteSitemaps::default();
+            let mut found = SitemapsFound::default();
             found
                 .problems
                 .push((crawled.summary.scope.root.to_string(), error.to_string()));
             return found;
         }
     };
-    runtime.block_on(site_sitemaps::read(
+    runtime.block_on(sitemapper_site::read_site_sitemaps(
         given,
         &crawled.notes.sitemaps,
         &crawled.summary,
-        &settings.crawl,
+        &settings.site.crawl,
         read_as_seeds,
     ))
 }
 
 /// Writes the report's files: the data (CSV and JSON) and report.html.
 fn write_report(
-    crawled: &Crawled,
+    crawled: &SiteRun,
     report: &model::Report,
     options: &AuditOptions,
 ) -> anyhow::Result<()> {

@@ -2,87 +2,19 @@
 //! to the site (by name, never a value), the proxy, TLS checks turned off, and why pages whose
 //! canonical names another host are not listed.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
-use sitemapper_crawl::{HostMap, shown_proxy, suggested_mapping};
-use sitemapper_store::{RunId, Store, StoreError};
+use sitemapper_crawl::{HostMap, shown_proxy};
+use sitemapper_site::canonicals_elsewhere;
+use sitemapper_store::{RunId, Store};
 use url::Url;
 
 use crate::settings::{CrawlSettings, environment_proxies};
 
-/// Pages whose canonical names one other host.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CanonicalsElsewhere {
-    /// How many pages.
-    pub pages: u64,
-    /// One of their canonicals (the first in URL order), for the other host's origin.
-    pub example: Url,
-    /// The crawl's scope, which the canonicals leave.
-    pub scope_root: Url,
-}
-
-impl CanonicalsElsewhere {
-    /// The explanation, and with no host mapped, the mapping that would list them.
-    pub(crate) fn explain(&self, host_map: &HostMap) -> String {
-        let host = self.example.host_str().unwrap_or_default();
-        let pages = match self.pages {
-            1 => "1 page declares".to_string(),
-            many => format!("{many} pages declare"),
-        };
-        let mut text = format!("{pages} a canonical on {host}, another host: not listed");
-        if host_map.is_empty() {
-            text.push_str(&format!(
-                "; if this is a copy of {host}, use --map-host {}",
-                suggested_mapping(&self.scope_root, &self.example)
-            ));
-        }
-        text
-    }
-}
-
-/// The pages of `run` whose canonical names another host than the scope's, by host, most
-/// pages first.
-pub(crate) fn canonicals_elsewhere(
-    store: &Store,
-    run: RunId,
-    scope_root: &Url,
-) -> Result<Vec<CanonicalsElsewhere>, StoreError> {
-    let mut by_origin: BTreeMap<String, CanonicalsElsewhere> = BTreeMap::new();
-    store.for_each_out_of_scope_canonical(run, |target| -> Result<(), StoreError> {
-        let Ok(target) = Url::parse(target) else {
-            return Ok(());
-        };
-        if target.host_str() == scope_root.host_str() {
-            // The same host, outside the seed's directory: not a copy of another site.
-            return Ok(());
-        }
-        let found = by_origin
-            .entry(target.origin().ascii_serialization())
-            .or_insert_with(|| CanonicalsElsewhere {
-                pages: 0,
-                example: target.clone(),
-                scope_root: scope_root.clone(),
-            });
-        found.pages += 1;
-        if target < found.example {
-            found.example = target;
-        }
-        Ok(())
-    })?;
-    let mut found: Vec<CanonicalsElsewhere> = by_origin.into_values().collect();
-    found.sort_by(|a, b| {
-        b.pages
-            .cmp(&a.pages)
-            .then_with(|| a.example.cmp(&b.example))
-    });
-    Ok(found)
-}
-
 /// How the crawl reached the site: mapped hosts, what it sent (names only), the proxy, and
 /// TLS checks off.
 pub(super) fn print_access(out: &mut impl Write, settings: &CrawlSettings) -> std::io::Result<()> {
-    let crawl = &settings.crawl;
+    let crawl = &settings.site.crawl;
     for mapping in crawl.host_map.describe() {
         writeln!(
             out,
@@ -137,34 +69,4 @@ pub(super) fn print_canonicals_elsewhere(
         writeln!(out, "{}.", elsewhere.explain(host_map))?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn url(text: &str) -> Url {
-        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
-    }
-
-    #[test]
-    fn the_explanation_suggests_a_mapping_only_when_none_is_given() {
-        let elsewhere = CanonicalsElsewhere {
-            pages: 37,
-            example: url("https://www.example.com/a"),
-            scope_root: url("https://staging.example.com/"),
-        };
-        assert_eq!(
-            elsewhere.explain(&HostMap::default()),
-            "37 pages declare a canonical on www.example.com, another host: not listed; if this is a copy of www.example.com, use --map-host staging.example.com=www.example.com"
-        );
-        let mut mapped = HostMap::default();
-        mapped
-            .add("staging.example.com=shop.example.com")
-            .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(
-            elsewhere.explain(&mapped),
-            "37 pages declare a canonical on www.example.com, another host: not listed"
-        );
-    }
 }

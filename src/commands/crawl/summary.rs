@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use sitemapper_crawl::{BrowserReport, RenderMode, SiteDecision, TrapKind};
 use sitemapper_store::{Reason, ReasonCount, Verdict};
 
-use super::Crawled;
-use super::not_listed::NotListedGroup;
-use crate::commands::record::ScopeStatement;
+use sitemapper_site::{NotListedGroup, ScopeStatement, SiteRun};
+
 use crate::settings::{CrawlSettings, OutputTarget};
 
 /// The most sitemap files the text summary names one by one.
@@ -20,12 +19,12 @@ const MAX_FILES_SHOWN: usize = 40;
 /// The summary of one finished, published run.
 #[derive(Debug)]
 pub(crate) struct Report<'a> {
-    crawled: &'a Crawled,
+    crawled: &'a SiteRun,
     settings: &'a CrawlSettings,
 }
 
 impl<'a> Report<'a> {
-    pub(crate) fn new(crawled: &'a Crawled, settings: &'a CrawlSettings) -> Report<'a> {
+    pub(crate) fn new(crawled: &'a SiteRun, settings: &'a CrawlSettings) -> Report<'a> {
         Report { crawled, settings }
     }
 
@@ -47,7 +46,7 @@ impl<'a> Report<'a> {
             &self.crawled.store,
             self.crawled.run,
             &self.crawled.summary.scope.root,
-            &self.settings.crawl.host_map,
+            &self.settings.site.crawl.host_map,
         )?;
         self.print_files(&mut out)?;
         self.print_changes(&mut out)?;
@@ -86,7 +85,7 @@ impl<'a> Report<'a> {
         let summary = &self.crawled.summary;
         writeln!(
             out,
-            "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
+            "SiteRun {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
             summary.scope.root,
             self.crawled.started.elapsed().as_secs_f64(),
             summary.pages_visited,
@@ -109,7 +108,7 @@ impl<'a> Report<'a> {
             writeln!(
                 out,
                 "Stopped discovering at --max-urls {}: {} links to new URLs not followed.",
-                self.settings.crawl.max_urls, summary.beyond_max_urls
+                self.settings.site.crawl.max_urls, summary.beyond_max_urls
             )?;
         }
         if summary.request_budget_exhausted {
@@ -148,7 +147,7 @@ impl<'a> Report<'a> {
 
     /// Which pace applied between two requests to one host, and where it came from.
     fn pace(&self) -> Option<String> {
-        if let Some(delay) = self.settings.crawl.delay {
+        if let Some(delay) = self.settings.site.crawl.delay {
             return Some(format!(
                 "{}s between requests to one host, from --delay (robots.txt Crawl-delay not used)",
                 delay.as_secs_f64()
@@ -157,7 +156,7 @@ impl<'a> Report<'a> {
         self.crawled.notes.crawl_delay.then(|| {
             format!(
                 "robots.txt Crawl-delay (at most {}s), see above",
-                self.settings.crawl.max_crawl_delay.as_secs()
+                self.settings.site.crawl.max_crawl_delay.as_secs()
             )
         })
     }
@@ -268,7 +267,7 @@ impl<'a> Report<'a> {
                 out,
                 "  {} pages did not settle within --render-timeout {}s: read as served (render-timeout).",
                 render.timed_out,
-                self.settings.render.timeout.as_secs_f64()
+                self.settings.site.render.timeout.as_secs_f64()
             )?;
         }
         if render.failed > 0 {
@@ -368,7 +367,7 @@ impl<'a> Report<'a> {
                 writeln!(out, "  {:>7}  {}", group.count, group.code())?;
                 self.print_examples(out, group)?;
             }
-            if let Some(OutputTarget::Path(path)) = &self.settings.list_not_listed {
+            if let Some(OutputTarget::Path(path)) = &self.settings.site.list_not_listed {
                 writeln!(
                     out,
                     "All {} URLs not listed, with their reasons and referrers: {}",
@@ -392,7 +391,7 @@ impl<'a> Report<'a> {
         }
         let more = group.count - group.examples.len() as u64;
         if more > 0 {
-            let all = match &self.settings.list_not_listed {
+            let all = match &self.settings.site.list_not_listed {
                 Some(OutputTarget::Path(path)) => format!(" in {}", path.display()),
                 Some(OutputTarget::Stdout) => " on stdout".to_string(),
                 None => ": --list-not-listed FILE".to_string(),
@@ -405,7 +404,7 @@ impl<'a> Report<'a> {
     /// The sitemap files written, and the stale ones of an earlier run removed.
     fn print_files(&self, out: &mut impl Write) -> std::io::Result<()> {
         let (written, published) = &self.crawled.published;
-        let OutputTarget::Path(directory) = &self.settings.out else {
+        let OutputTarget::Path(directory) = &self.settings.site.out else {
             let urls: u64 = written.iter().map(|written| written.urls).sum();
             return writeln!(out, "Printed the sitemap on stdout: {urls} URLs.");
         };
@@ -490,7 +489,7 @@ impl<'a> Report<'a> {
                     previous.0, counts.added, counts.removed, counts.changed
                 )?;
             }
-            None if self.settings.state.is_some() => {
+            None if self.settings.site.state.is_some() => {
                 writeln!(
                     out,
                     "First run in {}: no changes to report.",

@@ -10,8 +10,8 @@ use sitemapper_sitemap::Format;
 use sitemapper_store::Verdict;
 use url::Url;
 
-use super::Crawled;
-use super::not_listed::NotListedGroup;
+use sitemapper_site::{NotListedGroup, SiteRun};
+
 use crate::commands::json::path_text;
 use crate::settings::{CrawlSettings, OutputTarget};
 
@@ -219,7 +219,7 @@ struct Resources {
 }
 
 impl CrawlJson {
-    pub(crate) fn new(crawled: &Crawled, settings: &CrawlSettings) -> anyhow::Result<CrawlJson> {
+    pub(crate) fn new(crawled: &SiteRun, settings: &CrawlSettings) -> anyhow::Result<CrawlJson> {
         let summary = &crawled.summary;
         let counts = crawled.store.reason_counts(crawled.run)?;
         let indexable = counts
@@ -235,7 +235,7 @@ impl CrawlJson {
             })
             .collect();
         Ok(CrawlJson {
-            seed: settings.seed.clone(),
+            seed: settings.site.seed.clone(),
             scope_root: summary.scope.root.to_string(),
             scope_moved_from: summary.scope.moved_from.as_ref().map(Url::to_string),
             scope_subdomains_of: summary.scope.subdomains_of.clone(),
@@ -256,7 +256,7 @@ impl CrawlJson {
             listed_as_themselves,
             not_listed_total: crawled.not_listed.total(),
             not_listed: crawled.not_listed.groups.iter().map(not_listed).collect(),
-            not_listed_file: settings.list_not_listed.as_ref().map(target_text),
+            not_listed_file: settings.site.list_not_listed.as_ref().map(target_text),
             limits_reached: limits_reached(crawled, settings),
             traps: summary
                 .traps
@@ -308,7 +308,7 @@ impl CrawlJson {
                     changed: counts.changed,
                 }
             }),
-            change_report: settings.report_changes.as_ref().map(target_text),
+            change_report: settings.site.report_changes.as_ref().map(target_text),
             indexnow: crawled.notified.clone(),
             rendering: rendering(crawled),
             resources: resources(crawled),
@@ -340,9 +340,9 @@ fn not_listed(group: &NotListedGroup) -> NotListedJson {
     }
 }
 
-fn limits_reached(crawled: &Crawled, settings: &CrawlSettings) -> LimitsReached {
+fn limits_reached(crawled: &SiteRun, settings: &CrawlSettings) -> LimitsReached {
     let summary = &crawled.summary;
-    let config = &settings.crawl;
+    let config = &settings.site.crawl;
     let limit = |reached: bool, value: Option<u64>, not_crawled: Option<u64>| {
         reached.then_some(LimitJson { value, not_crawled })
     };
@@ -366,8 +366,8 @@ fn limits_reached(crawled: &Crawled, settings: &CrawlSettings) -> LimitsReached 
     }
 }
 
-fn pace(crawled: &Crawled, settings: &CrawlSettings) -> Option<PaceJson> {
-    if let Some(delay) = settings.crawl.delay {
+fn pace(crawled: &SiteRun, settings: &CrawlSettings) -> Option<PaceJson> {
+    if let Some(delay) = settings.site.crawl.delay {
         return Some(PaceJson {
             source: "delay",
             seconds: Some(delay.as_secs_f64()),
@@ -388,12 +388,12 @@ fn concurrency(report: &ConcurrencyReport) -> ConcurrencyJson {
     }
 }
 
-fn files(crawled: &Crawled, settings: &CrawlSettings) -> FilesJson {
+fn files(crawled: &SiteRun, settings: &CrawlSettings) -> FilesJson {
     let (written, published) = &crawled.published;
     let paths = |paths: &[std::path::PathBuf]| paths.iter().map(|path| path_text(path)).collect();
     FilesJson {
-        directory: settings.out.path().map(path_text),
-        stdout: settings.out == OutputTarget::Stdout,
+        directory: settings.site.out.path().map(path_text),
+        stdout: settings.site.out == OutputTarget::Stdout,
         formats: written
             .iter()
             .map(|written| format_name(written.format))
@@ -424,7 +424,7 @@ fn format_name(format: Format) -> &'static str {
     }
 }
 
-fn rendering(crawled: &Crawled) -> RenderingJson {
+fn rendering(crawled: &SiteRun) -> RenderingJson {
     let render = &crawled.summary.render;
     let browser = render.browser.as_ref();
     RenderingJson {
@@ -456,7 +456,7 @@ fn rendering(crawled: &Crawled) -> RenderingJson {
     }
 }
 
-fn resources(crawled: &Crawled) -> Resources {
+fn resources(crawled: &SiteRun) -> Resources {
     let browser = crawled.summary.render.browser.as_ref();
     let browser_started = browser.is_some_and(|browser| browser.started);
     Resources {

@@ -13,9 +13,9 @@ use super::site_job::{self, SiteJob};
 use super::{StopSignal, json_output, stop_on_signals};
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
-use crate::commands::lock::RunLock;
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{FleetRunSettings, OutputTarget, SiteChoice};
+use sitemapper_site::RunLock;
 
 pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Failure> {
     let registry = LocalRegistry::open(&settings.state_dir).map_err(Failure::fatal)?;

@@ -14,15 +14,15 @@ use super::model::{
 
 /// The agency's branding of the report.
 #[derive(Debug, Default)]
-pub(super) struct Branding {
+pub(crate) struct Branding {
     /// `--title`; `None`: "Site audit: SITE".
-    pub(super) title: Option<String>,
-    pub(super) logo: Option<Logo>,
+    pub(crate) title: Option<String>,
+    pub(crate) logo: Option<Logo>,
 }
 
 /// What this audit is compared with: the previous audit and its findings.
 #[derive(Debug, Default)]
-pub(super) struct Assessment {
+pub(crate) struct Assessment {
     /// The health score of this audit.
     pub score: u32,
     /// The URLs it covers (see [`sitemapper_audit::audited_urls`]).
@@ -37,7 +37,7 @@ pub(super) struct Assessment {
 impl Assessment {
     /// Scores `findings`, compares them with the previous audit of the site, and records
     /// this audit for the next one.
-    pub(super) fn record(
+    pub(crate) fn record(
         store: &mut Store,
         run: RunId,
         findings: &[Finding],
@@ -63,13 +63,13 @@ impl Assessment {
     }
 
     /// The mark of the finding at `index`, when there is a previous audit.
-    pub(super) fn change(&self, index: usize) -> Option<Change> {
+    pub(crate) fn change(&self, index: usize) -> Option<Change> {
         self.comparison.changes.get(index).copied()
     }
 
     /// The previous audit's findings fixed since, with their kind (codes this build no longer
     /// knows are left out).
-    pub(super) fn fixed(
+    pub(crate) fn fixed(
         &self,
     ) -> impl Iterator<Item = (FindingKind, &sitemapper_store::RecordedFinding)> {
         self.comparison
@@ -90,7 +90,7 @@ struct KindTally {
 
 /// The kinds with findings now or fixed since, each with its priority, in report order:
 /// priority, then severity, then the most findings first, then code.
-pub(super) fn kind_summaries(findings: &[Finding], assessment: &Assessment) -> Vec<KindSummary> {
+pub(crate) fn kind_summaries(findings: &[Finding], assessment: &Assessment) -> Vec<KindSummary> {
     let mut tallies: BTreeMap<FindingKind, KindTally> = BTreeMap::new();
     for (index, finding) in findings.iter().enumerate() {
         let tally = tallies.entry(finding.kind).or_default();
@@ -139,7 +139,7 @@ pub(super) fn kind_summaries(findings: &[Finding], assessment: &Assessment) -> V
 }
 
 /// The findings in the order of `kinds`, then by URL, with their marks; and the fixed ones.
-pub(super) fn finding_rows(
+pub(crate) fn finding_rows(
     findings: &[Finding],
     assessment: &Assessment,
     kinds: &[KindSummary],
@@ -178,7 +178,7 @@ pub(super) fn finding_rows(
 }
 
 /// The score, its trend, and what this audit is compared with.
-pub(super) fn score_parts(
+pub(crate) fn score_parts(
     assessment: &Assessment,
 ) -> (Score, Vec<TrendPoint>, Option<PreviousAudit>) {
     let score = Score {
@@ -206,7 +206,7 @@ pub(super) fn score_parts(
 
 /// Every URL of the run with its link counts, and the links between them for the
 /// drill-down (at most [`LINKS_PER_PAGE`] out of and into each page).
-pub(super) fn pages_and_links(
+pub(crate) fn pages_and_links(
     store: &Store,
     run: RunId,
     extracted: &HashMap<String, BTreeMap<String, Vec<String>>>,
@@ -282,7 +282,7 @@ pub(super) fn pages_and_links(
 }
 
 /// Findings per severity, every severity present.
-pub(super) fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
+pub(crate) fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
     let mut severities: BTreeMap<&'static str, u64> =
         [Severity::Error, Severity::Warning, Severity::Notice]
             .into_iter()
@@ -297,7 +297,7 @@ pub(super) fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
 }
 
 /// The report's title: the one given, or "Site audit: SITE".
-pub(super) fn title(given: Option<&str>, site: &str) -> String {
+pub(crate) fn title(given: Option<&str>, site: &str) -> String {
     match given.map(str::trim).filter(|title| !title.is_empty()) {
         Some(title) => title.to_string(),
         None => format!("Site audit: {site}"),

@@ -8,37 +8,26 @@
 use std::fs::{File, TryLockError};
 use std::path::Path;
 
-use crate::exit::{ExitStatus, Failure};
-
 /// Held locks; released when dropped (or when the process ends).
 #[derive(Debug)]
-pub(super) struct RunLock {
+pub struct RunLock {
     _held: Vec<File>,
 }
 
+/// Why a run could not lock what it needs.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum LockError {
+pub enum LockError {
+    /// Another run holds the path.
     #[error("another sitemapper run is using {0}; this one stops without touching it")]
     Busy(String),
-    #[error("cannot lock {path}: {source}")]
+    /// The path cannot be opened or locked.
+    #[error("cannot lock {path}")]
     Io {
+        /// The path.
         path: String,
+        /// What the system said.
         source: std::io::Error,
     },
-}
-
-/// Busy is its own exit status (another run has it, nothing was done); an I/O error is fatal.
-impl From<LockError> for Failure {
-    fn from(error: LockError) -> Failure {
-        let status = match error {
-            LockError::Busy(_) => ExitStatus::Locked,
-            LockError::Io { .. } => ExitStatus::Fatal,
-        };
-        Failure {
-            status,
-            error: error.into(),
-        }
-    }
 }
 
 impl RunLock {
@@ -46,7 +35,7 @@ impl RunLock {
     /// yet. Creating and locking the crawl database before anything opens it means two runs
     /// started together on a new `--state` file cannot both get in: they open the same file,
     /// and only one gets its lock.
-    pub(super) fn acquire(paths: &[&Path]) -> Result<RunLock, LockError> {
+    pub fn acquire(paths: &[&Path]) -> Result<RunLock, LockError> {
         let mut held = Vec::new();
         for path in paths {
             let file = open_for_lock(path).map_err(|source| LockError::Io {

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{escape, thousands};
-use crate::commands::audit::model::TrendPoint;
+use crate::report::model::TrendPoint;
 
 /// A horizontal bar chart, one bar per key, its count written after it.
-pub(super) fn bar_chart(values: &BTreeMap<String, u64>, name: &str, label: &str) -> String {
+pub(crate) fn bar_chart(values: &BTreeMap<String, u64>, name: &str, label: &str) -> String {
     const ROW: usize = 26;
     const LABEL: usize = 52;
     const BAR: f64 = 270.0;
@@ -49,7 +49,7 @@ pub(super) fn bar_chart(values: &BTreeMap<String, u64>, name: &str, label: &str)
 }
 
 /// The score of each audit, oldest first, as a line over a 0 to 100 scale.
-pub(super) fn trend_chart(trend: &[TrendPoint]) -> String {
+pub(crate) fn trend_chart(trend: &[TrendPoint]) -> String {
     const WIDTH: f64 = 420.0;
     const HEIGHT: f64 = 180.0;
     const LEFT: f64 = 38.0;

@@ -5,17 +5,58 @@
 
 use std::collections::HashSet;
 
-use anyhow::bail;
 use regex::Regex;
-use sitemapper_sitemap::file_safe_name;
 use url::Url;
 
+use crate::plan::file_safe_name;
+
 /// The group of the URLs no rule claims.
-pub(crate) const OTHER: &str = "other";
+pub const OTHER: &str = "other";
+
+/// Why a `--split-by` value cannot be used; the text names the value and says what to give.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SplitRuleError {
+    /// Neither `section`, `language` nor `NAME=REGEX`, or one of the first two combined.
+    #[error(
+        "--split-by {0:?}: give section, language, or NAME=REGEX (repeatable); section and language cannot be combined with other values"
+    )]
+    Unknown(String),
+    /// A name that cannot name a file: the value, and the name made safe (or `NAME`).
+    #[error(
+        "--split-by {value:?}: the name must be lower-case letters, digits and single hyphens, not ending in -digits (it names sitemap-{safe}.xml)"
+    )]
+    UnsafeName {
+        /// The value as given.
+        value: String,
+        /// What the name would be made into.
+        safe: String,
+    },
+    /// The name of the group of URLs no pattern matches.
+    #[error(
+        "--split-by {0:?}: \"{OTHER}\" is the group of URLs no pattern matches; choose another name"
+    )]
+    ReservedName(String),
+    /// A name given twice.
+    #[error("--split-by {value:?}: the name {name} is given twice")]
+    RepeatedName {
+        /// The value as given.
+        value: String,
+        /// The name.
+        name: String,
+    },
+    /// A pattern that is not a regular expression.
+    #[error("--split-by {value:?}: {message}")]
+    Pattern {
+        /// The value as given.
+        value: String,
+        /// What the regular expression parser said.
+        message: String,
+    },
+}
 
 /// How the listed URLs are split into sitemap files.
 #[derive(Debug, Clone, Default)]
-pub(crate) enum SplitRule {
+pub enum SplitRule {
     /// One group: files by count and size only.
     #[default]
     None,
@@ -29,7 +70,7 @@ pub(crate) enum SplitRule {
 
 impl SplitRule {
     /// Reads the `--split-by` values: `section`, `language`, or any number of `NAME=REGEX`.
-    pub(crate) fn parse(values: &[String]) -> anyhow::Result<SplitRule> {
+    pub fn parse(values: &[String]) -> Result<SplitRule, SplitRuleError> {
         match values {
             [] => return Ok(SplitRule::None),
             [only] if only == "section" => return Ok(SplitRule::Section),
@@ -39,41 +80,46 @@ impl SplitRule {
         let mut patterns: Vec<(String, Regex)> = Vec::new();
         for value in values {
             let Some((name, pattern)) = value.split_once('=') else {
-                bail!(
-                    "--split-by {value:?}: give section, language, or NAME=REGEX (repeatable); section and language cannot be combined with other values"
-                );
+                return Err(SplitRuleError::Unknown(value.clone()));
             };
             let safe = file_safe_name(name);
             if safe != name || name.is_empty() {
-                bail!(
-                    "--split-by {value:?}: the name must be lower-case letters, digits and single hyphens, not ending in -digits (it names sitemap-{}.xml)",
-                    if safe.is_empty() { "NAME" } else { &safe }
-                );
+                return Err(SplitRuleError::UnsafeName {
+                    value: value.clone(),
+                    safe: if safe.is_empty() {
+                        "NAME".to_string()
+                    } else {
+                        safe
+                    },
+                });
             }
             if name == OTHER {
-                bail!(
-                    "--split-by {value:?}: \"{OTHER}\" is the group of URLs no pattern matches; choose another name"
-                );
+                return Err(SplitRuleError::ReservedName(value.clone()));
             }
             if patterns.iter().any(|(known, _)| known == name) {
-                bail!("--split-by {value:?}: the name {name} is given twice");
+                return Err(SplitRuleError::RepeatedName {
+                    value: value.clone(),
+                    name: name.to_string(),
+                });
             }
-            let regex = Regex::new(pattern)
-                .map_err(|error| anyhow::anyhow!("--split-by {value:?}: {error}"))?;
+            let regex = Regex::new(pattern).map_err(|error| SplitRuleError::Pattern {
+                value: value.clone(),
+                message: error.to_string(),
+            })?;
             patterns.push((name.to_string(), regex));
         }
         Ok(SplitRule::Patterns(patterns))
     }
 
     /// Whether the rule needs the pages' `<html lang>` recorded.
-    pub(crate) fn needs_language(&self) -> bool {
+    pub fn needs_language(&self) -> bool {
         matches!(self, SplitRule::Language)
     }
 }
 
 /// Gives each listed URL its group, once the sections of the site are known.
 #[derive(Debug)]
-pub(crate) struct Grouping<'a> {
+pub struct Grouping<'a> {
     rule: &'a SplitRule,
     /// The scope's directory: sections are the segments below it.
     root_path: String,
@@ -82,7 +128,7 @@ pub(crate) struct Grouping<'a> {
 
 impl<'a> Grouping<'a> {
     /// A grouping by `rule` of URLs under `scope_root`.
-    pub(crate) fn new(rule: &'a SplitRule, scope_root: &Url) -> Grouping<'a> {
+    pub fn new(rule: &'a SplitRule, scope_root: &Url) -> Grouping<'a> {
         Grouping {
             rule,
             root_path: scope_root.path().to_string(),
@@ -91,19 +137,19 @@ impl<'a> Grouping<'a> {
     }
 
     /// Whether the sections must be learned from every listed URL before any is grouped.
-    pub(crate) fn needs_sections(&self) -> bool {
+    pub fn needs_sections(&self) -> bool {
         matches!(self.rule, SplitRule::Section)
     }
 
     /// Learns from one listed URL: a first segment with a page beneath it is a section.
-    pub(crate) fn learn(&mut self, url: &str) {
+    pub fn learn(&mut self, url: &str) {
         if let Some((segment, true)) = self.first_segment(url) {
             self.sections.insert(segment.to_string());
         }
     }
 
     /// The group of a listed URL: a name for its files, made safe by the writer.
-    pub(crate) fn group_of<'u>(&self, url: &'u str, language: Option<&'u str>) -> &'u str
+    pub fn group_of<'u>(&self, url: &'u str, language: Option<&'u str>) -> &'u str
     where
         'a: 'u,
     {
@@ -142,7 +188,7 @@ impl<'a> Grouping<'a> {
 
 /// The language of a page for `--split-by language`: the `hreflang` of its alternate that
 /// points at itself, else its `<html lang>`.
-pub(crate) fn page_language<'a>(
+pub fn page_language<'a>(
     url: &str,
     alternates: &'a [(String, String)],
     html_lang: Option<&'a str>,
@@ -158,7 +204,7 @@ pub(crate) fn page_language<'a>(
 mod tests {
     use super::*;
 
-    fn rule(values: &[&str]) -> anyhow::Result<SplitRule> {
+    fn rule(values: &[&str]) -> Result<SplitRule, SplitRuleError> {
         SplitRule::parse(
             &values
                 .iter()

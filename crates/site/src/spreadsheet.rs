@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context;
+use crate::SiteError;
 
 /// Characters that make a spreadsheet read a cell as a formula when they lead it (OWASP,
 /// "CSV Injection": <https://owasp.org/www-community/attacks/CSV_Injection>).
@@ -14,7 +14,7 @@ const FORMULA_TRIGGERS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// `cell` with a leading `'` when it starts with a formula trigger: spreadsheets then show it
 /// as text, as OWASP advises. Other cells, URLs and numbers among them, are left as they are.
-pub(crate) fn neutralize_formula(cell: &str) -> Cow<'_, str> {
+pub fn neutralize_formula(cell: &str) -> Cow<'_, str> {
     if cell.starts_with(FORMULA_TRIGGERS) {
         Cow::Owned(format!("'{cell}"))
     } else {
@@ -27,31 +27,34 @@ pub(crate) fn neutralize_formula(cell: &str) -> Cow<'_, str> {
 /// (status, depth, milliseconds, bytes) are unsigned: they never start with a trigger and
 /// stay numbers.
 #[derive(Debug)]
-pub(crate) struct SpreadsheetCsv<W: Write = File> {
+pub struct SpreadsheetCsv<W: Write = File> {
     writer: csv::Writer<W>,
 }
 
 impl SpreadsheetCsv<File> {
     /// A new file at `path`, replacing any there.
-    pub(crate) fn create(path: &Path) -> anyhow::Result<SpreadsheetCsv<File>> {
-        let writer = csv::Writer::from_path(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    pub fn create(path: &Path) -> Result<SpreadsheetCsv<File>, SiteError> {
+        let writer = csv::Writer::from_path(path).map_err(|source| SiteError::Csv {
+            doing: format!("cannot write {}", path.display()),
+            source,
+        })?;
         Ok(SpreadsheetCsv { writer })
     }
 }
 
 impl<W: Write> SpreadsheetCsv<W> {
     /// CSV into any writer, such as stdout.
-    pub(crate) fn new(writer: W) -> SpreadsheetCsv<W> {
+    pub fn new(writer: W) -> SpreadsheetCsv<W> {
         SpreadsheetCsv {
             writer: csv::Writer::from_writer(writer),
         }
     }
 
-    pub(crate) fn write_row<Cell: AsRef<str>>(
+    /// One row: each cell neutralized.
+    pub fn write_row<Cell: AsRef<str>>(
         &mut self,
         cells: impl IntoIterator<Item = Cell>,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), csv::Error> {
         for cell in cells {
             self.writer
                 .write_field(neutralize_formula(cell.as_ref()).as_bytes())?;
@@ -61,9 +64,9 @@ impl<W: Write> SpreadsheetCsv<W> {
         Ok(())
     }
 
-    pub(crate) fn finish(mut self) -> anyhow::Result<()> {
-        self.writer.flush()?;
-        Ok(())
+    /// Writes what is buffered.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.writer.flush()
     }
 }
 

@@ -5,19 +5,19 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::Context;
 use serde::Serialize;
-use sitemapper_crawl::{AddressPolicy, HostMap, NetworkOptions};
+use sitemapper_crawl::{AddressPolicy, CrawlError, HostMap, NetworkOptions, PrivateAddress};
 use sitemapper_store::ChangeReport;
 use url::Url;
 
+use crate::SiteError;
 use crate::settings::OutputTarget;
 
 /// The IndexNow protocol's limit of URLs per request.
 const INDEXNOW_BATCH: usize = 10_000;
 
 /// The shared endpoint: every participating search engine receives what it is sent.
-pub(crate) const DEFAULT_INDEXNOW_ENDPOINT: &str = "https://api.indexnow.org/indexnow";
+pub const DEFAULT_INDEXNOW_ENDPOINT: &str = "https://api.indexnow.org/indexnow";
 
 #[derive(Debug, Serialize)]
 struct ChangeReportJson<'a> {
@@ -30,7 +30,7 @@ struct ChangeReportJson<'a> {
 
 /// Writes the report as JSON: into a file atomically (a temporary file renamed into place),
 /// or on stdout.
-pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> anyhow::Result<()> {
+pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> Result<(), SiteError> {
     let json = ChangeReportJson {
         run: report.run.0,
         previous_run: report.previous.map(|previous| previous.0),
@@ -43,8 +43,11 @@ pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> anyh
         OutputTarget::Stdout => {
             let mut out = std::io::stdout().lock();
             let cannot = "cannot write the change report to stdout";
-            serde_json::to_writer_pretty(&mut out, &json).context(cannot)?;
-            writeln!(out).context(cannot)?;
+            serde_json::to_writer_pretty(&mut out, &json).map_err(|source| SiteError::Json {
+                doing: cannot.to_string(),
+                source,
+            })?;
+            writeln!(out).map_err(SiteError::io(cannot))?;
             return Ok(());
         }
     };
@@ -52,21 +55,27 @@ pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> anyh
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(directory)
-        .with_context(|| format!("cannot write the change report {}", path.display()))?;
-    serde_json::to_writer_pretty(&mut file, &json)
-        .with_context(|| format!("cannot write the change report {}", path.display()))?;
+    let cannot = || format!("cannot write the change report {}", path.display());
+    let mut file = tempfile::NamedTempFile::new_in(directory).map_err(SiteError::io(cannot()))?;
+    serde_json::to_writer_pretty(&mut file, &json).map_err(|source| SiteError::Json {
+        doing: cannot(),
+        source,
+    })?;
     file.persist(path)
-        .with_context(|| format!("cannot write the change report {}", path.display()))?;
+        .map_err(|error| SiteError::io(cannot())(error.error))?;
     Ok(())
 }
 
 /// Where and how to notify IndexNow.
 #[derive(Debug, Clone)]
-pub(crate) struct IndexNow {
+pub struct IndexNow {
+    /// The site's key.
     pub key: String,
+    /// Where the key file is, when not at the root of the host.
     pub key_location: Option<Url>,
+    /// Where submissions go.
     pub endpoint: Url,
+    /// The `User-Agent` of the requests.
     pub user_agent: String,
     /// The crawl's proxy and trusted certificates; certificates are always verified here,
     /// whatever `--insecure` says: the endpoint is not the site.
@@ -85,22 +94,62 @@ struct Submission<'a> {
     url_list: &'a [&'a str],
 }
 
+/// Why IndexNow could not be notified.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexNowError {
+    /// The address policy refuses the endpoint.
+    #[error(transparent)]
+    Address(#[from] PrivateAddress),
+    /// No client could be built (certificates, proxy).
+    #[error("cannot build the IndexNow client: {0}")]
+    Setup(#[from] CrawlError),
+    /// No client could be built.
+    #[error("cannot build the IndexNow client")]
+    Client(#[source] reqwest::Error),
+    /// The request could not be encoded.
+    #[error("cannot encode the IndexNow request")]
+    Encode(#[source] serde_json::Error),
+    /// The request failed.
+    #[error("IndexNow request to {endpoint} failed")]
+    Request {
+        /// The endpoint.
+        endpoint: Url,
+        /// Why.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The endpoint answered with an error status.
+    #[error("IndexNow at {endpoint} answered {status} after {batches} of {of} batches")]
+    Refused {
+        /// The endpoint.
+        endpoint: Url,
+        /// What it answered.
+        status: reqwest::StatusCode,
+        /// Batches accepted before.
+        batches: usize,
+        /// Batches in all.
+        of: usize,
+    },
+}
+
 /// What a notification did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Notified {
+pub struct Notified {
+    /// URLs submitted.
     pub urls: usize,
+    /// Requests made.
     pub batches: usize,
 }
 
 impl IndexNow {
     /// Submits the added, changed and removed URLs of `host`, in batches of at most 10,000.
     /// Connections obey `addresses`, the crawl's own policy.
-    pub(crate) async fn notify(
+    pub async fn notify(
         &self,
         host: &str,
         report: &ChangeReport,
         addresses: &AddressPolicy,
-    ) -> anyhow::Result<Notified> {
+    ) -> Result<Notified, IndexNowError> {
         addresses.check_url(&self.endpoint)?;
         let urls: Vec<&str> = report
             .added
@@ -111,12 +160,11 @@ impl IndexNow {
             .collect();
         // The site's headers, credentials and cookies never go to the endpoint: this client
         // has none of them.
-        let client = sitemapper_crawl::client_builder(addresses, &self.network.verifying())
-            .context("cannot build the IndexNow client")?
+        let client = sitemapper_crawl::client_builder(addresses, &self.network.verifying())?
             .user_agent(self.user_agent.clone())
             .timeout(Duration::from_secs(30))
             .build()
-            .context("cannot build the IndexNow client")?;
+            .map_err(IndexNowError::Client)?;
         let mut batches = 0;
         for batch in urls.chunks(INDEXNOW_BATCH) {
             let submission = Submission {
@@ -125,8 +173,7 @@ impl IndexNow {
                 key_location: self.key_location.as_ref().map(Url::as_str),
                 url_list: batch,
             };
-            let body =
-                serde_json::to_vec(&submission).context("cannot encode the IndexNow request")?;
+            let body = serde_json::to_vec(&submission).map_err(IndexNowError::Encode)?;
             let response = client
                 .post(self.endpoint.clone())
                 .header(
@@ -136,14 +183,18 @@ impl IndexNow {
                 .body(body)
                 .send()
                 .await
-                .with_context(|| format!("IndexNow request to {} failed", self.endpoint))?;
+                .map_err(|source| IndexNowError::Request {
+                    endpoint: self.endpoint.clone(),
+                    source,
+                })?;
             let status = response.status();
             if !status.is_success() {
-                anyhow::bail!(
-                    "IndexNow at {} answered {status} after {batches} of {} batches",
-                    self.endpoint,
-                    urls.len().div_ceil(INDEXNOW_BATCH)
-                );
+                return Err(IndexNowError::Refused {
+                    endpoint: self.endpoint.clone(),
+                    status,
+                    batches,
+                    of: urls.len().div_ceil(INDEXNOW_BATCH),
+                });
             }
             batches += 1;
         }

@@ -33,7 +33,7 @@ const SWITCHES: &[&str] = &[
 ];
 
 /// Prints `html` into `pdf` with the browser `--chrome` names, or the one found.
-pub(super) fn write_pdf(chrome: Option<&Path>, html: &Path, pdf: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_pdf(chrome: Option<&Path>, html: &Path, pdf: &Path) -> anyhow::Result<()> {
     let browser = find_browser(chrome).map_err(|missing| match missing {
         BrowserMissing::NotFound => anyhow!(
             "cannot write report.pdf: no Chromium found; install chromium or give --chrome PATH"

@@ -1,5 +1,5 @@
 use super::*;
-use crate::commands::audit::model::{Logo, PageCounts, PreviousAudit, Score, TrendPoint};
+use crate::report::model::{Logo, PageCounts, PreviousAudit, Score, TrendPoint};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -4,8 +4,8 @@
 //! handful of pages, costs more than the writes themselves.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,7 @@ use sitemapper_store::{
 };
 use tokio::sync::mpsc;
 
-use crate::progress::EventCounts;
+use crate::SiteError;
 
 /// Records per transaction at most.
 const BATCH_SIZE: usize = 512;
@@ -29,9 +29,28 @@ const BATCH_SIZE: usize = 512;
 /// pages on a fast site, short enough that an interrupted crawl loses little.
 const BATCH_DELAY: Duration = Duration::from_millis(100);
 
+/// What the recorder has written so far, for a progress line.
+#[derive(Debug, Default)]
+pub struct EventCounts {
+    /// Pages recorded as listed.
+    pub listed: AtomicU64,
+    /// Pages recorded as failed.
+    pub errors: AtomicU64,
+    /// The URL of the page recorded last.
+    pub last_url: Mutex<String>,
+}
+
+impl EventCounts {
+    fn set_last_url(&self, url: &str) {
+        let mut last = self.last_url.lock().unwrap_or_else(PoisonError::into_inner);
+        last.clear();
+        last.push_str(url);
+    }
+}
+
 /// What the recorder saw besides pages, for the summary.
 #[derive(Debug, Default)]
-pub(crate) struct Notes {
+pub struct Notes {
     /// `(origin, policy)` for each robots.txt read.
     pub robots: Vec<(String, String)>,
     /// The `Sitemap:` lines of the robots.txt files read.
@@ -44,7 +63,7 @@ pub(crate) struct Notes {
 
 #[derive(Debug)]
 pub(super) struct Recorder {
-    handle: JoinHandle<anyhow::Result<(Store, Notes)>>,
+    handle: JoinHandle<Result<(Store, Notes), SiteError>>,
 }
 
 impl Recorder {
@@ -62,7 +81,7 @@ impl Recorder {
             let waiting = tokio::runtime::Builder::new_current_thread()
                 .enable_time()
                 .build()
-                .map_err(|error| anyhow::anyhow!("the crawl database writer: {error}"))?;
+                .map_err(SiteError::Runtime)?;
             let mut notes = Notes::default();
             let mut log = SeedLog::default();
             let mut batch = Vec::with_capacity(BATCH_SIZE);
@@ -127,11 +146,8 @@ impl Recorder {
     }
 
     /// Waits for the recorder to drain the channel (the sender must be dropped first).
-    pub(super) fn finish(self) -> anyhow::Result<(Store, Notes)> {
-        match self.handle.join() {
-            Ok(result) => Ok(result?),
-            Err(_) => anyhow::bail!("the crawl database writer stopped unexpectedly"),
-        }
+    pub(super) fn finish(self) -> Result<(Store, Notes), SiteError> {
+        self.handle.join().map_err(|_| SiteError::RecorderLost)?
     }
 }
 
@@ -254,7 +270,8 @@ fn log_robots(origin: &str, policy: &str) {
 /// What the crawl covers, in the words the log and the summary begin with: `Scope:
 /// https://example.com/book/ and below`, with subdomains `, on example.com and its
 /// subdomains`, and the patterns that narrow it.
-pub(crate) struct ScopeStatement<'a>(pub &'a SettledScope);
+#[derive(Debug)]
+pub struct ScopeStatement<'a>(pub &'a SettledScope);
 
 impl std::fmt::Display for ScopeStatement<'_> {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -14,7 +14,7 @@ use sitemapper_sitemap::{
 };
 use url::Url;
 
-use super::sitemap_source::{gunzip_if_gzip, listed_sitemaps};
+use crate::sitemap_source::{gunzip_if_gzip, listed_sitemaps};
 
 /// Reads the sitemaps a crawl fetches.
 #[derive(Debug)]
@@ -45,11 +45,11 @@ impl SitemapReader for SeedSitemaps {
 /// The sitemaps a crawl read as seeds, by URL (on the staging host, with `--map-host`),
 /// until the audit takes them.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ReadSitemaps(Arc<Mutex<HashMap<SitemapKey, SitemapDocument>>>);
+pub struct ReadSitemaps(Arc<Mutex<HashMap<SitemapKey, SitemapDocument>>>);
 
 impl ReadSitemaps {
     /// The document the crawl read at `url`, if it did; taken out.
-    pub(crate) fn take(&self, url: &Url) -> Option<SitemapDocument> {
+    pub fn take(&self, url: &Url) -> Option<SitemapDocument> {
         let mut documents = self.0.lock().ok()?;
         documents.remove(&SitemapKey::url(url))
     }

@@ -13,10 +13,11 @@ use sitemapper_sitemap::{
     IndexWalk, ReadError, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
 };
 
-use crate::commands::crawl::ReadSitemaps;
-use crate::commands::sitemap_source::{SitemapClient, listed_sitemaps};
 use sitemapper_crawl::{CrawlConfig, CrawlSummary, HostMap};
 use url::Url;
+
+use crate::sitemap_seeds::ReadSitemaps;
+use crate::sitemap_source::{SitemapClient, listed_sitemaps};
 
 /// Where sites put their sitemaps when robots.txt names none: the protocol's example name,
 /// the name of the index most CMS plugins write, and its gzip form.
@@ -24,7 +25,7 @@ const USUAL_PATHS: [&str; 3] = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.
 
 /// What was found.
 #[derive(Debug, Default)]
-pub(super) struct SiteSitemaps {
+pub struct SitemapsFound {
     /// The sitemap files read.
     pub files: Vec<Url>,
     /// Every `<loc>` of every urlset.
@@ -43,14 +44,14 @@ pub(super) struct SiteSitemaps {
 /// session for the site's own origins. With `--map-host`, sitemaps on the production host
 /// are read from the staging copy, as the crawl read its pages. A sitemap the crawl read
 /// as a seed (`read_as_seeds`) is not fetched again.
-pub(super) async fn read(
+pub async fn read_site_sitemaps(
     given: &[Url],
     declared: &[String],
     crawl: &CrawlSummary,
     config: &CrawlConfig,
     read_as_seeds: &ReadSitemaps,
-) -> SiteSitemaps {
-    let mut found = SiteSitemaps::default();
+) -> SitemapsFound {
+    let mut found = SitemapsFound::default();
     let root = &crawl.scope.root;
     let client = match SitemapClient::for_site(
         &config.user_agent,
@@ -138,7 +139,7 @@ async fn fetch_noted(
     client: &SitemapClient,
     url: &Url,
     optional: bool,
-    found: &mut SiteSitemaps,
+    found: &mut SitemapsFound,
 ) -> Option<Vec<u8>> {
     let problem = match client.fetch(url).await {
         Ok(Some(body)) => return Some(body),
@@ -150,7 +151,7 @@ async fn fetch_noted(
     None
 }
 
-impl SiteSitemaps {
+impl SitemapsFound {
     /// One fetched sitemap, as read: its URLs, or, for an index, the sitemaps it lists
     /// handed to `walk`.
     fn take_in(

@@ -4,7 +4,7 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sitemapper_crawl::{AddressPolicy, HostMap, NetworkOptions, SiteSession};
+use sitemapper_crawl::{AddressPolicy, CrawlError, HostMap, NetworkOptions, SiteSession};
 use sitemapper_sitemap::{Listed, MAX_BYTES_PER_FILE, SitemapEntry, SitemapKey};
 use url::Url;
 
@@ -16,7 +16,7 @@ const MAX_REDIRECTS: usize = 10;
 /// session, requests to the site carry its headers, credentials and cookies; requests to any
 /// other host, a redirect's included, carry none of them.
 #[derive(Debug)]
-pub(crate) struct SitemapClient {
+pub struct SitemapClient {
     client: reqwest::Client,
     addresses: AddressPolicy,
     session: Option<Arc<SiteSession>>,
@@ -25,13 +25,13 @@ pub(crate) struct SitemapClient {
 impl SitemapClient {
     /// A client for the sitemaps of the site a crawl reached: its network settings, and its
     /// session for the site's own origins.
-    pub(crate) fn for_site(
+    pub fn for_site(
         user_agent: &str,
         timeout: Duration,
         addresses: AddressPolicy,
         network: &NetworkOptions,
         session: Arc<SiteSession>,
-    ) -> anyhow::Result<SitemapClient> {
+    ) -> Result<SitemapClient, CrawlError> {
         SitemapClient::build(user_agent, timeout, addresses, network, Some(session))
     }
 
@@ -41,7 +41,7 @@ impl SitemapClient {
         addresses: AddressPolicy,
         network: &NetworkOptions,
         session: Option<Arc<SiteSession>>,
-    ) -> anyhow::Result<SitemapClient> {
+    ) -> Result<SitemapClient, CrawlError> {
         let mut builder = sitemapper_crawl::client_builder(&addresses, network)?
             .user_agent(user_agent.to_string())
             .timeout(timeout)
@@ -51,14 +51,16 @@ impl SitemapClient {
             builder = builder.cookie_provider(Arc::clone(session));
         }
         Ok(SitemapClient {
-            client: builder.build()?,
+            client: builder
+                .build()
+                .map_err(|error| CrawlError::Client(error.to_string()))?,
             addresses,
             session,
         })
     }
 
     /// The body, gunzipped when it is gzip; `None` for a 404 or 410.
-    pub(crate) async fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, String> {
+    pub async fn fetch(&self, url: &Url) -> Result<Option<Vec<u8>>, String> {
         let mut url = url.clone();
         for _ in 0..=MAX_REDIRECTS {
             self.addresses
@@ -116,7 +118,7 @@ async fn read(mut response: reqwest::Response) -> Result<Option<Vec<u8>>, String
 
 /// `bytes` decompressed when they are gzip (by their magic number, whatever the name says),
 /// up to the protocol's 50 MiB.
-pub(crate) fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+pub fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Ok(bytes);
     }
@@ -134,7 +136,7 @@ pub(crate) fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
 
 /// The sitemaps an `index` lists, for its walk: each `<loc>` resolved against the index's
 /// URL, and, when it names a production host (`--map-host`), read on its staging copy.
-pub(crate) fn listed_sitemaps(
+pub fn listed_sitemaps(
     index: &Url,
     entries: Vec<SitemapEntry>,
     host_map: &HostMap,

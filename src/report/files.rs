@@ -9,7 +9,7 @@ use sitemapper_store::{RunId, Store};
 
 use super::model::{FindingRow, KindSummary, PageCounts, PreviousAudit, Report, Score, TrendPoint};
 
-use crate::commands::spreadsheet::SpreadsheetCsv;
+use sitemapper_site::SpreadsheetCsv;
 
 /// The fixed columns of pages.csv; the custom extractions' follow, one per name.
 pub(crate) const PAGE_COLUMNS: [&str; 18] = [
@@ -34,11 +34,11 @@ pub(crate) const PAGE_COLUMNS: [&str; 18] = [
 ];
 
 /// Between the values of one extraction in a pages.csv cell.
-pub(super) const VALUE_SEPARATOR: &str = " | ";
+pub(crate) const VALUE_SEPARATOR: &str = " | ";
 
 /// Writes pages.csv, one row per URL of the run. The fixed columns come first, then one per
 /// custom extraction in `extract_names`, its values joined by " | ".
-pub(super) fn write_pages(
+pub(crate) fn write_pages(
     store: &Store,
     run: RunId,
     extract_names: &[String],
@@ -95,28 +95,31 @@ pub(super) fn write_pages(
         csv.write_row(fixed.into_iter().chain(extracted_cells))?;
         Ok(())
     })?;
-    csv.finish()
+    csv.finish()?;
+    Ok(())
 }
 
 /// Writes links.csv: every link of every page of the run.
-pub(super) fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
     csv.write_row(["source", "target", "kind", "anchor", "nofollow"])?;
-    store.for_each_link(run, |link| {
+    store.for_each_link(run, |link| -> anyhow::Result<()> {
         csv.write_row([
             link.source,
             link.target,
             link.kind.code(),
             link.anchor.unwrap_or_default(),
             if link.nofollow { "true" } else { "false" },
-        ])
+        ])?;
+        Ok(())
     })?;
-    csv.finish()
+    csv.finish()?;
+    Ok(())
 }
 
 /// Writes findings.csv: one row per finding of this audit, then one per finding of the
 /// previous audit fixed since; referrers space-separated.
-pub(super) fn write_findings(report: &Report, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_findings(report: &Report, path: &Path) -> anyhow::Result<()> {
     let mut csv = SpreadsheetCsv::create(path)?;
     csv.write_row([
         "severity",
@@ -140,12 +143,13 @@ pub(super) fn write_findings(report: &Report, path: &Path) -> anyhow::Result<()>
             &finding.referrers.join(" "),
         ])?;
     }
-    csv.finish()
+    csv.finish()?;
+    Ok(())
 }
 
 /// One finding as report.json and findings.csv carry it.
 #[derive(Debug, Serialize)]
-pub(super) struct FindingJson<'a> {
+pub(crate) struct FindingJson<'a> {
     pub severity: &'static str,
     pub priority: &'static str,
     pub kind: &'static str,
@@ -185,7 +189,7 @@ impl<'a> FindingJson<'a> {
 /// The report as data: report.html's summary, kinds and findings (pages and links are in
 /// their CSV files).
 #[derive(Debug, Serialize)]
-pub(super) struct ReportJson<'a> {
+pub(crate) struct ReportJson<'a> {
     pub site: &'a str,
     pub title: &'a str,
     pub run: i64,
@@ -211,7 +215,7 @@ pub(super) struct ReportJson<'a> {
 }
 
 impl<'a> ReportJson<'a> {
-    pub(super) fn of(report: &'a Report) -> ReportJson<'a> {
+    pub(crate) fn of(report: &'a Report) -> ReportJson<'a> {
         let rows = |rows: &'a [FindingRow]| -> Vec<FindingJson<'a>> {
             rows.iter()
                 .filter_map(|row| FindingJson::of(report, row))
@@ -238,7 +242,7 @@ impl<'a> ReportJson<'a> {
     }
 }
 
-pub(super) fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {
     let file =
         std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
     serde_json::to_writer_pretty(std::io::BufWriter::new(file), report)

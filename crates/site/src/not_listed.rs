@@ -5,29 +5,33 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use anyhow::Context;
 use sitemapper_store::{NotListedPage, Reason, RunId, Store, StoreError, Verdict};
 
-use crate::commands::spreadsheet::SpreadsheetCsv;
+use crate::SiteError;
 use crate::settings::OutputTarget;
+use crate::spreadsheet::SpreadsheetCsv;
 
 /// URLs shown for each reason, the first ones by URL.
-pub(crate) const EXAMPLES: usize = 5;
+pub const EXAMPLES: usize = 5;
 
 /// The header of the `--list-not-listed` CSV.
 const CSV_HEADER: [&str; 4] = ["url", "reason", "status", "referrer"];
 
 /// The URLs a run does not list, grouped by why, largest group first.
 #[derive(Debug, Default)]
-pub(crate) struct NotListed {
+pub struct NotListed {
+    /// The groups, largest first.
     pub groups: Vec<NotListedGroup>,
 }
 
 /// The URLs not listed for one reason.
 #[derive(Debug)]
-pub(crate) struct NotListedGroup {
+pub struct NotListedGroup {
+    /// The verdict of its URLs.
     pub verdict: Verdict,
+    /// Why, when the verdict needs a reason.
     pub reason: Option<Reason>,
+    /// How many URLs.
     pub count: u64,
     /// The first [`EXAMPLES`] URLs of the group, by URL.
     pub examples: Vec<Example>,
@@ -35,7 +39,8 @@ pub(crate) struct NotListedGroup {
 
 /// One URL not listed, and the page that linked to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Example {
+pub struct Example {
+    /// The URL.
     pub url: String,
     /// The first page that linked to it, or the URL that redirected to it; `None` for the
     /// seed.
@@ -45,14 +50,14 @@ pub(crate) struct Example {
 impl NotListedGroup {
     /// The reason's code (`http-404`), or the verdict's (`redirect`, `canonicalised`) when the
     /// verdict says it all.
-    pub(crate) fn code(&self) -> String {
+    pub fn code(&self) -> String {
         code(self.verdict, self.reason)
     }
 }
 
 impl NotListed {
     /// URLs not listed, over all reasons.
-    pub(crate) fn total(&self) -> u64 {
+    pub fn total(&self) -> u64 {
         self.groups.iter().map(|group| group.count).sum()
     }
 }
@@ -70,7 +75,7 @@ pub(crate) fn gather(
     store: &Store,
     run: RunId,
     list: Option<&OutputTarget>,
-) -> anyhow::Result<NotListed> {
+) -> Result<NotListed, SiteError> {
     let mut examples = Examples::default();
     match list {
         None => store.for_each_not_listed(run, |page| -> Result<(), StoreError> {
@@ -79,13 +84,19 @@ pub(crate) fn gather(
         })?,
         Some(OutputTarget::Stdout) => {
             let stdout = std::io::stdout().lock();
-            write_list(store, run, SpreadsheetCsv::new(stdout), &mut examples)
-                .context("cannot write the URLs not listed to stdout")?;
+            let doing = "cannot write the URLs not listed to stdout";
+            write_list(
+                store,
+                run,
+                SpreadsheetCsv::new(stdout),
+                &mut examples,
+                doing,
+            )?;
         }
         Some(OutputTarget::Path(path)) => {
             let csv = SpreadsheetCsv::create(path)?;
-            write_list(store, run, csv, &mut examples)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            let doing = format!("cannot write {}", path.display());
+            write_list(store, run, csv, &mut examples, &doing)?;
         }
     }
     Ok(examples.finish())
@@ -98,13 +109,18 @@ fn write_list<W: Write>(
     run: RunId,
     mut csv: SpreadsheetCsv<W>,
     examples: &mut Examples,
-) -> anyhow::Result<()> {
-    csv.write_row(CSV_HEADER)?;
-    store.for_each_not_listed(run, |page| -> anyhow::Result<()> {
+    doing: &str,
+) -> Result<(), SiteError> {
+    let failed = |source: csv::Error| SiteError::Csv {
+        doing: doing.to_string(),
+        source,
+    };
+    csv.write_row(CSV_HEADER).map_err(failed)?;
+    store.for_each_not_listed(run, |page| -> Result<(), SiteError> {
         examples.add(&page);
-        write_row(&mut csv, &page)
+        write_row(&mut csv, &page).map_err(failed)
     })?;
-    csv.finish()
+    csv.finish().map_err(SiteError::io(doing))
 }
 
 /// One row: the URL, the reason's code, the status (empty when there was no response) and
@@ -113,7 +129,7 @@ fn write_list<W: Write>(
 fn write_row<W: Write>(
     csv: &mut SpreadsheetCsv<W>,
     page: &NotListedPage<'_>,
-) -> anyhow::Result<()> {
+) -> Result<(), csv::Error> {
     let reason = code(page.verdict, page.reason);
     let status = page
         .status

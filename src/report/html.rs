@@ -21,7 +21,7 @@ const SCRIPT: &str = include_str!("html/script.js");
 const PRINTED_EXAMPLES: usize = 10;
 
 /// The HTML report.
-pub(super) fn render(report: &Report) -> anyhow::Result<String> {
+pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
     let data = script_json(&EmbeddedData::of(report))?;
     let mut html = String::with_capacity(data.len() + 64 * 1024);
     write!(

@@ -1,0 +1,246 @@
+//! `--same-output`: whether this build writes what the build given with `--before` writes, on
+//! the benchmark's sites: the plain generated site and the site that looks like the web
+//! (gzip), crawled with the options that change the files (split, gzip, text, images,
+//! hreflang, priority, a second run over a crawl database) and audited. Every file of each
+//! output directory is compared byte for byte, except what says when or how fast the run was:
+//! an index's `<lastmod>` of a file new to the run (the time of the run), the audit's times
+//! (report.json's and report.html's dates and durations, pages.csv's `elapsed_ms`), and the
+//! crawl database itself.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, bail};
+use regex::Regex;
+
+use crate::server::Server;
+use crate::site::GeneratedSite;
+use crate::web::{CompressedWebSite, Encodings, WebSite};
+use crate::{Binary, say};
+
+/// The option sets each site is crawled with; `audit` runs the audit instead.
+const CRAWLS: [&[&str]; 6] = [
+    &[],
+    &["--gzip", "--split-by", "section"],
+    &[
+        "--format",
+        "xml,txt",
+        "--images",
+        "--hreflang",
+        "--priority",
+        "depth",
+    ],
+    &["--max-urls-per-file", "1000"],
+    &["--state", "{state}"],
+    &["audit"],
+];
+
+/// Compares the two builds on a plain site and a web-like one of `pages` pages each, and
+/// returns the Markdown section that says what was compared and what differed.
+pub(crate) fn run(binaries: &[Binary], pages: u64) -> anyhow::Result<String> {
+    let [this, before] = binaries else {
+        bail!("--same-output needs --before: the build to compare with");
+    };
+    let mut rows = Vec::new();
+    let plain = Server::start(GeneratedSite::new(pages), 2)?;
+    rows.extend(compare_site(
+        &format!("plain, {pages} pages"),
+        &plain.url("/"),
+        this,
+        before,
+    )?);
+    drop(plain);
+    say(&format!("web, gzip: compressing {pages} pages"));
+    let web = Server::start(
+        CompressedWebSite::new(WebSite { pages }, Encodings::Gzip),
+        2,
+    )?;
+    rows.extend(compare_site(
+        &format!("web, gzip, {pages} pages"),
+        &web.url("/"),
+        this,
+        before,
+    )?);
+    let mut text = format!(
+        "## The same output as the build before\n\n`sitemapper-bench --same-output {pages} --before BEFORE`: each site run by \
+         both builds with each option set; every file compared byte for byte (the times masked \
+         are listed in crates/bench/src/same_output.rs).\n\n| site | options | files | result |\n| --- | --- | ---: | --- |\n"
+    );
+    for row in &rows {
+        text.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            row.site, row.options, row.files, row.result
+        ));
+    }
+    Ok(text)
+}
+
+/// One comparison.
+struct Row {
+    site: String,
+    options: String,
+    files: usize,
+    result: String,
+}
+
+fn compare_site(
+    site: &str,
+    seed: &str,
+    this: &Binary,
+    before: &Binary,
+) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for options in CRAWLS {
+        say(&format!("{site}: {}", options.join(" ")));
+        let ours = run_binary(&this.path, seed, options)?;
+        let theirs = run_binary(&before.path, seed, options)?;
+        let (files, differences) = differences(&ours, &theirs);
+        rows.push(Row {
+            site: site.to_string(),
+            options: if options.is_empty() {
+                "crawl".to_string()
+            } else if options == ["audit"] {
+                "audit".to_string()
+            } else {
+                format!("crawl {}", options.join(" ").replace("{state}", "DB"))
+            },
+            files,
+            result: if differences.is_empty() {
+                "identical".to_string()
+            } else {
+                format!("DIFFERENT: {}", differences.join(", "))
+            },
+        });
+    }
+    Ok(rows)
+}
+
+/// The files one binary writes for one option set, masked, by name. A run with `--state`
+/// runs twice over the same database, and the second run's files are kept.
+fn run_binary(
+    binary: &Path,
+    seed: &str,
+    options: &[&str],
+) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+    let directory = tempfile::tempdir().context("output directory")?;
+    let out = directory.path().join("out");
+    let state = directory.path().join("crawl.db");
+    let state = state.to_string_lossy().into_owned();
+    let audit = options == ["audit"];
+    let mut args: Vec<String> = if audit {
+        vec!["audit".into(), seed.into(), "--report".into()]
+    } else {
+        vec!["crawl".into(), seed.into(), "--out".into()]
+    };
+    args.push(out.to_string_lossy().into_owned());
+    if !audit {
+        args.extend(
+            options
+                .iter()
+                .map(|option| option.replace("{state}", &state)),
+        );
+    }
+    args.extend(["--render", "never", "-q"].map(String::from));
+    let runs = if options.contains(&"{state}") { 2 } else { 1 };
+    for _ in 0..runs {
+        let status = Command::new(binary)
+            .args(&args)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .with_context(|| format!("run {}", binary.display()))?;
+        if !status.success() && !audit {
+            bail!("{} {} failed: {status}", binary.display(), args.join(" "));
+        }
+    }
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(&out).with_context(|| format!("read {}", out.display()))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == "crawl.db" || name.starts_with("crawl.db-") || !entry.file_type()?.is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path())?;
+        files.insert(name.clone(), mask(&name, bytes));
+    }
+    Ok(files)
+}
+
+/// What is left of a file once the times that differ from run to run are masked.
+fn mask(name: &str, bytes: Vec<u8>) -> Vec<u8> {
+    let Ok(text) = String::from_utf8(bytes.clone()) else {
+        return bytes;
+    };
+    let masked = match name {
+        "sitemap.xml" if text.contains("<sitemapindex") => replace(
+            &text,
+            r"<lastmod>[^<]*</lastmod>",
+            "<lastmod>(time of the run)</lastmod>",
+        ),
+        "report.json" => replace(
+            &text,
+            r#""(started_at|finished_at|generated_at|audited_at|date|duration_seconds|elapsed_ms|seconds)": ?("[^"]*"|[0-9.]+)"#,
+            "\"$1\": (time)",
+        ),
+        "report.html" => replace(
+            &text,
+            r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( UTC|Z)?|\d+(\.\d+)? ?(ms|s)\b",
+            "(time)",
+        ),
+        "pages.csv" => mask_column(&text, "elapsed_ms"),
+        _ => return bytes,
+    };
+    masked.into_bytes()
+}
+
+fn replace(text: &str, pattern: &str, with: &str) -> String {
+    match Regex::new(pattern) {
+        Ok(regex) => regex.replace_all(text, with).into_owned(),
+        Err(_) => text.to_string(),
+    }
+}
+
+/// `text`, a CSV file, with the cells of `column` emptied. The cells compared are the ones
+/// written, so a quoted comma in another column does not matter here: only the header's
+/// position of the column is used, and rows are split the same way in both builds' files.
+fn mask_column(text: &str, column: &str) -> String {
+    let mut lines = text.lines();
+    let Some(header) = lines.next() else {
+        return text.to_string();
+    };
+    let Some(position) = header.split(',').position(|name| name == column) else {
+        return text.to_string();
+    };
+    let mut masked = format!("{header}\n");
+    for line in lines {
+        let mut cells: Vec<&str> = line.split(',').collect();
+        if let Some(cell) = cells.get_mut(position) {
+            *cell = "";
+        }
+        masked.push_str(&cells.join(","));
+        masked.push('\n');
+    }
+    masked
+}
+
+/// How many files the two runs wrote, and what differs between them.
+fn differences(
+    ours: &BTreeMap<String, Vec<u8>>,
+    theirs: &BTreeMap<String, Vec<u8>>,
+) -> (usize, Vec<String>) {
+    let mut differences = Vec::new();
+    for name in ours.keys().filter(|name| !theirs.contains_key(*name)) {
+        differences.push(format!("only this build wrote {name}"));
+    }
+    for name in theirs.keys().filter(|name| !ours.contains_key(*name)) {
+        differences.push(format!("only the build before wrote {name}"));
+    }
+    for (name, bytes) in ours {
+        if theirs.get(name).is_some_and(|other| other != bytes) {
+            differences.push(format!("{name} differs"));
+        }
+    }
+    (ours.len().max(theirs.len()), differences)
+}

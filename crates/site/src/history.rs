@@ -1,0 +1,402 @@
+//! The crawl database as the crawler's history: what the last run found for a URL, so that a
+//! recrawl revalidates it with a conditional request and reuses it on 304.
+
+use std::sync::Mutex;
+
+use sitemapper_crawl::{Exclusion, History, PageLink, PageLinkKind, PreviousPage, Verdict};
+use sitemapper_store::{LinkKind, LinkRecord, PageRecord, Reason, Store, Verdict as Recorded};
+use url::Url;
+
+/// A second connection to the crawl database (WAL lets it read while the recorder writes).
+#[derive(Debug)]
+pub(crate) struct StoreHistory {
+    store: Mutex<Store>,
+}
+
+impl StoreHistory {
+    pub(crate) fn new(store: Store) -> StoreHistory {
+        StoreHistory {
+            store: Mutex::new(store),
+        }
+    }
+}
+
+impl History for StoreHistory {
+    fn previous(&self, url: &Url) -> Option<PreviousPage> {
+        let store = self.store.lock().ok()?;
+        let page = store.page(url.as_str()).ok()??;
+        if page.status != Some(200) || !page.html_ok {
+            return None;
+        }
+        let links = store
+            .links_of(url.as_str())
+            .ok()?
+            .into_iter()
+            .filter_map(page_link)
+            .collect();
+        Some(PreviousPage {
+            verdict: content_verdict(&page)?,
+            etag: page.etag,
+            last_modified: page.last_modified,
+            content_type: page.content_type,
+            canonical: page
+                .canonical
+                .and_then(|canonical| Url::parse(&canonical).ok()),
+            title: page.title,
+            description: page.description,
+            fingerprint: page.fingerprint,
+            links,
+        })
+    }
+}
+
+/// The crawl's form of a recorded link of a page (a redirect is no link of a page).
+fn page_link(link: LinkRecord) -> Option<PageLink> {
+    Some(PageLink {
+        url: Url::parse(&link.target).ok()?,
+        kind: match link.kind {
+            LinkKind::Anchor => PageLinkKind::Anchor,
+            LinkKind::Canonical => PageLinkKind::Canonical,
+            LinkKind::Hreflang => PageLinkKind::Hreflang,
+            LinkKind::Image => PageLinkKind::Image,
+            LinkKind::Iframe => PageLinkKind::Frame,
+            LinkKind::Refresh => PageLinkKind::Refresh,
+            LinkKind::Redirect | LinkKind::Sitemap => return None,
+        },
+        anchor: link.anchor,
+        nofollow: link.nofollow,
+    })
+}
+
+/// The verdict the page's own content gave, before the site-wide steps (canonical
+/// resolution, session parameters) changed what is recorded.
+fn content_verdict(page: &PageRecord) -> Option<Verdict> {
+    let target = || {
+        page.target
+            .as_deref()
+            .and_then(|target| Url::parse(target).ok())
+    };
+    Some(match (page.verdict, page.reason) {
+        (Recorded::Indexable, Some(Reason::BrokenCanonical | Reason::CanonicalLoop))
+        | (Recorded::Canonicalised, _) => Verdict::Canonicalised { to: target()? },
+        (Recorded::Indexable, _) => Verdict::Indexable,
+        (Recorded::Redirect, _) => Verdict::Redirect { to: target()? },
+        (Recorded::Excluded, Some(Reason::SessionParameter)) => Verdict::Indexable,
+        (Recorded::Excluded, Some(Reason::NoIndex)) => Verdict::Excluded(Exclusion::NoIndex),
+        (Recorded::Excluded, Some(Reason::CanonicalOutOfScope)) => {
+            Verdict::Excluded(Exclusion::CanonicalOutOfScope(target()?))
+        }
+        // Anything else depends on more than the page: fetch it again.
+        (Recorded::Excluded, _) => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use jiff::Timestamp;
+
+    use super::*;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    fn at(text: &str) -> Timestamp {
+        text.parse()
+            .unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    /// `url` as a run records a page that answered 200 with HTML and listed it.
+    fn fetched(url: &str) -> PageRecord {
+        PageRecord {
+            url: url.to_string(),
+            depth: 1,
+            referrer: Some("https://e.com/".to_string()),
+            status: Some(200),
+            content_type: Some("text/html; charset=utf-8".to_string()),
+            html_ok: true,
+            verdict: Recorded::Indexable,
+            reason: None,
+            detail: None,
+            ignored_hints: Vec::new(),
+            target: None,
+            canonical: None,
+            last_modified: None,
+            etag: None,
+            fetched_at: Some(at("2024-05-02T08:00:00Z")),
+            fingerprint: None,
+            title: None,
+            revalidated: false,
+            description: None,
+            elapsed_ms: Some(12),
+            body_bytes: Some(2048),
+            truncated: false,
+            links: None,
+            images: None,
+            alternates: None,
+            rendering: None,
+            served_differences: Vec::new(),
+            details: None,
+        }
+    }
+
+    fn link(target: &str, kind: LinkKind, anchor: Option<&str>, nofollow: bool) -> LinkRecord {
+        LinkRecord {
+            target: target.to_string(),
+            kind,
+            anchor: anchor.map(str::to_string),
+            nofollow,
+        }
+    }
+
+    /// A history over a new crawl database in which one run recorded `pages`.
+    fn history_of(pages: &[PageRecord]) -> (tempfile::TempDir, StoreHistory) {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        let mut store = Store::open(&database).unwrap_or_else(|error| panic!("{error}"));
+        let run = store
+            .begin_run("https://e.com/")
+            .unwrap_or_else(|error| panic!("{error}"));
+        store
+            .record_pages(run, pages)
+            .unwrap_or_else(|error| panic!("{error}"));
+        // The history reads through a connection of its own, as in a run.
+        let history =
+            StoreHistory::new(Store::open(&database).unwrap_or_else(|error| panic!("{error}")));
+        (directory, history)
+    }
+
+    #[test]
+    fn a_recorded_page_comes_back_with_its_validators_verdict_and_links() {
+        let page = PageRecord {
+            etag: Some("\"v1\"".to_string()),
+            last_modified: Some(at("2024-05-01T12:30:00Z")),
+            canonical: Some("https://e.com/guide".to_string()),
+            title: Some("Guide".to_string()),
+            description: Some("How to".to_string()),
+            fingerprint: Some("9f86d081".to_string()),
+            links: Some(vec![
+                link(
+                    "https://e.com/about",
+                    LinkKind::Anchor,
+                    Some("About"),
+                    false,
+                ),
+                link("https://e.com/private", LinkKind::Anchor, None, true),
+                link("https://e.com/fr/guide", LinkKind::Hreflang, None, false),
+                link(
+                    "https://e.com/logo.png",
+                    LinkKind::Image,
+                    Some("Logo"),
+                    false,
+                ),
+                link("https://e.com/frame", LinkKind::Iframe, None, false),
+            ]),
+            ..fetched("https://e.com/guide")
+        };
+        let (_directory, history) = history_of(&[page]);
+        let previous = history
+            .previous(&url("https://e.com/guide"))
+            .unwrap_or_else(|| panic!("the recorded page has no previous page"));
+        assert!(previous.can_revalidate());
+        assert_eq!(previous.etag.as_deref(), Some("\"v1\""));
+        assert_eq!(previous.last_modified, Some(at("2024-05-01T12:30:00Z")));
+        assert_eq!(
+            previous.content_type.as_deref(),
+            Some("text/html; charset=utf-8")
+        );
+        assert_eq!(previous.verdict, Verdict::Indexable);
+        assert_eq!(previous.canonical, Some(url("https://e.com/guide")));
+        assert_eq!(previous.title.as_deref(), Some("Guide"));
+        assert_eq!(previous.description.as_deref(), Some("How to"));
+        assert_eq!(previous.fingerprint.as_deref(), Some("9f86d081"));
+        let expected = [
+            (
+                "https://e.com/about",
+                PageLinkKind::Anchor,
+                Some("About"),
+                false,
+            ),
+            ("https://e.com/private", PageLinkKind::Anchor, None, true),
+            (
+                "https://e.com/fr/guide",
+                PageLinkKind::Hreflang,
+                None,
+                false,
+            ),
+            (
+                "https://e.com/logo.png",
+                PageLinkKind::Image,
+                Some("Logo"),
+                false,
+            ),
+            ("https://e.com/frame", PageLinkKind::Frame, None, false),
+        ];
+        assert_eq!(previous.links.len(), expected.len(), "{:?}", previous.links);
+        for (target, kind, anchor, nofollow) in expected {
+            let wanted = PageLink {
+                url: url(target),
+                kind,
+                anchor: anchor.map(str::to_string),
+                nofollow,
+            };
+            assert!(
+                previous.links.contains(&wanted),
+                "{wanted:?} is missing from {:?}",
+                previous.links
+            );
+        }
+    }
+
+    #[test]
+    fn a_page_without_validators_comes_back_but_cannot_be_revalidated() {
+        let (_directory, history) = history_of(&[fetched("https://e.com/plain")]);
+        let previous = history
+            .previous(&url("https://e.com/plain"))
+            .unwrap_or_else(|| panic!("the recorded page has no previous page"));
+        assert!(!previous.can_revalidate());
+        assert!(previous.links.is_empty());
+    }
+
+    #[test]
+    fn a_redirect_recorded_as_a_link_of_a_page_is_not_given_back_as_one() {
+        // An instant meta refresh answered 200: its target is recorded as a redirect link.
+        let page = PageRecord {
+            verdict: Recorded::Redirect,
+            target: Some("https://e.com/new".to_string()),
+            links: Some(vec![
+                link("https://e.com/new", LinkKind::Redirect, None, false),
+                link("https://e.com/about", LinkKind::Anchor, None, false),
+            ]),
+            ..fetched("https://e.com/old")
+        };
+        let (_directory, history) = history_of(&[page]);
+        let previous = history
+            .previous(&url("https://e.com/old"))
+            .unwrap_or_else(|| panic!("the recorded page has no previous page"));
+        assert_eq!(
+            previous.verdict,
+            Verdict::Redirect {
+                to: url("https://e.com/new")
+            }
+        );
+        assert_eq!(
+            previous.links,
+            [PageLink {
+                url: url("https://e.com/about"),
+                kind: PageLinkKind::Anchor,
+                anchor: None,
+                nofollow: false,
+            }]
+        );
+    }
+
+    #[test]
+    fn an_unknown_url_has_no_previous_page() {
+        let (_directory, history) = history_of(&[fetched("https://e.com/known")]);
+        assert!(history.previous(&url("https://e.com/unknown")).is_none());
+    }
+
+    #[test]
+    fn a_page_that_was_not_a_200_html_page_has_no_previous_page() {
+        let missing = PageRecord {
+            status: Some(404),
+            html_ok: false,
+            verdict: Recorded::Excluded,
+            reason: Some(Reason::HttpStatus(404)),
+            etag: Some("\"gone\"".to_string()),
+            ..fetched("https://e.com/missing")
+        };
+        let document = PageRecord {
+            content_type: Some("application/pdf".to_string()),
+            html_ok: false,
+            verdict: Recorded::Excluded,
+            reason: Some(Reason::NotHtml),
+            etag: Some("\"pdf\"".to_string()),
+            ..fetched("https://e.com/report.pdf")
+        };
+        let (_directory, history) = history_of(&[missing, document]);
+        assert!(history.previous(&url("https://e.com/missing")).is_none());
+        assert!(history.previous(&url("https://e.com/report.pdf")).is_none());
+    }
+
+    #[test]
+    fn the_verdict_given_back_is_the_one_the_content_gave_before_the_site_wide_rules() {
+        let other = "https://e.com/other";
+        let outside = "https://elsewhere.example/";
+        let cases = [
+            (Recorded::Indexable, None, None, Some(Verdict::Indexable)),
+            // Listed as itself because its canonical's target was broken: the content still
+            // named the other page.
+            (
+                Recorded::Indexable,
+                Some(Reason::BrokenCanonical),
+                Some(other),
+                Some(Verdict::Canonicalised { to: url(other) }),
+            ),
+            (
+                Recorded::Indexable,
+                Some(Reason::CanonicalLoop),
+                Some(other),
+                Some(Verdict::Canonicalised { to: url(other) }),
+            ),
+            (
+                Recorded::Canonicalised,
+                None,
+                Some(other),
+                Some(Verdict::Canonicalised { to: url(other) }),
+            ),
+            (
+                Recorded::Redirect,
+                None,
+                Some(other),
+                Some(Verdict::Redirect { to: url(other) }),
+            ),
+            // Unlisted for its session parameter, a site-wide rule: the content was listable.
+            (
+                Recorded::Excluded,
+                Some(Reason::SessionParameter),
+                None,
+                Some(Verdict::Indexable),
+            ),
+            (
+                Recorded::Excluded,
+                Some(Reason::NoIndex),
+                None,
+                Some(Verdict::Excluded(Exclusion::NoIndex)),
+            ),
+            (
+                Recorded::Excluded,
+                Some(Reason::CanonicalOutOfScope),
+                Some(outside),
+                Some(Verdict::Excluded(Exclusion::CanonicalOutOfScope(url(
+                    outside,
+                )))),
+            ),
+            // A target that does not parse gives no verdict to reuse: the page is fetched again.
+            (Recorded::Canonicalised, None, Some("not a URL"), None),
+            (Recorded::Redirect, None, None, None),
+            // Exclusions that depend on more than the page.
+            (
+                Recorded::Excluded,
+                Some(Reason::PatternChainTrap),
+                None,
+                None,
+            ),
+            (Recorded::Excluded, Some(Reason::RequestBudget), None, None),
+        ];
+        for (verdict, reason, target, expected) in cases {
+            let page = PageRecord {
+                verdict,
+                reason,
+                target: target.map(str::to_string),
+                ..fetched("https://e.com/page")
+            };
+            assert_eq!(
+                content_verdict(&page),
+                expected,
+                "{verdict} {reason:?} {target:?}"
+            );
+        }
+    }
+}

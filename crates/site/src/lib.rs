@@ -1,0 +1,86 @@
+//! One site's sitemapper run, from resolved settings to published files and a typed outcome:
+//! the crawl (`sitemapper-crawl`) recorded in the crawl database (`sitemapper-store`) as it
+//! goes, the site-wide rules that need the whole run, the sitemaps written and published
+//! (`sitemapper-sitemap`), what changed reported and sent to IndexNow. `sitemapper crawl`,
+//! `sitemapper audit` and every site of a fleet run through [`run`].
+//!
+//! The crate also holds what the crawl needs of the other crates, as the crawl's traits
+//! implemented over them: the history of earlier runs and the spill of the frontier over the
+//! store, the site's own sitemaps read as seeds over the sitemap crate's reader.
+//!
+//! # Example
+//!
+//! Map a site served on this machine and publish its sitemap into a directory:
+//!
+//! ```
+//! # use std::io::{BufRead, BufReader, Write};
+//! # /// A site of two pages on 127.0.0.1, answered one request per connection.
+//! # fn serve() -> std::io::Result<String> {
+//! #     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+//! #     let address = listener.local_addr()?;
+//! #     std::thread::spawn(move || {
+//! #         for stream in listener.incoming().flatten() {
+//! #             let mut request = String::new();
+//! #             let mut reader = BufReader::new(&stream);
+//! #             let _ = reader.read_line(&mut request);
+//! #             let mut line = String::new();
+//! #             while reader.read_line(&mut line).is_ok_and(|read| read > 2) { line.clear(); }
+//! #             let (status, body) = match request.split(' ').nth(1) {
+//! #                 Some("/") => ("200 OK", r#"<title>Home</title><a href="/about">About</a>"#),
+//! #                 Some("/about") => ("200 OK", "<title>About</title>"),
+//! #                 _ => ("404 Not Found", ""),
+//! #             };
+//! #             let _ = write!(&stream, "HTTP/1.1 {status}\r\nContent-Type: text/html\r\n\
+//! #                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+//! #         }
+//! #     });
+//! #     Ok(format!("http://{address}/"))
+//! # }
+//! use sitemapper_crawl::{CrawlConfig, RenderMode};
+//! use sitemapper_site::{OutputTarget, RunContext, SiteSettings};
+//!
+//! let seed = serve()?;
+//! let out = tempfile::tempdir()?;
+//! let crawl = CrawlConfig { render: RenderMode::Never, ..CrawlConfig::default() };
+//! let settings = SiteSettings::new(seed, OutputTarget::Path(out.path().into()), crawl);
+//!
+//! let run = sitemapper_site::run(&settings, RunContext::default())?;
+//!
+//! assert_eq!(run.published.0[0].urls, 2);
+//! let sitemap = std::fs::read_to_string(out.path().join("sitemap.xml"))?;
+//! assert!(sitemap.contains("/about</loc>"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod changes;
+mod elsewhere;
+mod error;
+#[cfg(test)]
+mod fixture;
+mod history;
+mod lock;
+mod not_listed;
+mod publish;
+mod record;
+mod run;
+mod settings;
+mod site_sitemaps;
+mod sitemap_seeds;
+mod sitemap_source;
+mod spill;
+mod spreadsheet;
+
+pub use changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
+pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
+pub use error::{ErrorKind, SiteError};
+pub use lock::{LockError, RunLock};
+pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};
+pub use record::{EventCounts, Notes, ScopeStatement};
+pub use run::{RunContext, SiteRun, Watcher, run};
+pub use settings::{
+    ChangefreqRule, OutputTarget, PriorityRule, RenderSettings, SiteSettings, Untouched,
+};
+pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
+pub use sitemap_seeds::ReadSitemaps;
+pub use sitemap_source::{SitemapClient, gunzip_if_gzip, listed_sitemaps};
+pub use spreadsheet::{SpreadsheetCsv, neutralize_formula};

@@ -1,0 +1,916 @@
+//! One site's run, in phases: open (lock, claim the crawl database for the seed's scope, begin
+//! the run), crawl (with the recorder writing every event into the database), settle (the
+//! site-wide rules that need the whole run), publish, report what changed, notify. A run that
+//! fails in any phase is recorded as failed, an early return included: [`RunGuard`] sees to it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use sitemapper_crawl::{
+    CrawlEvent, CrawlProgress, CrawlSummary, Crawler, HostMap, PaceBoard, RenderMode, Renderer,
+    ResumePoint, shown_proxy,
+};
+use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
+use sitemapper_sitemap::{Published, StagingDir, Written, published_names};
+use sitemapper_store::{ChangeReport, RunId, RunStatus, Store};
+use tokio::sync::{mpsc, watch};
+use tracing::Instrument;
+use url::Url;
+
+use crate::SiteError;
+use crate::changes::{self, IndexNow};
+use crate::history::StoreHistory;
+use crate::lock::RunLock;
+use crate::not_listed::{self, NotListed};
+use crate::publish::{Staging, publish};
+use crate::record::{EventCounts, Notes, Recorder};
+use crate::settings::SiteSettings;
+use crate::sitemap_seeds::{ReadSitemaps, SeedSitemaps};
+use crate::spill::StoreSpill;
+
+/// Events in flight between the crawl and the recorder.
+const EVENT_CHANNEL_CAPACITY: usize = 4096;
+
+/// Shown how a run goes while it crawls: the binary draws its progress line from it.
+pub trait Watcher {
+    /// The crawl begins: `crawl` counts its requests and queue, `recorded` what the crawl
+    /// database received.
+    fn crawl_started(&mut self, crawl: Arc<CrawlProgress>, recorded: Arc<EventCounts>);
+    /// The crawl has ended: every request is done.
+    fn crawl_ended(&mut self);
+}
+
+/// How a run fits in the program that runs it. The default: a run of its own, stopped by
+/// nothing but its end, shown to nobody.
+#[derive(Default)]
+pub struct RunContext<'a> {
+    /// When it becomes `true`, the crawl stops: no new request, nothing published, the run
+    /// recorded as interrupted (to continue with [`SiteSettings::resume`]).
+    pub stop: Option<watch::Receiver<bool>>,
+    /// The pace of each host, shared with the other runs of the process (a fleet).
+    pub pace: Option<Arc<PaceBoard>>,
+    /// Keeps the site's own sitemaps the crawl read as seeds (an audit compares them).
+    pub read_sitemaps: Option<ReadSitemaps>,
+    /// Shown the run's progress.
+    pub watcher: Option<&'a mut dyn Watcher>,
+}
+
+impl std::fmt::Debug for RunContext<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("RunContext")
+            .field("stop", &self.stop)
+            .field("pace", &self.pace)
+            .field("read_sitemaps", &self.read_sitemaps)
+            .field("watcher", &self.watcher.is_some())
+            .finish()
+    }
+}
+
+/// A finished, published run, with what a summary, an audit or a fleet's record needs.
+#[derive(Debug)]
+pub struct SiteRun {
+    /// The crawl database, open.
+    pub store: Store,
+    /// This run in it.
+    pub run: RunId,
+    /// What the crawl reports besides its pages.
+    pub summary: CrawlSummary,
+    /// What the recorder saw besides pages.
+    pub notes: Notes,
+    /// What was written and published; with stdout, no file is published.
+    pub published: (Vec<Written>, Published),
+    /// What changed since the previous complete run, in the URLs the sitemaps publish.
+    pub changes: ChangeReport,
+    /// Pages that served a new `Last-Modified` over the same content, whose lastmod was kept.
+    pub lastmod_kept: u64,
+    /// The URLs not listed: a few of each reason.
+    pub not_listed: NotListed,
+    /// Whether the run continued an interrupted one.
+    pub resumed: bool,
+    /// What to say of IndexNow, when it was asked for.
+    pub notified: Option<String>,
+    /// When the run started.
+    pub started: Instant,
+    /// When the run started, on the clock.
+    pub started_at: jiff::Timestamp,
+    /// Held until the caller is done with the output directory and the database.
+    _lock: RunLock,
+    /// Keeps a temporary database alive as long as the store.
+    _database: Database,
+}
+
+/// Crawls `settings.seed`, records every URL in the crawl database, publishes the sitemaps of
+/// the listable ones, reports what changed and notifies IndexNow. Nothing is published unless
+/// every phase before succeeded: on an error the previous sitemap stays as it was.
+pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, SiteError> {
+    let started = Instant::now();
+    let started_at = jiff::Timestamp::now();
+    let opened = Opened::open(settings, context.read_sitemaps)?;
+    let Opened {
+        crawler,
+        seed,
+        browser,
+        lock,
+        staging,
+        database,
+        store,
+        run,
+        resumed,
+    } = opened;
+    // From here on the run is in the database: it ends recorded as failed unless it ends
+    // otherwise.
+    let mut guard = RunGuard::new(&database.path, run);
+    let crawled = crawl(
+        settings,
+        crawler,
+        &seed,
+        browser,
+        store,
+        run,
+        context.stop,
+        context.pace,
+        context.watcher,
+    )?;
+    let Crawled {
+        summary,
+        mut store,
+        notes,
+        runtime,
+    } = crawled;
+    let summary = ended(settings, summary, &database, &mut guard)?;
+    let not_listed = settle(&mut store, run, settings, &summary)?;
+    let published = publish(&mut store, run, settings, &summary, staging)?;
+    let changes = published_changes(
+        record_changes(&mut store, run, &summary)?,
+        &settings.crawl.host_map,
+    );
+    let lastmod_kept = store.kept_lastmod_count(run)?;
+    guard.complete(&mut store)?;
+    if let Some(target) = &settings.report_changes {
+        changes::write_report(&changes, target)?;
+    }
+    let notified = settings
+        .indexnow
+        .as_ref()
+        .and_then(|indexnow| notify_indexnow(&runtime, indexnow, &summary, &changes));
+    Ok(SiteRun {
+        store,
+        run,
+        summary,
+        notes,
+        published,
+        changes,
+        lastmod_kept,
+        not_listed,
+        resumed,
+        notified,
+        started,
+        started_at,
+        _lock: lock,
+        _database: database,
+    })
+}
+
+/// The run as the open phase leaves it: locked, claimed, begun, nothing fetched yet.
+struct Opened {
+    crawler: Crawler,
+    seed: Url,
+    browser: Option<PathBuf>,
+    lock: RunLock,
+    staging: Staging,
+    database: Database,
+    store: Store,
+    run: RunId,
+    resumed: bool,
+}
+
+impl Opened {
+    /// Checks what can be checked before any request, locks the output directory and the
+    /// crawl database, claims the database for the seed's scope and begins the run (or
+    /// continues the interrupted one). An output directory that cannot be written fails the
+    /// run now, not after an hour of crawling.
+    fn open(
+        settings: &SiteSettings,
+        read_sitemaps: Option<ReadSitemaps>,
+    ) -> Result<Opened, SiteError> {
+        let mut config = settings.crawl.clone();
+        // What earlier runs published where the site serves it is never a seed.
+        if settings.publishes_sitemaps
+            && let Some(directory) = settings.out.path()
+        {
+            config.own_sitemaps = published_names(directory).into_iter().collect();
+        }
+        let crawler = Crawler::new(config);
+        let seed = crawler
+            .parse_seed(&settings.seed)
+            .map_err(SiteError::Seed)?;
+        let browser = browser_executable(settings)?;
+        // The lock comes first, so that nothing in the output directory is touched while
+        // another run uses it.
+        let out_directory = settings.out.path();
+        if let Some(directory) = out_directory {
+            std::fs::create_dir_all(directory).map_err(SiteError::io(format!(
+                "cannot create output directory {}",
+                directory.display()
+            )))?;
+        }
+        let mut locked: Vec<&Path> = out_directory.into_iter().collect();
+        locked.extend(settings.state.as_deref());
+        let lock = RunLock::acquire(&locked)?;
+        if let Some(directory) = out_directory {
+            for abandoned in StagingDir::remove_abandoned(directory) {
+                tracing::info!(path = %abandoned.display(), "removed a staging directory left by a killed run");
+            }
+        }
+        let staging = Staging::create(&settings.out)?;
+        let database = Database::open(settings.state.as_deref())?;
+        let mut store = database.open_store()?;
+        claim_scope(&mut store, &Crawler::scope_root(&seed))?;
+        let (run, resume) = start_run(&mut store, settings, &seed)?;
+        let resumed = resume.is_some();
+        let spill = StoreSpill::new(database.open_store()?)?;
+        let mut crawler = crawler
+            .with_spill(Arc::new(spill))
+            .with_sitemap_reader(Arc::new(SeedSitemaps::new(
+                settings.crawl.host_map.clone(),
+                read_sitemaps,
+            )));
+        if settings.state.is_some() {
+            let history = StoreHistory::new(database.open_store()?);
+            crawler = crawler.with_history(Arc::new(history));
+        }
+        if let Some(point) = resume {
+            crawler = crawler.with_resume(point);
+        }
+        Ok(Opened {
+            crawler,
+            seed,
+            browser,
+            lock,
+            staging,
+            database,
+            store,
+            run,
+            resumed,
+        })
+    }
+}
+
+/// Marks its run failed in the crawl database when it is dropped before the run completed:
+/// whatever phase returns early, the run is not left "running". A run that was stopped is
+/// marked interrupted instead, to be continued.
+#[derive(Debug)]
+struct RunGuard {
+    database: PathBuf,
+    run: RunId,
+    /// What the run ends as if the guard is dropped; `None` once it is recorded.
+    ending: Option<RunStatus>,
+}
+
+impl RunGuard {
+    fn new(database: &Path, run: RunId) -> RunGuard {
+        RunGuard {
+            database: database.to_path_buf(),
+            run,
+            ending: Some(RunStatus::Failed),
+        }
+    }
+
+    /// The run was stopped: it ends interrupted.
+    fn stopped(&mut self) {
+        self.ending = Some(RunStatus::Interrupted);
+    }
+
+    /// Records the run complete.
+    fn complete(&mut self, store: &mut Store) -> Result<(), SiteError> {
+        store.finish_run(self.run, RunStatus::Complete)?;
+        self.ending = None;
+        Ok(())
+    }
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        let Some(status) = self.ending else {
+            return;
+        };
+        // A connection of its own: the run's may be with the recorder, or gone with its error.
+        let recorded = Store::open(&self.database)
+            .map_err(|error| error.to_string())
+            .and_then(|mut store| {
+                store
+                    .finish_run(self.run, status)
+                    .map_err(|error| error.to_string())
+            });
+        if let Err(error) = recorded {
+            tracing::warn!(run = self.run.0, "cannot record how the run ended: {error}");
+        }
+    }
+}
+
+/// What the crawl phase hands on: the crawl's ending, the store back from the recorder, and
+/// the runtime the last phase notifies on.
+struct Crawled {
+    summary: Result<CrawlSummary, sitemapper_crawl::CrawlError>,
+    store: Store,
+    notes: Notes,
+    runtime: tokio::runtime::Runtime,
+}
+
+/// Crawls from `seed` while the recorder writes every event into the database; stops when
+/// `stop` says so.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the phase takes what the open phase made and the context's parts, each once"
+)]
+fn crawl(
+    settings: &SiteSettings,
+    mut crawler: Crawler,
+    seed: &Url,
+    browser: Option<PathBuf>,
+    store: Store,
+    run: RunId,
+    stop: Option<watch::Receiver<bool>>,
+    pace: Option<Arc<PaceBoard>>,
+    mut watcher: Option<&mut dyn Watcher>,
+) -> Result<Crawled, SiteError> {
+    if let Some(pace) = pace {
+        crawler = crawler.with_pace_board(pace);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(SiteError::Runtime)?;
+    let browser = browser.map(|executable| {
+        let private_networks = runtime.block_on(settings.crawl.addresses.allows_private_for(seed));
+        Arc::new(Chromium::new(ChromiumOptions {
+            executable,
+            tabs: settings.render.tabs,
+            timeout: settings.render.timeout,
+            user_agent: settings.crawl.user_agent.clone(),
+            private_networks,
+            proxy: browser_proxy(settings),
+            accept_invalid_certificates: settings.crawl.network.accept_invalid_certificates,
+        }))
+    });
+    if let Some(browser) = &browser {
+        crawler = crawler.with_renderer(Arc::clone(browser) as Arc<dyn Renderer>);
+    }
+    let counts = Arc::new(EventCounts::default());
+    let (sender, receiver) = mpsc::channel::<CrawlEvent>(EVENT_CHANNEL_CAPACITY);
+    let recorder = Recorder::spawn(store, run, receiver, Arc::clone(&counts));
+    if let Some(watcher) = watcher.as_deref_mut() {
+        watcher.crawl_started(crawler.progress(), counts);
+    }
+    if let Some(mut stop) = stop {
+        let stopper = crawler.stopper();
+        runtime.spawn(async move {
+            if stop.wait_for(|stop| *stop).await.is_ok() {
+                stopper.stop();
+            }
+        });
+    }
+    // The caller's span (a fleet's site) follows the crawl into its runtime.
+    let summary = runtime.block_on(
+        crawler
+            .run(seed, sender)
+            .instrument(tracing::Span::current()),
+    );
+    if let Some(browser) = &browser {
+        runtime.block_on(browser.shut_down());
+    }
+    if let Ok(summary) = &summary {
+        for (host, requests) in &summary.render.requests.other_hosts {
+            tracing::info!(%host, requests, "the browser fetched from another host");
+        }
+    }
+    if let Some(watcher) = watcher {
+        watcher.crawl_ended();
+    }
+    let (store, notes) = recorder.finish()?;
+    Ok(Crawled {
+        summary,
+        store,
+        notes,
+        runtime,
+    })
+}
+
+/// How the crawl ended: a summary to publish from, or why nothing is published.
+fn ended(
+    settings: &SiteSettings,
+    summary: Result<CrawlSummary, sitemapper_crawl::CrawlError>,
+    database: &Database,
+    guard: &mut RunGuard,
+) -> Result<CrawlSummary, SiteError> {
+    let summary = summary.map_err(|error| SiteError::Crawl {
+        error,
+        untouched: settings.untouched(),
+    })?;
+    if summary.interrupted {
+        guard.stopped();
+        return Err(SiteError::Stopped {
+            pages: summary.pages_visited,
+            requests: summary.requests,
+            untouched: settings.untouched(),
+            state: settings.state.clone(),
+        });
+    }
+    if summary.urls_lost > 0 {
+        return Err(SiteError::UrlsLost {
+            lost: summary.urls_lost,
+            database: database.path.clone(),
+            untouched: settings.untouched(),
+        });
+    }
+    Ok(summary)
+}
+
+/// The browser pages are rendered in, unless `--render never`. None is found: `always`
+/// cannot run; `auto` runs, and warns if a page needs rendering. A browser named with
+/// `--chrome` or `$CHROME` must exist.
+fn browser_executable(settings: &SiteSettings) -> Result<Option<PathBuf>, SiteError> {
+    let mode = settings.crawl.render;
+    if mode == RenderMode::Never {
+        return Ok(None);
+    }
+    match find_browser(settings.render.chrome.as_deref()) {
+        Ok(executable) => Ok(Some(executable)),
+        Err(BrowserMissing::NotFound) if mode == RenderMode::Auto => Ok(None),
+        Err(error) => Err(SiteError::Browser {
+            mode: if mode == RenderMode::Always {
+                "always"
+            } else {
+                "auto"
+            },
+            error,
+        }),
+    }
+}
+
+/// Begins this run: a new one, or with `--resume` the interrupted one, with where it stood.
+/// Runs a killed process left unfinished are marked failed.
+fn start_run(
+    store: &mut Store,
+    settings: &SiteSettings,
+    seed: &Url,
+) -> Result<(RunId, Option<ResumePoint>), SiteError> {
+    if settings.resume
+        && let Some((run, RunStatus::Running | RunStatus::Interrupted)) =
+            store.latest_run_status()?
+    {
+        let state = store.resume_state(run)?;
+        store.reopen_run(run)?;
+        let parse = |text: &str| Url::parse(text).ok();
+        let point = ResumePoint {
+            finished: state.finished.iter().filter_map(|url| parse(url)).collect(),
+            pending: state
+                .pending
+                .iter()
+                .filter_map(|(source, depth, target)| {
+                    Some((parse(source)?, *depth, parse(target)?))
+                })
+                .collect(),
+        };
+        tracing::info!(run = run.0, finished = point.finished.len(), "resuming");
+        return Ok((run, Some(point)));
+    }
+    if settings.resume {
+        tracing::warn!("--resume: no interrupted run to continue; starting a new one");
+    }
+    let abandoned = store.abandon_unfinished_runs()?;
+    if abandoned > 0 {
+        tracing::info!(abandoned, "unfinished earlier runs marked failed");
+    }
+    Ok((store.begin_run(seed.as_str())?, None))
+}
+
+/// Stores what this run lists and compares it with the previous complete run.
+fn record_changes(
+    store: &mut Store,
+    run: RunId,
+    summary: &CrawlSummary,
+) -> Result<ChangeReport, SiteError> {
+    store.record_listing(run)?;
+    let changes = store.change_report(run)?;
+    let counts = changes.previous.map(|_| changes.counts());
+    store.record_run_counts(run, summary.requests, summary.revalidated, counts)?;
+    Ok(changes)
+}
+
+/// The change report in the URLs the sitemaps publish (`--map-host`): it is read with them,
+/// and IndexNow is told of them.
+fn published_changes(mut changes: ChangeReport, host_map: &HostMap) -> ChangeReport {
+    if host_map.is_empty() {
+        return changes;
+    }
+    for urls in [
+        &mut changes.added,
+        &mut changes.removed,
+        &mut changes.changed,
+    ] {
+        for url in urls.iter_mut() {
+            *url = host_map.publish_text(url).into_owned();
+        }
+    }
+    changes
+}
+
+/// The proxy the browser goes through: `--proxy` without its credentials (Chromium takes
+/// none on its command line, and they would show in the process list), or, without
+/// `--proxy`, the environment's, which Chromium reads itself.
+fn browser_proxy(settings: &SiteSettings) -> Option<String> {
+    let proxy = settings.crawl.network.proxy.as_ref()?;
+    if !proxy.username().is_empty() {
+        tracing::warn!(
+            "the browser cannot authenticate to the proxy: pages rendered may miss what their scripts fetch"
+        );
+    }
+    Some(shown_proxy(proxy))
+}
+
+/// Notifies IndexNow of what changed since the previous run. A failure is reported but does
+/// not fail the run: the sitemap is published already. Returns what to say in the summary.
+fn notify_indexnow(
+    runtime: &tokio::runtime::Runtime,
+    indexnow: &IndexNow,
+    summary: &CrawlSummary,
+    changes: &ChangeReport,
+) -> Option<String> {
+    if changes.previous.is_none() {
+        return Some("IndexNow: first run, nothing to compare with: not notified.".to_string());
+    }
+    let counts = changes.counts();
+    if counts.added + counts.removed + counts.changed == 0 {
+        return Some("IndexNow: nothing changed: not notified.".to_string());
+    }
+    let published_root = indexnow.host_map.to_published(&summary.scope.root);
+    let host = published_root.host_str().unwrap_or_default();
+    match runtime.block_on(indexnow.notify(host, changes, &summary.addresses)) {
+        Ok(notified) => Some(format!(
+            "IndexNow: notified {} of {} URLs in {} request(s).",
+            indexnow.endpoint, notified.urls, notified.batches
+        )),
+        Err(error) => {
+            tracing::error!("{}", error_chain(&error));
+            None
+        }
+    }
+}
+
+/// An error and its sources on one line.
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// A crawl database belongs to one scope (docs/design.md, Safety): a run of another site on it
+/// would mix two sites' pages into one sitemap, report the first site's URLs as removed, and
+/// send them to IndexNow. A new database is bound to this run's scope; a database from
+/// before scopes were recorded is bound to the scope of its newest run's seed.
+fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), SiteError> {
+    let bound = match store.scope()? {
+        Some(bound) => Some(bound),
+        None => store
+            .latest_seed()?
+            .and_then(|seed| Url::parse(&seed).ok())
+            .map(|seed| Crawler::scope_root(&seed).to_string()),
+    };
+    if let Some(bound) = bound
+        && bound != scope.as_str()
+    {
+        return Err(SiteError::OtherSite {
+            database: store.path().to_path_buf(),
+            bound,
+            scope: scope.to_string(),
+        });
+    }
+    store.bind_scope(scope.as_str())?;
+    Ok(())
+}
+
+/// Applies the site-wide rules that need the whole run (session parameters, canonicals), so
+/// that every verdict is final; then reads the URLs not listed, writing them all to
+/// `--list-not-listed`. That list is written even when nothing turns out listable: it says why.
+fn settle(
+    store: &mut Store,
+    run: RunId,
+    settings: &SiteSettings,
+    summary: &CrawlSummary,
+) -> Result<NotListed, SiteError> {
+    store.exclude_session_urls(run, &summary.session_parameters)?;
+    store.resolve_canonicals(run)?;
+    not_listed::gather(store, run, settings.list_not_listed.as_ref())
+}
+
+/// The crawl database: the user's `--state` file, or a temporary one removed at the end.
+#[derive(Debug)]
+struct Database {
+    path: PathBuf,
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl Database {
+    fn open(state: Option<&Path>) -> Result<Database, SiteError> {
+        match state {
+            Some(path) => Ok(Database {
+                path: path.to_path_buf(),
+                _temporary: None,
+            }),
+            None => {
+                let directory = tempfile::Builder::new()
+                    .prefix("sitemapper-")
+                    .tempdir()
+                    .map_err(SiteError::io("cannot create a temporary crawl database"))?;
+                Ok(Database {
+                    path: directory.path().join("crawl.db"),
+                    _temporary: Some(directory),
+                })
+            }
+        }
+    }
+
+    fn open_store(&self) -> Result<Store, SiteError> {
+        Ok(Store::open(&self.path)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sitemapper_crawl::CrawlConfig;
+
+    use super::*;
+    use crate::fixture::{Answer, serve};
+    use crate::lock::LockError;
+    use crate::settings::OutputTarget;
+    use crate::{ErrorKind, SiteRun};
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    #[test]
+    fn a_database_is_claimed_by_its_first_scope_and_refused_to_others() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = Store::open(&directory.path().join("crawl.db"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(claim_scope(&mut store, &url("https://e.com/blog/")).is_ok());
+        assert!(claim_scope(&mut store, &url("https://e.com/blog/")).is_ok());
+        let refused = claim_scope(&mut store, &url("https://e.com/"))
+            .err()
+            .unwrap_or_else(|| panic!("another scope was accepted"));
+        assert_eq!(refused.kind(), crate::ErrorKind::Usage);
+        assert!(
+            refused
+                .to_string()
+                .contains("belongs to https://e.com/blog/")
+        );
+    }
+
+    #[test]
+    fn a_database_from_before_scopes_were_recorded_belongs_to_its_newest_seed() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = Store::open(&directory.path().join("crawl.db"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        store
+            .begin_run("https://e.com/docs/index.html")
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(claim_scope(&mut store, &url("https://other.example/")).is_err());
+        assert!(claim_scope(&mut store, &url("https://e.com/docs/")).is_ok());
+        assert_eq!(
+            store
+                .scope()
+                .unwrap_or_else(|error| panic!("{error}"))
+                .as_deref(),
+            Some("https://e.com/docs/")
+        );
+    }
+
+    /// A sitemap an earlier run published, to be left as it was by a run that fails.
+    const PREVIOUS_SITEMAP: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>https://e.com/earlier</loc></url>
+</urlset>
+"#;
+
+    fn begun(database: &Path) -> (Store, RunId) {
+        let mut store = Store::open(database).unwrap_or_else(|error| panic!("{error}"));
+        let run = store
+            .begin_run("https://e.com/")
+            .unwrap_or_else(|error| panic!("{error}"));
+        (store, run)
+    }
+
+    /// `run` as the crawl database records it, read through a connection of its own.
+    fn recorded(database: &Path, run: RunId) -> sitemapper_store::RunSummary {
+        Store::open(database)
+            .and_then(|store| store.runs())
+            .unwrap_or_else(|error| panic!("{error}"))
+            .into_iter()
+            .find(|summary| summary.id == run)
+            .unwrap_or_else(|| panic!("run {} is not recorded", run.0))
+    }
+
+    /// How the newest run of the crawl database ended, if it has one.
+    fn latest_status(database: &Path) -> Option<RunStatus> {
+        Store::open(database)
+            .and_then(|store| store.latest_run_status())
+            .unwrap_or_else(|error| panic!("{error}"))
+            .map(|(_, status)| status)
+    }
+
+    /// A run of `seed` into `out` that keeps its crawl database in `database`.
+    fn settings(seed: String, out: OutputTarget, database: &Path) -> SiteSettings {
+        let crawl = CrawlConfig {
+            render: RenderMode::Never,
+            ..CrawlConfig::default()
+        };
+        SiteSettings {
+            state: Some(database.to_path_buf()),
+            ..SiteSettings::new(seed, out, crawl)
+        }
+    }
+
+    fn failed(outcome: Result<SiteRun, SiteError>) -> SiteError {
+        outcome
+            .err()
+            .unwrap_or_else(|| panic!("the run published a sitemap"))
+    }
+
+    /// The names in `directory`, sorted.
+    fn names_in(directory: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(directory)
+            .unwrap_or_else(|error| panic!("{error}"))
+            .map(|entry| {
+                entry
+                    .unwrap_or_else(|error| panic!("{error}"))
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_run_whose_guard_is_dropped_before_it_completes_is_recorded_failed() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        let (_store, run) = begun(&database);
+        drop(RunGuard::new(&database, run));
+        let summary = recorded(&database, run);
+        assert_eq!(summary.status, RunStatus::Failed);
+        assert!(summary.finished_at.is_some());
+    }
+
+    #[test]
+    fn a_stopped_run_whose_guard_is_dropped_is_recorded_interrupted() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        let (_store, run) = begun(&database);
+        let mut guard = RunGuard::new(&database, run);
+        guard.stopped();
+        drop(guard);
+        assert_eq!(recorded(&database, run).status, RunStatus::Interrupted);
+    }
+
+    #[test]
+    fn a_completed_run_stays_as_it_was_recorded_when_its_guard_is_dropped() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("crawl.db");
+        let (mut store, run) = begun(&database);
+        let mut guard = RunGuard::new(&database, run);
+        guard
+            .complete(&mut store)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let completed = recorded(&database, run);
+        assert_eq!(completed.status, RunStatus::Complete);
+        drop(guard);
+        assert_eq!(recorded(&database, run), completed);
+    }
+
+    #[test]
+    fn a_guard_that_cannot_open_its_database_drops_without_panicking() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = directory.path().join("missing").join("crawl.db");
+        drop(RunGuard::new(&database, RunId(1)));
+        assert!(!database.exists());
+    }
+
+    #[test]
+    fn a_site_with_nothing_indexable_fails_and_leaves_the_published_sitemap_as_it_was() {
+        const SITE: &[(&str, Answer)] = &[(
+            "/",
+            Answer::Html(
+                r#"<html><head><meta name="robots" content="noindex"><title>Private</title></head><body><p>Nothing to list.</p></body></html>"#,
+            ),
+        )];
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let state = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = state.path().join("crawl.db");
+        let sitemap = out.path().join("sitemap.xml");
+        std::fs::write(&sitemap, PREVIOUS_SITEMAP).unwrap_or_else(|error| panic!("{error}"));
+        let settings = settings(
+            serve(SITE),
+            OutputTarget::Path(out.path().to_path_buf()),
+            &database,
+        );
+
+        let error = failed(run(&settings, RunContext::default()));
+
+        assert!(
+            matches!(error, SiteError::NothingListed { .. }),
+            "{error:?}"
+        );
+        assert_eq!(error.kind(), ErrorKind::Fatal);
+        assert_eq!(
+            std::fs::read(&sitemap).unwrap_or_else(|error| panic!("{error}")),
+            PREVIOUS_SITEMAP.as_bytes()
+        );
+        assert_eq!(
+            names_in(out.path()),
+            ["sitemap.xml"],
+            "no staging directory is left behind"
+        );
+        assert_eq!(latest_status(&database), Some(RunStatus::Failed));
+    }
+
+    #[test]
+    fn a_stop_asked_before_the_crawl_starts_ends_the_run_interrupted_with_nothing_published() {
+        // The seed links to a page that never answers, so that the crawl cannot run out of
+        // links before the stop reaches it.
+        const SITE: &[(&str, Answer)] = &[
+            (
+                "/",
+                Answer::Html(r#"<title>Home</title><a href="/never">Never</a>"#),
+            ),
+            ("/never", Answer::Never),
+        ];
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let state = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = state.path().join("crawl.db");
+        let settings = settings(
+            serve(SITE),
+            OutputTarget::Path(out.path().to_path_buf()),
+            &database,
+        );
+        let (stop, stopped) = watch::channel(true);
+        let context = RunContext {
+            stop: Some(stopped),
+            ..RunContext::default()
+        };
+
+        let error = failed(run(&settings, context));
+        drop(stop);
+
+        assert!(
+            matches!(&error, SiteError::Stopped { state: Some(path), .. } if *path == database),
+            "{error:?}"
+        );
+        assert_eq!(error.kind(), ErrorKind::Stopped);
+        assert_eq!(latest_status(&database), Some(RunStatus::Interrupted));
+        assert!(!out.path().join("sitemap.xml").exists());
+    }
+
+    #[test]
+    fn a_run_on_what_another_run_holds_is_refused_before_it_records_anything() {
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let state = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let database = state.path().join("crawl.db");
+        let sitemap = out.path().join("sitemap.xml");
+        std::fs::write(&sitemap, PREVIOUS_SITEMAP).unwrap_or_else(|error| panic!("{error}"));
+        // No site is served: a run that got past the lock would fail on its seed instead.
+        let settings = settings(
+            "http://127.0.0.1:9/".to_string(),
+            OutputTarget::Path(out.path().to_path_buf()),
+            &database,
+        );
+        for held in [out.path(), database.as_path()] {
+            let other_run = RunLock::acquire(&[held]).unwrap_or_else(|error| panic!("{error}"));
+
+            let error = failed(run(&settings, RunContext::default()));
+
+            assert!(
+                matches!(error, SiteError::Lock(LockError::Busy(_))),
+                "{}: {error:?}",
+                held.display()
+            );
+            assert_eq!(error.kind(), ErrorKind::Locked);
+            drop(other_run);
+        }
+        assert_eq!(
+            std::fs::read(&sitemap).unwrap_or_else(|error| panic!("{error}")),
+            PREVIOUS_SITEMAP.as_bytes()
+        );
+        assert_eq!(latest_status(&database), None);
+    }
+}
