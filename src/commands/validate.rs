@@ -503,17 +503,13 @@ async fn load(fetcher: &Fetcher, source: &Source) -> Result<(Vec<u8>, Option<Url
     match source {
         Source::File(path) => Ok((gunzip_if_gzip(read_file(path)?)?, None)),
         Source::Stdin => Ok((gunzip_if_gzip(read_capped(std::io::stdin().lock())?)?, None)),
-        Source::Remote(url) => {
-            // The protocol's limit (sitemaps.org); only a 16-bit target holds less.
-            let cap = usize::try_from(MAX_BYTES_PER_FILE).unwrap_or(usize::MAX);
-            match fetcher.get(url, cap).await {
-                Ok(fetched) => Ok((gunzip_if_gzip(fetched.body)?, Some(url.clone()))),
-                Err(FetchError::Status(status)) if matches!(status.as_u16(), 404 | 410) => {
-                    Err("not found".to_string())
-                }
-                Err(error) => Err(error.to_string()),
+        Source::Remote(url) => match fetcher.get(url, MAX_BYTES_PER_FILE).await {
+            Ok(fetched) => Ok((gunzip_if_gzip(fetched.body)?, Some(url.clone()))),
+            Err(FetchError::Status(status)) if matches!(status.as_u16(), 404 | 410) => {
+                Err("not found".to_string())
             }
-        }
+            Err(error) => Err(error.to_string()),
+        },
     }
 }
 

@@ -118,6 +118,7 @@ mod tests {
             verdict: Recorded::Indexable,
             reason: None,
             detail: None,
+            failure: None,
             ignored_hints: Vec::new(),
             target: None,
             canonical: None,

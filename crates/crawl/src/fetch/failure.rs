@@ -1,6 +1,6 @@
 //! Why a fetch gave nothing to read, as types: [`FetchFailure`] when a request got no
-//! response at all (its kind a stable code the crawl database keeps, its detail the words of
-//! the HTTP stack), [`FetchError`] when a chain of redirects ended without the body asked for.
+//! response at all (its kind a stable code the crawl database keeps, beside its message in
+//! words), [`FetchError`] when a chain of redirects ended without the body asked for.
 
 use std::fmt;
 
@@ -52,21 +52,35 @@ impl FetchFailureKind {
     }
 }
 
-/// Why a request got no response: its kind, and what the HTTP stack said (the words of the
-/// error and its causes; for a refused address, the policy's refusal).
+/// Why a request got no response: its kind, and its message in words (the kind's, and what
+/// the HTTP stack said: `connection failed: ...`; for a refused address, the policy's
+/// refusal), which is what the crawl database and reports show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchFailure {
     kind: FetchFailureKind,
-    detail: String,
+    message: String,
 }
 
 impl FetchFailure {
-    /// A failure of `kind`, `detail` in words (empty when the kind says it all).
-    pub fn new(kind: FetchFailureKind, detail: impl Into<String>) -> FetchFailure {
+    /// A failure of `kind` whose message is `message`, as [`Self::message`] gave it (read
+    /// back from a store).
+    pub fn new(kind: FetchFailureKind, message: impl Into<String>) -> FetchFailure {
         FetchFailure {
             kind,
-            detail: detail.into(),
+            message: message.into(),
         }
+    }
+
+    /// A failure of `kind`, with `detail` from the HTTP stack after the kind's words.
+    pub(crate) fn of(kind: FetchFailureKind, detail: &str) -> FetchFailure {
+        let message = match kind {
+            FetchFailureKind::Timeout => "timed out".to_string(),
+            FetchFailureKind::Connect => format!("connection failed: {detail}"),
+            FetchFailureKind::Body => format!("reading the body failed: {detail}"),
+            FetchFailureKind::Other => format!("request failed: {detail}"),
+            FetchFailureKind::Refused => detail.to_string(),
+        };
+        FetchFailure::new(kind, message)
     }
 
     /// The kind of failure.
@@ -74,14 +88,14 @@ impl FetchFailure {
         self.kind
     }
 
-    /// What the HTTP stack said, without the words of the kind.
-    pub fn detail(&self) -> &str {
-        &self.detail
+    /// The failure in words.
+    pub fn message(&self) -> &str {
+        &self.message
     }
 
     /// The address policy's refusal as a failure.
     pub(crate) fn refused(refusal: &PrivateAddress) -> FetchFailure {
-        FetchFailure::new(FetchFailureKind::Refused, refusal.to_string())
+        FetchFailure::of(FetchFailureKind::Refused, &refusal.to_string())
     }
 
     pub(crate) fn from_reqwest(error: &reqwest::Error) -> FetchFailure {
@@ -100,11 +114,7 @@ impl FetchFailure {
         } else {
             FetchFailureKind::Other
         };
-        let detail = match kind {
-            FetchFailureKind::Timeout => String::new(),
-            _ => error_chain(error),
-        };
-        FetchFailure::new(kind, detail)
+        FetchFailure::of(kind, &error_chain(error))
     }
 
     /// Whether trying again may get a response: a timeout or a failed connection.
@@ -118,14 +128,7 @@ impl FetchFailure {
 
 impl fmt::Display for FetchFailure {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let detail = &self.detail;
-        match self.kind {
-            FetchFailureKind::Timeout => formatter.write_str("timed out"),
-            FetchFailureKind::Connect => write!(formatter, "connection failed: {detail}"),
-            FetchFailureKind::Body => write!(formatter, "reading the body failed: {detail}"),
-            FetchFailureKind::Other => write!(formatter, "request failed: {detail}"),
-            FetchFailureKind::Refused => formatter.write_str(detail),
-        }
+        formatter.write_str(&self.message)
     }
 }
 
@@ -154,7 +157,7 @@ pub enum FetchError {
     #[error("larger than {cap} bytes")]
     TooLarge {
         /// The most bytes read.
-        cap: usize,
+        cap: u64,
     },
 }
 
@@ -214,7 +217,9 @@ mod tests {
                 "10.0.0.1 is on a private network",
             ),
         ] {
-            assert_eq!(FetchFailure::new(kind, detail).to_string(), shown);
+            let failure = FetchFailure::of(kind, detail);
+            assert_eq!(failure.to_string(), shown);
+            assert_eq!(FetchFailure::new(kind, shown), failure, "{shown}");
         }
     }
 

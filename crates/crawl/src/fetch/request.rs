@@ -26,7 +26,9 @@ impl Fetcher {
     /// GET `url` through its redirects: the 2xx answer the chain ends on, its body at most
     /// `cap` bytes. Timeouts, failed connections, 429, 502, 503 and 504 are retried as the
     /// fetcher's settings say.
-    pub async fn get(&self, url: &Url, cap: usize) -> Result<Fetched, FetchError> {
+    pub async fn get(&self, url: &Url, cap: u64) -> Result<Fetched, FetchError> {
+        // A cap beyond the address space is no cap: memory ends first.
+        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
         let hops = Plain {
             request: HopRequest::get(BodyWanted::AnySuccess { cap }),
             max_redirects: self.max_redirects,
@@ -111,7 +113,9 @@ impl Hops for Plain {
         if response.truncated
             && let Some(cap) = self.request.wanted.cap()
         {
-            return Err(FetchError::TooLarge { cap });
+            return Err(FetchError::TooLarge {
+                cap: u64::try_from(cap).unwrap_or(u64::MAX),
+            });
         }
         Ok(Fetched {
             url,
