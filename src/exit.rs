@@ -13,7 +13,7 @@ use sitemapper_store::StoreError;
 /// The documented exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExitStatus {
-    /// The run did what was asked.
+    /// The run did what was asked, or stdout's reader stopped reading (`crate::stdout`).
     Success = 0,
     /// The run could not finish: seed unreachable, output not writable, nothing to list.
     Fatal = 1,

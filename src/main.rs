@@ -8,6 +8,7 @@ mod memory;
 mod progress;
 mod report;
 mod settings;
+mod stdout;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -20,12 +21,14 @@ use crate::settings::{ConfigFile, Verbosity};
 
 fn main() -> ExitCode {
     let cli = cli::parse();
-    let file = match ConfigFile::find(cli.config.as_deref()) {
-        Ok(file) => file,
+    let found = match ConfigFile::find(cli.config.as_deref()) {
+        Ok(found) => found,
         Err(error) => return fail(&Failure::usage(error)),
     };
-    let verbosity = Verbosity::resolve(cli.quiet, cli.verbose, cli.color, &file);
+    let verbosity = Verbosity::resolve(cli.quiet, cli.verbose, cli.color, &found.file);
     init_logging(verbosity);
+    found.log();
+    let file = found.file;
     let output = commands::Output {
         quiet: verbosity.quiet,
     };
@@ -41,6 +44,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::from(ExitStatus::Success as u8),
+        // The reader of stdout stopped reading (`| head`): its choice, said by no error line.
+        Err(_) if stdout::closed() => ExitCode::from(ExitStatus::Success as u8),
         Err(failure) => fail(&failure),
     }
 }
@@ -52,13 +57,18 @@ fn fail(failure: &Failure) -> ExitCode {
     ExitCode::from(failure.status as u8)
 }
 
-/// sitemapper's own crates: -v and -vv speak for these only.
-const OWN_CRATES: [&str; 7] = [
+/// sitemapper's own crates, by their log target (the crate name with `_`): -v and -vv speak
+/// for these only. `EnvFilter` matches a target by its prefix, so `sitemapper` alone would
+/// reach them all; each is named so that the list says which crates are ours, and a test
+/// checks that every library crate of the workspace is in it.
+const OWN_CRATES: [&str; 9] = [
     "sitemapper",
     "sitemapper_audit",
     "sitemapper_crawl",
     "sitemapper_extract",
+    "sitemapper_fleet",
     "sitemapper_render",
+    "sitemapper_site",
     "sitemapper_sitemap",
     "sitemapper_store",
 ];
@@ -120,5 +130,55 @@ pub(crate) fn use_color(color: ColorName) -> bool {
             std::io::stderr().is_terminal()
                 && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::OWN_CRATES;
+
+    /// The log target of each library crate under `crates/` (a crate with only a binary,
+    /// such as the benchmark, has none): `[lib] name`, else the package name with `_` for `-`.
+    fn library_targets() -> Vec<String> {
+        let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+        let mut targets = Vec::new();
+        for entry in std::fs::read_dir(&crates).unwrap() {
+            let directory = entry.unwrap().path();
+            let Ok(text) = std::fs::read_to_string(directory.join("Cargo.toml")) else {
+                continue;
+            };
+            let manifest: toml::Table = toml::from_str(&text).unwrap();
+            let library = manifest.get("lib");
+            if library.is_none() && !directory.join("src/lib.rs").is_file() {
+                continue;
+            }
+            let name = library
+                .and_then(|library| library.get("name"))
+                .or_else(|| manifest["package"].get("name"))
+                .and_then(toml::Value::as_str)
+                .unwrap();
+            targets.push(name.replace('-', "_"));
+        }
+        targets.sort();
+        targets
+    }
+
+    #[test]
+    fn verbose_reaches_every_library_crate_of_the_workspace() {
+        let targets = library_targets();
+        assert!(
+            targets.len() >= 7,
+            "too few library crates found: {targets:?}"
+        );
+        let missing: Vec<&String> = targets
+            .iter()
+            .filter(|target| !OWN_CRATES.contains(&target.as_str()))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "library crates missing from OWN_CRATES: {missing:?}"
+        );
     }
 }

@@ -22,6 +22,7 @@ use crate::cli::{CrawlArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
 use crate::progress::Progress;
 use crate::settings::{ConfigFile, CrawlSettings, summary_format};
+use crate::stdout::RunStdout;
 
 pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
     // Until the options are checked, the flag or the config file says whether to print JSON.
@@ -78,6 +79,7 @@ pub(crate) fn crawl_and_publish(
         pace,
         read_sitemaps,
         watcher: Some(&mut progress),
+        stdout: Some(&RunStdout),
     };
     sitemapper_site::run(&settings.site, context).map_err(|error| {
         let signal = signal.get().copied();

@@ -48,9 +48,10 @@ pub(crate) fn print<T: Serialize>(
 
 /// With `--summary json`, prints the object of a command that failed before it had a summary
 /// (`ok: false`, the exit code and the error line, nothing else); hands the failure on, for
-/// its line on stderr and its exit code.
+/// its line on stderr and its exit code. A failure that is stdout's reader gone is not
+/// written there again, nor is the write that finds it gone logged (see `crate::stdout`).
 pub(crate) fn failed(command: &'static str, format: SummaryFormat, failure: Failure) -> Failure {
-    if format == SummaryFormat::Json {
+    if format == SummaryFormat::Json && !crate::stdout::closed() {
         let envelope: Envelope<'_, ()> = Envelope {
             version: SUMMARY_VERSION,
             command,
@@ -59,7 +60,9 @@ pub(crate) fn failed(command: &'static str, format: SummaryFormat, failure: Fail
             error: Some(format!("{:#}", failure.error)),
             body: None,
         };
-        if let Err(error) = write_line(&envelope) {
+        if let Err(error) = write_line(&envelope)
+            && !crate::stdout::closed()
+        {
             tracing::error!("{error:#}");
         }
     }
@@ -67,7 +70,7 @@ pub(crate) fn failed(command: &'static str, format: SummaryFormat, failure: Fail
 }
 
 fn write_line<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     serde_json::to_writer(&mut out, value).context("cannot write the summary to stdout")?;
     writeln!(out).context("cannot write the summary to stdout")?;
     out.flush().context("cannot write the summary to stdout")

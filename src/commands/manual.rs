@@ -14,8 +14,7 @@ pub(crate) fn completions(args: &CompletionsArgs) -> Result<(), Failure> {
     let mut command = crate::cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "sitemapper", &mut out);
-    std::io::stdout()
-        .lock()
+    crate::stdout::lock()
         .write_all(&out)
         .context("cannot write to stdout")?;
     Ok(())
@@ -36,8 +35,7 @@ pub(crate) fn man(args: &ManArgs) -> Result<(), Failure> {
             clap_mangen::Man::new(command)
                 .render(&mut out)
                 .context("cannot render the manual")?;
-            std::io::stdout()
-                .lock()
+            crate::stdout::lock()
                 .write_all(&out)
                 .context("cannot write to stdout")?;
         }

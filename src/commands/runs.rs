@@ -95,7 +95,7 @@ impl RunJson {
 }
 
 fn print(runs: &[RunSummary]) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     writeln!(
         out,
         "{:>4}  {:<20}  {:<11}  {:>8}  {:>8}  {:>6}  {:>7}  {:>6}  {:>7}  {:>7}  seed",

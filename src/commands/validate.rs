@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{Read, StdoutLock, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -23,6 +23,7 @@ use super::json;
 use crate::cli::{SummaryFormat, ValidateArgs};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{ConfigFile, summary_format};
+use crate::stdout::StdoutWriter;
 use sitemapper_site::gunzip_if_gzip;
 
 /// Lines shown for a problem repeated in one file (and examples in JSON).
@@ -102,7 +103,7 @@ pub(crate) fn run(args: ValidateArgs, file: &ConfigFile) -> Result<(), Failure> 
 
 /// Checks the sitemap at `target` and everything it leads to, reporting as it goes; the
 /// summary is left to [`Checker::finish`].
-fn check_all(target: &str, format: SummaryFormat) -> Result<Checker<StdoutLock<'static>>, Failure> {
+fn check_all(target: &str, format: SummaryFormat) -> Result<Checker<StdoutWriter>, Failure> {
     let first = Source::parse(target)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -124,7 +125,7 @@ fn check_all(target: &str, format: SummaryFormat) -> Result<Checker<StdoutLock<'
         fetcher,
         runtime,
         format,
-        out: std::io::stdout().lock(),
+        out: crate::stdout::lock(),
         tally: Tally::default(),
         sitemaps: Vec::new(),
         problems: Vec::new(),

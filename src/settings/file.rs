@@ -106,22 +106,48 @@ pub(crate) struct ConfigFile {
 /// larger is a mistake, not a config, and must not cost unbounded memory.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
+/// The config file a run reads, and whether it was found here rather than named. It is found
+/// before logging is set up (it holds `quiet` and `verbose`), so what finding it has to say
+/// waits for [`FoundConfig::log`].
+#[derive(Debug)]
+pub(crate) struct FoundConfig {
+    pub(crate) file: ConfigFile,
+    found_here: bool,
+}
+
+impl FoundConfig {
+    /// Logs where the config file came from, once the subscriber is installed.
+    pub(crate) fn log(&self) {
+        if self.found_here {
+            tracing::debug!(
+                path = DEFAULT_CONFIG_FILE,
+                "read the config file found here"
+            );
+        }
+    }
+}
+
 impl ConfigFile {
     /// The config file named by `--config` (or `SITEMAPPER_CONFIG`), else `./sitemapper.toml`
     /// when there is one, else none (every key unset). A named file must exist.
-    pub(crate) fn find(named: Option<&Path>) -> anyhow::Result<ConfigFile> {
+    pub(crate) fn find(named: Option<&Path>) -> anyhow::Result<FoundConfig> {
         if let Some(path) = named {
-            return ConfigFile::load(path);
+            return Ok(FoundConfig {
+                file: ConfigFile::load(path)?,
+                found_here: false,
+            });
         }
         let default = Path::new(DEFAULT_CONFIG_FILE);
         if default.is_file() {
-            tracing::debug!(
-                path = DEFAULT_CONFIG_FILE,
-                "reading the config file found here"
-            );
-            return ConfigFile::load(default);
+            return Ok(FoundConfig {
+                file: ConfigFile::load(default)?,
+                found_here: true,
+            });
         }
-        Ok(ConfigFile::default())
+        Ok(FoundConfig {
+            file: ConfigFile::default(),
+            found_here: false,
+        })
     }
 
     fn load(path: &Path) -> anyhow::Result<ConfigFile> {

@@ -4,7 +4,9 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::fixture::Site;
-use crate::harness::{Run, assert_one_line_error, crawl, listed_urls, previous_output, sitemapper};
+use crate::harness::{
+    Run, assert_one_line_error, crawl, listed_urls, previous_output, sitemapper, sitemapper_command,
+};
 
 fn repository_file(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -343,4 +345,92 @@ fn a_site_with_nothing_indexable_is_fatal_and_keeps_the_previous_sitemap() {
         std::fs::read(out.path().join("sitemap.xml")).unwrap(),
         previous
     );
+}
+
+/// `sitemapper ARGS` with stdout a pipe whose reader has already gone, as after `| head` has
+/// read its lines: the reading end is closed before the process starts, so that its first
+/// write to stdout fails (EPIPE) every time, whatever it prints and however fast.
+fn with_stdout_closed(args: &[&str]) -> Run {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    sitemapper_command(args)
+        .stdout(writer)
+        .output()
+        .expect("run sitemapper")
+        .into()
+}
+
+/// No error line, no word of the pipe: the reader's going is not the run's failure.
+fn assert_quiet_about_stdout(args: &[&str], run: &Run) {
+    let said = format!("{args:?} said:\n{}", run.stderr);
+    assert_eq!(run.code, 0, "{said}");
+    assert!(
+        !run.stderr.to_lowercase().contains("error") && !run.stderr.contains("pipe"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_command_whose_stdout_is_closed_ends_quietly_with_success() {
+    let server = Site::new()
+        .page("/", r#"<a href="/a">a</a>"#)
+        .page("/a", "a")
+        .serve();
+    let seed = server.url("/");
+    let directory = tempfile::tempdir().unwrap();
+    let path = |name: &str| directory.path().join(name).to_str().unwrap().to_string();
+    let (state, out, sitemap) = (path("crawl.db"), path("out"), path("out/sitemap.xml"));
+    crawl(&seed, Path::new(&out), &["--state", &state]).assert_success();
+    let fleet = crate::fleet::fleet_file(
+        directory.path(),
+        &directory.path().join("sites"),
+        &[("home".to_string(), seed.clone())],
+        "",
+    );
+    let summary_json = ["--summary", "json"];
+    let crawl_to = ["crawl", &seed, "--retries", "0", "--state", &state, "--out"];
+    for args in [
+        &["runs", "--state", &state][..],
+        &["runs", "--state", &state, summary_json[0], summary_json[1]],
+        &["validate", &sitemap],
+        &["validate", &sitemap, summary_json[0], summary_json[1]],
+        &["fleet", "status", &fleet],
+        &["completions", "bash"],
+        &["man"],
+        &[&crawl_to[..], &["-"]].concat(),
+        &[&crawl_to[..], &[out.as_str()], &summary_json[..]].concat(),
+    ] {
+        assert_quiet_about_stdout(args, &with_stdout_closed(args));
+    }
+}
+
+#[test]
+fn a_crawl_whose_list_or_change_report_reader_has_gone_still_publishes() {
+    let server = Site::new()
+        .page("/", r#"<a href="/a">a</a> <a href="/gone">gone</a>"#)
+        .page("/a", "a")
+        .serve();
+    for extra in ["--list-not-listed", "--report-changes"] {
+        let out = tempfile::tempdir().unwrap();
+        let state = out.path().join("crawl.db");
+        let (seed, out_path) = (server.url("/"), out.path().to_str().unwrap());
+        let args = [
+            "crawl",
+            &seed,
+            "--retries",
+            "0",
+            "--state",
+            state.to_str().unwrap(),
+            "--out",
+            out_path,
+            extra,
+            "-",
+        ];
+        assert_quiet_about_stdout(&args, &with_stdout_closed(&args));
+        assert_eq!(
+            listed_urls(out.path()),
+            [server.url("/"), server.url("/a")].into_iter().collect(),
+            "{extra}"
+        );
+    }
 }

@@ -1,6 +1,36 @@
 //! Extraction: one fetched document and its headers in, the facts the crawler needs out
 //! (links, canonical hints, robots directives, base, instant refresh, title, and the values
 //! of the user's custom extractions). Pure and synchronous: no network, no async, no logging.
+//!
+//! # Example
+//!
+//! A page as fetched, with the URL it came from (relative links resolve against it) and the
+//! headers extraction reads: the links come out absolute and without fragment, in document
+//! order (a `mailto:` is no page to crawl), the canonical resolved, and the robots directives
+//! of the page and its headers together.
+//!
+//! ```
+//! use sitemapper_extract::{Document, ExtractOptions, ResponseHeaders, extract};
+//! use url::Url;
+//!
+//! let url = Url::parse("https://example.com/blog/?utm_source=feed")?;
+//! let body = br#"<html><head><link rel="canonical" href="/blog/"></head><body>
+//!     <a href="first-post">First</a> <a href="/about#team">About</a>
+//!     <a href="mailto:editor@example.com">Write to us</a></body></html>"#;
+//! let headers = ResponseHeaders {
+//!     content_type: Some("text/html; charset=utf-8".to_string()),
+//!     x_robots_tag: vec!["nofollow".to_string()],
+//!     ..ResponseHeaders::default()
+//! };
+//! let document = Document { url: &url, body, headers: &headers };
+//! let facts = extract(&document, &ExtractOptions::default());
+//!
+//! let links: Vec<&str> = facts.links.iter().map(|link| link.url.as_str()).collect();
+//! assert_eq!(links, ["https://example.com/blog/first-post", "https://example.com/about"]);
+//! assert_eq!(facts.canonicals, [Url::parse("https://example.com/blog/")?]);
+//! assert!(facts.robots.nofollow && !facts.robots.noindex);
+//! # Ok::<(), url::ParseError>(())
+//! ```
 
 mod canonical;
 mod charset;

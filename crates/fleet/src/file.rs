@@ -56,6 +56,39 @@ pub enum FleetFileError {
     },
 }
 
+/// A site name that cannot name files and records.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SiteNameError {
+    /// Empty, or longer than the longest name.
+    #[error("a site name has 1 to {MAX_NAME_LENGTH} characters")]
+    Length,
+    /// A character outside letters, digits, `.`, `_` and `-`, or a leading `.`.
+    #[error("site name {name:?}: use letters, digits, '.', '_' and '-', not starting with '.'")]
+    Characters {
+        /// The name refused.
+        name: String,
+    },
+}
+
+/// A seed that is not an absolute http or https URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum SeedError {
+    /// A URL of another scheme, or without a host.
+    #[error("`url` {text:?} is not an http or https URL")]
+    NotHttp {
+        /// As written.
+        text: String,
+    },
+    /// Not a URL.
+    #[error("`url` {text:?} is not a URL: {error}")]
+    Unreadable {
+        /// As written.
+        text: String,
+        /// Why the URL parser refused it (in the message already, so not its source).
+        error: url::ParseError,
+    },
+}
+
 /// The sites of a fleet file, checked.
 #[derive(Debug, Clone)]
 pub struct Fleet {
@@ -252,10 +285,10 @@ impl SiteSpec {
         };
         let url = match own.contains_key("url").then(|| text("url")).transpose()? {
             Some(Some((url, url_line))) if !url.trim().is_empty() => {
-                check_url(&url).map_err(|message| SiteMistake {
+                check_url(&url).map_err(|error| SiteMistake {
                     site: None,
                     line: url_line,
-                    message,
+                    message: error.to_string(),
                 })?;
                 url
             }
@@ -269,10 +302,10 @@ impl SiteSpec {
         };
         let name = match text("name")? {
             Some((name, name_line)) if own.contains_key("name") => {
-                check_name(&name).map_err(|message| SiteMistake {
+                check_name(&name).map_err(|error| SiteMistake {
                     site: Some(name.clone()),
                     line: name_line,
-                    message,
+                    message: error.to_string(),
                 })?;
                 name
             }
@@ -320,15 +353,17 @@ impl SiteSpec {
                 ));
             }
             (Some((every, at)), None) => {
-                Schedule::every(&every).map_err(|message| in_site(message, at))?
+                Schedule::every(&every).map_err(|error| in_site(error.to_string(), at))?
             }
             (None, Some((cron, at))) => {
-                Schedule::cron(&cron).map_err(|message| in_site(message, at))?
+                Schedule::cron(&cron).map_err(|error| in_site(error.to_string(), at))?
             }
             (None, None) => Schedule::default(),
         };
         let retry = match text("retry")? {
-            Some((retry, at)) => parse_duration(&retry).map_err(|message| in_site(message, at))?,
+            Some((retry, at)) => {
+                parse_duration(&retry).map_err(|error| in_site(error.to_string(), at))?
+            }
             None => DEFAULT_RETRY,
         };
         let publish = text("publish")?.map(|(command, _)| command);
@@ -347,25 +382,30 @@ impl SiteSpec {
 }
 
 /// A seed is an absolute http or https URL (the crawl checks the rest).
-fn check_url(text: &str) -> Result<(), String> {
+fn check_url(text: &str) -> Result<(), SeedError> {
     match url::Url::parse(text.trim()) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(()),
-        Ok(_) => Err(format!("`url` {text:?} is not an http or https URL")),
-        Err(error) => Err(format!("`url` {text:?} is not a URL: {error}")),
+        Ok(_) => Err(SeedError::NotHttp {
+            text: text.to_string(),
+        }),
+        Err(error) => Err(SeedError::Unreadable {
+            text: text.to_string(),
+            error,
+        }),
     }
 }
 
 /// A site name names files and records: letters, digits, `.`, `_` and `-`, not starting
 /// with `.`, at most 100 characters.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), SiteNameError> {
     let allowed = |character: char| character.is_ascii_alphanumeric() || "._-".contains(character);
     if name.is_empty() || name.len() > MAX_NAME_LENGTH {
-        return Err(format!("a site name has 1 to {MAX_NAME_LENGTH} characters"));
+        return Err(SiteNameError::Length);
     }
     if name.starts_with('.') || !name.chars().all(allowed) {
-        return Err(format!(
-            "site name {name:?}: use letters, digits, '.', '_' and '-', not starting with '.'"
-        ));
+        return Err(SiteNameError::Characters {
+            name: name.to_string(),
+        });
     }
     Ok(())
 }
@@ -532,7 +572,18 @@ publish = "true"
             name_from_url("https://user:pw@Example.COM/").as_deref(),
             Some("example.com")
         );
-        assert!(check_name("../etc").is_err());
+        assert_eq!(
+            check_name("../etc").map_err(|error| error.to_string()),
+            Err(
+                "site name \"../etc\": use letters, digits, '.', '_' and '-', not starting with '.'"
+                    .to_string()
+            )
+        );
+        assert_eq!(check_name(""), Err(SiteNameError::Length));
+        assert_eq!(
+            SiteNameError::Length.to_string(),
+            "a site name has 1 to 100 characters"
+        );
         assert!(check_name(".hidden").is_err());
         assert!(check_name("a/b").is_err());
         assert!(check_name("site_1.example-2").is_ok());

@@ -1,18 +1,23 @@
 //! Fleets of sites: the fleet file, schedules, and the registries that hand out site jobs.
 //! On one machine, `LocalRegistry` keeps the runs of each site in the state directory; on
 //! many, `Queue` is the registry in PostgreSQL that workers claim sites from, with leases,
-//! and that carries each site's crawl database from worker to worker (`state`). This crate
+//! and that carries each site's crawl database from worker to worker (`state`); a worker's
+//! `LeaseKeeper` holds each site it claimed (heartbeats, checkpoints, the release). This crate
 //! knows nothing of crawling: the binary runs the jobs it hands out.
 
 mod file;
+mod keeper;
 mod local;
 pub mod queue;
 mod record;
 mod schedule;
 pub mod state;
 
-pub use file::{DEFAULT_RETRY, Fleet, FleetFileError, SiteOption, SiteSpec, check_name};
+pub use file::{
+    DEFAULT_RETRY, Fleet, FleetFileError, SiteNameError, SiteOption, SiteSpec, check_name,
+};
+pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};
-pub use queue::{Claim, Queue, QueueError, Release, SyncCounts, Wakeups};
-pub use record::{RunRecord, RunResult, SiteStatus, next_due};
-pub use schedule::{Schedule, parse_duration};
+pub use queue::{Claim, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
+pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due};
+pub use schedule::{DurationError, Schedule, ScheduleError, parse_duration};

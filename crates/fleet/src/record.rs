@@ -39,15 +39,25 @@ impl fmt::Display for RunResult {
     }
 }
 
-impl FromStr for RunResult {
-    type Err = String;
+/// A code no [`RunResult`] stores.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown run result {code:?}")]
+pub struct UnknownRunResult {
+    /// The code read.
+    pub code: String,
+}
 
-    fn from_str(code: &str) -> Result<RunResult, String> {
+impl FromStr for RunResult {
+    type Err = UnknownRunResult;
+
+    fn from_str(code: &str) -> Result<RunResult, UnknownRunResult> {
         match code {
             "ok" => Ok(RunResult::Succeeded),
             "failed" => Ok(RunResult::Failed),
             "interrupted" => Ok(RunResult::Interrupted),
-            other => Err(format!("unknown run result {other:?}")),
+            other => Err(UnknownRunResult {
+                code: other.to_string(),
+            }),
         }
     }
 }
@@ -199,5 +209,11 @@ mod tests {
         ] {
             assert_eq!(result.code().parse(), Ok(result));
         }
+        assert_eq!(
+            "done"
+                .parse::<RunResult>()
+                .map_err(|error| error.to_string()),
+            Err("unknown run result \"done\"".to_string())
+        );
     }
 }

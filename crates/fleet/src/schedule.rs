@@ -26,6 +26,45 @@ pub enum Schedule {
     },
 }
 
+/// Why a written duration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not a duration at all.
+    #[error("{text:?} is not a duration (write it as 24h, 90m, 1 day or 1h 30m)")]
+    Unreadable {
+        /// As written.
+        text: String,
+    },
+    /// Zero or negative.
+    #[error("{text:?}: a duration must be more than zero")]
+    NotPositive {
+        /// As written.
+        text: String,
+    },
+}
+
+/// A schedule that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    /// `every` is not a duration more than zero.
+    #[error(transparent)]
+    Every(#[from] DurationError),
+    /// `cron` is not an expression croner reads.
+    #[error("cron expression {text:?}: {error}")]
+    Cron {
+        /// As written.
+        text: String,
+        /// What croner found wrong (in the message already, so not its source).
+        error: croner::errors::CronError,
+    },
+    /// Neither `every ...` nor `cron ...`, as [`Schedule`]'s `Display` writes them.
+    #[error("not a schedule: {text:?}")]
+    Unknown {
+        /// As written.
+        text: String,
+    },
+}
+
 /// What a site runs on when its fleet file gives no schedule.
 const DEFAULT_EVERY: &str = "24h";
 
@@ -46,7 +85,7 @@ impl PartialEq for Schedule {
 
 impl Schedule {
     /// `every`: a duration (`24h`, `1 day`, `90m`, ISO 8601 `P1D`), more than zero.
-    pub fn every(text: &str) -> Result<Schedule, String> {
+    pub fn every(text: &str) -> Result<Schedule, ScheduleError> {
         Ok(Schedule::Every {
             text: text.trim().to_string(),
             period: parse_duration(text)?,
@@ -55,9 +94,11 @@ impl Schedule {
 
     /// `cron`: five fields (minute hour day-of-month month day-of-week), or six with seconds
     /// first.
-    pub fn cron(text: &str) -> Result<Schedule, String> {
-        let cron = croner::Cron::from_str(text.trim())
-            .map_err(|error| format!("cron expression {text:?}: {error}"))?;
+    pub fn cron(text: &str) -> Result<Schedule, ScheduleError> {
+        let cron = croner::Cron::from_str(text.trim()).map_err(|error| ScheduleError::Cron {
+            text: text.to_string(),
+            error,
+        })?;
         Ok(Schedule::Cron {
             text: text.trim().to_string(),
             cron: Box::new(cron),
@@ -92,29 +133,35 @@ impl fmt::Display for Schedule {
 }
 
 impl FromStr for Schedule {
-    type Err = String;
+    type Err = ScheduleError;
 
     /// Reads back what [`Schedule`]'s `Display` wrote.
-    fn from_str(text: &str) -> Result<Schedule, String> {
+    fn from_str(text: &str) -> Result<Schedule, ScheduleError> {
         match text.split_once(' ') {
             Some(("every", every)) => Schedule::every(every),
             Some(("cron", cron)) => Schedule::cron(cron),
-            _ => Err(format!("not a schedule: {text:?}")),
+            _ => Err(ScheduleError::Unknown {
+                text: text.to_string(),
+            }),
         }
     }
 }
 
 /// A duration as a person writes it: `24h`, `1 day`, `90m`, `1h 30m`, or ISO 8601 (`PT12H`).
 /// A day is 24 hours here. Zero and negative durations are refused.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let refused = || format!("{text:?} is not a duration (write it as 24h, 90m, 1 day or 1h 30m)");
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
+    let refused = || DurationError::Unreadable {
+        text: text.to_string(),
+    };
     let span: Span = text.trim().parse().map_err(|_| refused())?;
     let signed = span
         .to_duration(SpanRelativeTo::days_are_24_hours())
         .map_err(|_| refused())?;
     match Duration::try_from(signed) {
         Ok(duration) if !duration.is_zero() => Ok(duration),
-        _ => Err(format!("{text:?}: a duration must be more than zero")),
+        _ => Err(DurationError::NotPositive {
+            text: text.to_string(),
+        }),
     }
 }
 
@@ -136,9 +183,42 @@ mod tests {
         assert_eq!(parse_duration("90m"), Ok(Duration::from_secs(90 * 60)));
         assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(90 * 60)));
         assert_eq!(parse_duration("PT12H"), Ok(hours(12)));
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("-1h").is_err());
-        assert!(parse_duration("soon").is_err());
+        assert_eq!(
+            parse_duration("0s"),
+            Err(DurationError::NotPositive {
+                text: "0s".to_string()
+            })
+        );
+        assert!(matches!(
+            parse_duration("-1h"),
+            Err(DurationError::NotPositive { .. })
+        ));
+        assert!(matches!(
+            parse_duration("soon"),
+            Err(DurationError::Unreadable { .. })
+        ));
+    }
+
+    #[test]
+    fn mistakes_read_as_users_see_them() {
+        let message = |result: Result<Schedule, ScheduleError>| match result {
+            Ok(schedule) => panic!("accepted: {schedule}"),
+            Err(error) => error.to_string(),
+        };
+        assert_eq!(
+            message(Schedule::every("soon")),
+            "\"soon\" is not a duration (write it as 24h, 90m, 1 day or 1h 30m)"
+        );
+        assert_eq!(
+            message(Schedule::every("0s")),
+            "\"0s\": a duration must be more than zero"
+        );
+        assert!(
+            message(Schedule::cron("61 * * * *")).starts_with("cron expression \"61 * * * *\": "),
+            "{}",
+            message(Schedule::cron("61 * * * *"))
+        );
+        assert_eq!(message("weekly".parse()), "not a schedule: \"weekly\"");
     }
 
     #[test]
@@ -149,7 +229,7 @@ mod tests {
             time("2026-01-01T15:00:00Z")
         );
         assert_eq!(schedule.to_string(), "every 12h");
-        assert_eq!("every 12h".parse::<Schedule>(), Ok(schedule));
+        assert_eq!("every 12h".parse::<Schedule>().ok(), Some(schedule));
     }
 
     #[test]
@@ -164,7 +244,7 @@ mod tests {
             schedule.next_after(time("2026-01-01T03:15:00Z")),
             time("2026-01-01T03:30:00Z")
         );
-        assert_eq!("cron */15 * * * *".parse::<Schedule>(), Ok(schedule));
+        assert_eq!("cron */15 * * * *".parse::<Schedule>().ok(), Some(schedule));
         assert!(Schedule::cron("61 * * * *").is_err());
         assert!(Schedule::cron("every day").is_err());
     }

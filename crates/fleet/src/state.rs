@@ -1,9 +1,9 @@
 //! A site's crawl database as it travels between machines through the queue: a consistent
 //! snapshot of the SQLite file, taken while the crawl writes to it, gzip-compressed; and
-//! back into a file.
+//! back into a file, beside which a worker notes which generation of the queue's copy it is.
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use flate2::Compression;
 use flate2::read::GzDecoder;
@@ -104,6 +104,52 @@ pub fn remove(database: &Path) -> Result<(), StateError> {
         }
     }
     Ok(())
+}
+
+/// A site's crawl database on a worker, with the file beside it that says which generation
+/// of the queue's copy it is (or is newer than): the worker that ran a site last need not
+/// fetch the site's database again.
+#[derive(Debug, Clone)]
+pub(crate) struct SiteDatabase {
+    path: PathBuf,
+}
+
+impl SiteDatabase {
+    /// The crawl database at `path` (its generation file is beside it).
+    pub(crate) fn new(path: PathBuf) -> SiteDatabase {
+        SiteDatabase { path }
+    }
+
+    /// The crawl database.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The generation of the queue's copy this database is, when the database is there and
+    /// its generation file says.
+    pub(crate) fn generation(&self) -> Option<i64> {
+        if !self.path.is_file() {
+            return None;
+        }
+        std::fs::read_to_string(self.generation_file())
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Notes that this database is of `generation`. A file that cannot be written is only
+    /// logged: the next claim of the site fetches the queue's copy again.
+    pub(crate) fn remember(&self, generation: i64) {
+        let file = self.generation_file();
+        if let Err(error) = std::fs::write(&file, generation.to_string()) {
+            tracing::warn!("cannot write {}: {error}", file.display());
+        }
+    }
+
+    fn generation_file(&self) -> PathBuf {
+        self.path.with_extension("generation")
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use url::Url;
 
 use crate::SiteError;
 use crate::settings::OutputTarget;
+use crate::stdout::Stdout;
 
 /// The IndexNow protocol's limit of URLs per request.
 const INDEXNOW_BATCH: usize = 10_000;
@@ -32,7 +33,11 @@ struct ChangeReportJson<'a> {
 
 /// Writes the report as JSON: into a file atomically (a temporary file renamed into place),
 /// or on stdout.
-pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> Result<(), SiteError> {
+pub(crate) fn write_report(
+    report: &ChangeReport,
+    target: &OutputTarget,
+    stdout: &dyn Stdout,
+) -> Result<(), SiteError> {
     let json = ChangeReportJson {
         run: report.run.0,
         previous_run: report.previous.map(|previous| previous.0),
@@ -43,7 +48,7 @@ pub(crate) fn write_report(report: &ChangeReport, target: &OutputTarget) -> Resu
     let path = match target {
         OutputTarget::Path(path) => path,
         OutputTarget::Stdout => {
-            let mut out = std::io::stdout().lock();
+            let mut out = stdout.beside();
             let cannot = "cannot write the change report to stdout";
             serde_json::to_writer_pretty(&mut out, &json).map_err(|source| SiteError::Json {
                 doing: cannot.to_string(),

@@ -23,13 +23,24 @@ impl StoreHistory {
 
 impl History for StoreHistory {
     fn previous(&self, url: &Url) -> Option<PreviousPage> {
-        let store = self.store.lock().ok()?;
-        let page = store.page(url.as_str()).ok()??;
+        // Without its history a page is fetched in full: slower, never wrong; said at debug level.
+        let store = self
+            .store
+            .lock()
+            .inspect_err(|_| tracing::debug!(%url, "the history's connection is poisoned"))
+            .ok()?;
+        let page = store
+            .page(url.as_str())
+            .inspect_err(|error| tracing::debug!(%url, %error, "the history cannot be read"))
+            .ok()??;
         if page.status != Some(200) || !page.html_ok {
             return None;
         }
         let links = store
             .links_of(url.as_str())
+            .inspect_err(
+                |error| tracing::debug!(%url, %error, "the history's links cannot be read"),
+            )
             .ok()?
             .into_iter()
             .filter_map(page_link)

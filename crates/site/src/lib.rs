@@ -69,6 +69,7 @@ mod sitemap_seeds;
 mod sitemap_source;
 mod spill;
 mod spreadsheet;
+mod stdout;
 
 pub use changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
@@ -84,3 +85,4 @@ pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_seeds::ReadSitemaps;
 pub use sitemap_source::{gunzip_if_gzip, listed_sitemaps};
 pub use spreadsheet::{SpreadsheetCsv, neutralize_formula};
+pub use stdout::{ProcessStdout, Stdout};

@@ -10,6 +10,7 @@ use sitemapper_store::{NotListedPage, Reason, RunId, Store, StoreError, Verdict}
 use crate::SiteError;
 use crate::settings::OutputTarget;
 use crate::spreadsheet::SpreadsheetCsv;
+use crate::stdout::Stdout;
 
 /// URLs shown for each reason, the first ones by URL.
 pub const EXAMPLES: usize = 5;
@@ -75,6 +76,7 @@ pub(crate) fn gather(
     store: &Store,
     run: RunId,
     list: Option<&OutputTarget>,
+    stdout: &dyn Stdout,
 ) -> Result<NotListed, SiteError> {
     let mut examples = Examples::default();
     match list {
@@ -83,7 +85,7 @@ pub(crate) fn gather(
             Ok(())
         })?,
         Some(OutputTarget::Stdout) => {
-            let stdout = std::io::stdout().lock();
+            let stdout = stdout.beside();
             let doing = "cannot write the URLs not listed to stdout";
             write_list(
                 store,

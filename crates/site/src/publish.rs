@@ -18,6 +18,7 @@ use sitemapper_sitemap::{Grouping, SplitRule, page_language};
 use crate::SiteError;
 use crate::elsewhere::canonicals_elsewhere;
 use crate::settings::{ChangefreqRule, OutputTarget, PriorityRule, SiteSettings};
+use crate::stdout::Stdout;
 
 /// Where the sitemap files are written before they go out.
 #[derive(Debug)]
@@ -77,7 +78,7 @@ impl Staging {
     /// Moves the written files into place, or prints them on stdout: the one XML sitemap, or
     /// the text files one after the other (the text format has no index to lose). XML that
     /// takes an index and children cannot be printed as one document: a usage error.
-    fn publish(self, written: &[Written]) -> Result<Published, SiteError> {
+    fn publish(self, written: &[Written], stdout: &dyn Stdout) -> Result<Published, SiteError> {
         let directory = match self {
             Staging::Directory(staging) => {
                 return Ok(staging.publish(&written.iter().collect::<Vec<_>>())?);
@@ -92,7 +93,7 @@ impl Staging {
                 });
             }
         }
-        let mut out = std::io::stdout().lock();
+        let mut out = stdout.output();
         for name in written.iter().flat_map(|written| &written.files) {
             let path = directory.path().join(name);
             let mut file = std::fs::File::open(&path)
@@ -119,6 +120,7 @@ pub(crate) fn publish(
     settings: &SiteSettings,
     summary: &CrawlSummary,
     staging: Staging,
+    stdout: &dyn Stdout,
 ) -> Result<(Vec<Written>, Published), SiteError> {
     let listed = store.listed_count(run)?;
     if listed == 0 {
@@ -178,7 +180,7 @@ pub(crate) fn publish(
         .map(|staged| staged.write_index(|child| changed_at.get(&child.name).copied()))
         .collect::<Result<Vec<_>, _>>()?;
     let keeps_files = matches!(staging, Staging::Directory(_));
-    let published = staging.publish(&written)?;
+    let published = staging.publish(&written, stdout)?;
     if keeps_files {
         let records: Vec<SitemapFileRecord> = written
             .iter()

@@ -28,6 +28,7 @@ use crate::record::{EventCounts, Notes, Recorder};
 use crate::settings::SiteSettings;
 use crate::sitemap_seeds::{ReadSitemaps, SeedSitemaps};
 use crate::spill::StoreSpill;
+use crate::stdout::{ProcessStdout, Stdout};
 
 /// Events in flight between the crawl and the recorder.
 const EVENT_CHANNEL_CAPACITY: usize = 4096;
@@ -54,6 +55,8 @@ pub struct RunContext<'a> {
     pub read_sitemaps: Option<ReadSitemaps>,
     /// Shown the run's progress.
     pub watcher: Option<&'a mut dyn Watcher>,
+    /// Where what the settings send to stdout goes; `None`: the process's standard output.
+    pub stdout: Option<&'a dyn Stdout>,
 }
 
 impl std::fmt::Debug for RunContext<'_> {
@@ -64,6 +67,7 @@ impl std::fmt::Debug for RunContext<'_> {
             .field("pace", &self.pace)
             .field("read_sitemaps", &self.read_sitemaps)
             .field("watcher", &self.watcher.is_some())
+            .field("stdout", &self.stdout.is_some())
             .finish()
     }
 }
@@ -103,10 +107,13 @@ pub struct SiteRun {
 
 /// Crawls `settings.seed`, records every URL in the crawl database, publishes the sitemaps of
 /// the listable ones, reports what changed and notifies IndexNow. Nothing is published unless
-/// every phase before succeeded: on an error the previous sitemap stays as it was.
+/// every phase before publishing succeeded: on an error until then the previous sitemap stays
+/// as it was. A change report that cannot be written once the sitemaps are published is an
+/// error too, with the run recorded complete; a failed notification is only logged.
 pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, SiteError> {
     let started = Instant::now();
     let started_at = jiff::Timestamp::now();
+    let stdout = context.stdout.unwrap_or(&ProcessStdout);
     let opened = Opened::open(settings, context.read_sitemaps)?;
     let Opened {
         crawler,
@@ -140,8 +147,8 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
         runtime,
     } = crawled;
     let summary = ended(settings, summary, &database, &mut guard)?;
-    let not_listed = settle(&mut store, run, settings, &summary)?;
-    let published = publish(&mut store, run, settings, &summary, staging)?;
+    let not_listed = settle(&mut store, run, settings, &summary, stdout)?;
+    let published = publish(&mut store, run, settings, &summary, staging, stdout)?;
     let changes = published_changes(
         record_changes(&mut store, run, &summary)?,
         &settings.crawl.host_map,
@@ -149,7 +156,7 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
     let lastmod_kept = store.kept_lastmod_count(run)?;
     guard.complete(&mut store)?;
     if let Some(target) = &settings.report_changes {
-        changes::write_report(&changes, target)?;
+        changes::write_report(&changes, target, stdout)?;
     }
     let notified = settings
         .indexnow
@@ -605,10 +612,11 @@ fn settle(
     run: RunId,
     settings: &SiteSettings,
     summary: &CrawlSummary,
+    stdout: &dyn Stdout,
 ) -> Result<NotListed, SiteError> {
     store.exclude_session_urls(run, &summary.session_parameters)?;
     store.resolve_canonicals(run)?;
-    not_listed::gather(store, run, settings.list_not_listed.as_ref())
+    not_listed::gather(store, run, settings.list_not_listed.as_ref(), stdout)
 }
 
 /// The crawl database: the user's `--state` file, or a temporary one removed at the end.

@@ -2,6 +2,64 @@
 //! by a stable hash of each URL, the sitemap index over them, gzip, and atomic publishing into
 //! the output directory that leaves unchanged files alone; a reader and a validator of
 //! sitemaps and indexes, and a walk that follows indexes into their sitemaps.
+//!
+//! # Example
+//!
+//! Three pages into a directory: the [`Planner`] decides the files (here one, which becomes
+//! `sitemap.xml` itself), the [`SitemapWriter`] fills them with the entries in URL order, and
+//! the index is written only when there is more than one file. URLs are escaped as XML
+//! requires, and `<lastmod>` is in W3C Datetime.
+//!
+//! ```
+//! use sitemapper_sitemap::{Entry, Format, Limits, Planner, SitemapWriter, WriteOptions};
+//!
+//! let options = WriteOptions {
+//!     limits: Limits::default(),
+//!     gzip: false,
+//!     base_url: "https://example.com/".to_string(),
+//!     format: Format::Xml,
+//!     images: false,
+//!     alternates: false,
+//! };
+//! let changed: jiff::Timestamp = "2024-05-01T12:00:00Z".parse()?;
+//! let entries = [
+//!     Entry::new("https://example.com/", Some(changed)),
+//!     Entry::new("https://example.com/about", Some(changed)),
+//!     Entry::new("https://example.com/blog/?page=2&sort=new", None),
+//! ];
+//! let mut planner = Planner::new(&options);
+//! for entry in &entries {
+//!     planner.add("", entry)?; // no group: the site is not split
+//! }
+//! let plan = planner.plan()?;
+//! let directory = tempfile::tempdir()?;
+//! let mut writer = SitemapWriter::new(directory.path(), options, &plan);
+//! for (entry, &file) in entries.iter().zip(plan.placement()) {
+//!     writer.push(file, entry)?;
+//! }
+//! let written = writer.finish()?.write_index(|child| child.newest)?;
+//! assert_eq!(written.files, ["sitemap.xml"]);
+//! assert_eq!(written.urls, 3);
+//!
+//! let xml = std::fs::read_to_string(directory.path().join("sitemap.xml"))?;
+//! assert_eq!(xml, r#"<?xml version="1.0" encoding="UTF-8"?>
+//! <!-- written by sitemapper -->
+//! <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+//!   <url>
+//!     <loc>https://example.com/</loc>
+//!     <lastmod>2024-05-01T12:00:00+00:00</lastmod>
+//!   </url>
+//!   <url>
+//!     <loc>https://example.com/about</loc>
+//!     <lastmod>2024-05-01T12:00:00+00:00</lastmod>
+//!   </url>
+//!   <url>
+//!     <loc>https://example.com/blog/?page=2&amp;sort=new</loc>
+//!   </url>
+//! </urlset>
+//! "#);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod extensions;
 mod index_walk;

@@ -140,7 +140,7 @@ fn json_output<T: Serialize>(target: &OutputTarget, value: &T) -> Result<(), Fai
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     stdout
         .write_all(bytes)
         .and_then(|()| stdout.flush())

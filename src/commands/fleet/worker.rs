@@ -8,10 +8,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sitemapper_crawl::PaceBoard;
-use sitemapper_fleet::{Claim, Queue, Release, RunRecord, RunResult, state};
+use sitemapper_fleet::{Claim, LeaseEnd, LeaseKeeper, LeaseTiming, Queue, RunRecord, RunResult};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -163,148 +163,55 @@ impl Worker {
         recorded
     }
 
-    /// Runs one claimed site to its end: its crawl database brought up to date, the crawl on
-    /// a thread of its own, heartbeats and saves meanwhile, then the release. `None` when the
-    /// claim was lost (nothing recorded).
+    /// Runs one claimed site to its end, its lease kept by a [`LeaseKeeper`] and its crawl on
+    /// a thread of its own. `None` when the claim was lost or handed back (nothing recorded
+    /// here).
     fn site(&self, claim: Claim) -> impl Future<Output = Option<SiteRunReport>> + Send + 'static {
         let settings = Arc::clone(&self.settings);
         let queue = Arc::clone(&self.queue);
         let pace = Arc::clone(&self.pace);
-        let mut worker_stop = self.stop.clone();
+        let hand_back = self.stop.clone();
         async move {
             let name = claim.site.name.clone();
+            let worker = &settings.name;
             match &claim.taken_over_from {
                 Some(previous) => tracing::warn!(
-                    worker = %settings.name, site = %name, lease = claim.lease,
+                    worker = %worker, site = %name, lease = claim.lease,
                     "took the site over from {previous}, whose lease expired; continuing its run"
                 ),
                 None => tracing::info!(
-                    worker = %settings.name, site = %name, lease = claim.lease, resume = claim.resume,
+                    worker = %worker, site = %name, lease = claim.lease, resume = claim.resume,
                     "claimed the site"
                 ),
             }
             let database = settings.state_dir.join("sites").join(format!("{name}.db"));
-            if let Err(error) = bring_up_to_date(&queue, &claim, &database).await {
-                tracing::error!(worker = %settings.name, site = %name, "{error:#}");
-                let record = failed_record(&settings.name, &format!("{error:#}"));
-                let _ = queue
-                    .release(&claim, &Release::Finished(record.clone()), None)
-                    .await;
-                return Some(SiteRunReport::new(&name, &claim.site.url, record));
-            }
-            let (site_stop, stop) = watch::channel(false);
-            let embedding = Embedding { pace, stop };
-            let (done_sender, mut done) = tokio::sync::oneshot::channel();
-            {
-                let claim = claim.clone();
-                let database = database.clone();
-                let worker = settings.name.clone();
-                std::thread::spawn(move || {
-                    let job = SiteJob {
-                        fleet_file: Path::new(QUEUE_SOURCE),
-                        site: &claim.site,
-                        state: &database,
-                        resume: claim.resume,
-                        embedding: &embedding,
-                        worker: Some(&worker),
-                    };
-                    let _ = done_sender.send(site_job::run(job));
-                });
-            }
-            let lease = settings.lease;
-            let mut renewed_at = Instant::now();
-            let mut heartbeat = tokio::time::interval(lease / 3);
-            heartbeat.tick().await;
-            let mut checkpoint = tokio::time::interval(settings.checkpoint);
-            checkpoint.tick().await;
-            let mut lost = false;
-            let mut handing_back = false;
-            // A save runs beside the heartbeats (a large database takes a while), one at a time.
-            let mut saving: Option<tokio::task::JoinHandle<anyhow::Result<bool>>> = None;
-            let record = loop {
-                tokio::select! {
-                    finished = &mut done => match finished {
-                        Ok(record) => break record,
-                        Err(_) => break failed_record(&settings.name, "the site's run ended without a result"),
-                    },
-                    _ = heartbeat.tick() => {
-                        let left = lease.saturating_sub(renewed_at.elapsed());
-                        let asked = Instant::now();
-                        match tokio::time::timeout(left, queue.renew(&claim, lease)).await {
-                            Ok(Ok(true)) => renewed_at = asked,
-                            Ok(Ok(false)) => lost = true,
-                            Ok(Err(error)) => tracing::warn!(worker = %settings.name, site = %name, "{error}"),
-                            Err(_) => {}
-                        }
-                        // The lease counts from the last renewal the queue answered.
-                        if lost || renewed_at.elapsed() >= lease {
-                            lost = true;
-                            site_stop.send_replace(true);
-                        }
-                    }
-                    _ = checkpoint.tick(), if !lost && saving.is_none() => {
-                        let (queue, claim, database) = (Arc::clone(&queue), claim.clone(), database.clone());
-                        saving = Some(tokio::spawn(async move { save(&queue, &claim, &database).await }));
-                    }
-                    Some(saved) = async { match saving.as_mut() { Some(handle) => Some(handle.await), None => None } }, if saving.is_some() => {
-                        saving = None;
-                        match saved {
-                            Ok(Ok(true)) => {}
-                            Ok(Ok(false)) => { lost = true; site_stop.send_replace(true); }
-                            Ok(Err(error)) => tracing::warn!(worker = %settings.name, site = %name, "{error:#}"),
-                            Err(error) => tracing::warn!(worker = %settings.name, site = %name, "saving the crawl database: {error}"),
-                        }
-                    }
-                    _ = worker_stop.changed(), if !handing_back => {
-                        if *worker_stop.borrow() {
-                            handing_back = true;
-                            site_stop.send_replace(true);
-                        }
-                    }
-                }
+            let timing = LeaseTiming {
+                lease: settings.lease,
+                checkpoint: settings.checkpoint,
             };
-            // A save still under way would race the release's own.
-            if let Some(handle) = saving.take() {
-                let _ = handle.await;
-            }
-            if lost {
-                tracing::warn!(
-                    worker = %settings.name, site = %name,
-                    "lost the site's lease (the queue was out of reach, or another worker has it): its run is not recorded here"
-                );
-                return None;
-            }
-            let release = if handing_back && record.result == RunResult::Interrupted {
-                Release::HandedBack
-            } else {
-                Release::Finished(record.clone())
-            };
-            let snapshot = snapshot(&database).await;
-            if let Err(error) = &snapshot {
-                tracing::warn!(worker = %settings.name, site = %name, "{error:#}");
-            }
-            match queue
-                .release(&claim, &release, snapshot.as_deref().ok())
-                .await
-            {
-                Ok(Some(generation)) => {
-                    remember_generation(&database, generation);
-                    if matches!(release, Release::HandedBack) {
-                        tracing::info!(worker = %settings.name, site = %name, "handed the site back");
-                        return None;
-                    }
+            let keeper = LeaseKeeper::new(queue, claim.clone(), database.clone(), timing);
+            let crawl = |stop| start_crawl(claim.clone(), database, worker.clone(), pace, stop);
+            match keeper.keep(crawl, hand_back).await {
+                LeaseEnd::Recorded(record) => {
                     tracing::info!(
-                        worker = %settings.name, site = %name, result = %record.result,
+                        worker = %worker, site = %name, result = %record.result,
                         "recorded the site's run"
                     );
                     Some(SiteRunReport::new(&name, &claim.site.url, record))
                 }
-                Ok(None) => {
-                    tracing::warn!(worker = %settings.name, site = %name, "lost the site's lease before its run was recorded");
+                LeaseEnd::HandedBack => {
+                    tracing::info!(worker = %worker, site = %name, "handed the site back");
                     None
                 }
-                Err(error) => {
-                    tracing::error!(worker = %settings.name, site = %name, "{error}");
+                LeaseEnd::Lost(lost) => {
+                    tracing::warn!(
+                        worker = %worker, site = %name,
+                        "lost the site's lease ({lost}): its run is not recorded here"
+                    );
+                    None
+                }
+                LeaseEnd::Unrecorded(error) => {
+                    tracing::error!(worker = %worker, site = %name, "{error}");
                     None
                 }
             }
@@ -312,74 +219,34 @@ impl Worker {
     }
 }
 
-/// A run that failed before its crawl began.
-fn failed_record(worker: &str, error: &str) -> RunRecord {
-    RunRecord {
-        result: RunResult::Failed,
-        error: Some(error.to_string()),
-        ..RunRecord::new(jiff::Timestamp::now(), Some(worker.to_string()))
-    }
-}
-
-/// Makes the local crawl database of the claimed site the one the queue holds, unless the
-/// local copy is of that generation already (this worker ran the site last).
-async fn bring_up_to_date(queue: &Queue, claim: &Claim, database: &Path) -> anyhow::Result<()> {
-    if claim.state_generation == 0 {
-        state::remove(database)?;
-        return Ok(());
-    }
-    if local_generation(database) == Some(claim.state_generation) {
-        return Ok(());
-    }
-    let Some((generation, bytes)) = queue.state(claim.site_id).await? else {
-        state::remove(database)?;
-        return Ok(());
-    };
-    let target = database.to_path_buf();
-    tokio::task::spawn_blocking(move || state::restore(&bytes, &target)).await??;
-    remember_generation(database, generation);
-    Ok(())
-}
-
-/// Saves the running site's crawl database into the queue. `false`: the claim is lost.
-async fn save(queue: &Queue, claim: &Claim, database: &Path) -> anyhow::Result<bool> {
-    let bytes = snapshot(database).await?;
-    match queue.checkpoint(claim, &bytes).await? {
-        Some(generation) => {
-            remember_generation(database, generation);
-            Ok(true)
-        }
-        None => Ok(false),
-    }
-}
-
-async fn snapshot(database: &Path) -> anyhow::Result<Vec<u8>> {
-    let path = database.to_path_buf();
-    Ok(tokio::task::spawn_blocking(move || state::snapshot(&path)).await??)
-}
-
-/// The file beside a site's crawl database that says which generation of the queue's copy
-/// it is (or is newer than).
-fn generation_file(database: &Path) -> PathBuf {
-    database.with_extension("generation")
-}
-
-fn local_generation(database: &Path) -> Option<i64> {
-    if !database.is_file() {
-        return None;
-    }
-    std::fs::read_to_string(generation_file(database))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-fn remember_generation(database: &Path, generation: i64) {
-    if let Err(error) = std::fs::write(generation_file(database), generation.to_string()) {
-        tracing::warn!(
-            "cannot write {}: {error}",
-            generation_file(database).display()
-        );
+/// Starts the claimed site's crawl on a thread of its own (a site's job blocks until its run ends), to
+/// stop when `stop` becomes `true`; its record when it ends.
+fn start_crawl(
+    claim: Claim,
+    database: PathBuf,
+    worker: String,
+    pace: Arc<PaceBoard>,
+    stop: watch::Receiver<bool>,
+) -> impl Future<Output = RunRecord> + Send + 'static {
+    let (done_sender, done) = tokio::sync::oneshot::channel();
+    let worker_name = worker.clone();
+    std::thread::spawn(move || {
+        let embedding = Embedding { pace, stop };
+        let job = SiteJob {
+            fleet_file: Path::new(QUEUE_SOURCE),
+            site: &claim.site,
+            state: &database,
+            resume: claim.resume,
+            embedding: &embedding,
+            worker: Some(&worker),
+        };
+        let _ = done_sender.send(site_job::run(job));
+    });
+    async move {
+        done.await.unwrap_or_else(|_| RunRecord {
+            result: RunResult::Failed,
+            error: Some("the site's run ended without a result".to_string()),
+            ..RunRecord::new(jiff::Timestamp::now(), Some(worker_name))
+        })
     }
 }

@@ -60,10 +60,10 @@ impl Queue {
         let name: String = row.get("name");
         let definition: String = row.get("definition");
         let site =
-            Definition::read(&name, &definition).map_err(|message| QueueError::Definition {
+            Definition::read(&name, &definition).map_err(|error| QueueError::Definition {
                 at: self.at.clone(),
                 site: name.clone(),
-                message,
+                error,
             })?;
         let taken_over_from: Option<String> = row.get("previous");
         Ok(Some(Claim {

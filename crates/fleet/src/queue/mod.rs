@@ -22,7 +22,7 @@ use tokio_postgres::Client;
 
 pub use self::lease::{Claim, Release};
 pub use self::listen::Wakeups;
-pub use self::sites::SyncCounts;
+pub use self::sites::{DefinitionError, SyncCounts};
 
 /// The channel workers LISTEN on: a changed registry (sites synced, a site released).
 const CHANNEL: &str = "sitemapper_fleet";
@@ -69,14 +69,14 @@ pub enum QueueError {
         error: tokio_postgres::Error,
     },
     /// A site's definition in the registry cannot be read.
-    #[error("queue at {at}: site {site}: {message}")]
+    #[error("queue at {at}: site {site}: {error}")]
     Definition {
         /// Where the queue is.
         at: String,
         /// The site's name.
         site: String,
-        /// What is wrong.
-        message: String,
+        /// What is wrong (in the message already, so not its source).
+        error: DefinitionError,
     },
 }
 

@@ -9,9 +9,9 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::{CHANNEL, Queue, QueueError, epoch_seconds, from_epoch_seconds, persist};
-use crate::file::{SiteOption, SiteSpec};
+use crate::file::{SiteNameError, SiteOption, SiteSpec, check_name};
 use crate::record::{RunRecord, RunResult, SiteStatus};
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, ScheduleError};
 
 /// What a sync changed in the registry.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -24,6 +24,23 @@ pub struct SyncCounts {
     pub removed: usize,
     /// Sites left as they were.
     pub unchanged: usize,
+}
+
+/// A site's stored definition that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum DefinitionError {
+    /// The name cannot name files (whatever wrote the registry).
+    #[error(transparent)]
+    Name(#[from] SiteNameError),
+    /// Not the JSON a sync writes.
+    #[error("unreadable definition: {0}")]
+    Json(serde_json::Error),
+    /// The schedule cannot be read.
+    #[error(transparent)]
+    Schedule(#[from] ScheduleError),
+    /// The retry is not a number of seconds a duration can hold.
+    #[error("retry: {0}")]
+    Retry(std::time::TryFromFloatSecsError),
 }
 
 /// A site as the registry stores it (JSON): everything of its [`SiteSpec`] but the lines.
@@ -52,14 +69,13 @@ impl Definition {
     }
 
     /// The site named `name` from its stored definition.
-    pub(super) fn read(name: &str, text: &str) -> Result<SiteSpec, String> {
+    pub(super) fn read(name: &str, text: &str) -> Result<SiteSpec, DefinitionError> {
         // A name names files on the worker: whatever wrote the registry, it is checked.
-        crate::file::check_name(name)?;
-        let definition: Definition = serde_json::from_str(text)
-            .map_err(|error| format!("unreadable definition: {error}"))?;
+        check_name(name)?;
+        let definition: Definition = serde_json::from_str(text).map_err(DefinitionError::Json)?;
         let schedule: Schedule = definition.schedule.parse()?;
         let retry = Duration::try_from_secs_f64(definition.retry_seconds)
-            .map_err(|error| format!("retry: {error}"))?;
+            .map_err(DefinitionError::Retry)?;
         Ok(SiteSpec {
             name: name.to_string(),
             url: definition.url,
@@ -179,10 +195,10 @@ impl Queue {
         for row in rows {
             let name: String = row.get(0);
             let site =
-                Definition::read(&name, row.get(1)).map_err(|message| QueueError::Definition {
+                Definition::read(&name, row.get(1)).map_err(|error| QueueError::Definition {
                     at: self.at.clone(),
                     site: name.clone(),
-                    message,
+                    error,
                 })?;
             let last = row.get::<_, Option<f64>>(5).map(|started| {
                 let count = |index: usize| row.get::<_, i64>(index).unsigned_abs();
