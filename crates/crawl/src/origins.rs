@@ -203,6 +203,11 @@ impl Hops for RobotsHops<'_> {
         let reason = format!("robots.txt answered {}", status.as_u16());
         match status.as_u16() {
             404 | 410 => (RobotsPolicy::AllowAll { reason }, RobotsFile::Missing),
+            // A 3xx that is no redirect (300, 304) leads nowhere either: unavailable, as a
+            // redirect chain that ends without robots.txt is (RFC 9309 section 2.3.1.2).
+            _ if status.is_redirection() => {
+                (RobotsPolicy::AllowAll { reason }, RobotsFile::Unreachable)
+            }
             code if status.is_client_error() => (
                 RobotsPolicy::AllowAll { reason },
                 RobotsFile::ClientError(code),
