@@ -567,8 +567,9 @@ pub(crate) struct CrawlArgs {
     pub(crate) max_depth: Option<u32>,
 
     /// Once links lead nowhere new, also crawl what the site's own sitemaps list (robots.txt's
-    /// Sitemap: lines, else /sitemap.xml; never this crawl's own output), under the same
-    /// rules as links [default: false for crawl, true for audit; =false turns it off]
+    /// Sitemap: lines, else /sitemap.xml, /sitemap_index.xml and /sitemap.xml.gz; never this
+    /// crawl's own output), under the same rules as links [default: false for crawl, true for
+    /// audit; =false turns it off]
     #[arg(
         long,
         value_name = "BOOL",

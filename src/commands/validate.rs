@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use serde::Serialize;
-use sitemapper_crawl::AddressPolicy;
+use sitemapper_crawl::{AddressPolicy, FetchError, FetchSettings, Fetcher, NetworkOptions};
 use sitemapper_sitemap::{
     ChildSitemap, DocumentKind, IndexProblem, IndexProblemKind, IndexWalk, Listed,
     MAX_BYTES_PER_FILE, Severity, SitemapKey, Visit, validate,
@@ -24,7 +24,7 @@ use crate::cli::{SummaryFormat, ValidateArgs};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{ConfigFile, summary_format};
 use crate::stdout::StdoutWriter;
-use sitemapper_site::{SitemapClient, gunzip_if_gzip};
+use sitemapper_site::gunzip_if_gzip;
 
 /// Lines shown for a problem repeated in one file (and examples in JSON).
 const EXAMPLES: usize = 5;
@@ -109,13 +109,20 @@ fn check_all(target: &str, format: SummaryFormat) -> Result<Checker<StdoutWriter
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let settings = FetchSettings {
+        request_timeout: Duration::from_secs(60),
+        ..FetchSettings::default()
+    };
+    // No session: the sitemap may be anyone's, and gets none of a site's secrets.
+    let fetcher = Fetcher::new(
+        &settings,
+        addresses_for(&runtime, &first),
+        &NetworkOptions::default(),
+        None,
+    )
+    .context("cannot build the HTTP client")?;
     let mut checker = Checker {
-        client: SitemapClient::new(
-            &sitemapper_crawl::default_user_agent(),
-            Duration::from_secs(60),
-            addresses_for(&runtime, &first),
-        )
-        .context("cannot build the HTTP client")?,
+        fetcher,
         runtime,
         format,
         out: crate::stdout::lock(),
@@ -280,7 +287,7 @@ struct ValidateJson<'a> {
 #[derive(Debug)]
 struct Checker<W> {
     runtime: tokio::runtime::Runtime,
-    client: SitemapClient,
+    fetcher: Fetcher,
     format: SummaryFormat,
     out: W,
     tally: Tally,
@@ -294,7 +301,7 @@ impl<W: Write> Checker<W> {
     fn check(&mut self, walk: &mut IndexWalk<Source>, visit: Visit<Source>) -> Result<(), Failure> {
         self.tally.files += 1;
         let source = &visit.source;
-        let (bytes, location) = match self.runtime.block_on(load(&self.client, source)) {
+        let (bytes, location) = match self.runtime.block_on(load(&self.fetcher, source)) {
             Ok(loaded) => loaded,
             Err(reason) => {
                 let occurrence = Occurrence {
@@ -493,13 +500,16 @@ fn child_source(parent: &Source, child: &str) -> Source {
 }
 
 /// The sitemap's bytes, decompressed, and where it lives on the web if known.
-async fn load(client: &SitemapClient, source: &Source) -> Result<(Vec<u8>, Option<Url>), String> {
+async fn load(fetcher: &Fetcher, source: &Source) -> Result<(Vec<u8>, Option<Url>), String> {
     match source {
         Source::File(path) => Ok((gunzip_if_gzip(read_file(path)?)?, None)),
         Source::Stdin => Ok((gunzip_if_gzip(read_capped(std::io::stdin().lock())?)?, None)),
-        Source::Remote(url) => match client.fetch(url).await? {
-            Some(bytes) => Ok((bytes, Some(url.clone()))),
-            None => Err("not found".to_string()),
+        Source::Remote(url) => match fetcher.get(url, MAX_BYTES_PER_FILE).await {
+            Ok(fetched) => Ok((gunzip_if_gzip(fetched.body)?, Some(url.clone()))),
+            Err(FetchError::Status(status)) if matches!(status.as_u16(), 404 | 410) => {
+                Err("not found".to_string())
+            }
+            Err(error) => Err(error.to_string()),
         },
     }
 }

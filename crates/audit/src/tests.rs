@@ -15,6 +15,7 @@ pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
         verdict,
         reason: None,
         detail: None,
+        failure: None,
         ignored_hints: Vec::new(),
         target: None,
         canonical: None,

@@ -9,6 +9,7 @@ use url::Url;
 use crate::access::SiteAccess;
 use crate::address::AddressPolicy;
 use crate::concurrency::Concurrency;
+use crate::fetch::FetchSettings;
 use crate::host_map::HostMap;
 use crate::network::NetworkOptions;
 use crate::render::RenderMode;
@@ -127,12 +128,12 @@ pub struct CrawlConfig {
     /// Values to pick out of every HTML page that answers 200 (its rendered DOM when it is
     /// rendered), reported in [`crate::PageOutcome::extracted`].
     pub extractions: Vec<CustomExtraction>,
-    /// Once links lead nowhere new, read the site's own sitemaps (robots.txt's `Sitemap:`
-    /// lines, else `/sitemap.xml`) and crawl what they list that links did not lead to (the
-    /// reader is given with [`crate::Crawler::with_sitemap_reader`]).
+    /// Once links lead nowhere new, read the site's own sitemaps (those
+    /// [`crate::site_sitemaps`] finds) and crawl what they list that links did not lead to
+    /// (the reader is given with [`crate::Crawler::with_sitemap_reader`]).
     pub seed_sitemaps: bool,
     /// The site's sitemaps to seed from, when the user names them; empty: those robots.txt
-    /// names, else `/sitemap.xml`.
+    /// names, else those at the usual paths ([`crate::USUAL_SITEMAP_PATHS`]).
     pub sitemap_roots: Vec<Url>,
     /// Where this crawl's own sitemaps are published (`--base-url`), never read as seeds;
     /// `None`: the scope's root as published.
@@ -188,6 +189,20 @@ impl Default for CrawlConfig {
 }
 
 impl CrawlConfig {
+    /// How the crawl's [`crate::Fetcher`] requests.
+    pub fn fetch_settings(&self) -> FetchSettings {
+        FetchSettings {
+            user_agent: self.user_agent.clone(),
+            connect_timeout: self.connect_timeout,
+            request_timeout: self.request_timeout,
+            max_redirects: self.max_redirects,
+            retries: self.retries,
+            retry_base_delay: self.retry_base_delay,
+            max_retry_after: self.max_retry_after,
+            idle_connections_per_host: self.concurrency.most(),
+        }
+    }
+
     /// The robots.txt product token: the User-Agent up to its first `/` or space, which is what
     /// a site names in `User-agent:` lines (RFC 9309 section 2.2.1).
     pub fn robots_token(&self) -> String {

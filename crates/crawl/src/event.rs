@@ -7,6 +7,7 @@ use jiff::Timestamp;
 use sitemapper_extract::ExtractedValues;
 use url::Url;
 
+use crate::fetch::FetchFailure;
 use crate::traps::TrapKind;
 pub use sitemapper_extract::PageDetails;
 
@@ -377,7 +378,7 @@ pub enum Exclusion {
     /// A status other than 200 (and not a redirect).
     HttpStatus(u16),
     /// No response: the request failed, for this reason.
-    FetchFailed(String),
+    FetchFailed(FetchFailure),
     /// More redirects in a row than `max_redirects`.
     TooManyRedirects,
     /// A redirect to this URL, outside the scope.

@@ -36,7 +36,9 @@ pub use event::{
     CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
     RenderDifference, Rendering, ResponseFacts, RobotsFile, SettledScope, Verdict,
 };
-pub use fetch::client_builder;
+pub use fetch::{
+    FetchError, FetchFailure, FetchFailureKind, FetchSettings, Fetched, Fetcher, client_builder,
+};
 pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use host_map::{HostMap, suggested_mapping};
@@ -48,7 +50,10 @@ pub use render::{
     RenderReport, RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason,
     SiteDecision,
 };
-pub use sitemaps::{NoSeeds, SitemapReader, SitemapSeeding, SitemapWalk};
+pub use sitemaps::{
+    NoSeeds, SiteSitemap, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk,
+    USUAL_SITEMAP_PATHS, site_sitemaps,
+};
 pub use traps::{TrapKind, TrapReport};
 
 /// The conditions that stop a crawl. Anything that goes wrong with one URL is an event instead.

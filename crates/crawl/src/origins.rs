@@ -4,13 +4,12 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use dashmap::DashMap;
-use reqwest::header;
 use tokio::sync::{Mutex, mpsc};
 use tokio::time::Instant;
 use url::Url;
 
 use crate::event::{CrawlEvent, RobotsFile};
-use crate::fetch::{BodyWanted, Fetcher};
+use crate::fetch::{BodyWanted, Broken, FetchFailure, FetchedResponse, Fetcher, HopRequest, Hops};
 use crate::pace::PaceBoard;
 use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules};
 
@@ -123,73 +122,13 @@ impl Origins {
 
     /// The policy of `url`'s origin, and what its robots.txt answered.
     async fn fetch_robots(&self, url: &Url, fetcher: &Fetcher) -> (RobotsPolicy, RobotsFile) {
-        let Ok(mut location) = url.join("/robots.txt") else {
+        let Ok(location) = url.join("/robots.txt") else {
             let policy = RobotsPolicy::AllowAll {
                 reason: "no robots.txt URL".to_string(),
             };
             return (policy, RobotsFile::Unreachable);
         };
-        for _ in 0..=MAX_ROBOTS_REDIRECTS {
-            self.pace(&location).await;
-            let response = match fetcher
-                .fetch(
-                    &location,
-                    BodyWanted::AnySuccess {
-                        cap: MAX_ROBOTS_BYTES,
-                    },
-                    None,
-                    // robots.txt is not counted among the page requests, nor does it tell
-                    // the concurrency limit anything: one request per origin, answered
-                    // apart from the pages.
-                    &|| true,
-                    None,
-                )
-                .await
-            {
-                Ok(response) => response,
-                Err(failure) => {
-                    let policy = RobotsPolicy::DisallowAll {
-                        reason: format!("robots.txt unreachable: {failure}"),
-                    };
-                    return (policy, RobotsFile::Unreachable);
-                }
-            };
-            let status = response.status;
-            if status.is_redirection() {
-                let target = response
-                    .header(header::LOCATION)
-                    .and_then(|value| location.join(value.trim()).ok());
-                match target {
-                    Some(target) => {
-                        location = target;
-                        continue;
-                    }
-                    None => break,
-                }
-            }
-            if status.is_success() {
-                let body = String::from_utf8_lossy(&response.body);
-                let rules = RobotsRules::parse(&body, &self.product_token);
-                return (RobotsPolicy::Rules(rules), RobotsFile::Found);
-            }
-            let reason = format!("robots.txt answered {}", status.as_u16());
-            return match status.as_u16() {
-                404 | 410 => (RobotsPolicy::AllowAll { reason }, RobotsFile::Missing),
-                code if status.is_client_error() => (
-                    RobotsPolicy::AllowAll { reason },
-                    RobotsFile::ClientError(code),
-                ),
-                _ => (
-                    RobotsPolicy::DisallowAll { reason },
-                    RobotsFile::Unreachable,
-                ),
-            };
-        }
-        // RFC 9309 section 2.3.1.2: past the redirect limit robots.txt counts as unavailable.
-        let policy = RobotsPolicy::AllowAll {
-            reason: "robots.txt redirects too often".to_string(),
-        };
-        (policy, RobotsFile::Unreachable)
+        fetcher.follow(location, RobotsHops { origins: self }).await
     }
 
     /// The delay between two requests to `url`'s origin: the user's choice, else robots.txt
@@ -220,5 +159,83 @@ impl Origins {
             start
         };
         tokio::time::sleep_until(start).await;
+    }
+}
+
+/// The rules of robots.txt's redirect chain (RFC 9309 section 2.3.1.2): paced like any
+/// request to its origin, not counted among the page requests, nor told to the concurrency
+/// limit (one request per origin, answered apart from the pages).
+#[derive(Debug)]
+struct RobotsHops<'a> {
+    origins: &'a Origins,
+}
+
+impl Hops for RobotsHops<'_> {
+    type End = (RobotsPolicy, RobotsFile);
+
+    fn max_redirects(&self) -> usize {
+        MAX_ROBOTS_REDIRECTS
+    }
+
+    async fn before(&mut self, url: &Url) -> Result<HopRequest, Self::End> {
+        self.origins.pace(url).await;
+        Ok(HopRequest::get(BodyWanted::AnySuccess {
+            cap: MAX_ROBOTS_BYTES,
+        }))
+    }
+
+    async fn redirected(
+        &mut self,
+        _url: &Url,
+        _response: &FetchedResponse,
+        _target: &Url,
+    ) -> Result<(), Self::End> {
+        Ok(())
+    }
+
+    async fn answered(self, _url: Url, response: FetchedResponse) -> Self::End {
+        let status = response.status;
+        if status.is_success() {
+            let body = String::from_utf8_lossy(&response.body);
+            let rules = RobotsRules::parse(&body, &self.origins.product_token);
+            return (RobotsPolicy::Rules(rules), RobotsFile::Found);
+        }
+        let reason = format!("robots.txt answered {}", status.as_u16());
+        match status.as_u16() {
+            404 | 410 => (RobotsPolicy::AllowAll { reason }, RobotsFile::Missing),
+            // A 3xx that is no redirect (300, 304) leads nowhere either: unavailable, as a
+            // redirect chain that ends without robots.txt is (RFC 9309 section 2.3.1.2).
+            _ if status.is_redirection() => {
+                (RobotsPolicy::AllowAll { reason }, RobotsFile::Unreachable)
+            }
+            code if status.is_client_error() => (
+                RobotsPolicy::AllowAll { reason },
+                RobotsFile::ClientError(code),
+            ),
+            _ => (
+                RobotsPolicy::DisallowAll { reason },
+                RobotsFile::Unreachable,
+            ),
+        }
+    }
+
+    async fn failed(self, _url: Url, failure: FetchFailure) -> Self::End {
+        let policy = RobotsPolicy::DisallowAll {
+            reason: format!("robots.txt unreachable: {failure}"),
+        };
+        (policy, RobotsFile::Unreachable)
+    }
+
+    /// RFC 9309 section 2.3.1.2: past the redirect limit robots.txt counts as unavailable,
+    /// and so does a redirect that leads nowhere.
+    async fn broken(self, _url: Url, _response: FetchedResponse, broken: Broken) -> Self::End {
+        let reason = match broken {
+            Broken::TooManyRedirects => "robots.txt redirects too often",
+            Broken::UnusableLocation(_) => "robots.txt redirects without a usable Location",
+        };
+        let policy = RobotsPolicy::AllowAll {
+            reason: reason.to_string(),
+        };
+        (policy, RobotsFile::Unreachable)
     }
 }

@@ -1,14 +1,70 @@
 //! The site's own sitemaps as seeds of discovery (docs/design.md, robots.txt: "`Sitemap:` lines
-//! ... seed discovery"): what the crawl needs from a reader of the sitemaps protocol, which
-//! it does not know (the binary implements [`SitemapReader`] over its sitemap crate), what
-//! it reports, and which sitemaps it never reads: the ones this crawl publishes itself.
+//! ... seed discovery"): where a site's sitemaps are looked for ([`site_sitemaps`], the one
+//! rule the crawl's seeding and the audit share), what the crawl needs from a reader of the
+//! sitemaps protocol, whose documents it does not read itself (the binary implements
+//! [`SitemapReader`] over the sitemap crate), what it reports, and which sitemaps it never
+//! reads: the ones this crawl publishes itself.
 
+use sitemapper_sitemap::MAX_BYTES_PER_FILE;
 use url::Url;
+
+/// How a sitemap of the site was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SitemapFoundBy {
+    /// The user named it.
+    Given,
+    /// A `Sitemap:` line of robots.txt names it.
+    RobotsTxt,
+    /// It was looked for at a usual path: not being there is no problem.
+    UsualPath,
+}
+
+/// A sitemap of the site to start from, and how it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteSitemap {
+    /// Where it is (as given, or as robots.txt names it: on the production host, with
+    /// `--map-host`).
+    pub url: Url,
+    /// How it was found.
+    pub found_by: SitemapFoundBy,
+}
+
+/// Where sites put their sitemaps when robots.txt names none: the protocol's example name
+/// (sitemaps.org), the name of the index most CMS plugins write, and its gzip form.
+pub const USUAL_SITEMAP_PATHS: [&str; 3] =
+    ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.xml.gz"];
+
+/// The sitemaps of the site whose scope starts at `root`, found where search engines look
+/// for them: those the user `given`; else those `declared` by robots.txt of the root's
+/// origin (its `Sitemap:` lines, RFC 9309 section 2.2.4); else those at the
+/// [`USUAL_SITEMAP_PATHS`] of the root's origin.
+pub fn site_sitemaps(given: &[Url], declared: &[String], root: &Url) -> Vec<SiteSitemap> {
+    let found = |url: Url, found_by: SitemapFoundBy| SiteSitemap { url, found_by };
+    if !given.is_empty() {
+        return given
+            .iter()
+            .map(|url| found(url.clone(), SitemapFoundBy::Given))
+            .collect();
+    }
+    let named: Vec<SiteSitemap> = declared
+        .iter()
+        .filter_map(|text| Url::parse(text.trim()).ok())
+        .map(|url| found(url, SitemapFoundBy::RobotsTxt))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    USUAL_SITEMAP_PATHS
+        .iter()
+        .filter_map(|path| root.join(path).ok())
+        .map(|url| found(url, SitemapFoundBy::UsualPath))
+        .collect()
+}
 
 /// Reads the sitemaps protocol for the crawl: the crawl fetches each sitemap (its own HTTP
 /// client, pace, robots.txt and address policy), the reader says what the body holds.
 pub trait SitemapReader: Send + Sync + std::fmt::Debug {
-    /// A walk from `roots` (robots.txt's `Sitemap:` lines, or `/sitemap.xml`): which sitemap
+    /// A walk from `roots` (the sitemaps [`site_sitemaps`] found): which sitemap
     /// to fetch next, each once, through indexes to a bounded depth and count.
     fn walk(&self, roots: Vec<Url>) -> Box<dyn SitemapWalk>;
 }
@@ -35,9 +91,12 @@ pub enum NoSeeds {
     Unreadable(String),
 }
 
-/// The most bytes of one sitemap read, compressed or not: sitemaps.org allows 50 MiB
-/// uncompressed, and a larger file is not a sitemap search engines read either.
-pub(crate) const MAX_SITEMAP_BYTES: usize = 50 * 1024 * 1024;
+/// The most bytes of one sitemap read, compressed or not: the protocol's limit on a file
+/// uncompressed (sitemaps.org); a larger file is not a sitemap search engines read either.
+pub(crate) fn max_sitemap_bytes() -> usize {
+    // Only a 16-bit target holds less than 50 MiB: there, no more can be read anyway.
+    usize::try_from(MAX_BYTES_PER_FILE).unwrap_or(usize::MAX)
+}
 
 /// What seeding from the site's own sitemaps did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -99,6 +158,43 @@ impl OwnSitemaps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_users_sitemaps_else_robots_txt_s_else_the_usual_paths() {
+        let root = url("https://e.com/blog/");
+        let given = [url("https://e.com/mine.xml")];
+        let declared = [
+            " https://e.com/declared.xml ".to_string(),
+            "not a url".to_string(),
+        ];
+        let found = |sitemaps: Vec<SiteSitemap>| -> Vec<(String, SitemapFoundBy)> {
+            sitemaps
+                .into_iter()
+                .map(|sitemap| (sitemap.url.to_string(), sitemap.found_by))
+                .collect()
+        };
+        assert_eq!(
+            found(site_sitemaps(&given, &declared, &root)),
+            [("https://e.com/mine.xml".to_string(), SitemapFoundBy::Given)]
+        );
+        assert_eq!(
+            found(site_sitemaps(&[], &declared, &root)),
+            [(
+                "https://e.com/declared.xml".to_string(),
+                SitemapFoundBy::RobotsTxt
+            )]
+        );
+        assert_eq!(
+            found(site_sitemaps(&[], &["not a url".to_string()], &root)),
+            [
+                "https://e.com/sitemap.xml",
+                "https://e.com/sitemap_index.xml",
+                "https://e.com/sitemap.xml.gz"
+            ]
+            .map(|text| (text.to_string(), SitemapFoundBy::UsualPath)),
+            "at the origin's root, whatever the scope's directory"
+        );
+    }
 
     fn url(text: &str) -> Url {
         Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))

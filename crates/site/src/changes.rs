@@ -6,7 +6,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Serialize;
-use sitemapper_crawl::{AddressPolicy, CrawlError, HostMap, NetworkOptions, PrivateAddress};
+use sitemapper_crawl::{
+    AddressPolicy, CrawlError, FetchError, FetchSettings, Fetcher, HostMap, NetworkOptions,
+};
 use sitemapper_store::ChangeReport;
 use url::Url;
 
@@ -102,26 +104,21 @@ struct Submission<'a> {
 /// Why IndexNow could not be notified.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexNowError {
-    /// The address policy refuses the endpoint.
-    #[error(transparent)]
-    Address(#[from] PrivateAddress),
     /// No client could be built (certificates, proxy).
     #[error("cannot build the IndexNow client: {0}")]
     Setup(#[from] CrawlError),
-    /// No client could be built.
-    #[error("cannot build the IndexNow client")]
-    Client(#[source] reqwest::Error),
     /// The request could not be encoded.
     #[error("cannot encode the IndexNow request")]
     Encode(#[source] serde_json::Error),
-    /// The request failed.
+    /// The request got no answer, or its redirects led nowhere (the address policy refusing
+    /// the endpoint included).
     #[error("IndexNow request to {endpoint} failed")]
     Request {
         /// The endpoint.
         endpoint: Url,
         /// Why.
         #[source]
-        source: reqwest::Error,
+        source: FetchError,
     },
     /// The endpoint answered with an error status.
     #[error("IndexNow at {endpoint} answered {status} after {batches} of {of} batches")]
@@ -148,14 +145,13 @@ pub struct Notified {
 
 impl IndexNow {
     /// Submits the added, changed and removed URLs of `host`, in batches of at most 10,000.
-    /// Connections obey `addresses`, the crawl's own policy.
+    /// Connections obey `addresses`, the crawl's own policy, on every hop.
     pub async fn notify(
         &self,
         host: &str,
         report: &ChangeReport,
         addresses: &AddressPolicy,
     ) -> Result<Notified, IndexNowError> {
-        addresses.check_url(&self.endpoint)?;
         let urls: Vec<&str> = report
             .added
             .iter()
@@ -163,13 +159,18 @@ impl IndexNow {
             .chain(&report.removed)
             .map(String::as_str)
             .collect();
-        // The site's headers, credentials and cookies never go to the endpoint: this client
-        // has none of them.
-        let client = sitemapper_crawl::client_builder(addresses, &self.network.verifying())?
-            .user_agent(self.user_agent.clone())
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(IndexNowError::Client)?;
+        let settings = FetchSettings {
+            user_agent: self.user_agent.clone(),
+            request_timeout: Duration::from_secs(30),
+            ..FetchSettings::default()
+        };
+        // No session: the site's headers, credentials and cookies never go to the endpoint.
+        let fetcher = Fetcher::new(
+            &settings,
+            addresses.clone(),
+            &self.network.verifying(),
+            None,
+        )?;
         let mut batches = 0;
         for batch in urls.chunks(INDEXNOW_BATCH) {
             let submission = Submission {
@@ -179,29 +180,26 @@ impl IndexNow {
                 url_list: batch,
             };
             let body = serde_json::to_vec(&submission).map_err(IndexNowError::Encode)?;
-            let response = client
-                .post(self.endpoint.clone())
-                .header(
-                    reqwest::header::CONTENT_TYPE,
-                    "application/json; charset=utf-8",
-                )
-                .body(body)
-                .send()
-                .await
-                .map_err(|source| IndexNowError::Request {
-                    endpoint: self.endpoint.clone(),
-                    source,
-                })?;
-            let status = response.status();
-            if !status.is_success() {
-                return Err(IndexNowError::Refused {
-                    endpoint: self.endpoint.clone(),
-                    status,
-                    batches,
-                    of: urls.len().div_ceil(INDEXNOW_BATCH),
-                });
+            let posted = fetcher
+                .post(&self.endpoint, "application/json; charset=utf-8", body)
+                .await;
+            match posted {
+                Ok(_) => batches += 1,
+                Err(FetchError::Status(status)) => {
+                    return Err(IndexNowError::Refused {
+                        endpoint: self.endpoint.clone(),
+                        status,
+                        batches,
+                        of: urls.len().div_ceil(INDEXNOW_BATCH),
+                    });
+                }
+                Err(source) => {
+                    return Err(IndexNowError::Request {
+                        endpoint: self.endpoint.clone(),
+                        source,
+                    });
+                }
             }
-            batches += 1;
         }
         Ok(Notified {
             urls: urls.len(),

@@ -129,6 +129,7 @@ mod tests {
             verdict: Recorded::Indexable,
             reason: None,
             detail: None,
+            failure: None,
             ignored_hints: Vec::new(),
             target: None,
             canonical: None,

@@ -10,13 +10,13 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use sitemapper_crawl::{
-    CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
-    RenderDifference, Rendering, RobotsFile, SettledScope, TrapKind, Verdict,
+    CrawlEvent, Exclusion, FetchFailureKind, IgnoredHint, PageDetails, PageLink, PageLinkKind,
+    PageOutcome, RenderDifference, Rendering, RobotsFile, SettledScope, TrapKind, Verdict,
 };
 use sitemapper_store::{
-    IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails, PageExtraction,
-    PageRecord, Reason, Rendering as RecordedRendering, RunId, ServedDifference, Store,
-    Verdict as Recorded,
+    FailureKind, IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails,
+    PageExtraction, PageRecord, Reason, Rendering as RecordedRendering, RunId, ServedDifference,
+    Store, Verdict as Recorded,
 };
 use tokio::sync::mpsc;
 
@@ -348,7 +348,9 @@ impl std::fmt::Display for VerdictCode<'_> {
             Verdict::Indexable => formatter.write_str("listed"),
             Verdict::Canonicalised { .. } => formatter.write_str(Recorded::Canonicalised.code()),
             Verdict::Redirect { .. } => formatter.write_str(Recorded::Redirect.code()),
-            Verdict::Excluded(exclusion) => formatter.write_str(&reason(exclusion).0.code()),
+            Verdict::Excluded(exclusion) => {
+                formatter.write_str(&StoredReason::of(exclusion).reason.code())
+            }
         }
     }
 }
@@ -366,14 +368,15 @@ fn served_difference(difference: RenderDifference) -> ServedDifference {
 /// The crawl's view of a URL, flattened into the database's plain record: the one place
 /// where the crawl's verdicts and reasons become the store's.
 fn page_record(outcome: PageOutcome) -> PageRecord {
-    let (verdict, reason, detail) = match &outcome.verdict {
-        Verdict::Indexable => (Recorded::Indexable, None, None),
-        Verdict::Canonicalised { .. } => (Recorded::Canonicalised, None, None),
-        Verdict::Redirect { .. } => (Recorded::Redirect, None, None),
-        Verdict::Excluded(exclusion) => {
-            let (reason, detail) = reason(exclusion);
-            (Recorded::Excluded, Some(reason), detail)
-        }
+    let (verdict, stored) = match &outcome.verdict {
+        Verdict::Indexable => (Recorded::Indexable, None),
+        Verdict::Canonicalised { .. } => (Recorded::Canonicalised, None),
+        Verdict::Redirect { .. } => (Recorded::Redirect, None),
+        Verdict::Excluded(exclusion) => (Recorded::Excluded, Some(StoredReason::of(exclusion))),
+    };
+    let (reason, detail, failure) = match stored {
+        Some(stored) => (Some(stored.reason), stored.detail, stored.failure),
+        None => (None, None, None),
     };
     let response = outcome.response.as_ref();
     // A redirect's one link is its target; a page's are what the crawl recorded.
@@ -399,6 +402,7 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         verdict,
         reason,
         detail,
+        failure,
         ignored_hints: outcome
             .ignored_hints
             .into_iter()
@@ -488,26 +492,57 @@ fn page_extraction(outcome: &mut PageOutcome) -> Option<PageExtraction> {
     })
 }
 
-/// The store's reason for an exclusion, and the free text that goes with it.
-fn reason(exclusion: &Exclusion) -> (Reason, Option<String>) {
-    let reason = match exclusion {
-        Exclusion::RobotsDisallowed => Reason::RobotsDisallowed,
-        Exclusion::NoIndex => Reason::NoIndex,
-        Exclusion::NotHtml => Reason::NotHtml,
-        Exclusion::HttpStatus(status) => Reason::HttpStatus(*status),
-        Exclusion::FetchFailed(message) => return (Reason::FetchError, Some(message.clone())),
-        Exclusion::TooManyRedirects => Reason::TooManyRedirects,
-        Exclusion::RedirectOutOfScope(_) => Reason::RedirectOutOfScope,
-        Exclusion::InvalidRedirect(message) => {
-            return (Reason::InvalidRedirect, Some(message.clone()));
+/// An exclusion as the store keeps it: the reason's code, the words that go with it, and
+/// for a request that got no response, its kind. (Its target, when it has one, is the
+/// record's.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct StoredReason {
+    reason: Reason,
+    detail: Option<String>,
+    failure: Option<FailureKind>,
+}
+
+impl StoredReason {
+    fn of(exclusion: &Exclusion) -> StoredReason {
+        let alone = |reason| StoredReason {
+            reason,
+            detail: None,
+            failure: None,
+        };
+        match exclusion {
+            Exclusion::RobotsDisallowed => alone(Reason::RobotsDisallowed),
+            Exclusion::NoIndex => alone(Reason::NoIndex),
+            Exclusion::NotHtml => alone(Reason::NotHtml),
+            Exclusion::HttpStatus(status) => alone(Reason::HttpStatus(*status)),
+            Exclusion::FetchFailed(failure) => StoredReason {
+                reason: Reason::FetchError,
+                detail: Some(failure.message().to_string()),
+                failure: Some(failure_kind(failure.kind())),
+            },
+            Exclusion::TooManyRedirects => alone(Reason::TooManyRedirects),
+            Exclusion::RedirectOutOfScope(_) => alone(Reason::RedirectOutOfScope),
+            Exclusion::InvalidRedirect(message) => StoredReason {
+                detail: Some(message.clone()),
+                ..alone(Reason::InvalidRedirect)
+            },
+            Exclusion::CanonicalOutOfScope(_) => alone(Reason::CanonicalOutOfScope),
+            Exclusion::UrlTooLong => alone(Reason::UrlTooLong),
+            Exclusion::Trap(TrapKind::RepeatedSegments) => alone(Reason::RepeatedSegmentsTrap),
+            Exclusion::Trap(TrapKind::PatternChain) => alone(Reason::PatternChainTrap),
+            Exclusion::RequestBudget => alone(Reason::RequestBudget),
         }
-        Exclusion::CanonicalOutOfScope(_) => Reason::CanonicalOutOfScope,
-        Exclusion::UrlTooLong => Reason::UrlTooLong,
-        Exclusion::Trap(TrapKind::RepeatedSegments) => Reason::RepeatedSegmentsTrap,
-        Exclusion::Trap(TrapKind::PatternChain) => Reason::PatternChainTrap,
-        Exclusion::RequestBudget => Reason::RequestBudget,
-    };
-    (reason, None)
+    }
+}
+
+/// The store's word for the kind of a failed request.
+fn failure_kind(kind: FetchFailureKind) -> FailureKind {
+    match kind {
+        FetchFailureKind::Timeout => FailureKind::Timeout,
+        FetchFailureKind::Connect => FailureKind::Connect,
+        FetchFailureKind::Body => FailureKind::Body,
+        FetchFailureKind::Other => FailureKind::Other,
+        FetchFailureKind::Refused => FailureKind::Refused,
+    }
 }
 
 /// The store's form of a canonical hint the crawl ignored.
@@ -523,6 +558,7 @@ fn ignored_hint(hint: IgnoredHint) -> Ignored {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sitemapper_crawl::FetchFailure;
     use url::Url;
 
     fn settled(seed: &str, root: &str) -> SettledScope {
@@ -577,6 +613,127 @@ mod tests {
             ("https://eXcom/docs/book", false),
         ] {
             assert_eq!(pattern.is_match(url), matches, "{url}");
+        }
+    }
+
+    /// The exclusion a record of the store says, read back: what the crawl reported, when
+    /// the store kept all of it.
+    fn stored_exclusion(record: &PageRecord) -> Option<Exclusion> {
+        if record.verdict != Recorded::Excluded {
+            return None;
+        }
+        let target = || Url::parse(record.target.as_deref()?).ok();
+        let detail = || record.detail.clone();
+        Some(match record.reason? {
+            Reason::RobotsDisallowed => Exclusion::RobotsDisallowed,
+            Reason::NoIndex => Exclusion::NoIndex,
+            Reason::NotHtml => Exclusion::NotHtml,
+            Reason::HttpStatus(status) => Exclusion::HttpStatus(status),
+            Reason::FetchError => {
+                let kind = match record.failure? {
+                    FailureKind::Timeout => FetchFailureKind::Timeout,
+                    FailureKind::Connect => FetchFailureKind::Connect,
+                    FailureKind::Body => FetchFailureKind::Body,
+                    FailureKind::Other => FetchFailureKind::Other,
+                    FailureKind::Refused => FetchFailureKind::Refused,
+                };
+                Exclusion::FetchFailed(FetchFailure::new(kind, detail()?))
+            }
+            Reason::TooManyRedirects => Exclusion::TooManyRedirects,
+            Reason::RedirectOutOfScope => Exclusion::RedirectOutOfScope(target()?),
+            Reason::InvalidRedirect => Exclusion::InvalidRedirect(detail()?),
+            Reason::CanonicalOutOfScope => Exclusion::CanonicalOutOfScope(target()?),
+            Reason::UrlTooLong => Exclusion::UrlTooLong,
+            Reason::RepeatedSegmentsTrap => Exclusion::Trap(TrapKind::RepeatedSegments),
+            Reason::PatternChainTrap => Exclusion::Trap(TrapKind::PatternChain),
+            Reason::RequestBudget => Exclusion::RequestBudget,
+            // Decided by the store over a whole run, never by the crawl.
+            Reason::BrokenCanonical | Reason::CanonicalLoop | Reason::SessionParameter => {
+                return None;
+            }
+        })
+    }
+
+    /// Which variant `exclusion` is: a variant added to `Exclusion` does not compile here
+    /// until it is numbered, and the round trip below fails until it has an example.
+    fn variant(exclusion: &Exclusion) -> usize {
+        match exclusion {
+            Exclusion::RobotsDisallowed => 0,
+            Exclusion::NoIndex => 1,
+            Exclusion::NotHtml => 2,
+            Exclusion::HttpStatus(_) => 3,
+            Exclusion::FetchFailed(_) => 4,
+            Exclusion::TooManyRedirects => 5,
+            Exclusion::RedirectOutOfScope(_) => 6,
+            Exclusion::InvalidRedirect(_) => 7,
+            Exclusion::CanonicalOutOfScope(_) => 8,
+            Exclusion::UrlTooLong => 9,
+            Exclusion::Trap(TrapKind::RepeatedSegments) => 10,
+            Exclusion::Trap(TrapKind::PatternChain) => 11,
+            Exclusion::RequestBudget => 12,
+        }
+    }
+
+    /// How many [`variant`]s there are.
+    const VARIANTS: usize = 13;
+
+    #[test]
+    fn every_exclusion_comes_back_from_the_store_as_the_crawl_reported_it() {
+        let url = |text: &str| Url::parse(text).unwrap_or_else(|error| panic!("{error}"));
+        let mut exclusions = vec![
+            Exclusion::RobotsDisallowed,
+            Exclusion::NoIndex,
+            Exclusion::NotHtml,
+            Exclusion::HttpStatus(503),
+            Exclusion::TooManyRedirects,
+            Exclusion::RedirectOutOfScope(url("https://other.example/moved")),
+            Exclusion::InvalidRedirect("301 with Location None".to_string()),
+            Exclusion::CanonicalOutOfScope(url("https://other.example/canonical")),
+            Exclusion::UrlTooLong,
+            Exclusion::Trap(TrapKind::RepeatedSegments),
+            Exclusion::Trap(TrapKind::PatternChain),
+            Exclusion::RequestBudget,
+        ];
+        // Every kind of failed request, in the words the crawl database has always shown.
+        exclusions.extend(FetchFailureKind::ALL.map(|kind| {
+            let message = match kind {
+                FetchFailureKind::Timeout => "timed out".to_string(),
+                FetchFailureKind::Refused => {
+                    "10.0.0.1 is on a private network (10.0.0.1); not connecting".to_string()
+                }
+                _ => format!("connection failed: {}", kind.code()),
+            };
+            Exclusion::FetchFailed(FetchFailure::new(kind, message))
+        }));
+        let mut covered: Vec<usize> = exclusions.iter().map(variant).collect();
+        covered.sort_unstable();
+        covered.dedup();
+        assert_eq!(covered, (0..VARIANTS).collect::<Vec<_>>(), "one of each");
+
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = Store::open(&directory.path().join("crawl.db"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let run = store
+            .begin_run("https://e.com/")
+            .unwrap_or_else(|error| panic!("{error}"));
+        for (index, exclusion) in exclusions.into_iter().enumerate() {
+            let page = url(&format!("https://e.com/{index}"));
+            let outcome = PageOutcome::skipped(page.clone(), 1, None, exclusion.clone());
+            store
+                .record_pages(run, &[page_record(outcome)])
+                .unwrap_or_else(|error| panic!("{error}"));
+            let record = store
+                .page(page.as_str())
+                .unwrap_or_else(|error| panic!("{error}"))
+                .unwrap_or_else(|| panic!("{page} was not recorded"));
+            assert_eq!(stored_exclusion(&record), Some(exclusion.clone()));
+            if let Exclusion::FetchFailed(failure) = &exclusion {
+                assert_eq!(
+                    record.reason.map(|reason| reason.to_string()).as_deref(),
+                    Some("fetch-error")
+                );
+                assert_eq!(record.detail.as_deref(), Some(failure.to_string().as_str()));
+            }
         }
     }
 }

@@ -1,27 +1,27 @@
-//! The site's own sitemaps, for comparison with the crawl, found where search engines look
-//! for them: those the user names (`--sitemap`), else those robots.txt names, else those at
-//! the usual paths of the site (`/sitemap.xml`, `/sitemap_index.xml`, `/sitemap.xml.gz`).
-//! Indexes are followed into their children, gzip included. The walk is the one `validate`
-//! uses: each sitemap is fetched once however often it is listed, cycles are reported, and
-//! nesting and the number of sitemaps followed are bounded.
+//! The site's own sitemaps, for comparison with the crawl, found by the rule the crawl's
+//! seeding follows too ([`site_sitemaps`]): those the user names (`--sitemap`), else those
+//! robots.txt names, else those at the usual paths of the site (`/sitemap.xml`,
+//! `/sitemap_index.xml`, `/sitemap.xml.gz`). Indexes are followed into their children, gzip
+//! included. The walk is the one `validate` uses: each sitemap is fetched once however often
+//! it is listed, cycles are reported, and nesting and the number of sitemaps followed are
+//! bounded.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use sitemapper_audit::FoundBy;
 use sitemapper_sitemap::{
-    IndexWalk, ReadError, Severity, SitemapDocument, SitemapKey, Visit, read_sitemap,
+    IndexWalk, MAX_BYTES_PER_FILE, ReadError, Severity, SitemapDocument, SitemapKey, Visit,
+    read_sitemap,
 };
 
-use sitemapper_crawl::{CrawlConfig, CrawlSummary, HostMap};
+use sitemapper_crawl::{
+    CrawlConfig, CrawlSummary, FetchError, Fetcher, HostMap, SitemapFoundBy, site_sitemaps,
+};
 use url::Url;
 
 use crate::sitemap_seeds::ReadSitemaps;
-use crate::sitemap_source::{SitemapClient, listed_sitemaps};
-
-/// Where sites put their sitemaps when robots.txt names none: the protocol's example name,
-/// the name of the index most CMS plugins write, and its gzip form.
-const USUAL_PATHS: [&str; 3] = ["/sitemap.xml", "/sitemap_index.xml", "/sitemap.xml.gz"];
+use crate::sitemap_source::{gunzip_if_gzip, listed_sitemaps};
 
 /// What was found.
 #[derive(Debug, Default)]
@@ -40,10 +40,10 @@ pub struct SitemapsFound {
 /// (its `Sitemap:` lines); or, when robots.txt names none, those at the usual paths of the
 /// crawl's scope's origin, where a 404 or 410, or a page that is not a sitemap at all (a
 /// site that answers every path with its HTML), is simply "not there", not a problem.
-/// Requests go as the crawl's did: its address policy, proxy and certificates, and its
-/// session for the site's own origins. With `--map-host`, sitemaps on the production host
-/// are read from the staging copy, as the crawl read its pages. A sitemap the crawl read
-/// as a seed (`read_as_seeds`) is not fetched again.
+/// Requests go as the crawl's did: its fetcher's settings, address policy, proxy and
+/// certificates, and its session for the site's own origins. With `--map-host`, sitemaps on
+/// the production host are read from the staging copy, as the crawl read its pages. A
+/// sitemap the crawl read as a seed (`read_as_seeds`) is not fetched again.
 pub async fn read_site_sitemaps(
     given: &[Url],
     declared: &[String],
@@ -53,14 +53,13 @@ pub async fn read_site_sitemaps(
 ) -> SitemapsFound {
     let mut found = SitemapsFound::default();
     let root = &crawl.scope.root;
-    let client = match SitemapClient::for_site(
-        &config.user_agent,
-        config.request_timeout,
+    let fetcher = match Fetcher::new(
+        &config.fetch_settings(),
         crawl.addresses.clone(),
         &config.network,
-        Arc::clone(&crawl.session),
+        Some(Arc::clone(&crawl.session)),
     ) {
-        Ok(client) => client,
+        Ok(fetcher) => fetcher,
         Err(error) => {
             found.problems.push((root.to_string(), error.to_string()));
             return found;
@@ -82,7 +81,7 @@ pub async fn read_site_sitemaps(
         let document = match read_as_seeds.take(&visit.source) {
             Some(document) => Ok(document),
             None => {
-                let Some(body) = fetch_noted(&client, &visit.source, guessed, &mut found).await
+                let Some(body) = fetch_noted(&fetcher, &visit.source, guessed, &mut found).await
                 else {
                     continue;
                 };
@@ -102,50 +101,48 @@ pub async fn read_site_sitemaps(
     found
 }
 
-/// The sitemaps to start from, and how each was found: the user's, else robots.txt's,
-/// else the usual paths at the origin of the scope's `root`. Those on a production host
-/// (`--map-host`) are read on its staging copy.
+/// The sitemaps to start from ([`site_sitemaps`]), and how each was found. Those on a
+/// production host (`--map-host`) are read on its staging copy.
 fn roots(
     given: &[Url],
     declared: &[String],
     root: &Url,
     host_map: &HostMap,
 ) -> Vec<(Url, FoundBy)> {
-    let crawled = |url: Url| host_map.to_crawled(&url).unwrap_or(url);
-    if !given.is_empty() {
-        return given
-            .iter()
-            .map(|url| (crawled(url.clone()), FoundBy::Given))
-            .collect();
-    }
-    let named: Vec<(Url, FoundBy)> = declared
-        .iter()
-        .filter_map(|text| Url::parse(text).ok())
-        .map(|url| (crawled(url), FoundBy::RobotsTxt))
-        .collect();
-    if !named.is_empty() {
-        return named;
-    }
-    USUAL_PATHS
-        .iter()
-        .filter_map(|path| root.join(path).ok())
-        .map(|url| (url, FoundBy::UsualPath))
+    site_sitemaps(given, declared, root)
+        .into_iter()
+        .map(|sitemap| {
+            let url = host_map.to_crawled(&sitemap.url).unwrap_or(sitemap.url);
+            let found_by = match sitemap.found_by {
+                SitemapFoundBy::Given => FoundBy::Given,
+                SitemapFoundBy::RobotsTxt => FoundBy::RobotsTxt,
+                SitemapFoundBy::UsualPath => FoundBy::UsualPath,
+            };
+            (url, found_by)
+        })
         .collect()
 }
 
-/// The sitemap's body, or `None` with the reason noted (unless it is an `optional` one that
-/// is not there).
+/// The sitemap's body, gunzipped when it is gzip, or `None` with the reason noted (unless it
+/// is an `optional` one that is not there).
 async fn fetch_noted(
-    client: &SitemapClient,
+    fetcher: &Fetcher,
     url: &Url,
     optional: bool,
     found: &mut SitemapsFound,
 ) -> Option<Vec<u8>> {
-    let problem = match client.fetch(url).await {
-        Ok(Some(body)) => return Some(body),
-        Ok(None) if optional => return None,
-        Ok(None) => "not found (404)".to_string(),
-        Err(problem) => problem,
+    let problem = match fetcher.get(url, MAX_BYTES_PER_FILE).await {
+        Ok(fetched) => match gunzip_if_gzip(fetched.body) {
+            Ok(body) => return Some(body),
+            Err(problem) => problem,
+        },
+        Err(FetchError::Status(status)) if matches!(status.as_u16(), 404 | 410) => {
+            if optional {
+                return None;
+            }
+            "not found (404)".to_string()
+        }
+        Err(error) => error.to_string(),
     };
     found.problems.push((url.to_string(), problem));
     None

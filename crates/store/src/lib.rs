@@ -25,7 +25,7 @@ pub use pages::{ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount}
 pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
 pub use sitemap_files::SitemapFileRecord;
-pub use verdict::{IgnoredHint, Reason, Rendering, ServedDifference, Verdict};
+pub use verdict::{FailureKind, IgnoredHint, Reason, Rendering, ServedDifference, Verdict};
 
 /// What can go wrong with a crawl database; every variant names the file.
 #[derive(Debug, thiserror::Error)]

@@ -10,7 +10,7 @@ use crate::verdict::{
     Rendering, ServedDifference, hint_column, hints_from_columns, served_columns,
     served_from_columns,
 };
-use crate::{IgnoredHint, LinkRecord, Reason, Store, StoreError, Verdict, sql_error};
+use crate::{FailureKind, IgnoredHint, LinkRecord, Reason, Store, StoreError, Verdict, sql_error};
 
 /// Everything recorded about one URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub struct PageRecord {
     pub reason: Option<Reason>,
     /// Free text that goes with the reason: an error message, a session parameter.
     pub detail: Option<String>,
+    /// With the reason [`Reason::FetchError`], what kind of failure it was.
+    pub failure: Option<FailureKind>,
     /// The canonical hints the page gave that were ignored.
     pub ignored_hints: Vec<IgnoredHint>,
     /// Redirect or canonical target.
@@ -149,12 +151,13 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
         invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex,
         h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources,
-        lastmod_kept)
+        lastmod_kept, failure)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
-        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0)
+        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         content_type = excluded.content_type, html_ok = excluded.html_ok,
-        verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail, target = excluded.target,
+        verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail,
+        failure = excluded.failure, target = excluded.target,
         canonical = excluded.canonical, last_modified = excluded.last_modified,
         lastmod = CASE
             WHEN excluded.revalidated THEN pages.lastmod
@@ -250,6 +253,7 @@ impl Store {
                         details.map(|details| details.images_without_alt),
                         details.and_then(|details| lines(&details.images_without_alt_examples)),
                         details.and_then(|details| lines(&details.insecure_resources)),
+                        page.failure,
                     ])
                     .map_err(sql_error)?;
             }
@@ -602,10 +606,10 @@ const PAGE_COLUMNS: &str =
     target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
     description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals,
     rendering, served_canonical, served_noindex, h1_count, h1, lang, images_without_alt,
-    images_without_alt_examples, insecure_resources";
+    images_without_alt_examples, insecure_resources, failure";
 
 /// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
-const PAGE_COLUMN_COUNT: usize = 32;
+const PAGE_COLUMN_COUNT: usize = 33;
 
 /// A page row selected with [`PAGE_COLUMNS`].
 fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
@@ -627,6 +631,7 @@ fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         verdict: row.get(6)?,
         reason: row.get(7)?,
         detail: row.get(8)?,
+        failure: row.get(32)?,
         target: row.get(9)?,
         canonical: row.get(10)?,
         last_modified: seconds(11)?,

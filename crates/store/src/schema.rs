@@ -196,6 +196,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // so that its lastmod was kept (a redeploy that re-dates every file): counted per run for
     // the summary. Rows written before have nothing to report.
     "ALTER TABLE pages ADD COLUMN lastmod_kept INTEGER NOT NULL DEFAULT 0;",
+    // 12: what kind of failure left a page without a response (reason `fetch-error`), as a
+    // code beside the detail's words. Rows written before have only the words.
+    "ALTER TABLE pages ADD COLUMN failure TEXT;",
 ];
 
 /// The schema version this build writes.

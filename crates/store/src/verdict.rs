@@ -151,6 +151,68 @@ impl fmt::Display for Reason {
     }
 }
 
+/// What kind of failure left a URL without a response, beside its reason
+/// [`Reason::FetchError`] (whose detail says it in words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    /// The connection or the request took longer than its deadline.
+    Timeout,
+    /// No connection, or it closed before any response came.
+    Connect,
+    /// The body could not be read to its end.
+    Body,
+    /// Any other failure of the request.
+    Other,
+    /// The address policy refused the connection.
+    Refused,
+}
+
+impl FailureKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FailureKind; 5] = [
+        FailureKind::Timeout,
+        FailureKind::Connect,
+        FailureKind::Body,
+        FailureKind::Other,
+        FailureKind::Refused,
+    ];
+
+    /// The stable code the database keeps.
+    pub fn code(self) -> &'static str {
+        match self {
+            FailureKind::Timeout => "timeout",
+            FailureKind::Connect => "connect",
+            FailureKind::Body => "body",
+            FailureKind::Other => "other",
+            FailureKind::Refused => "refused",
+        }
+    }
+
+    fn parse(code: &str) -> Option<FailureKind> {
+        FailureKind::ALL
+            .into_iter()
+            .find(|kind| kind.code() == code)
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.code())
+    }
+}
+
+impl ToSql for FailureKind {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.code()))
+    }
+}
+
+impl FromSql for FailureKind {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        read_code(value, "failure", FailureKind::parse)
+    }
+}
+
 /// A code in the database that this build does not know: the database is corrupt (or was
 /// written by a build with other codes).
 #[derive(Debug, thiserror::Error)]

@@ -70,9 +70,10 @@ impl JobContext {
                 events.clone(),
             ),
             fetcher: Arc::new(Fetcher::new(
-                config,
+                &config.fetch_settings(),
                 addresses.clone(),
-                Arc::clone(&session),
+                &config.network,
+                Some(Arc::clone(&session)),
             )?),
             config: Arc::clone(config),
             normalizer: Arc::clone(&crawler.normalizer),

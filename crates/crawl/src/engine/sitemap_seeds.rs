@@ -1,23 +1,23 @@
-//! Seeding from the site's own sitemaps, once links lead nowhere new: the sitemaps that
-//! robots.txt of the scope's origin names (else `/sitemap.xml`; or those the user names)
-//! are fetched like any request
-//! of the crawl (its client, pace, robots.txt and address policy; redirects hop by hop), read
-//! by the [`SitemapReader`], and what they list is queued as links of the sitemap. Seeding
-//! last keeps every page's depth its distance in clicks: the sitemaps only add what links do
-//! not reach. A sitemap that cannot be read is a warning; the crawl goes on without it.
+//! Seeding from the site's own sitemaps, once links lead nowhere new: the sitemaps
+//! [`site_sitemaps`] finds (the user's, else those robots.txt of the scope's origin names,
+//! else those at the usual paths) are fetched like any request of the crawl (its fetcher,
+//! pace, robots.txt and address policy; redirects hop by hop), read by the [`SitemapReader`],
+//! and what they list is queued as links of the sitemap. Seeding last keeps every page's
+//! depth its distance in clicks: the sitemaps only add what links do not reach. A sitemap
+//! that cannot be read is a warning; the crawl goes on without it.
 
 use std::sync::Arc;
 
-use reqwest::header;
 use tokio::sync::watch;
 use url::Url;
 
 use super::context::JobContext;
 use super::owner::FrontierOwner;
-use crate::fetch::BodyWanted;
+use crate::fetch::{BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops};
 use crate::scope::Scope;
 use crate::sitemaps::{
-    MAX_SITEMAP_BYTES, NoSeeds, OwnSitemaps, SitemapReader, SitemapSeeding, SitemapWalk,
+    NoSeeds, OwnSitemaps, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk,
+    max_sitemap_bytes, site_sitemaps,
 };
 
 /// Where the site's sitemaps are, and which of them are this crawl's own.
@@ -26,9 +26,9 @@ struct SiteSitemaps {
     context: Arc<JobContext>,
     scope: Arc<Scope>,
     own: OwnSitemaps,
-    /// Whether the root is `/sitemap.xml`, guessed because robots.txt names none: not being
-    /// there is no problem then.
-    guessed: Option<Url>,
+    /// The roots looked for at a usual path because robots.txt names none: not being there
+    /// is no problem.
+    guessed: Vec<Url>,
 }
 
 /// What fetching one sitemap gave.
@@ -88,7 +88,7 @@ pub(super) async fn seed(
                 );
                 seeding.skipped += 1;
             }
-            Err(NoSeeds::Unreadable(problem)) if sitemaps.guessed.as_ref() == Some(&sitemap) => {
+            Err(NoSeeds::Unreadable(problem)) if sitemaps.guessed.contains(&sitemap) => {
                 tracing::info!(%sitemap, %problem, "no sitemap there");
             }
             Err(NoSeeds::Unreadable(problem)) => {
@@ -141,91 +141,47 @@ impl SiteSitemaps {
             own: OwnSitemaps::under(&published, &config.own_sitemaps),
             context,
             scope,
-            guessed: None,
+            guessed: Vec::new(),
         }
     }
 
-    /// The sitemaps the user named; else the `Sitemap:` lines of robots.txt of the scope's
-    /// origin; else `/sitemap.xml`.
+    /// The sitemaps to start from ([`site_sitemaps`]): robots.txt of the scope's origin is
+    /// read for them unless the user named some.
     async fn roots(&mut self) -> Vec<Url> {
-        if !self.context.config.sitemap_roots.is_empty() {
-            return self.context.config.sitemap_roots.clone();
-        }
+        let given = &self.context.config.sitemap_roots;
         let root = self.scope.root();
-        let policy = self
-            .context
-            .origins
-            .robots(root, &self.context.fetcher)
-            .await;
-        let named: Vec<Url> = policy
-            .sitemaps()
+        let policy = if given.is_empty() {
+            Some(
+                self.context
+                    .origins
+                    .robots(root, &self.context.fetcher)
+                    .await,
+            )
+        } else {
+            None
+        };
+        let declared = policy.as_ref().map_or(&[][..], |policy| policy.sitemaps());
+        let roots = site_sitemaps(given, declared, root);
+        self.guessed = roots
             .iter()
-            .filter_map(|text| Url::parse(text.trim()).ok())
+            .filter(|sitemap| sitemap.found_by == SitemapFoundBy::UsualPath)
+            .map(|sitemap| sitemap.url.clone())
             .collect();
-        if !named.is_empty() {
-            return named;
-        }
-        self.guessed = root.join("/sitemap.xml").ok();
-        self.guessed.iter().cloned().collect()
+        roots.into_iter().map(|sitemap| sitemap.url).collect()
     }
 
     /// Fetches `sitemap`, following its redirects hop by hop, each hop checked first.
     async fn fetch(&self, sitemap: &Url) -> Fetched {
-        let guessed = self.guessed.as_ref() == Some(sitemap);
-        let Some(mut url) = self.context.normalizer.normalize(sitemap) else {
+        let Some(url) = self.context.normalizer.normalize(sitemap) else {
             tracing::info!(%sitemap, "not a sitemap URL the crawl can request: not read");
             return Fetched::Skipped;
         };
-        for _ in 0..=self.context.config.max_redirects {
-            if !self.may_request(&url).await {
-                return Fetched::Skipped;
-            }
-            self.context.origins.pace(&url).await;
-            let wanted = BodyWanted::AnySuccess {
-                cap: MAX_SITEMAP_BYTES,
-            };
-            // Like robots.txt, a sitemap is not counted among the page requests.
-            let response = match self
-                .context
-                .fetcher
-                .fetch(&url, wanted, None, &|| true, None)
-                .await
-            {
-                Ok(response) => response,
-                Err(failure) => {
-                    tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: {failure}");
-                    return Fetched::Unreadable;
-                }
-            };
-            let status = response.status.as_u16();
-            if matches!(status, 301 | 302 | 303 | 307 | 308) {
-                let target = response
-                    .header(header::LOCATION)
-                    .and_then(|location| url.join(location.trim()).ok())
-                    .and_then(|target| self.context.normalizer.normalize(&target));
-                let Some(target) = target else {
-                    tracing::warn!(sitemap = %url, status, "the site's sitemap redirects without a usable Location");
-                    return Fetched::Unreadable;
-                };
-                url = target;
-                continue;
-            }
-            if guessed && matches!(status, 404 | 410) {
-                tracing::debug!(sitemap = %url, status, "no sitemap there");
-                return Fetched::Missing;
-            }
-            if !response.status.is_success() {
-                tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: it answered {status}");
-                return Fetched::Unreadable;
-            }
-            if response.truncated {
-                tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: larger than {MAX_SITEMAP_BYTES} bytes");
-                return Fetched::Unreadable;
-            }
-            return Fetched::Body(response.body);
-        }
-        tracing::warn!(%sitemap, "the site's sitemap cannot be read: too many redirects");
-        Fetched::Unreadable
+        let hops = SeedHops {
+            sitemaps: self,
+            sitemap,
+            guessed: self.guessed.contains(sitemap),
+        };
+        self.context.fetcher.follow(url, hops).await
     }
 
     /// Whether `url` (normalized) may be requested as a sitemap of the site: not one this
@@ -254,5 +210,85 @@ impl SiteSitemaps {
             return false;
         }
         true
+    }
+}
+
+/// The crawl's rules of a sitemap's redirect chain: each hop one the crawl may read as a
+/// sitemap of the site ([`SiteSitemaps::may_request`]), paced, and, like robots.txt, not
+/// counted among the page requests.
+#[derive(Debug)]
+struct SeedHops<'a> {
+    sitemaps: &'a SiteSitemaps,
+    /// The sitemap as the walk handed it out.
+    sitemap: &'a Url,
+    /// Looked for at a usual path: a 404 or 410 there is no problem.
+    guessed: bool,
+}
+
+impl Hops for SeedHops<'_> {
+    type End = Fetched;
+
+    fn max_redirects(&self) -> usize {
+        self.sitemaps.context.config.max_redirects
+    }
+
+    async fn before(&mut self, url: &Url) -> Result<HopRequest, Fetched> {
+        if !self.sitemaps.may_request(url).await {
+            return Err(Fetched::Skipped);
+        }
+        self.sitemaps.context.origins.pace(url).await;
+        Ok(HopRequest::get(BodyWanted::AnySuccess {
+            cap: max_sitemap_bytes(),
+        }))
+    }
+
+    fn target(&self, target: Url) -> Option<Url> {
+        self.sitemaps.context.normalizer.normalize(&target)
+    }
+
+    async fn redirected(
+        &mut self,
+        _url: &Url,
+        _response: &FetchedResponse,
+        _target: &Url,
+    ) -> Result<(), Fetched> {
+        Ok(())
+    }
+
+    async fn answered(self, url: Url, response: FetchedResponse) -> Fetched {
+        let status = response.status.as_u16();
+        if self.guessed && matches!(status, 404 | 410) {
+            tracing::debug!(sitemap = %url, status, "no sitemap there");
+            return Fetched::Missing;
+        }
+        if !response.status.is_success() {
+            tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: it answered {status}");
+            return Fetched::Unreadable;
+        }
+        if response.truncated {
+            let cap = max_sitemap_bytes();
+            tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: larger than {cap} bytes");
+            return Fetched::Unreadable;
+        }
+        Fetched::Body(response.body)
+    }
+
+    async fn failed(self, url: Url, failure: FetchFailure) -> Fetched {
+        tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: {failure}");
+        Fetched::Unreadable
+    }
+
+    async fn broken(self, url: Url, response: FetchedResponse, broken: Broken) -> Fetched {
+        match broken {
+            Broken::UnusableLocation(_) => {
+                let status = response.status.as_u16();
+                tracing::warn!(sitemap = %url, status, "the site's sitemap redirects without a usable Location");
+            }
+            Broken::TooManyRedirects => {
+                let sitemap = self.sitemap;
+                tracing::warn!(%sitemap, "the site's sitemap cannot be read: too many redirects");
+            }
+        }
+        Fetched::Unreadable
     }
 }

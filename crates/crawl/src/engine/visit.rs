@@ -1,17 +1,20 @@
-//! One fetch job: a queued URL requested, its redirects followed hop by hop (each hop checked
-//! against robots.txt and scope before it is requested), and the page the chain ends on handed
-//! to `page`. Every URL of the chain is reported once.
+//! One fetch job: a queued URL requested, its redirects followed hop by hop by the fetcher's
+//! chain under the crawl's rules ([`VisitHops`]: robots.txt and the request budget before each
+//! hop, the scope after each redirect), and the page the chain ends on handed to `page`. Every
+//! URL of the chain is reported once.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use reqwest::header;
 use url::Url;
 
 use super::context::JobContext;
 use super::page::{Answer, finish_page, response_facts, revalidated_page};
+use crate::concurrency::ConcurrencyLimit;
 use crate::event::{Exclusion, PageOutcome, ResponseFacts, Verdict};
-use crate::fetch::{BodyWanted, FetchedResponse, Validators};
+use crate::fetch::{
+    BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops, Validators,
+};
 use crate::frontier::QueuedUrl;
 use crate::history::PreviousPage;
 use crate::render::{KeptPage, RenderCall};
@@ -128,23 +131,12 @@ impl Hop {
     }
 }
 
-/// Where a redirect leads a chain.
-#[derive(Debug)]
-enum Redirected {
-    /// On to the target.
-    To(Hop),
-    /// Nowhere: the chain ends here, and this is how.
-    Ended(VisitEnd),
-}
-
 /// Where a chain stands while its redirects are followed.
 #[derive(Debug)]
 struct Redirects {
     mode: VisitMode,
     /// For the seed, the path typed (other chains need not keep theirs).
     seed_path: Option<String>,
-    /// Redirects followed so far.
-    followed: usize,
     /// The scope the seed's redirects moved to, if they did.
     moved_scope: Option<Scope>,
 }
@@ -166,46 +158,24 @@ pub(super) async fn visit(
         chain,
     } = item;
     let seed_path = (mode == VisitMode::Seed).then(|| url.path().to_string());
-    let mut hop = Hop {
-        url,
-        depth,
-        referrer,
+    let hops = VisitHops {
+        context: &context,
+        scope: &scope,
+        hop: Hop {
+            url: url.clone(),
+            depth,
+            referrer,
+        },
+        chain,
+        redirects: Redirects {
+            mode,
+            seed_path,
+            moved_scope: None,
+        },
+        render,
+        previous: None,
     };
-    let mut redirects = Redirects {
-        mode,
-        seed_path,
-        followed: 0,
-        moved_scope: None,
-    };
-    loop {
-        let conditional = render.is_none();
-        let (response, previous) = match request(&context, &hop, conditional).await {
-            Ok(answered) => answered,
-            Err(end) => return Visit::ended(depth, end, redirects.moved_scope),
-        };
-        let facts = response_facts(&response);
-        let finished = if let Some(previous) = previous.filter(|_| facts.status == 304) {
-            revalidated_page(&context, hop, facts, previous).await
-        } else if !is_redirect(facts.status) {
-            let scope = redirects.moved_scope.as_ref().unwrap_or(&scope);
-            let answer = Answer::new(hop, response, facts);
-            finish_page(&context, scope, answer, render.clone()).await
-        } else {
-            match follow_redirect(&context, &scope, &mut redirects, hop, &response, facts).await {
-                Redirected::To(next) => {
-                    hop = next;
-                    continue;
-                }
-                Redirected::Ended(end) => return Visit::ended(depth, end, redirects.moved_scope),
-            }
-        };
-        return Visit {
-            chain,
-            moved_scope: redirects.moved_scope,
-            render_call: render,
-            ..finished
-        };
-    }
+    context.fetcher.follow(url, hops).await
 }
 
 /// Renders a page read as served from the response kept of it (see `render`), without
@@ -235,134 +205,193 @@ pub(super) async fn render_kept(
     }
 }
 
-/// Requests `hop` when robots.txt and the request budget allow it, `conditional`ly when an
-/// earlier run left validators; hands back that run's page too. A URL that gets no response
-/// is reported here.
-async fn request(
-    context: &JobContext,
-    hop: &Hop,
-    conditional: bool,
-) -> Result<(FetchedResponse, Option<PreviousPage>), VisitEnd> {
-    let policy = context.origins.robots(&hop.url, &context.fetcher).await;
-    if !policy.is_allowed(&hop.url) {
-        context.emit(hop.skipped(Exclusion::RobotsDisallowed)).await;
-        let rules = match policy.as_ref() {
-            RobotsPolicy::DisallowAll { reason } => reason.clone(),
-            _ => format!("robots.txt ({})", policy.describe()),
-        };
-        return Err(VisitEnd::Disallowed(rules));
-    }
-    if !context.reserve_request() {
-        context.emit(hop.skipped(Exclusion::RequestBudget)).await;
-        return Err(VisitEnd::Failed("the request budget ran out".to_string()));
-    }
-    let previous = context
-        .history
-        .as_ref()
-        .filter(|_| conditional)
-        .and_then(|history| history.previous(&hop.url))
-        .filter(PreviousPage::can_revalidate);
-    let validators = previous.as_ref().map(|previous| Validators {
-        etag: previous.etag.clone(),
-        last_modified: previous.last_modified,
-    });
-    context.origins.pace(&hop.url).await;
-    let fetched = context
-        .fetcher
-        .fetch(
-            &hop.url,
-            BodyWanted::Html200,
-            validators.as_ref(),
-            &|| context.reserve_request(),
-            Some(&context.concurrency),
-        )
-        .await;
-    match fetched {
-        Ok(response) => Ok((response, previous)),
-        Err(failure) => {
-            let reason = failure.to_string();
-            context
-                .emit(hop.skipped(Exclusion::FetchFailed(reason.clone())))
-                .await;
-            Err(VisitEnd::Failed(reason))
-        }
-    }
-}
-
-fn is_redirect(status: u16) -> bool {
-    matches!(status, 301 | 302 | 303 | 307 | 308)
-}
-
-/// Reports a redirect of `hop` and decides where the chain goes: to the target, or nowhere.
-/// A redirect of the seed out of its scope moves the scope there.
-async fn follow_redirect(
-    context: &JobContext,
-    scope: &Scope,
-    redirects: &mut Redirects,
+/// The crawl's rules of a visit's chain: robots.txt and the request budget before each hop,
+/// the scope after each redirect, validators of an earlier run, pace, and one event per URL
+/// of the chain.
+#[derive(Debug)]
+struct VisitHops<'a> {
+    context: &'a JobContext,
+    scope: &'a Scope,
+    /// The URL requested now, and how the crawl came to it.
     hop: Hop,
-    response: &FetchedResponse,
-    facts: ResponseFacts,
-) -> Redirected {
-    let location = response.header(header::LOCATION);
-    let target = location
-        .as_deref()
-        .and_then(|location| hop.url.join(location.trim()).ok())
-        .and_then(|target| context.normalizer.normalize(&target));
-    let Some(target) = target else {
-        let invalid =
-            Exclusion::InvalidRedirect(format!("{} with Location {location:?}", facts.status));
-        context
-            .emit(hop.redirected(&facts, Verdict::Excluded(invalid)))
-            .await;
-        return Redirected::Ended(VisitEnd::Failed(format!(
-            "redirect without a usable Location ({})",
-            facts.status
-        )));
-    };
-    redirects.followed += 1;
-    if redirects.followed > context.config.max_redirects {
-        let verdict = Verdict::Excluded(Exclusion::TooManyRedirects);
-        context.emit(hop.redirected(&facts, verdict)).await;
-        return Redirected::Ended(VisitEnd::Failed("too many redirects".to_string()));
+    /// The chain length of the queued URL (see `traps`).
+    chain: u32,
+    redirects: Redirects,
+    /// Why the page the chain ends on is rendered, when it is.
+    render: Option<RenderCall>,
+    /// The earlier run's page of the URL requested now, when it was requested conditionally.
+    previous: Option<PreviousPage>,
+}
+
+impl VisitHops<'_> {
+    /// The visit of a chain that ends here, without a page to take links from.
+    fn ended(&mut self, end: VisitEnd) -> Visit {
+        Visit::ended(self.hop.depth, end, self.redirects.moved_scope.take())
     }
-    let current_scope = redirects.moved_scope.as_ref().unwrap_or(scope);
-    if redirects.seed_path.as_deref() == Some(hop.url.path())
-        && adds_trailing_slash(&hop.url, &target)
-    {
-        // `/book` -> `/book/`: the path typed names a directory, and the crawl is of it.
-        redirects.moved_scope = Some(current_scope.narrowed_to(&target));
-    } else if !current_scope.contains(&target) {
-        if redirects.mode == VisitMode::Seed
-            && target.as_str().len() <= context.config.max_url_length
-        {
-            redirects.moved_scope = Some(current_scope.moved_to(&target));
+}
+
+impl Hops for VisitHops<'_> {
+    type End = Visit;
+
+    fn max_redirects(&self) -> usize {
+        self.context.config.max_redirects
+    }
+
+    /// Requests the hop when robots.txt and the request budget allow it, conditionally
+    /// when an earlier run left validators (unless the page is visited to be rendered,
+    /// which needs its body). A URL that is not requested is reported here.
+    async fn before(&mut self, url: &Url) -> Result<HopRequest, Visit> {
+        let context = self.context;
+        let policy = context.origins.robots(url, &context.fetcher).await;
+        if !policy.is_allowed(url) {
+            context
+                .emit(self.hop.skipped(Exclusion::RobotsDisallowed))
+                .await;
+            let rules = match policy.as_ref() {
+                RobotsPolicy::DisallowAll { reason } => reason.clone(),
+                _ => format!("robots.txt ({})", policy.describe()),
+            };
+            return Err(self.ended(VisitEnd::Disallowed(rules)));
+        }
+        if !context.reserve_request() {
+            context
+                .emit(self.hop.skipped(Exclusion::RequestBudget))
+                .await;
+            let end = VisitEnd::Failed("the request budget ran out".to_string());
+            return Err(self.ended(end));
+        }
+        self.previous = context
+            .history
+            .as_ref()
+            .filter(|_| self.render.is_none())
+            .and_then(|history| history.previous(url))
+            .filter(PreviousPage::can_revalidate);
+        let validators = self.previous.as_ref().map(|previous| Validators {
+            etag: previous.etag.clone(),
+            last_modified: previous.last_modified,
+        });
+        context.origins.pace(url).await;
+        Ok(HopRequest {
+            validators,
+            ..HopRequest::get(BodyWanted::Html200 {
+                cap: context.config.max_body_bytes,
+            })
+        })
+    }
+
+    fn target(&self, target: Url) -> Option<Url> {
+        self.context.normalizer.normalize(&target)
+    }
+
+    fn reserve_retry(&self) -> bool {
+        self.context.reserve_request()
+    }
+
+    fn limit(&self) -> Option<&ConcurrencyLimit> {
+        Some(&self.context.concurrency)
+    }
+
+    /// Reports the redirect and decides whether the chain goes on to `target`. A redirect
+    /// of the seed out of its scope moves the scope there.
+    async fn redirected(
+        &mut self,
+        url: &Url,
+        response: &FetchedResponse,
+        target: &Url,
+    ) -> Result<(), Visit> {
+        let context = self.context;
+        let facts = response_facts(response);
+        let redirects = &mut self.redirects;
+        let current_scope = redirects.moved_scope.as_ref().unwrap_or(self.scope);
+        if redirects.seed_path.as_deref() == Some(url.path()) && adds_trailing_slash(url, target) {
+            // `/book` -> `/book/`: the path typed names a directory, and the crawl is of it.
+            redirects.moved_scope = Some(current_scope.narrowed_to(target));
+        } else if !current_scope.contains(target) {
+            if redirects.mode == VisitMode::Seed
+                && target.as_str().len() <= context.config.max_url_length
+            {
+                redirects.moved_scope = Some(current_scope.moved_to(target));
+            } else {
+                let verdict = Verdict::Excluded(Exclusion::RedirectOutOfScope(target.clone()));
+                context.emit(self.hop.redirected(&facts, verdict)).await;
+                let end = VisitEnd::Failed(format!("redirected out of scope to {target}"));
+                return Err(self.ended(end));
+            }
+        }
+        let verdict = Verdict::Redirect { to: target.clone() };
+        context.emit(self.hop.redirected(&facts, verdict)).await;
+        if !context.seen.insert(target) {
+            // Reached by another path already (or a loop): that visit reports it.
+            let end = if self.redirects.mode == VisitMode::Seed {
+                VisitEnd::Failed(format!("redirect loop at {target}"))
+            } else {
+                VisitEnd::Reached
+            };
+            return Err(self.ended(end));
+        }
+        if target.as_str().len() > context.config.max_url_length {
+            let too_long = PageOutcome::skipped(
+                target.clone(),
+                self.hop.depth,
+                Some(url.clone()),
+                Exclusion::UrlTooLong,
+            );
+            context.emit(too_long).await;
+            let end = VisitEnd::Failed("redirect target too long".to_string());
+            return Err(self.ended(end));
+        }
+        self.hop = Hop {
+            url: target.clone(),
+            depth: self.hop.depth,
+            referrer: Some(url.clone()),
+        };
+        Ok(())
+    }
+
+    /// Classifies the page the chain ends on (or, after a 304, reuses the earlier run's).
+    async fn answered(mut self, _url: Url, response: FetchedResponse) -> Visit {
+        let context = self.context;
+        let facts = response_facts(&response);
+        let moved_scope = self.redirects.moved_scope.take();
+        let finished = if let Some(previous) = self.previous.filter(|_| facts.status == 304) {
+            revalidated_page(context, self.hop, facts, previous).await
         } else {
-            let verdict = Verdict::Excluded(Exclusion::RedirectOutOfScope(target.clone()));
-            context.emit(hop.redirected(&facts, verdict)).await;
-            return Redirected::Ended(VisitEnd::Failed(format!(
-                "redirected out of scope to {target}"
-            )));
+            let scope = moved_scope.as_ref().unwrap_or(self.scope);
+            let answer = Answer::new(self.hop, response, facts);
+            finish_page(context, scope, answer, self.render.clone()).await
+        };
+        Visit {
+            chain: self.chain,
+            moved_scope,
+            render_call: self.render,
+            ..finished
         }
     }
-    let verdict = Verdict::Redirect { to: target.clone() };
-    context.emit(hop.redirected(&facts, verdict)).await;
-    if !context.seen.insert(&target) {
-        // Reached by another path already (or a loop): that visit reports it.
-        return Redirected::Ended(if redirects.mode == VisitMode::Seed {
-            VisitEnd::Failed(format!("redirect loop at {target}"))
-        } else {
-            VisitEnd::Reached
-        });
+
+    async fn failed(mut self, _url: Url, failure: FetchFailure) -> Visit {
+        let reason = failure.to_string();
+        self.context
+            .emit(self.hop.skipped(Exclusion::FetchFailed(failure)))
+            .await;
+        self.ended(VisitEnd::Failed(reason))
     }
-    if target.as_str().len() > context.config.max_url_length {
-        let too_long =
-            PageOutcome::skipped(target, hop.depth, Some(hop.url), Exclusion::UrlTooLong);
-        context.emit(too_long).await;
-        return Redirected::Ended(VisitEnd::Failed("redirect target too long".to_string()));
+
+    async fn broken(mut self, _url: Url, response: FetchedResponse, broken: Broken) -> Visit {
+        let facts = response_facts(&response);
+        let (exclusion, reason) = match broken {
+            Broken::UnusableLocation(location) => (
+                Exclusion::InvalidRedirect(format!("{} with Location {location:?}", facts.status)),
+                format!("redirect without a usable Location ({})", facts.status),
+            ),
+            Broken::TooManyRedirects => (
+                Exclusion::TooManyRedirects,
+                "too many redirects".to_string(),
+            ),
+        };
+        let verdict = Verdict::Excluded(exclusion);
+        self.context
+            .emit(self.hop.redirected(&facts, verdict))
+            .await;
+        self.ended(VisitEnd::Failed(reason))
     }
-    Redirected::To(Hop {
-        url: target,
-        depth: hop.depth,
-        referrer: Some(hop.url),
-    })
 }

@@ -1,7 +1,19 @@
-//! One HTTP request at a time, bounded in time and memory, with retries for transient failures.
+//! The one HTTP client of sitemapper: every request to a site, or for it, goes through a
+//! [`Fetcher`], bounded in time and memory, with retries for transient failures.
 //!
-//! Redirects are not followed here: the engine follows them itself so that every hop is checked
-//! against scope and robots.txt before it is requested (docs/design.md, Fetching and politeness).
+//! A fetcher checks the address policy before every request and on every connection
+//! (docs/design.md, Safety), sends the site's headers, credentials and cookies to the site's
+//! origins only ([`SiteSession::is_site`]), caps every body on its decompressed size, and
+//! retries timeouts, failed connections, 429, 502, 503 and 504 with backoff. Redirects are not
+//! followed by the HTTP client: `chain` follows them hop by hop, so that every hop passes the
+//! same checks and the caller's own (scope, robots.txt) before it is requested
+//! (docs/design.md, Fetching and politeness). The crawl drives chains with its own rules;
+//! other callers (`validate`, the audit's sitemaps, IndexNow) use [`Fetcher::get`] and
+//! [`Fetcher::post`] (`request`).
+
+mod chain;
+mod failure;
+mod request;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,19 +25,36 @@ use url::Url;
 
 use crate::CrawlError;
 use crate::access::SiteSession;
-use crate::address::{AddressPolicy, PrivateAddress};
+use crate::address::AddressPolicy;
 use crate::concurrency::{ConcurrencyLimit, Signal};
 use crate::config::CrawlConfig;
 use crate::event::is_html_content_type;
 use crate::network::{NetworkOptions, shown_proxy, tls_config};
 
-/// Which bodies are worth reading. Others are not downloaded at all.
+pub(crate) use chain::{Broken, Hops};
+use failure::error_chain;
+pub use failure::{FetchError, FetchFailure, FetchFailureKind};
+pub use request::Fetched;
+
+/// Which bodies are worth reading, and how much of them. Others are not downloaded at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BodyWanted {
-    /// 200 responses with an HTML content type (pages).
-    Html200,
-    /// Any 2xx response, whatever its type (robots.txt), up to the given cap.
+    /// 200 responses with an HTML content type (pages), up to the given cap.
+    Html200 { cap: usize },
+    /// Any 2xx response, whatever its type (robots.txt, sitemaps), up to the given cap.
     AnySuccess { cap: usize },
+    /// None: the status says it all.
+    Nothing,
+}
+
+impl BodyWanted {
+    /// The most bytes of a body read.
+    pub(crate) fn cap(self) -> Option<usize> {
+        match self {
+            BodyWanted::Html200 { cap } | BodyWanted::AnySuccess { cap } => Some(cap),
+            BodyWanted::Nothing => None,
+        }
+    }
 }
 
 /// The validators of a conditional request (RFC 9110 section 13).
@@ -33,6 +62,37 @@ pub(crate) enum BodyWanted {
 pub(crate) struct Validators {
     pub etag: Option<String>,
     pub last_modified: Option<Timestamp>,
+}
+
+/// What one hop of a chain sends.
+#[derive(Debug, Clone)]
+pub(crate) enum Method {
+    Get,
+    /// A body of `content_type`.
+    Post {
+        content_type: String,
+        body: Vec<u8>,
+    },
+}
+
+/// How one hop is requested: its method, the body wanted back, and the validators of a
+/// conditional GET.
+#[derive(Debug, Clone)]
+pub(crate) struct HopRequest {
+    pub method: Method,
+    pub wanted: BodyWanted,
+    pub validators: Option<Validators>,
+}
+
+impl HopRequest {
+    /// A GET reading the body `wanted`.
+    pub(crate) fn get(wanted: BodyWanted) -> HopRequest {
+        HopRequest {
+            method: Method::Get,
+            wanted,
+            validators: None,
+        }
+    }
 }
 
 /// A response as far as the crawl cares.
@@ -66,72 +126,6 @@ impl FetchedResponse {
             .map(str::to_string)
             .collect()
     }
-}
-
-/// Why no response could be had.
-#[derive(Debug, Clone, thiserror::Error)]
-pub(crate) enum FetchFailure {
-    #[error("timed out")]
-    Timeout,
-    #[error("connection failed: {0}")]
-    Connect(String),
-    #[error("reading the body failed: {0}")]
-    Body(String),
-    #[error("request failed: {0}")]
-    Other(String),
-    #[error("{0}")]
-    Refused(PrivateAddress),
-}
-
-impl FetchFailure {
-    fn from_reqwest(error: &reqwest::Error) -> FetchFailure {
-        let message = error_chain(error);
-        if let Some(refused) = refusal_in(error) {
-            FetchFailure::Refused(refused)
-        } else if error.is_timeout() {
-            FetchFailure::Timeout
-        } else if error.is_connect() || error.is_request() {
-            // A connection reset or closed before any response came (a kept-alive
-            // connection the server dropped, a server that restarts) is as transient as a
-            // failed connect, and a GET is safe to send again (RFC 9110 section 9.2.2).
-            FetchFailure::Connect(message)
-        } else if error.is_body() || error.is_decode() {
-            FetchFailure::Body(message)
-        } else {
-            FetchFailure::Other(message)
-        }
-    }
-
-    fn is_transient(&self) -> bool {
-        matches!(self, FetchFailure::Timeout | FetchFailure::Connect(_))
-    }
-}
-
-/// The address policy's refusal, when that is why the connection failed.
-fn refusal_in(error: &(dyn std::error::Error + 'static)) -> Option<PrivateAddress> {
-    let mut source = error.source();
-    while let Some(cause) = source {
-        if let Some(refused) = cause.downcast_ref::<PrivateAddress>() {
-            return Some(refused.clone());
-        }
-        source = cause.source();
-    }
-    None
-}
-
-/// The error and its sources on one line: reqwest's own message alone rarely says why.
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
 }
 
 /// A reqwest client builder with TLS ready (the extra roots, or any certificate, as `network`
@@ -176,67 +170,111 @@ pub fn client_builder(
 /// Room made for a body whose length is not announced (a compressed one): most pages fit.
 const INITIAL_BODY_BYTES: usize = 64 * 1024;
 
-/// Redirects a client built by [`client_builder`] follows by itself (the crawl follows its
-/// own, hop by hop).
+/// Redirects a client built by [`client_builder`] follows by itself (a [`Fetcher`] follows
+/// its own, hop by hop).
 const MAX_CLIENT_REDIRECTS: usize = 10;
 
+/// How a [`Fetcher`] requests: every field resolved, every default in `Default` (the crawl's
+/// defaults; [`CrawlConfig::fetch_settings`] gives a crawl's own).
+#[derive(Debug, Clone)]
+pub struct FetchSettings {
+    /// The User-Agent header of every request.
+    pub user_agent: String,
+    /// Deadline for a connection to be established.
+    pub connect_timeout: Duration,
+    /// Deadline for one whole request, body included: a body that trickles forever ends here.
+    pub request_timeout: Duration,
+    /// Redirect hops followed from one requested URL by [`Fetcher::get`] and
+    /// [`Fetcher::post`].
+    pub max_redirects: usize,
+    /// Extra attempts of a GET after a timeout, a connection error, 429, 502, 503 or 504.
+    pub retries: u32,
+    /// First backoff before a retry; doubled for each further attempt, with jitter.
+    pub retry_base_delay: Duration,
+    /// The longest `Retry-After` honoured; longer values are cut to this.
+    pub max_retry_after: Duration,
+    /// Idle connections kept open to one host: about as many as requests run at once.
+    pub idle_connections_per_host: usize,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        // reqwest's own default: a client of no crawl does not know how many requests run.
+        FetchSettings {
+            idle_connections_per_host: usize::MAX,
+            ..CrawlConfig::default().fetch_settings()
+        }
+    }
+}
+
+/// The one guarded HTTP client (see the module's documentation). Cheap to share: clone the
+/// `Arc` it is kept in, not the fetcher.
 #[derive(Debug)]
-pub(crate) struct Fetcher {
+pub struct Fetcher {
     client: reqwest::Client,
     addresses: AddressPolicy,
     /// What requests to the site carry: the user's headers, credentials and cookies, and the
-    /// cookies the site sets (the client's cookie store).
-    session: Arc<SiteSession>,
-    max_body_bytes: usize,
+    /// cookies the site sets (the client's cookie store). Without one, requests carry none,
+    /// and no cookie is kept.
+    session: Option<Arc<SiteSession>>,
+    max_redirects: usize,
     retries: u32,
     retry_base_delay: Duration,
     max_retry_after: Duration,
 }
 
 impl Fetcher {
-    pub(crate) fn new(
-        config: &CrawlConfig,
+    /// A fetcher that connects where `addresses` allows, through `network`'s proxy and
+    /// certificates, with `session`'s secrets for the site's origins (none without one).
+    /// Fails when the system's root certificates cannot be loaded, or the proxy is not one
+    /// reqwest can use.
+    pub fn new(
+        settings: &FetchSettings,
         addresses: AddressPolicy,
-        session: Arc<SiteSession>,
+        network: &NetworkOptions,
+        session: Option<Arc<SiteSession>>,
     ) -> Result<Fetcher, CrawlError> {
-        let client = client_builder(&addresses, &config.network)?
-            .cookie_provider(Arc::clone(&session))
-            .user_agent(config.user_agent.clone())
+        let mut builder = client_builder(&addresses, network)?
+            .user_agent(settings.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.request_timeout)
-            .pool_max_idle_per_host(config.concurrency.most())
-            .referer(false)
+            .connect_timeout(settings.connect_timeout)
+            .timeout(settings.request_timeout)
+            .pool_max_idle_per_host(settings.idle_connections_per_host)
+            .referer(false);
+        if let Some(session) = &session {
+            builder = builder.cookie_provider(Arc::clone(session));
+        }
+        let client = builder
             .build()
             .map_err(|error| CrawlError::Client(error_chain(&error)))?;
         Ok(Fetcher {
             client,
             addresses,
             session,
-            max_body_bytes: config.max_body_bytes,
-            retries: config.retries,
-            retry_base_delay: config.retry_base_delay,
-            max_retry_after: config.max_retry_after,
+            max_redirects: settings.max_redirects,
+            retries: settings.retries,
+            retry_base_delay: settings.retry_base_delay,
+            max_retry_after: settings.max_retry_after,
         })
     }
 
-    /// GET `url`, retrying timeouts, connection errors, 429, 502, 503 and 504 with exponential
-    /// backoff and jitter, honouring `Retry-After` up to a cap. After the last attempt the last
-    /// response (or failure) is returned as it is. A retry is a request like any other: it
-    /// happens only when `reserve_retry` grants it one from the crawl's request budget. Every
-    /// attempt tells `limit`, when there is one, how the site answered.
+    /// Requests `url` as `request` says, retrying timeouts, connection errors, 429, 502, 503
+    /// and 504 with exponential backoff and jitter, honouring `Retry-After` up to a cap.
+    /// After the last attempt the last response (or failure) is returned as it is. A retry is
+    /// a request like any other: it happens only when `reserve_retry` grants it one (from the
+    /// crawl's request budget). Every attempt tells `limit`, when there is one, how the site
+    /// answered. One hop: a redirect is returned as it is (see `chain`).
     pub(crate) async fn fetch(
         &self,
         url: &Url,
-        wanted: BodyWanted,
-        validators: Option<&Validators>,
+        request: &HopRequest,
         reserve_retry: &(dyn Fn() -> bool + Send + Sync),
         limit: Option<&ConcurrencyLimit>,
     ) -> Result<FetchedResponse, FetchFailure> {
         let mut attempt = 0;
         loop {
             let ticket = limit.map(ConcurrencyLimit::ticket);
-            let result = self.fetch_once(url, wanted, validators).await;
+            let result = self.fetch_once(url, request).await;
             if let (Some(limit), Some(ticket)) = (limit, ticket)
                 && let Some(signal) = signal_of(&result)
             {
@@ -266,28 +304,30 @@ impl Fetcher {
     async fn fetch_once(
         &self,
         url: &Url,
-        wanted: BodyWanted,
-        validators: Option<&Validators>,
+        hop: &HopRequest,
     ) -> Result<FetchedResponse, FetchFailure> {
+        // Address literals are not resolved, so the resolver cannot refuse them.
         self.addresses
             .check_url(url)
-            .map_err(FetchFailure::Refused)?;
+            .map_err(|refused| FetchFailure::refused(&refused))?;
         let started = Instant::now();
         let fetched_at = Timestamp::now();
-        let mut request = self.client.get(url.clone());
-        for (name, value) in self.session.headers_for(url) {
-            request = request.header(name, value);
+        let mut request = match &hop.method {
+            Method::Get => self.client.get(url.clone()),
+            Method::Post { content_type, body } => self
+                .client
+                .post(url.clone())
+                .header(header::CONTENT_TYPE, content_type)
+                .body(body.clone()),
+        };
+        // Per hop: a redirect to another origin gets none of the site's secrets.
+        if let Some(session) = &self.session {
+            for (name, value) in session.headers_for(url) {
+                request = request.header(name, value);
+            }
         }
-        if let Some(validators) = validators {
-            if let Some(etag) = &validators.etag {
-                request = request.header(header::IF_NONE_MATCH, etag);
-            }
-            if let Some(time) = validators.last_modified
-                && let Ok(seconds) = u64::try_from(time.as_second())
-            {
-                let time = std::time::UNIX_EPOCH + Duration::from_secs(seconds);
-                request = request.header(header::IF_MODIFIED_SINCE, httpdate::fmt_http_date(time));
-            }
+        if let Some(validators) = &hop.validators {
+            request = conditional(request, validators);
         }
         let mut response = request
             .send()
@@ -296,43 +336,10 @@ impl Fetcher {
         let time_to_headers = started.elapsed();
         let status = response.status();
         let headers = response.headers().clone();
-        let cap = match wanted {
-            BodyWanted::Html200 => {
-                let is_html = headers
-                    .get(header::CONTENT_TYPE)
-                    .and_then(|value| value.to_str().ok())
-                    .is_some_and(is_html_content_type);
-                (status == StatusCode::OK && is_html).then_some(self.max_body_bytes)
-            }
-            BodyWanted::AnySuccess { cap } => status.is_success().then_some(cap),
+        let (body, truncated) = match body_cap(hop.wanted, status, &headers) {
+            Some(cap) => read_body(&mut response, cap).await?,
+            None => (Vec::new(), false),
         };
-        let mut body = Vec::new();
-        let mut truncated = false;
-        if let Some(cap) = cap {
-            // Sized once for a usual page (or the length the server announced), instead of
-            // doubling from a few bytes and copying the page on every step.
-            let expected = response
-                .content_length()
-                .map_or(INITIAL_BODY_BYTES, |length| {
-                    usize::try_from(length).unwrap_or(cap)
-                });
-            body.reserve_exact(expected.min(cap));
-            // Chunks arrive decompressed, so the cap bounds the expanded size: a gzip bomb
-            // costs at most `cap` bytes.
-            while let Some(chunk) = response
-                .chunk()
-                .await
-                .map_err(|error| FetchFailure::from_reqwest(&error))?
-            {
-                let room = cap - body.len();
-                if chunk.len() > room {
-                    body.extend_from_slice(&chunk[..room]);
-                    truncated = true;
-                    break;
-                }
-                body.extend_from_slice(&chunk);
-            }
-        }
         Ok(FetchedResponse {
             status,
             headers,
@@ -351,6 +358,68 @@ impl Fetcher {
         let jitter_fraction = f64::from(jitter_seed(url) % 1000) / 2000.0;
         base + base.mul_f64(jitter_fraction)
     }
+}
+
+/// `request` made conditional on `validators` (RFC 9110 section 13.1).
+fn conditional(
+    mut request: reqwest::RequestBuilder,
+    validators: &Validators,
+) -> reqwest::RequestBuilder {
+    if let Some(etag) = &validators.etag {
+        request = request.header(header::IF_NONE_MATCH, etag);
+    }
+    if let Some(time) = validators.last_modified
+        && let Ok(seconds) = u64::try_from(time.as_second())
+    {
+        let time = std::time::UNIX_EPOCH + Duration::from_secs(seconds);
+        request = request.header(header::IF_MODIFIED_SINCE, httpdate::fmt_http_date(time));
+    }
+    request
+}
+
+/// How much of the body to read, when it is `wanted` at all.
+fn body_cap(wanted: BodyWanted, status: StatusCode, headers: &HeaderMap) -> Option<usize> {
+    match wanted {
+        BodyWanted::Html200 { cap } => {
+            let is_html = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|value| value.to_str().ok())
+                .is_some_and(is_html_content_type);
+            (status == StatusCode::OK && is_html).then_some(cap)
+        }
+        BodyWanted::AnySuccess { cap } => status.is_success().then_some(cap),
+        BodyWanted::Nothing => None,
+    }
+}
+
+/// The body, up to `cap` bytes, and whether there was more.
+async fn read_body(
+    response: &mut reqwest::Response,
+    cap: usize,
+) -> Result<(Vec<u8>, bool), FetchFailure> {
+    // Sized once for a usual page (or the length the server announced), instead of doubling
+    // from a few bytes and copying the page on every step.
+    let expected = response
+        .content_length()
+        .map_or(INITIAL_BODY_BYTES, |length| {
+            usize::try_from(length).unwrap_or(cap)
+        });
+    let mut body = Vec::with_capacity(expected.min(cap));
+    // Chunks arrive decompressed, so the cap bounds the expanded size: a gzip bomb costs at
+    // most `cap` bytes.
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| FetchFailure::from_reqwest(&error))?
+    {
+        let room = cap - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
 }
 
 fn is_retryable_status(status: StatusCode) -> bool {
@@ -430,8 +499,13 @@ mod tests {
     fn backoff_grows_and_stays_within_its_jitter() {
         let url = Url::parse("http://example.com/").unwrap_or_else(|error| panic!("{error}"));
         let session = Arc::new(SiteSession::none(&url));
-        let fetcher = Fetcher::new(&CrawlConfig::default(), AddressPolicy::default(), session)
-            .unwrap_or_else(|error| panic!("{error}"));
+        let fetcher = Fetcher::new(
+            &FetchSettings::default(),
+            AddressPolicy::default(),
+            &NetworkOptions::default(),
+            Some(session),
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
         for attempt in 0..4 {
             let base = Duration::from_millis(500) * (1 << attempt);
             let backoff = fetcher.backoff(attempt, &url);
