@@ -5,7 +5,6 @@
 //! [`SitemapReader`] over the sitemap crate), what it reports, and which sitemaps it never
 //! reads: the ones this crawl publishes itself.
 
-use sitemapper_sitemap::MAX_BYTES_PER_FILE;
 use url::Url;
 
 /// How a sitemap of the site was found.
@@ -67,6 +66,11 @@ pub trait SitemapReader: Send + Sync + std::fmt::Debug {
     /// A walk from `roots` (the sitemaps [`site_sitemaps`] found): which sitemap
     /// to fetch next, each once, through indexes to a bounded depth and count.
     fn walk(&self, roots: Vec<Url>) -> Box<dyn SitemapWalk>;
+
+    /// The most bytes of one sitemap read, compressed or not: the protocol's limit on a file
+    /// uncompressed (sitemaps.org); a larger file is not a sitemap search engines read
+    /// either, and is not fetched past it.
+    fn max_bytes(&self) -> usize;
 }
 
 /// One walk through a site's sitemaps and the indexes that list them.
@@ -89,13 +93,6 @@ pub enum NoSeeds {
     WrittenBySitemapper,
     /// Not a sitemap: why.
     Unreadable(String),
-}
-
-/// The most bytes of one sitemap read, compressed or not: the protocol's limit on a file
-/// uncompressed (sitemaps.org); a larger file is not a sitemap search engines read either.
-pub(crate) fn max_sitemap_bytes() -> usize {
-    // Only a 16-bit target holds less than 50 MiB: there, no more can be read anyway.
-    usize::try_from(MAX_BYTES_PER_FILE).unwrap_or(usize::MAX)
 }
 
 /// What seeding from the site's own sitemaps did.

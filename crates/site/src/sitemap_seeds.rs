@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use sitemapper_crawl::{HostMap, NoSeeds, SitemapReader, SitemapWalk};
 use sitemapper_sitemap::{
-    IndexWalk, SitemapDocument, SitemapId, SitemapKey, is_written_by_sitemapper, read_sitemap,
+    IndexWalk, MAX_BYTES_PER_FILE, SitemapDocument, SitemapId, SitemapKey,
+    is_written_by_sitemapper, read_sitemap,
 };
 use url::Url;
 
@@ -39,6 +40,11 @@ impl SitemapReader for SeedSitemaps {
             host_map: self.host_map.clone(),
             kept: self.kept.clone(),
         })
+    }
+
+    fn max_bytes(&self) -> usize {
+        // Only a 16-bit target holds less than 50 MiB: there, no more can be read anyway.
+        usize::try_from(MAX_BYTES_PER_FILE).unwrap_or(usize::MAX)
     }
 }
 

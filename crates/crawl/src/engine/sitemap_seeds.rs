@@ -16,8 +16,7 @@ use super::owner::FrontierOwner;
 use crate::fetch::{BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops};
 use crate::scope::Scope;
 use crate::sitemaps::{
-    NoSeeds, OwnSitemaps, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk,
-    max_sitemap_bytes, site_sitemaps,
+    NoSeeds, OwnSitemaps, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk, site_sitemaps,
 };
 
 /// Where the site's sitemaps are, and which of them are this crawl's own.
@@ -53,13 +52,14 @@ pub(super) async fn seed(
     let mut sitemaps = SiteSitemaps::new(owner.context(), owner.scope());
     let roots = sitemaps.roots().await;
     let mut seeding = SitemapSeeding::default();
+    let cap = reader.max_bytes();
     let mut walk = reader.walk(roots);
     while let Some(sitemap) = walk.next_to_read() {
         if *stopped.borrow() {
             seeding.not_reached = true;
             break;
         }
-        let body = match sitemaps.fetch(&sitemap).await {
+        let body = match sitemaps.fetch(&sitemap, cap).await {
             Fetched::Body(body) => body,
             Fetched::Skipped => {
                 seeding.skipped += 1;
@@ -171,7 +171,7 @@ impl SiteSitemaps {
     }
 
     /// Fetches `sitemap`, following its redirects hop by hop, each hop checked first.
-    async fn fetch(&self, sitemap: &Url) -> Fetched {
+    async fn fetch(&self, sitemap: &Url, cap: usize) -> Fetched {
         let Some(url) = self.context.normalizer.normalize(sitemap) else {
             tracing::info!(%sitemap, "not a sitemap URL the crawl can request: not read");
             return Fetched::Skipped;
@@ -180,6 +180,7 @@ impl SiteSitemaps {
             sitemaps: self,
             sitemap,
             guessed: self.guessed.contains(sitemap),
+            cap,
         };
         self.context.fetcher.follow(url, hops).await
     }
@@ -223,6 +224,8 @@ struct SeedHops<'a> {
     sitemap: &'a Url,
     /// Looked for at a usual path: a 404 or 410 there is no problem.
     guessed: bool,
+    /// The most bytes read ([`SitemapReader::max_bytes`]).
+    cap: usize,
 }
 
 impl Hops for SeedHops<'_> {
@@ -237,9 +240,7 @@ impl Hops for SeedHops<'_> {
             return Err(Fetched::Skipped);
         }
         self.sitemaps.context.origins.pace(url).await;
-        Ok(HopRequest::get(BodyWanted::AnySuccess {
-            cap: max_sitemap_bytes(),
-        }))
+        Ok(HopRequest::get(BodyWanted::AnySuccess { cap: self.cap }))
     }
 
     fn target(&self, target: Url) -> Option<Url> {
@@ -266,7 +267,7 @@ impl Hops for SeedHops<'_> {
             return Fetched::Unreadable;
         }
         if response.truncated {
-            let cap = max_sitemap_bytes();
+            let cap = self.cap;
             tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: larger than {cap} bytes");
             return Fetched::Unreadable;
         }
