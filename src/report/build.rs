@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use sitemapper_audit::{Change, Comparison, Finding, FindingKind, Priority, Severity};
-use sitemapper_store::{AuditRecord, RunId, Store, StoreError};
+use sitemapper_audit::{Assessment, Change, Finding, FindingKind, Priority, Severity};
+use sitemapper_store::{RunId, Store, StoreError};
 
 use super::model::{
     FindingRow, KindSummary, LINKS_PER_PAGE, LinkRow, Logo, PageCounts, PageRow, PreviousAudit,
@@ -18,65 +18,6 @@ pub(crate) struct Branding {
     /// `--title`; `None`: "Site audit: SITE".
     pub(crate) title: Option<String>,
     pub(crate) logo: Option<Logo>,
-}
-
-/// What this audit is compared with: the previous audit and its findings.
-#[derive(Debug, Default)]
-pub(crate) struct Assessment {
-    /// The health score of this audit.
-    pub score: u32,
-    /// The URLs it covers (see [`sitemapper_audit::audited_urls`]).
-    pub audited: usize,
-    pub previous: Option<AuditRecord>,
-    /// This audit's findings against the previous one's (empty marks without one).
-    pub comparison: Comparison,
-    /// Every audit the database keeps, this one included, oldest first.
-    pub trend: Vec<AuditRecord>,
-}
-
-impl Assessment {
-    /// Scores `findings`, compares them with the previous audit of the site, and records
-    /// this audit for the next one.
-    pub(crate) fn record(
-        store: &mut Store,
-        run: RunId,
-        findings: &[Finding],
-        crawled: &BTreeSet<String>,
-    ) -> Result<Assessment, StoreError> {
-        let score = sitemapper_audit::health_score(findings, crawled);
-        let audited = sitemapper_audit::audited_urls(findings, crawled);
-        let previous = store.previous_audit(run)?;
-        let comparison = match &previous {
-            Some(previous) => {
-                sitemapper_audit::compare(findings, &store.audit_findings(previous.run)?)
-            }
-            None => Comparison::default(),
-        };
-        store.record_audit(run, score, &sitemapper_audit::recorded(findings))?;
-        Ok(Assessment {
-            score,
-            audited,
-            previous,
-            comparison,
-            trend: store.audits()?,
-        })
-    }
-
-    /// The mark of the finding at `index`, when there is a previous audit.
-    pub(crate) fn change(&self, index: usize) -> Option<Change> {
-        self.comparison.changes.get(index).copied()
-    }
-
-    /// The previous audit's findings fixed since, with their kind (codes this build no longer
-    /// knows are left out).
-    pub(crate) fn fixed(
-        &self,
-    ) -> impl Iterator<Item = (FindingKind, &sitemapper_store::RecordedFinding)> {
-        self.comparison
-            .fixed
-            .iter()
-            .filter_map(|finding| Some((FindingKind::from_code(&finding.code)?, finding)))
-    }
 }
 
 /// One kind's findings: how many, how many URLs, new and fixed.

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use sitemapper_store::RecordedFinding;
+use sitemapper_store::{AuditRecord, RecordedFinding, RunId, Store, StoreError};
 
 use crate::{Finding, FindingKind, Severity};
 
@@ -167,4 +167,60 @@ pub fn recorded(findings: &[Finding]) -> Vec<RecordedFinding> {
             detail: finding.detail.clone(),
         })
         .collect()
+}
+
+/// What this audit is compared with: the previous audit and its findings.
+#[derive(Debug, Default)]
+pub struct Assessment {
+    /// The health score of this audit.
+    pub score: u32,
+    /// The URLs it covers (see [`audited_urls`]).
+    pub audited: usize,
+    /// The previous audit of the site, if any.
+    pub previous: Option<AuditRecord>,
+    /// This audit's findings against the previous one's (empty marks without one).
+    pub comparison: Comparison,
+    /// Every audit the database keeps, this one included, oldest first.
+    pub trend: Vec<AuditRecord>,
+}
+
+impl Assessment {
+    /// Scores `findings`, compares them with the previous audit of the site, and records
+    /// this audit for the next one.
+    pub fn record(
+        store: &mut Store,
+        run: RunId,
+        findings: &[Finding],
+        crawled: &BTreeSet<String>,
+    ) -> Result<Assessment, StoreError> {
+        let score = health_score(findings, crawled);
+        let audited = audited_urls(findings, crawled);
+        let previous = store.previous_audit(run)?;
+        let comparison = match &previous {
+            Some(previous) => compare(findings, &store.audit_findings(previous.run)?),
+            None => Comparison::default(),
+        };
+        store.record_audit(run, score, &recorded(findings))?;
+        Ok(Assessment {
+            score,
+            audited,
+            previous,
+            comparison,
+            trend: store.audits()?,
+        })
+    }
+
+    /// The mark of the finding at `index`, when there is a previous audit.
+    pub fn change(&self, index: usize) -> Option<Change> {
+        self.comparison.changes.get(index).copied()
+    }
+
+    /// The previous audit's findings fixed since, with their kind (codes this build no longer
+    /// knows are left out).
+    pub fn fixed(&self) -> impl Iterator<Item = (FindingKind, &RecordedFinding)> {
+        self.comparison
+            .fixed
+            .iter()
+            .filter_map(|finding| Some((FindingKind::from_code(&finding.code)?, finding)))
+    }
 }

@@ -12,8 +12,8 @@ mod on_page;
 mod sitemaps;
 
 pub use assessment::{
-    Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority, audited_urls, compare,
-    health_score, priority, recorded,
+    Assessment, Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority,
+    audited_urls, compare, health_score, priority, recorded,
 };
 pub use kind::{FindingKind, Severity};
 pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};

@@ -8,6 +8,7 @@
 mod file;
 mod keeper;
 mod local;
+mod publish;
 pub mod queue;
 mod record;
 mod schedule;
@@ -18,6 +19,9 @@ pub use file::{
 };
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};
+pub use publish::{
+    OUT_VARIABLE, PUBLISH_TIMEOUT, PublishError, SITE_VARIABLE, URL_VARIABLE, run_publish_command,
+};
 pub use queue::{Claim, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
 pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due};
 pub use schedule::{DurationError, Schedule, ScheduleError, parse_duration};

@@ -10,7 +10,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sitemapper_audit::{Change, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps};
+use sitemapper_audit::{
+    Assessment, Change, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
+};
 use sitemapper_crawl::{RobotsFile, UrlNormalizer};
 use url::Url;
 
@@ -126,7 +128,7 @@ struct Audited {
     crawled: SiteRun,
     findings: Vec<Finding>,
     sitemaps: SitemapsFound,
-    assessment: build::Assessment,
+    assessment: Assessment,
     /// With `--pdf`: whether report.pdf was written.
     pdf: Option<anyhow::Result<()>>,
 }
@@ -181,7 +183,7 @@ fn audit(
     let (pages, links, counts) =
         build::pages_and_links(&crawled.store, crawled.run, &extracted, &extract_names)?;
     let urls = pages.iter().map(|page| page.url.clone()).collect();
-    let assessment = build::Assessment::record(&mut crawled.store, crawled.run, &findings, &urls)?;
+    let assessment = Assessment::record(&mut crawled.store, crawled.run, &findings, &urls)?;
     let kinds = build::kind_summaries(&findings, &assessment);
     let (finding_rows, fixed) = build::finding_rows(&findings, &assessment, &kinds);
     let (score, trend, compared_with) = build::score_parts(&assessment);
