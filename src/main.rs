@@ -8,6 +8,7 @@ mod memory;
 mod progress;
 mod report;
 mod settings;
+mod signals;
 mod stdout;
 
 use std::io::IsTerminal;

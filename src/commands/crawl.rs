@@ -22,6 +22,7 @@ use crate::cli::{CrawlArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
 use crate::progress::Progress;
 use crate::settings::{ConfigFile, CrawlSettings, summary_format};
+use crate::signals::{StopSignal, spawn_signal_thread};
 use crate::stdout::RunStdout;
 
 pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
@@ -72,7 +73,11 @@ pub(crate) fn crawl_and_publish(
     let signal = Arc::new(OnceLock::new());
     let (stop, pace) = match embedding {
         Some(embedding) => (embedding.stop.clone(), Some(Arc::clone(&embedding.pace))),
-        None => (spawn_signal_thread(Arc::clone(&signal)), None),
+        None => {
+            let (stop, stopped) = watch::channel(false);
+            spawn_signal_thread(stop, Arc::clone(&signal), stopping_line);
+            (stopped, None)
+        }
     };
     let context = RunContext {
         stop: Some(stop),
@@ -85,6 +90,16 @@ pub(crate) fn crawl_and_publish(
         let signal = signal.get().copied();
         failure(error, signal)
     })
+}
+
+/// What a crawl says when a signal stops it.
+fn stopping_line(signal: StopSignal) -> &'static str {
+    match signal {
+        StopSignal::Interrupt => {
+            "Stopping: no new request, nothing published (Ctrl-C again quits at once)."
+        }
+        StopSignal::Terminate => "SIGTERM: stopping, nothing published.",
+    }
 }
 
 /// The exit status of how a run ended, and its error line.
@@ -121,86 +136,4 @@ impl Watcher for ProgressLine {
             progress.finish();
         }
     }
-}
-
-/// Listens for Ctrl-C and SIGTERM on a thread of its own: the first stops the crawl
-/// gracefully (the receiver becomes `true`: no new request, nothing published), a second one
-/// ends the process at once. The signal received is kept in `received`.
-fn spawn_signal_thread(received: Arc<OnceLock<StopSignal>>) -> watch::Receiver<bool> {
-    let (stop, stopped) = watch::channel(false);
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        runtime.block_on(stop_on_signals(stop, received));
-    });
-    stopped
-}
-
-/// The signals that stop a crawl gracefully.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StopSignal {
-    /// Ctrl-C (SIGINT).
-    Interrupt,
-    /// SIGTERM: what systemd, batch schedulers and `kill` send.
-    Terminate,
-}
-
-impl StopSignal {
-    pub(crate) fn exit_status(self) -> ExitStatus {
-        match self {
-            StopSignal::Interrupt => ExitStatus::Interrupted,
-            StopSignal::Terminate => ExitStatus::Terminated,
-        }
-    }
-
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            StopSignal::Interrupt => "interrupted",
-            StopSignal::Terminate => "terminated (SIGTERM)",
-        }
-    }
-}
-
-/// The first Ctrl-C or SIGTERM stops the crawl gracefully: no new request, nothing
-/// published. A second one ends the process at once.
-async fn stop_on_signals(stop: watch::Sender<bool>, received: Arc<OnceLock<StopSignal>>) {
-    let Some(signal) = next_stop_signal().await else {
-        return;
-    };
-    let _ = received.set(signal);
-    // One plain line, above the progress line: the requests in flight still end.
-    crate::progress::print_line(match signal {
-        StopSignal::Interrupt => {
-            "Stopping: no new request, nothing published (Ctrl-C again quits at once)."
-        }
-        StopSignal::Terminate => "SIGTERM: stopping, nothing published.",
-    });
-    stop.send_replace(true);
-    if let Some(second) = next_stop_signal().await {
-        std::process::exit(second.exit_status() as i32);
-    }
-}
-
-/// Waits for SIGINT or SIGTERM; `None` when no handler could be installed.
-#[cfg(unix)]
-pub(crate) async fn next_stop_signal() -> Option<StopSignal> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut terminate = signal(SignalKind::terminate()).ok()?;
-    tokio::select! {
-        interrupted = tokio::signal::ctrl_c() => interrupted.ok().map(|()| StopSignal::Interrupt),
-        terminated = terminate.recv() => terminated.map(|()| StopSignal::Terminate),
-    }
-}
-
-/// Waits for Ctrl-C; `None` when no handler could be installed.
-#[cfg(not(unix))]
-pub(crate) async fn next_stop_signal() -> Option<StopSignal> {
-    tokio::signal::ctrl_c()
-        .await
-        .ok()
-        .map(|()| StopSignal::Interrupt)
 }

@@ -10,11 +10,12 @@ use sitemapper_fleet::{Fleet, LocalRegistry, RunResult, SiteSpec, SiteStatus, ne
 
 use super::report::{self, FleetReport, SiteRunReport};
 use super::site_job::{self, SiteJob};
-use super::{StopSignal, json_output, stop_on_signals};
+use super::{json_output, stopping_line};
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{FleetRunSettings, OutputTarget, SiteChoice};
+use crate::signals::{StopSignal, spawn_signal_thread};
 use sitemapper_site::RunLock;
 
 pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Failure> {
@@ -42,7 +43,7 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
 
     let (stop_sender, stop) = tokio::sync::watch::channel(false);
     let signal = Arc::new(std::sync::OnceLock::new());
-    spawn_signal_thread(stop_sender, Arc::clone(&signal));
+    spawn_signal_thread(stop_sender, Arc::clone(&signal), stopping_line);
     let embedding = Embedding {
         pace: Arc::new(PaceBoard::default()),
         stop: stop.clone(),
@@ -157,21 +158,4 @@ pub(crate) fn status(fleet: &Fleet, registry: &LocalRegistry) -> Result<Vec<Site
             }
         })
         .collect())
-}
-
-/// Ctrl-C and SIGTERM stop the sites running (each recorded as interrupted, continued by the
-/// next run) and start no more; a second one ends the process at once.
-fn spawn_signal_thread(
-    stop: tokio::sync::watch::Sender<bool>,
-    received: Arc<std::sync::OnceLock<StopSignal>>,
-) {
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        runtime.block_on(stop_on_signals(stop, received));
-    });
 }

@@ -9,21 +9,19 @@ mod site_job;
 pub(crate) mod worker;
 
 use std::io::Write;
-use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use serde::Serialize;
 use sitemapper_fleet::{LocalRegistry, Queue, SiteStatus};
-use tokio::sync::watch;
 
 use super::Output;
-use super::crawl::{StopSignal, next_stop_signal};
 use crate::cli::{FleetArgs, FleetCommand, SummaryFormat};
 use crate::exit::Failure;
 use crate::settings::{
     ConfigFile, FleetRunSettings, FleetStatusSettings, FleetSyncSettings, OutputTarget,
     StatusSource,
 };
+use crate::signals::StopSignal;
 
 pub(crate) fn run(args: FleetArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
     match args.command {
@@ -111,20 +109,9 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(Failure::fatal)
 }
 
-/// The first Ctrl-C or SIGTERM stops the fleet gracefully (`stop` becomes true); a second
-/// one ends the process at once.
-async fn stop_on_signals(stop: watch::Sender<bool>, received: Arc<OnceLock<StopSignal>>) {
-    let Some(signal) = next_stop_signal().await else {
-        return;
-    };
-    let _ = received.set(signal);
-    crate::progress::print_line(
-        "Stopping: no new site; the sites running stop and are continued by the next run.",
-    );
-    stop.send_replace(true);
-    if let Some(second) = next_stop_signal().await {
-        std::process::exit(second.exit_status() as i32);
-    }
+/// What a fleet says when a signal stops it.
+fn stopping_line(_signal: StopSignal) -> &'static str {
+    "Stopping: no new site; the sites running stop and are continued by the next run."
 }
 
 /// Writes `value` as JSON to a file or stdout.

@@ -17,12 +17,13 @@ use tokio::task::JoinSet;
 
 use super::report::{self, FleetReport, SiteRunReport};
 use super::site_job::{self, SiteJob};
-use super::{StopSignal, runtime, stop_on_signals};
+use super::{runtime, stopping_line};
 use crate::cli::WorkerArgs;
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
 use crate::exit::Failure;
 use crate::settings::{ConfigFile, WorkerSettings};
+use crate::signals::{StopSignal, stop_on_signals};
 
 /// The longest an idle worker sleeps without asking the queue (in case a notification was
 /// lost, or the clocks disagree).
@@ -47,7 +48,11 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
     );
     let (stop_sender, stop) = watch::channel(false);
     let signal = Arc::new(OnceLock::new());
-    runtime.spawn(stop_on_signals(stop_sender, Arc::clone(&signal)));
+    runtime.spawn(stop_on_signals(
+        stop_sender,
+        Arc::clone(&signal),
+        stopping_line,
+    ));
     tracing::info!(worker = %settings.name, queue = %queue.at(), "worker started");
     let worker = Worker {
         settings: Arc::new(settings),
