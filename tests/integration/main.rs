@@ -33,6 +33,7 @@ mod recrawl;
 mod render;
 mod report;
 mod robots;
+mod same_output;
 mod schema;
 mod seed_sitemaps;
 mod site_sitemaps;

@@ -4,8 +4,8 @@
 //! hreflang, priority, a second run over a crawl database) and audited. Every file of each
 //! output directory is compared byte for byte, except what says when or how fast the run was:
 //! an index's `<lastmod>` of a file new to the run (the time of the run), the audit's times
-//! (report.json's and report.html's dates and durations, pages.csv's `elapsed_ms`), and the
-//! crawl database itself.
+//! (report.json's and report.html's dates and durations, the response time of each page in
+//! pages.csv and in the data report.html embeds), and the crawl database itself.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -185,7 +185,7 @@ fn mask(name: &str, bytes: Vec<u8>) -> Vec<u8> {
             "\"$1\": (time)",
         ),
         "report.html" => replace(
-            &text,
+            &without_response_times(&text),
             r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( UTC|Z)?|\d+(\.\d+)? ?(ms|s)\b",
             "(time)",
         ),
@@ -193,6 +193,27 @@ fn mask(name: &str, bytes: Vec<u8>) -> Vec<u8> {
         _ => return bytes,
     };
     masked.into_bytes()
+}
+
+/// report.html with the response time of each page emptied in the data it embeds (its pages
+/// are `[url, status, verdict, reason, depth, title, bytes, elapsed_ms, ...]`).
+fn without_response_times(html: &str) -> String {
+    const START: &str = r#"<script type="application/json" id="report-data">"#;
+    let Some((before, rest)) = html.split_once(START) else {
+        return html.to_string();
+    };
+    let Some((data, after)) = rest.split_once("</script>") else {
+        return html.to_string();
+    };
+    let Ok(mut data) = serde_json::from_str::<serde_json::Value>(data) else {
+        return html.to_string();
+    };
+    if let Some(pages) = data["pages"].as_array_mut() {
+        for page in pages {
+            page[7] = serde_json::Value::Null;
+        }
+    }
+    format!("{before}{START}{data}</script>{after}")
 }
 
 fn replace(text: &str, pattern: &str, with: &str) -> String {
