@@ -502,16 +502,21 @@ fn child_source(parent: &Source, child: &str) -> Source {
 /// The sitemap's bytes, decompressed, and where it lives on the web if known.
 async fn load(fetcher: &Fetcher, source: &Source) -> Result<(Vec<u8>, Option<Url>), String> {
     match source {
-        Source::File(path) => Ok((gunzip_if_gzip(read_file(path)?)?, None)),
-        Source::Stdin => Ok((gunzip_if_gzip(read_capped(std::io::stdin().lock())?)?, None)),
+        Source::File(path) => Ok((gunzip(read_file(path)?)?, None)),
+        Source::Stdin => Ok((gunzip(read_capped(std::io::stdin().lock())?)?, None)),
         Source::Remote(url) => match fetcher.get(url, MAX_BYTES_PER_FILE).await {
-            Ok(fetched) => Ok((gunzip_if_gzip(fetched.body)?, Some(url.clone()))),
+            Ok(fetched) => Ok((gunzip(fetched.body)?, Some(url.clone()))),
             Err(FetchError::Status(status)) if matches!(status.as_u16(), 404 | 410) => {
                 Err("not found".to_string())
             }
             Err(error) => Err(error.to_string()),
         },
     }
+}
+
+/// The sitemap's bytes gunzipped when they are gzip, or the problem to report.
+fn gunzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    gunzip_if_gzip(bytes).map_err(|error| error.to_string())
 }
 
 /// A local sitemap, read up to the protocol's 52,428,800 bytes (sitemaps.org), the cap a

@@ -83,6 +83,6 @@ pub use settings::{
 };
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_seeds::ReadSitemaps;
-pub use sitemap_source::{gunzip_if_gzip, listed_sitemaps};
+pub use sitemap_source::{GunzipError, gunzip_if_gzip, listed_sitemaps};
 pub use spreadsheet::{SpreadsheetCsv, neutralize_formula};
 pub use stdout::{ProcessStdout, Stdout};

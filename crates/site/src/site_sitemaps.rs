@@ -134,7 +134,7 @@ async fn fetch_noted(
     let problem = match fetcher.get(url, MAX_BYTES_PER_FILE).await {
         Ok(fetched) => match gunzip_if_gzip(fetched.body) {
             Ok(body) => return Some(body),
-            Err(problem) => problem,
+            Err(problem) => problem.to_string(),
         },
         Err(FetchError::Status(status)) if matches!(status.as_u16(), 404 | 410) => {
             if optional {

@@ -93,7 +93,7 @@ impl SitemapWalk for SeedWalk {
                 ));
             }
         };
-        let body = gunzip_if_gzip(body).map_err(NoSeeds::Unreadable)?;
+        let body = gunzip_if_gzip(body).map_err(|error| NoSeeds::Unreadable(error.to_string()))?;
         let document =
             read_sitemap(&body).map_err(|error| NoSeeds::Unreadable(error.to_string()))?;
         if let Some(kept) = &self.kept {

@@ -10,9 +10,20 @@ use sitemapper_crawl::HostMap;
 use sitemapper_sitemap::{Listed, MAX_BYTES_PER_FILE, SitemapEntry, SitemapKey};
 use url::Url;
 
+/// Why a gzip body cannot be read as a sitemap.
+#[derive(Debug, thiserror::Error)]
+pub enum GunzipError {
+    /// It is not valid gzip.
+    #[error("bad gzip: {0}")]
+    Bad(std::io::Error),
+    /// It expands past the protocol's limit of bytes.
+    #[error("larger than {0} bytes uncompressed")]
+    TooLarge(usize),
+}
+
 /// `bytes` decompressed when they are gzip (by their magic number, whatever the name says),
 /// up to the protocol's 50 MiB.
-pub fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+pub fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, GunzipError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Ok(bytes);
     }
@@ -21,9 +32,9 @@ pub fn gunzip_if_gzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     flate2::read::GzDecoder::new(bytes.as_slice())
         .take(MAX_BYTES_PER_FILE + 1)
         .read_to_end(&mut expanded)
-        .map_err(|error| format!("bad gzip: {error}"))?;
+        .map_err(GunzipError::Bad)?;
     if expanded.len() > limit {
-        return Err(format!("larger than {limit} bytes uncompressed"));
+        return Err(GunzipError::TooLarge(limit));
     }
     Ok(expanded)
 }
