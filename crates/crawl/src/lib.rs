@@ -38,6 +38,7 @@ pub use event::{
 };
 pub use fetch::{
     FetchError, FetchFailure, FetchFailureKind, FetchSettings, Fetched, Fetcher, client_builder,
+    error_chain,
 };
 pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};

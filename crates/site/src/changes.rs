@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 use sitemapper_crawl::{
-    AddressPolicy, CrawlError, FetchError, FetchSettings, Fetcher, HostMap, NetworkOptions,
+    AddressPolicy, CrawlError, CrawlSummary, FetchError, FetchSettings, Fetcher, HostMap,
+    NetworkOptions, error_chain,
 };
-use sitemapper_store::ChangeReport;
+use sitemapper_store::{ChangeReport, RunId, Store};
 use url::Url;
 
 use crate::SiteError;
@@ -205,5 +206,65 @@ impl IndexNow {
             urls: urls.len(),
             batches,
         })
+    }
+}
+
+/// Stores what this run lists and compares it with the previous complete run.
+pub(crate) fn record_changes(
+    store: &mut Store,
+    run: RunId,
+    summary: &CrawlSummary,
+) -> Result<ChangeReport, SiteError> {
+    store.record_listing(run)?;
+    let changes = store.change_report(run)?;
+    let counts = changes.previous.map(|_| changes.counts());
+    store.record_run_counts(run, summary.requests, summary.revalidated, counts)?;
+    Ok(changes)
+}
+
+/// The change report in the URLs the sitemaps publish (`--map-host`): it is read with them,
+/// and IndexNow is told of them.
+pub(crate) fn published_changes(mut changes: ChangeReport, host_map: &HostMap) -> ChangeReport {
+    if host_map.is_empty() {
+        return changes;
+    }
+    for urls in [
+        &mut changes.added,
+        &mut changes.removed,
+        &mut changes.changed,
+    ] {
+        for url in urls.iter_mut() {
+            *url = host_map.publish_text(url).into_owned();
+        }
+    }
+    changes
+}
+
+/// Notifies IndexNow of what changed since the previous run. A failure is reported but does
+/// not fail the run: the sitemap is published already. Returns what to say in the summary.
+pub(crate) fn notify_indexnow(
+    runtime: &tokio::runtime::Runtime,
+    indexnow: &IndexNow,
+    summary: &CrawlSummary,
+    changes: &ChangeReport,
+) -> Option<String> {
+    if changes.previous.is_none() {
+        return Some("IndexNow: first run, nothing to compare with: not notified.".to_string());
+    }
+    let counts = changes.counts();
+    if counts.added + counts.removed + counts.changed == 0 {
+        return Some("IndexNow: nothing changed: not notified.".to_string());
+    }
+    let published_root = indexnow.host_map.to_published(&summary.scope.root);
+    let host = published_root.host_str().unwrap_or_default();
+    match runtime.block_on(indexnow.notify(host, changes, &summary.addresses)) {
+        Ok(notified) => Some(format!(
+            "IndexNow: notified {} of {} URLs in {} request(s).",
+            indexnow.endpoint, notified.urls, notified.batches
+        )),
+        Err(error) => {
+            tracing::error!("{}", error_chain(&error));
+            None
+        }
     }
 }

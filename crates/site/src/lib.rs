@@ -53,6 +53,7 @@
 //! ```
 
 mod changes;
+mod database;
 mod elsewhere;
 mod error;
 #[cfg(test)]

@@ -8,18 +8,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use sitemapper_crawl::{
-    CrawlEvent, CrawlProgress, CrawlSummary, Crawler, HostMap, PaceBoard, RenderMode, Renderer,
-    ResumePoint, shown_proxy,
+    CrawlEvent, CrawlProgress, CrawlSummary, Crawler, PaceBoard, RenderMode, Renderer, shown_proxy,
 };
 use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{Published, StagingDir, Written, published_names};
-use sitemapper_store::{ChangeReport, RunId, RunStatus, Store};
+use sitemapper_store::{ChangeReport, RunId, Store};
 use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 use url::Url;
 
 use crate::SiteError;
-use crate::changes::{self, IndexNow};
+use crate::changes::{self, notify_indexnow, published_changes, record_changes};
+use crate::database::{Database, RunGuard, claim_scope, start_run};
 use crate::history::StoreHistory;
 use crate::lock::RunLock;
 use crate::not_listed::{self, NotListed};
@@ -115,26 +115,16 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
     let started_at = jiff::Timestamp::now();
     let stdout = context.stdout.unwrap_or(&ProcessStdout);
     let opened = Opened::open(settings, context.read_sitemaps)?;
-    let Opened {
-        crawler,
-        seed,
-        browser,
-        lock,
-        staging,
-        database,
-        store,
-        run,
-        resumed,
-    } = opened;
+    let run = opened.run;
     // From here on the run is in the database: it ends recorded as failed unless it ends
     // otherwise.
-    let mut guard = RunGuard::new(&database.path, run);
+    let mut guard = RunGuard::new(&opened.database.path, run);
     let crawled = crawl(
         settings,
-        crawler,
-        &seed,
-        browser,
-        store,
+        opened.crawler,
+        &opened.seed,
+        opened.browser,
+        opened.store,
         run,
         context.stop,
         context.pace,
@@ -146,9 +136,9 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
         notes,
         runtime,
     } = crawled;
-    let summary = ended(settings, summary, &database, &mut guard)?;
+    let summary = ended(settings, summary, &opened.database, &mut guard)?;
     let not_listed = settle(&mut store, run, settings, &summary, stdout)?;
-    let published = publish(&mut store, run, settings, &summary, staging, stdout)?;
+    let published = publish(&mut store, run, settings, &summary, opened.staging, stdout)?;
     let changes = published_changes(
         record_changes(&mut store, run, &summary)?,
         &settings.crawl.host_map,
@@ -171,12 +161,12 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
         changes,
         lastmod_kept,
         not_listed,
-        resumed,
+        resumed: opened.resumed,
         notified,
         started,
         started_at,
-        _lock: lock,
-        _database: database,
+        _lock: opened.lock,
+        _database: opened.database,
     })
 }
 
@@ -262,58 +252,6 @@ impl Opened {
             run,
             resumed,
         })
-    }
-}
-
-/// Marks its run failed in the crawl database when it is dropped before the run completed:
-/// whatever phase returns early, the run is not left "running". A run that was stopped is
-/// marked interrupted instead, to be continued.
-#[derive(Debug)]
-struct RunGuard {
-    database: PathBuf,
-    run: RunId,
-    /// What the run ends as if the guard is dropped; `None` once it is recorded.
-    ending: Option<RunStatus>,
-}
-
-impl RunGuard {
-    fn new(database: &Path, run: RunId) -> RunGuard {
-        RunGuard {
-            database: database.to_path_buf(),
-            run,
-            ending: Some(RunStatus::Failed),
-        }
-    }
-
-    /// The run was stopped: it ends interrupted.
-    fn stopped(&mut self) {
-        self.ending = Some(RunStatus::Interrupted);
-    }
-
-    /// Records the run complete.
-    fn complete(&mut self, store: &mut Store) -> Result<(), SiteError> {
-        store.finish_run(self.run, RunStatus::Complete)?;
-        self.ending = None;
-        Ok(())
-    }
-}
-
-impl Drop for RunGuard {
-    fn drop(&mut self) {
-        let Some(status) = self.ending else {
-            return;
-        };
-        // A connection of its own: the run's may be with the recorder, or gone with its error.
-        let recorded = Store::open(&self.database)
-            .map_err(|error| error.to_string())
-            .and_then(|mut store| {
-                store
-                    .finish_run(self.run, status)
-                    .map_err(|error| error.to_string())
-            });
-        if let Err(error) = recorded {
-            tracing::warn!(run = self.run.0, "cannot record how the run ended: {error}");
-        }
     }
 }
 
@@ -457,74 +395,6 @@ fn browser_executable(settings: &SiteSettings) -> Result<Option<PathBuf>, SiteEr
     }
 }
 
-/// Begins this run: a new one, or with `--resume` the interrupted one, with where it stood.
-/// Runs a killed process left unfinished are marked failed.
-fn start_run(
-    store: &mut Store,
-    settings: &SiteSettings,
-    seed: &Url,
-) -> Result<(RunId, Option<ResumePoint>), SiteError> {
-    if settings.resume
-        && let Some((run, RunStatus::Running | RunStatus::Interrupted)) =
-            store.latest_run_status()?
-    {
-        let state = store.resume_state(run)?;
-        store.reopen_run(run)?;
-        let parse = |text: &str| Url::parse(text).ok();
-        let point = ResumePoint {
-            finished: state.finished.iter().filter_map(|url| parse(url)).collect(),
-            pending: state
-                .pending
-                .iter()
-                .filter_map(|(source, depth, target)| {
-                    Some((parse(source)?, *depth, parse(target)?))
-                })
-                .collect(),
-        };
-        tracing::info!(run = run.0, finished = point.finished.len(), "resuming");
-        return Ok((run, Some(point)));
-    }
-    if settings.resume {
-        tracing::warn!("--resume: no interrupted run to continue; starting a new one");
-    }
-    let abandoned = store.abandon_unfinished_runs()?;
-    if abandoned > 0 {
-        tracing::info!(abandoned, "unfinished earlier runs marked failed");
-    }
-    Ok((store.begin_run(seed.as_str())?, None))
-}
-
-/// Stores what this run lists and compares it with the previous complete run.
-fn record_changes(
-    store: &mut Store,
-    run: RunId,
-    summary: &CrawlSummary,
-) -> Result<ChangeReport, SiteError> {
-    store.record_listing(run)?;
-    let changes = store.change_report(run)?;
-    let counts = changes.previous.map(|_| changes.counts());
-    store.record_run_counts(run, summary.requests, summary.revalidated, counts)?;
-    Ok(changes)
-}
-
-/// The change report in the URLs the sitemaps publish (`--map-host`): it is read with them,
-/// and IndexNow is told of them.
-fn published_changes(mut changes: ChangeReport, host_map: &HostMap) -> ChangeReport {
-    if host_map.is_empty() {
-        return changes;
-    }
-    for urls in [
-        &mut changes.added,
-        &mut changes.removed,
-        &mut changes.changed,
-    ] {
-        for url in urls.iter_mut() {
-            *url = host_map.publish_text(url).into_owned();
-        }
-    }
-    changes
-}
-
 /// The proxy the browser goes through: `--proxy` without its credentials (Chromium takes
 /// none on its command line, and they would show in the process list), or, without
 /// `--proxy`, the environment's, which Chromium reads itself.
@@ -536,72 +406,6 @@ fn browser_proxy(settings: &SiteSettings) -> Option<String> {
         );
     }
     Some(shown_proxy(proxy))
-}
-
-/// Notifies IndexNow of what changed since the previous run. A failure is reported but does
-/// not fail the run: the sitemap is published already. Returns what to say in the summary.
-fn notify_indexnow(
-    runtime: &tokio::runtime::Runtime,
-    indexnow: &IndexNow,
-    summary: &CrawlSummary,
-    changes: &ChangeReport,
-) -> Option<String> {
-    if changes.previous.is_none() {
-        return Some("IndexNow: first run, nothing to compare with: not notified.".to_string());
-    }
-    let counts = changes.counts();
-    if counts.added + counts.removed + counts.changed == 0 {
-        return Some("IndexNow: nothing changed: not notified.".to_string());
-    }
-    let published_root = indexnow.host_map.to_published(&summary.scope.root);
-    let host = published_root.host_str().unwrap_or_default();
-    match runtime.block_on(indexnow.notify(host, changes, &summary.addresses)) {
-        Ok(notified) => Some(format!(
-            "IndexNow: notified {} of {} URLs in {} request(s).",
-            indexnow.endpoint, notified.urls, notified.batches
-        )),
-        Err(error) => {
-            tracing::error!("{}", error_chain(&error));
-            None
-        }
-    }
-}
-
-/// An error and its sources on one line.
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
-/// A crawl database belongs to one scope (docs/design.md, Safety): a run of another site on it
-/// would mix two sites' pages into one sitemap, report the first site's URLs as removed, and
-/// send them to IndexNow. A new database is bound to this run's scope; a database from
-/// before scopes were recorded is bound to the scope of its newest run's seed.
-fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), SiteError> {
-    let bound = match store.scope()? {
-        Some(bound) => Some(bound),
-        None => store
-            .latest_seed()?
-            .and_then(|seed| Url::parse(&seed).ok())
-            .map(|seed| Crawler::scope_root(&seed).to_string()),
-    };
-    if let Some(bound) = bound
-        && bound != scope.as_str()
-    {
-        return Err(SiteError::OtherSite {
-            database: store.path().to_path_buf(),
-            bound,
-            scope: scope.to_string(),
-        });
-    }
-    store.bind_scope(scope.as_str())?;
-    Ok(())
 }
 
 /// Applies the site-wide rules that need the whole run (session parameters, canonicals), so
@@ -619,41 +423,10 @@ fn settle(
     not_listed::gather(store, run, settings.list_not_listed.as_ref(), stdout)
 }
 
-/// The crawl database: the user's `--state` file, or a temporary one removed at the end.
-#[derive(Debug)]
-struct Database {
-    path: PathBuf,
-    _temporary: Option<tempfile::TempDir>,
-}
-
-impl Database {
-    fn open(state: Option<&Path>) -> Result<Database, SiteError> {
-        match state {
-            Some(path) => Ok(Database {
-                path: path.to_path_buf(),
-                _temporary: None,
-            }),
-            None => {
-                let directory = tempfile::Builder::new()
-                    .prefix("sitemapper-")
-                    .tempdir()
-                    .map_err(SiteError::io("cannot create a temporary crawl database"))?;
-                Ok(Database {
-                    path: directory.path().join("crawl.db"),
-                    _temporary: Some(directory),
-                })
-            }
-        }
-    }
-
-    fn open_store(&self) -> Result<Store, SiteError> {
-        Ok(Store::open(&self.path)?)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use sitemapper_crawl::CrawlConfig;
+    use sitemapper_store::RunStatus;
 
     use super::*;
     use crate::fixture::{Answer, serve};
@@ -661,71 +434,12 @@ mod tests {
     use crate::settings::OutputTarget;
     use crate::{ErrorKind, SiteRun};
 
-    fn url(text: &str) -> Url {
-        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
-    }
-
-    #[test]
-    fn a_database_is_claimed_by_its_first_scope_and_refused_to_others() {
-        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-        let mut store = Store::open(&directory.path().join("crawl.db"))
-            .unwrap_or_else(|error| panic!("{error}"));
-        assert!(claim_scope(&mut store, &url("https://e.com/blog/")).is_ok());
-        assert!(claim_scope(&mut store, &url("https://e.com/blog/")).is_ok());
-        let refused = claim_scope(&mut store, &url("https://e.com/"))
-            .err()
-            .unwrap_or_else(|| panic!("another scope was accepted"));
-        assert_eq!(refused.kind(), crate::ErrorKind::Usage);
-        assert!(
-            refused
-                .to_string()
-                .contains("belongs to https://e.com/blog/")
-        );
-    }
-
-    #[test]
-    fn a_database_from_before_scopes_were_recorded_belongs_to_its_newest_seed() {
-        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-        let mut store = Store::open(&directory.path().join("crawl.db"))
-            .unwrap_or_else(|error| panic!("{error}"));
-        store
-            .begin_run("https://e.com/docs/index.html")
-            .unwrap_or_else(|error| panic!("{error}"));
-        assert!(claim_scope(&mut store, &url("https://other.example/")).is_err());
-        assert!(claim_scope(&mut store, &url("https://e.com/docs/")).is_ok());
-        assert_eq!(
-            store
-                .scope()
-                .unwrap_or_else(|error| panic!("{error}"))
-                .as_deref(),
-            Some("https://e.com/docs/")
-        );
-    }
-
     /// A sitemap an earlier run published, to be left as it was by a run that fails.
     const PREVIOUS_SITEMAP: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <url><loc>https://e.com/earlier</loc></url>
 </urlset>
 "#;
-
-    fn begun(database: &Path) -> (Store, RunId) {
-        let mut store = Store::open(database).unwrap_or_else(|error| panic!("{error}"));
-        let run = store
-            .begin_run("https://e.com/")
-            .unwrap_or_else(|error| panic!("{error}"));
-        (store, run)
-    }
-
-    /// `run` as the crawl database records it, read through a connection of its own.
-    fn recorded(database: &Path, run: RunId) -> sitemapper_store::RunSummary {
-        Store::open(database)
-            .and_then(|store| store.runs())
-            .unwrap_or_else(|error| panic!("{error}"))
-            .into_iter()
-            .find(|summary| summary.id == run)
-            .unwrap_or_else(|| panic!("run {} is not recorded", run.0))
-    }
 
     /// How the newest run of the crawl database ended, if it has one.
     fn latest_status(database: &Path) -> Option<RunStatus> {
@@ -767,51 +481,6 @@ mod tests {
             .collect();
         names.sort();
         names
-    }
-
-    #[test]
-    fn a_run_whose_guard_is_dropped_before_it_completes_is_recorded_failed() {
-        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-        let database = directory.path().join("crawl.db");
-        let (_store, run) = begun(&database);
-        drop(RunGuard::new(&database, run));
-        let summary = recorded(&database, run);
-        assert_eq!(summary.status, RunStatus::Failed);
-        assert!(summary.finished_at.is_some());
-    }
-
-    #[test]
-    fn a_stopped_run_whose_guard_is_dropped_is_recorded_interrupted() {
-        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-        let database = directory.path().join("crawl.db");
-        let (_store, run) = begun(&database);
-        let mut guard = RunGuard::new(&database, run);
-        guard.stopped();
-        drop(guard);
-        assert_eq!(recorded(&database, run).status, RunStatus::Interrupted);
-    }
-
-    #[test]
-    fn a_completed_run_stays_as_it_was_recorded_when_its_guard_is_dropped() {
-        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-        let database = directory.path().join("crawl.db");
-        let (mut store, run) = begun(&database);
-        let mut guard = RunGuard::new(&database, run);
-        guard
-            .complete(&mut store)
-            .unwrap_or_else(|error| panic!("{error}"));
-        let completed = recorded(&database, run);
-        assert_eq!(completed.status, RunStatus::Complete);
-        drop(guard);
-        assert_eq!(recorded(&database, run), completed);
-    }
-
-    #[test]
-    fn a_guard_that_cannot_open_its_database_drops_without_panicking() {
-        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-        let database = directory.path().join("missing").join("crawl.db");
-        drop(RunGuard::new(&database, RunId(1)));
-        assert!(!database.exists());
     }
 
     #[test]

@@ -173,8 +173,9 @@ fn refusal_in(error: &(dyn std::error::Error + 'static)) -> Option<PrivateAddres
     None
 }
 
-/// The error and its sources on one line: reqwest's own message alone rarely says why.
-pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+/// The error and its sources on one line (a source whose words the line holds already is
+/// not repeated): reqwest's own message alone rarely says why.
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -32,7 +32,7 @@ use crate::event::is_html_content_type;
 use crate::network::{NetworkOptions, shown_proxy, tls_config};
 
 pub(crate) use chain::{Broken, Hops};
-use failure::error_chain;
+pub use failure::error_chain;
 pub use failure::{FetchError, FetchFailure, FetchFailureKind};
 pub use request::Fetched;
 
