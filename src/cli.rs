@@ -650,6 +650,11 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "SECONDS", help_heading = "Rendering")]
     pub(crate) render_timeout: Option<f64>,
 
+    /// Requests a rendered page may make to other hosts than the site's (CDNs, APIs); those
+    /// past it are refused [default: 100]
+    #[arg(long, value_name = "N", help_heading = "Rendering")]
+    pub(crate) render_other_host_requests: Option<u64>,
+
     /// Directory to write sitemap.xml (and its children) into; - prints the sitemap on stdout
     /// [default: . for crawl, the --report directory for audit]
     #[arg(short, long, value_name = "DIR", help_heading = "Output")]

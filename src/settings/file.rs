@@ -54,6 +54,7 @@ pub(crate) struct ConfigFile {
     pub(super) chrome: Option<PathBuf>,
     pub(super) render_concurrency: Option<usize>,
     pub(super) render_timeout: Option<f64>,
+    pub(super) render_other_host_requests: Option<u64>,
     pub(super) gzip: Option<bool>,
     pub(super) base_url: Option<String>,
     pub(super) max_urls_per_file: Option<usize>,

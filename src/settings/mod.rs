@@ -86,6 +86,7 @@ struct MergedOptions {
     render_concurrency: usize,
     /// Seconds.
     render_timeout: Option<f64>,
+    render_other_host_requests: u64,
     gzip: bool,
     base_url: Option<String>,
     max_urls_per_file: usize,
@@ -176,6 +177,10 @@ impl MergedOptions {
                 .or(file.render_concurrency)
                 .unwrap_or(sitemapper_render::DEFAULT_TABS),
             render_timeout: args.render_timeout.or(file.render_timeout),
+            render_other_host_requests: args
+                .render_other_host_requests
+                .or(file.render_other_host_requests)
+                .unwrap_or(sitemapper_crawl::DEFAULT_OTHER_HOST_REQUESTS),
             gzip: switch(args.gzip, file.gzip),
             base_url: args.base_url.or(file.base_url),
             max_urls_per_file: args
@@ -314,6 +319,7 @@ impl MergedOptions {
             collect_alternates: self.hreflang,
             max_url_length: sitemapper_sitemap::MAX_URL_LENGTH,
             render: self.render.into(),
+            render_other_host_requests: self.render_other_host_requests,
             ..defaults
         })
     }

@@ -14,6 +14,9 @@ use crate::host_map::HostMap;
 use crate::network::NetworkOptions;
 use crate::render::RenderMode;
 
+/// The default of [`CrawlConfig::render_other_host_requests`].
+pub const DEFAULT_OTHER_HOST_REQUESTS: u64 = 100;
+
 /// The default limit of a chain of same-shaped pages: deep enough for long "next page"
 /// paginations, short enough to stop an endless calendar within seconds.
 pub(crate) const DEFAULT_MAX_PATTERN_CHAIN: u32 = 100;
@@ -119,6 +122,9 @@ pub struct CrawlConfig {
     /// When pages are rendered in a browser (the browser itself is given with
     /// [`crate::Crawler::with_renderer`]).
     pub render: RenderMode,
+    /// Requests a rendered page may make to other hosts than the site's (a CDN, an API);
+    /// those past it are refused.
+    pub render_other_host_requests: u64,
     /// Headers, basic authentication and cookies for the site's origins (secrets).
     pub access: SiteAccess,
     /// The proxy and the TLS certificates trusted.
@@ -176,6 +182,7 @@ impl Default for CrawlConfig {
             collect_images: false,
             collect_alternates: false,
             render: RenderMode::Auto,
+            render_other_host_requests: DEFAULT_OTHER_HOST_REQUESTS,
             access: SiteAccess::default(),
             network: NetworkOptions::default(),
             host_map: HostMap::default(),

@@ -30,7 +30,7 @@ mod traps;
 pub use access::{BasicAuth, SiteAccess, SiteCookie, SiteHeader, SiteSession};
 pub use address::{AddressPolicy, PrivateAddress};
 pub use concurrency::{AUTO_CEILING, AUTO_START, Concurrency, ConcurrencyReport};
-pub use config::{CrawlConfig, ScopeOptions, default_user_agent};
+pub use config::{CrawlConfig, DEFAULT_OTHER_HOST_REQUESTS, ScopeOptions, default_user_agent};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
 pub use event::{
     CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
@@ -47,9 +47,9 @@ pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy}
 pub use normalize::UrlNormalizer;
 pub use pace::PaceBoard;
 pub use render::{
-    Admission, BoxFuture, BrowserReport, MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode,
-    RenderReport, RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason,
-    SiteDecision,
+    BodyStream, BoxFuture, BrowserReport, BrowserRequest, BrowserResponse, GateError,
+    MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode, RenderReport, RenderRequest,
+    RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,
 };
 pub use sitemaps::{
     NoSeeds, SiteSitemap, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk,

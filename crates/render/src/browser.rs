@@ -7,15 +7,19 @@ use std::time::Duration;
 
 use chromiumoxide::Page;
 use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::browser::{
     CloseParams, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
 };
 use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
-use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId};
+use chromiumoxide::cdp::browser_protocol::target::{
+    CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, TargetId,
+};
 use futures_util::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::gate::{Gate, GateStartError};
 use crate::{ChromiumOptions, memory, running_as_root};
 
 /// How often the browser's memory is sampled.
@@ -38,6 +42,8 @@ const SWITCHES: &[&str] = &[
     "disable-component-update",
     "disable-default-apps",
     "disable-domain-reliability",
+    "disable-field-trial-config",
+    "disable-search-engine-choice-screen",
     "disable-sync",
     "disable-gpu",
     "disable-dev-shm-usage",
@@ -45,6 +51,8 @@ const SWITCHES: &[&str] = &[
     "metrics-recording-only",
     "no-first-run",
     "no-default-browser-check",
+    "no-pings",
+    "no-service-autorun",
     "mute-audio",
     "hide-scrollbars",
     "password-store=basic",
@@ -56,10 +64,26 @@ const SWITCHES: &[&str] = &[
 /// page whose script never ends cannot stall the pages of the same site beside it
 /// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process); and the
 /// back-forward cache, which would keep every page a reused tab showed alive in memory.
-const DISABLED_FEATURES: &str = "Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,ProcessPerSiteUpToMainFrameThreshold,BackForwardCache";
+const DISABLED_FEATURES: &str = "Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,NetworkTimeServiceQuerying,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,AimEnabled,AimServerEligibilityEnabled,ProcessPerSiteUpToMainFrameThreshold,BackForwardCache";
 
-/// Chromium's checks of requests to private networks (see `ChromiumOptions::private_networks`).
+/// Chromium's checks of requests to private networks: off, since Chromium connects nowhere but
+/// to the gate, and the crawl's address policy decides (checked again on every connection the
+/// crawl's fetcher makes, so a name that resolves elsewhere once checked gains nothing).
 const LOCAL_NETWORK_CHECKS: &str = "LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights";
+
+/// No host reaches the network but through the gate: loopback included, which Chromium
+/// would otherwise reach directly.
+const NO_BYPASS: &str = "<-loopback>";
+
+/// The switches that make the gate the browser's one way out: its own requests go to the
+/// browser's lane, and the gate's TLS end is trusted by its key, and only it.
+fn gate_switches(gate: &Gate) -> Vec<String> {
+    vec![
+        format!("proxy-server={}", gate.browser_proxy),
+        format!("proxy-bypass-list={NO_BYPASS}"),
+        format!("ignore-certificate-errors-spki-list={}", gate.key_hash),
+    ]
+}
 
 /// A tab kept for the next page, and how many pages it has shown.
 #[derive(Debug)]
@@ -74,6 +98,9 @@ pub(crate) enum LaunchError {
     /// Its profile directory could not be made.
     #[error("cannot create its profile directory: {0}")]
     Profile(std::io::Error),
+    /// Its gate could not be started.
+    #[error("cannot start its gate: {0}")]
+    Gate(#[from] GateStartError),
     /// The driver refused the options (its message).
     #[error("{0}")]
     Options(String),
@@ -86,22 +113,30 @@ pub(crate) enum LaunchError {
 #[derive(Debug)]
 pub(crate) struct LiveBrowser {
     pub(crate) browser: Browser,
+    /// The browser's one way out; its lanes are the tabs' (see `gate`).
+    pub(crate) gate: Gate,
+    /// The browser context of each lane, whose proxy is the lane's port.
+    contexts: Vec<BrowserContextId>,
     /// Whether the DevTools connection is open; false once the browser died or closed.
     alive: Arc<watch::Sender<bool>>,
     driver: JoinHandle<()>,
     sampler: Option<JoinHandle<()>>,
-    /// Tabs a page was read in, blank again, for the next pages.
-    idle_tabs: std::sync::Mutex<Vec<IdleTab>>,
+    /// Tabs a page was read in, blank again, for the next pages: one per lane at most.
+    idle_tabs: std::sync::Mutex<Vec<Option<IdleTab>>>,
     /// The profile directory, removed when the browser is dropped.
     _profile: tempfile::TempDir,
 }
 
 impl LiveBrowser {
-    /// Starts the browser; its memory is sampled into `peak_memory`.
+    /// Starts the browser behind a gate of its own, with a lane for each of `options.tabs`;
+    /// its memory is sampled into `peak_memory`, what its gate refuses because no page made it
+    /// is counted in `not_from_a_page`.
     pub(crate) async fn launch(
         options: &ChromiumOptions,
         peak_memory: Arc<AtomicU64>,
+        not_from_a_page: Arc<AtomicU64>,
     ) -> Result<LiveBrowser, LaunchError> {
+        let gate = Gate::start(options.tabs.max(1), not_from_a_page).await?;
         let profile = tempfile::Builder::new()
             .prefix("sitemapper-chromium-")
             .tempdir()
@@ -113,19 +148,13 @@ impl LiveBrowser {
             .user_data_dir(profile.path())
             .launch_timeout(Duration::from_secs(20))
             .request_timeout(Duration::from_secs(30))
+            .respect_https_errors()
             .args(SWITCHES.iter().copied())
+            .args(gate_switches(&gate))
             .arg(format!("user-agent={}", options.user_agent))
-            .arg(if options.private_networks {
-                format!("disable-features={DISABLED_FEATURES},{LOCAL_NETWORK_CHECKS}")
-            } else {
-                format!("disable-features={DISABLED_FEATURES}")
-            });
-        if !options.accept_invalid_certificates {
-            builder = builder.respect_https_errors();
-        }
-        if let Some(proxy) = &options.proxy {
-            builder = builder.arg(format!("proxy-server={proxy}"));
-        }
+            .arg(format!(
+                "disable-features={DISABLED_FEATURES},{LOCAL_NETWORK_CHECKS}"
+            ));
         if running_as_root() {
             // Chromium's sandbox cannot start as root (README, JavaScript-built sites).
             tracing::warn!(
@@ -174,13 +203,33 @@ impl LiveBrowser {
         if let Err(error) = browser.execute(deny_downloads).await {
             tracing::debug!(%error, "downloads could not be denied");
         }
+        let mut contexts = Vec::new();
+        for lane in &gate.lanes {
+            let context = CreateBrowserContextParams {
+                proxy_server: Some(format!("http://127.0.0.1:{}", lane.port)),
+                proxy_bypass_list: Some(NO_BYPASS.to_string()),
+                ..CreateBrowserContextParams::default()
+            };
+            match browser.create_browser_context(context).await {
+                Ok(id) => contexts.push(id),
+                Err(error) => {
+                    let _ = browser.kill().await;
+                    return Err(LaunchError::Start(format!(
+                        "cannot make a browser context: {}",
+                        first_line(&error.to_string())
+                    )));
+                }
+            }
+        }
         tracing::info!(browser = %options.executable.display(), "browser started");
         Ok(LiveBrowser {
             browser,
+            idle_tabs: std::sync::Mutex::new((0..contexts.len()).map(|_| None).collect()),
+            contexts,
+            gate,
             alive,
             driver,
             sampler,
-            idle_tabs: std::sync::Mutex::new(Vec::new()),
             _profile: profile,
         })
     }
@@ -197,25 +246,39 @@ impl LiveBrowser {
         let _ = alive.wait_for(|alive| !alive).await;
     }
 
-    /// A tab that showed pages before and is blank now, if one is kept.
-    pub(crate) fn idle_tab(&self) -> Option<IdleTab> {
+    /// The tab of `lane` that showed pages before and is blank now, if one is kept.
+    pub(crate) fn idle_tab(&self, lane: usize) -> Option<IdleTab> {
         self.idle_tabs
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
-            .pop()
+            .get_mut(lane)
+            .and_then(Option::take)
+    }
+
+    /// A new tab in `lane`'s browser context, whose requests go through the lane.
+    pub(crate) async fn new_tab(
+        &self,
+        lane: usize,
+    ) -> Result<Page, chromiumoxide::error::CdpError> {
+        let mut target = CreateTargetParams::new("about:blank");
+        target.browser_context_id = self.contexts.get(lane).cloned();
+        self.browser.new_page(target).await
     }
 
     /// Takes back a tab whose page was read: blank again, it shows the next page, which
     /// saves starting a tab and its renderer process per page. A tab that showed
     /// [`TAB_PAGES`] pages, or does not turn blank, is closed.
-    pub(crate) async fn keep_tab(&self, tab: IdleTab) {
+    pub(crate) async fn keep_tab(&self, lane: usize, tab: IdleTab) {
         if tab.pages_shown < TAB_PAGES {
             let blank = tab.page.execute(NavigateParams::new("about:blank"));
-            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), blank).await {
-                self.idle_tabs
+            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), blank).await
+                && let Some(slot) = self
+                    .idle_tabs
                     .lock()
                     .unwrap_or_else(|poison| poison.into_inner())
-                    .push(tab);
+                    .get_mut(lane)
+            {
+                *slot = Some(tab);
                 return;
             }
         }

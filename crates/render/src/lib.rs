@@ -2,15 +2,16 @@
 //! protocol (docs/design.md, `crates/render`).
 //!
 //! [`Chromium`] implements the crawl's [`Renderer`]: one browser process, started on the first
-//! page that needs it, a bounded number of tabs, and every request a tab makes intercepted
-//! (the DevTools Fetch domain) and put to the crawl's rules before it is sent. The page's own
-//! document is answered with the response the crawl already has, so the server sees one
-//! request per page. A tab is done when the page has loaded, no request is in flight and no
+//! page that needs it, a bounded number of tabs, and one way out for every connection the
+//! browser opens: a proxy on loopback that hands each request to the crawl's gate (`gate`).
+//! The page's own document is answered with the response the crawl already has (the DevTools
+//! Fetch domain), so the server sees one request per page. A tab is done when the page has loaded, no request is in flight and no
 //! element was added for [`QUIET`]; a tab that is not done within the timeout is closed, one
 //! whose page was read shows the next page. A browser that dies is started again, at most
 //! [`MAX_RESTARTS`] times per run.
 
 mod browser;
+mod gate;
 mod memory;
 mod tab;
 
@@ -57,17 +58,6 @@ pub struct ChromiumOptions {
     pub timeout: Duration,
     /// The User-Agent of the browser's requests: the crawl's.
     pub user_agent: String,
-    /// The crawl may reach private networks (its seed is on one, or the user allows it):
-    /// Chromium's own Local Network Access checks, which would refuse a page's requests to
-    /// another private host, are turned off, and the crawl's gate alone decides. Otherwise
-    /// they stay on, behind the gate, against a name that resolves elsewhere once checked.
-    pub private_networks: bool,
-    /// The proxy the browser's requests go through (`--proxy-server`), without credentials
-    /// (Chromium takes none on its command line). `None`: the environment's `http_proxy`,
-    /// `https_proxy`, `all_proxy` and `no_proxy`, as Chromium reads them on Linux.
-    pub proxy: Option<String>,
-    /// Accept any TLS certificate, as the crawl does with `--insecure`.
-    pub accept_invalid_certificates: bool,
 }
 
 /// No browser to render with.
@@ -139,6 +129,10 @@ pub struct Chromium {
     started: AtomicBool,
     restarts: AtomicU32,
     peak_memory: Arc<AtomicU64>,
+    /// The lanes of the gate no page renders in now (see `gate`): one per tab.
+    free_lanes: std::sync::Mutex<Vec<usize>>,
+    /// Requests no rendered page made, refused by the gate.
+    not_from_a_page: Arc<AtomicU64>,
 }
 
 #[derive(Debug)]
@@ -155,6 +149,8 @@ impl Chromium {
     pub fn new(options: ChromiumOptions) -> Chromium {
         Chromium {
             tabs: Semaphore::new(options.tabs.max(1)),
+            free_lanes: std::sync::Mutex::new((0..options.tabs.max(1)).collect()),
+            not_from_a_page: Arc::new(AtomicU64::new(0)),
             options,
             browser: Mutex::new(BrowserSlot::Stopped),
             started: AtomicBool::new(false),
@@ -171,7 +167,13 @@ impl Chromium {
             BrowserSlot::GaveUp(reason) => return Err(RenderFailure::Unavailable(reason.clone())),
             BrowserSlot::Stopped => {}
         }
-        match LiveBrowser::launch(&self.options, Arc::clone(&self.peak_memory)).await {
+        let launched = LiveBrowser::launch(
+            &self.options,
+            Arc::clone(&self.peak_memory),
+            Arc::clone(&self.not_from_a_page),
+        )
+        .await;
+        match launched {
             Ok(browser) => {
                 self.started.store(true, Ordering::Relaxed);
                 let browser = Arc::new(browser);
@@ -243,11 +245,22 @@ impl Chromium {
             .await
             .map_err(|_| RenderFailure::Unavailable("the browser was shut down".to_string()))?;
         let browser = self.running().await?;
+        // A tab permit is held: a lane is free.
+        let lane = self
+            .free_lanes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default();
         let log = std::sync::Mutex::new(RequestLog::default());
         let rendered = tokio::select! {
-            rendered = tab::render(&browser, &request, self.options.timeout, &log) => rendered,
+            rendered = tab::render(&browser, lane, &request, self.options.timeout, &log) => rendered,
             () = browser.died() => Err(tab::TabError::Failed("the browser died".to_string())),
         };
+        self.free_lanes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(lane);
         let log = log
             .into_inner()
             .unwrap_or_else(|poison| poison.into_inner());
@@ -278,6 +291,7 @@ impl Renderer for Chromium {
             started: self.started.load(Ordering::Relaxed),
             restarts: self.restarts.load(Ordering::Relaxed),
             peak_memory: (peak > 0).then_some(peak),
+            not_from_a_page: self.not_from_a_page.load(Ordering::Relaxed),
         }
     }
 }

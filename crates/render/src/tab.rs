@@ -1,8 +1,9 @@
-//! One page in one tab: every request intercepted and put to the crawl's gate, the page's own
-//! document answered with the crawl's response, the DOM serialized once the page is quiet.
+//! One page in one tab: the page's own document answered with the crawl's response, other
+//! documents (navigations) and images refused, every other request sent on to the tab's lane
+//! of the gate, which hands it to the page's gate; the DOM serialized once the page is quiet.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine;
@@ -22,7 +23,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
 use chromiumoxide::cdp::browser_protocol::target::TargetId;
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures_util::StreamExt;
-use sitemapper_crawl::{Admission, Refusal, RenderRequest, RequestLog};
+use sitemapper_crawl::{RenderRequest, RequestLog};
 use tokio::time::Instant;
 use url::Url;
 
@@ -102,15 +103,24 @@ impl From<chromiumoxide::error::CdpError> for TabError {
 /// is doing.
 pub(crate) async fn render(
     browser: &LiveBrowser,
+    lane: usize,
     request: &RenderRequest<'_>,
     timeout: Duration,
     log: &Mutex<RequestLog>,
 ) -> Result<String, TabError> {
     let target: Mutex<Option<TargetId>> = Mutex::new(None);
-    let loaded = tokio::time::timeout(timeout, load(browser, request, log, &target)).await;
+    let open_lane = browser
+        .gate
+        .lanes
+        .get(lane)
+        .map(|lane| lane.open(Arc::clone(&request.gate)));
+    let loaded = tokio::time::timeout(timeout, load(browser, lane, request, log, &target)).await;
+    // The page was read: its connections close, and whatever the tab sends from now on (a
+    // beacon as it leaves the page) is refused.
+    drop(open_lane);
     match loaded {
         Ok(Ok((html, tab))) => {
-            browser.keep_tab(tab).await;
+            browser.keep_tab(lane, tab).await;
             Ok(html)
         }
         failed => {
@@ -128,9 +138,10 @@ pub(crate) async fn render(
     }
 }
 
-/// A new tab, every request of which is intercepted, with the init script in each document.
-async fn new_tab(browser: &LiveBrowser) -> Result<IdleTab, TabError> {
-    let page = browser.browser.new_page("about:blank").await?;
+/// A new tab in `lane`, every request of which is intercepted, with the init script in each
+/// document.
+async fn new_tab(browser: &LiveBrowser, lane: usize) -> Result<IdleTab, TabError> {
+    let page = browser.new_tab(lane).await?;
     Ok(IdleTab {
         page,
         pages_shown: 0,
@@ -196,14 +207,15 @@ impl Loading {
 
 async fn load(
     browser: &LiveBrowser,
+    lane: usize,
     request: &RenderRequest<'_>,
     log: &Mutex<RequestLog>,
     target: &Mutex<Option<TargetId>>,
 ) -> Result<(String, IdleTab), TabError> {
     let started = Instant::now();
-    let (mut tab, fresh) = match browser.idle_tab() {
+    let (mut tab, fresh) = match browser.idle_tab(lane) {
         Some(tab) => (tab, false),
-        None => (new_tab(browser).await?, true),
+        None => (new_tab(browser, lane).await?, true),
     };
     let page = tab.page.clone();
     *target.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(page.target_id().clone());
@@ -246,7 +258,7 @@ async fn load(
             }
             Some(event) = listeners.paused.next() => {
                 loading.last_request = Instant::now();
-                let answer = decide(&page, request, &event, &mut loading, log).await?;
+                let answer = decide(&page, request, &event, &mut loading, log);
                 // A refused request's end may be reported elsewhere (a worker's) or not at all.
                 if answer == Answer::Refused
                     && let Some(id) = event.network_id.clone()
@@ -341,17 +353,16 @@ enum Answer {
 }
 
 /// Answers one intercepted request: the page's document from the crawl's response, images,
-/// media and fonts refused, other documents (navigations, frames) aborted, the rest sent when
-/// the crawl's gate admits it.
-async fn decide(
+/// media and fonts refused, other documents (navigations, frames) aborted, the rest sent on
+/// to the gate, whose rules decide.
+fn decide(
     page: &Page,
     request: &RenderRequest<'_>,
     event: &EventRequestPaused,
     loading: &mut Loading,
     log: &Mutex<RequestLog>,
-) -> Result<Answer, TabError> {
+) -> Answer {
     let id = event.request_id.clone();
-    let url = Url::parse(&event.request.url).ok();
     let note = |update: &dyn Fn(&mut RequestLog)| {
         update(&mut log.lock().unwrap_or_else(|poison| poison.into_inner()));
     };
@@ -359,17 +370,17 @@ async fn decide(
         if loading.main_frame.is_none() {
             loading.main_frame = Some(event.frame_id.clone());
             answer(page, document_response(id, request));
-            return Ok(Answer::Sent);
+            return Answer::Sent;
         }
         if loading.main_frame.as_ref() == Some(&event.frame_id)
-            && let Some(url) = url
+            && let Ok(url) = Url::parse(&event.request.url)
         {
             // A script taking the tab elsewhere: a link to follow, not a place to go.
             note(&|log| log.navigations.push(url.clone()));
         }
         // Aborted, not failed: a failed navigation would put an error page in the tab.
         answer(page, FailRequestParams::new(id, ErrorReason::Aborted));
-        return Ok(Answer::Refused);
+        return Answer::Refused;
     }
     if matches!(
         event.resource_type,
@@ -384,67 +395,16 @@ async fn decide(
         note(&|log| log.skipped_resources += 1);
         return refuse(page, id);
     }
-    let Some(url) = url else {
-        return refuse(page, id);
-    };
-    let mut site_headers = Vec::new();
-    match request.gate.admit(&url).await {
-        Admission::Site => site_headers = request.gate.site_headers(&url),
-        Admission::OtherHost => {
-            let host = url.host_str().unwrap_or_default().to_string();
-            note(&|log| *log.other_hosts.entry(host.clone()).or_default() += 1);
-        }
-        Admission::Refused(refusal) => {
-            match refusal {
-                Refusal::RobotsDisallowed => note(&|log| log.disallowed.push(url.clone())),
-                Refusal::PrivateAddress => note(&|log| log.private += 1),
-                Refusal::NotHttp => {}
-            }
-            return refuse(page, id);
-        }
-    }
-    let mut continued = ContinueRequestParams::new(id);
-    if !site_headers.is_empty() {
-        continued.headers = Some(with_site_headers(event, site_headers));
-    }
-    answer(page, continued);
-    Ok(Answer::Sent)
+    answer(page, ContinueRequestParams::new(id));
+    Answer::Sent
 }
 
-/// The headers of an intercepted request with the site's added (they replace the browser's
-/// of the same name): continuing a request with headers replaces all of them.
-fn with_site_headers(
-    event: &EventRequestPaused,
-    site_headers: Vec<(String, String)>,
-) -> Vec<HeaderEntry> {
-    let mut headers: Vec<HeaderEntry> = event
-        .request
-        .headers
-        .inner()
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(name, _)| {
-            !site_headers
-                .iter()
-                .any(|(site_name, _)| site_name.eq_ignore_ascii_case(name))
-        })
-        .filter_map(|(name, value)| Some(HeaderEntry::new(name.clone(), value.as_str()?)))
-        .collect();
-    headers.extend(
-        site_headers
-            .into_iter()
-            .map(|(name, value)| HeaderEntry::new(name, value)),
-    );
-    headers
-}
-
-fn refuse(page: &Page, id: fetch::RequestId) -> Result<Answer, TabError> {
+fn refuse(page: &Page, id: fetch::RequestId) -> Answer {
     answer(
         page,
         FailRequestParams::new(id, ErrorReason::BlockedByClient),
     );
-    Ok(Answer::Refused)
+    Answer::Refused
 }
 
 /// Sends `command` without waiting for its reply: the tab's events go on being read meanwhile

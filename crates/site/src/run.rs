@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use sitemapper_crawl::{
-    CrawlEvent, CrawlProgress, CrawlSummary, Crawler, PaceBoard, RenderMode, Renderer, shown_proxy,
+    CrawlEvent, CrawlProgress, CrawlSummary, Crawler, PaceBoard, RenderMode, Renderer,
 };
 use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{Published, StagingDir, Written, published_names};
@@ -289,15 +289,11 @@ fn crawl(
         .build()
         .map_err(SiteError::Runtime)?;
     let browser = browser.map(|executable| {
-        let private_networks = runtime.block_on(settings.crawl.addresses.allows_private_for(seed));
         Arc::new(Chromium::new(ChromiumOptions {
             executable,
             tabs: settings.render.tabs,
             timeout: settings.render.timeout,
             user_agent: settings.crawl.user_agent.clone(),
-            private_networks,
-            proxy: browser_proxy(settings),
-            accept_invalid_certificates: settings.crawl.network.accept_invalid_certificates,
         }))
     });
     if let Some(browser) = &browser {
@@ -393,19 +389,6 @@ fn browser_executable(settings: &SiteSettings) -> Result<Option<PathBuf>, SiteEr
             error,
         }),
     }
-}
-
-/// The proxy the browser goes through: `--proxy` without its credentials (Chromium takes
-/// none on its command line, and they would show in the process list), or, without
-/// `--proxy`, the environment's, which Chromium reads itself.
-fn browser_proxy(settings: &SiteSettings) -> Option<String> {
-    let proxy = settings.crawl.network.proxy.as_ref()?;
-    if !proxy.username().is_empty() {
-        tracing::warn!(
-            "the browser cannot authenticate to the proxy: pages rendered may miss what their scripts fetch"
-        );
-    }
-    Some(shown_proxy(proxy))
 }
 
 /// Applies the site-wide rules that need the whole run (session parameters, canonicals), so

@@ -6,8 +6,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use sitemapper_crawl::{BrowserReport, RenderMode, SiteDecision, TrapKind};
+use sitemapper_crawl::{BrowserReport, Refusal, RenderMode, SiteDecision, TrapKind};
 use sitemapper_store::{Reason, ReasonCount, Verdict};
+use url::Url;
 
 use sitemapper_site::{NotListedGroup, ScopeStatement, SiteRun};
 
@@ -305,19 +306,20 @@ impl<'a> Report<'a> {
             )?;
         }
         let requests = &render.requests;
-        if !requests.disallowed.is_empty() {
+        for (refusal, count) in &requests.refused {
             writeln!(
                 out,
-                "  The browser was refused {} requests robots.txt disallows (never sent), such as {}.",
-                requests.disallowed.len(),
-                requests.disallowed[0]
+                "  The browser was refused {}.",
+                refused_requests(*refusal, *count, requests.disallowed.first())
             )?;
         }
-        if requests.private > 0 {
+        if let Some(browser) = &render.browser
+            && browser.not_from_a_page > 0
+        {
             writeln!(
                 out,
-                "  The browser was refused {} requests to private networks (never sent).",
-                requests.private
+                "  The browser was refused {} requests no rendered page made (its own, or a page's after it was read).",
+                browser.not_from_a_page
             )?;
         }
         if !requests.other_hosts.is_empty() {
@@ -554,4 +556,26 @@ fn print_resources(out: &mut impl Write, browser: Option<&BrowserReport>) -> std
         }
     }
     Ok(())
+}
+
+/// What the browser was refused `count` times, for `refusal`, in words.
+fn refused_requests(refusal: Refusal, count: u64, disallowed: Option<&Url>) -> String {
+    match refusal {
+        Refusal::RobotsDisallowed => {
+            let example = disallowed
+                .map(|url| format!(", such as {url}"))
+                .unwrap_or_default();
+            format!("{count} requests robots.txt disallows (never sent){example}")
+        }
+        Refusal::PrivateAddress => format!("{count} requests to private networks (never sent)"),
+        Refusal::NotHttp => format!("{count} requests that are not http(s)"),
+        Refusal::RequestBudget => format!("{count} requests to the site past --max-requests"),
+        Refusal::OtherHostBudget => {
+            format!("{count} requests to other hosts past --render-other-host-requests (per page)")
+        }
+        Refusal::Method => {
+            format!("{count} requests whose method may change the server (PUT, DELETE, ...)")
+        }
+        Refusal::WebSocket => format!("{count} WebSockets"),
+    }
 }

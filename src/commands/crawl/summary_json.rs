@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sitemapper_crawl::{ConcurrencyReport, RenderMode, SiteDecision, TrapKind};
+use sitemapper_crawl::{ConcurrencyReport, Refusal, RenderMode, SiteDecision, TrapKind};
 use sitemapper_sitemap::Format;
 use sitemapper_store::Verdict;
 use url::Url;
@@ -206,6 +206,8 @@ struct RenderingJson {
     browser_restarts: u32,
     requests_disallowed: usize,
     requests_private: u64,
+    requests_refused: BTreeMap<&'static str, u64>,
+    requests_not_from_a_page: u64,
     other_hosts: BTreeMap<String, u64>,
     hash_routes: Vec<String>,
 }
@@ -450,7 +452,19 @@ fn rendering(crawled: &SiteRun) -> RenderingJson {
         browser_started: browser.is_some_and(|browser| browser.started),
         browser_restarts: browser.map_or(0, |browser| browser.restarts),
         requests_disallowed: render.requests.disallowed.len(),
-        requests_private: render.requests.private,
+        requests_private: render
+            .requests
+            .refused
+            .get(&Refusal::PrivateAddress)
+            .copied()
+            .unwrap_or_default(),
+        requests_refused: render
+            .requests
+            .refused
+            .iter()
+            .map(|(refusal, count)| (refusal.code(), *count))
+            .collect(),
+        requests_not_from_a_page: browser.map_or(0, |browser| browser.not_from_a_page),
         other_hosts: render.requests.other_hosts.clone(),
         hash_routes: render.hash_routes.iter().cloned().collect(),
     }

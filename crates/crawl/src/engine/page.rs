@@ -48,8 +48,8 @@ impl Answer {
 /// Classifies the response a chain ended on, reports it, and collects the links to follow.
 /// `forced` renders the page (a page visited again for that).
 pub(super) async fn finish_page(
-    context: &JobContext,
-    scope: &Scope,
+    context: &Arc<JobContext>,
+    scope: &Arc<Scope>,
     answer: Answer,
     forced: Option<RenderCall>,
 ) -> Visit {

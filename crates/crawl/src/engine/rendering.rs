@@ -3,6 +3,10 @@
 //! disagree on is kept.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError};
+
+use reqwest::Method;
 
 use sitemapper_extract::{Link, LinkKind, PageFacts, ResponseHeaders};
 use url::Url;
@@ -13,8 +17,9 @@ use super::visit::Hop;
 use crate::classify::distinct_canonical;
 use crate::event::{RenderDifference, Rendering, ResponseFacts};
 use crate::render::{
-    Admission, BoxFuture, Candidate, Refusal, RenderCall, RenderFailure, RenderRequest,
-    RequestGate, ServedPage, Template, is_empty_without_scripts, shell_reason,
+    BoxFuture, BrowserRequest, BrowserResponse, Candidate, GateError, Refusal, RenderCall,
+    RenderFailure, RenderRequest, RequestGate, RequestLog, ServedPage, Template,
+    is_empty_without_scripts, shell_reason,
 };
 use crate::scope::Scope;
 
@@ -35,8 +40,8 @@ pub(super) struct ReadPage {
 /// DOM's when the crawl decides it is rendered (see `render`); `forced` renders it (a page
 /// visited again for that).
 pub(super) async fn read_page(
-    context: &JobContext,
-    scope: &Scope,
+    context: &Arc<JobContext>,
+    scope: &Arc<Scope>,
     hop: &Hop,
     facts: &ResponseFacts,
     page: ServedPage,
@@ -80,16 +85,22 @@ pub(super) async fn read_page(
     let Some(renderer) = state.renderer() else {
         return as_served(raw);
     };
-    let gate = PageGate { context, scope };
+    let gate = Arc::new(PageGate::new(context, scope));
     let request = RenderRequest {
         url,
         body: &body,
         content_type: headers.content_type.as_deref(),
         max_html_bytes: context.config.max_body_bytes,
-        gate: &gate,
+        gate: Arc::clone(&gate) as Arc<dyn RequestGate>,
     };
-    let rendered = renderer.render(request).await;
+    let mut rendered = renderer.render(request).await;
     drop(body);
+    // The page's requests, as the gate saw them, join what the browser itself noted.
+    match &mut rendered {
+        Ok(page) => page.requests.absorb(gate.take_log()),
+        Err(RenderFailure::TimedOut(log)) => log.absorb(gate.take_log()),
+        Err(_) => {}
+    }
     match rendered {
         Ok(page) => {
             let rendered_headers = ResponseHeaders {
@@ -218,39 +229,124 @@ fn differences(
     differences
 }
 
-/// The crawl's rules for the requests of one page's browser tab.
-struct PageGate<'a> {
-    context: &'a JobContext,
-    scope: &'a Scope,
+/// The gate of one page's browser tab: the crawl's rules for every request the page makes
+/// (docs/design.md, `crates/render`).
+///
+/// - Requests to the site: robots.txt; one at a time (the page is one job of the crawl's
+///   `--concurrency`), each paced as the crawler's own (`--delay`, `Crawl-delay`: the crawl's
+///   per-host pace) and counted against `--max-requests`.
+/// - Requests to other hosts: the address policy; at most
+///   [`CrawlConfig::render_other_host_requests`](crate::CrawlConfig) for the page, each host
+///   paced on its own.
+/// - Only methods that read (GET, HEAD, OPTIONS for CORS, POST for the queries of
+///   applications); no WebSocket.
+struct PageGate {
+    context: Arc<JobContext>,
+    scope: Arc<Scope>,
+    /// Held while a request to the site waits for its response's headers.
+    site_turn: tokio::sync::Mutex<()>,
+    /// Requests to other hosts the page may still make.
+    other_host_requests: AtomicU64,
+    /// What the gate refused and let through.
+    log: std::sync::Mutex<RequestLog>,
 }
 
-impl RequestGate for PageGate<'_> {
-    fn admit<'a>(&'a self, url: &'a Url) -> BoxFuture<'a, Admission> {
-        Box::pin(async move {
-            if !matches!(url.scheme(), "http" | "https") {
-                return Admission::Refused(Refusal::NotHttp);
-            }
-            let context = self.context;
-            if self.scope.is_same_site(url) {
-                let policy = context.origins.robots(url, &context.fetcher).await;
-                return if policy.is_allowed(url) {
-                    Admission::Site
-                } else {
-                    tracing::info!(%url, "robots.txt disallows a request of the browser: not sent");
-                    Admission::Refused(Refusal::RobotsDisallowed)
-                };
-            }
-            if context.may_connect_to(url).await {
-                Admission::OtherHost
-            } else {
-                tracing::info!(%url, "a request of the browser to a private network: not sent");
-                Admission::Refused(Refusal::PrivateAddress)
-            }
-        })
+impl PageGate {
+    fn new(context: &Arc<JobContext>, scope: &Arc<Scope>) -> PageGate {
+        PageGate {
+            context: Arc::clone(context),
+            scope: Arc::clone(scope),
+            site_turn: tokio::sync::Mutex::new(()),
+            other_host_requests: AtomicU64::new(context.config.render_other_host_requests),
+            log: std::sync::Mutex::new(RequestLog::default()),
+        }
     }
 
-    fn site_headers(&self, url: &Url) -> Vec<(String, String)> {
-        // The session checks the URL itself: the site's origins only.
-        self.context.session.browser_headers(url)
+    fn note(&self, update: impl FnOnce(&mut RequestLog)) {
+        update(&mut self.log.lock().unwrap_or_else(PoisonError::into_inner));
     }
+
+    fn refuse(&self, url: &Url, refusal: Refusal) -> GateError {
+        tracing::info!(%url, reason = %refusal, "a request of the browser refused");
+        self.note(|log| {
+            *log.refused.entry(refusal).or_default() += 1;
+            if refusal == Refusal::RobotsDisallowed {
+                log.disallowed.push(url.clone());
+            }
+        });
+        GateError::Refused(refusal)
+    }
+
+    /// The log of what the gate did, taken.
+    fn take_log(&self) -> RequestLog {
+        std::mem::take(&mut *self.log.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    async fn send_checked(&self, request: BrowserRequest) -> Result<BrowserResponse, GateError> {
+        let url = request.url.clone();
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(self.refuse(&url, Refusal::NotHttp));
+        }
+        if is_websocket(&request) {
+            return Err(self.refuse(&url, Refusal::WebSocket));
+        }
+        if !matches!(
+            request.method,
+            Method::GET | Method::HEAD | Method::OPTIONS | Method::POST
+        ) {
+            return Err(self.refuse(&url, Refusal::Method));
+        }
+        let context = &self.context;
+        if self.scope.is_same_site(&url) {
+            let policy = context.origins.robots(&url, &context.fetcher).await;
+            if !policy.is_allowed(&url) {
+                return Err(self.refuse(&url, Refusal::RobotsDisallowed));
+            }
+            let _turn = self.site_turn.lock().await;
+            if !context.reserve_request() {
+                return Err(self.refuse(&url, Refusal::RequestBudget));
+            }
+            context.origins.pace(&url).await;
+            return context
+                .fetcher
+                .relay(request)
+                .await
+                .map_err(GateError::Failed);
+        }
+        if !context.may_connect_to(&url).await {
+            return Err(self.refuse(&url, Refusal::PrivateAddress));
+        }
+        let spent = self
+            .other_host_requests
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(1)
+            })
+            .is_err();
+        if spent {
+            return Err(self.refuse(&url, Refusal::OtherHostBudget));
+        }
+        let host = url.host_str().unwrap_or_default().to_string();
+        self.note(|log| *log.other_hosts.entry(host).or_default() += 1);
+        context.origins.pace(&url).await;
+        context
+            .fetcher
+            .relay(request)
+            .await
+            .map_err(GateError::Failed)
+    }
+}
+
+impl RequestGate for PageGate {
+    fn send(&self, request: BrowserRequest) -> BoxFuture<'_, Result<BrowserResponse, GateError>> {
+        Box::pin(self.send_checked(request))
+    }
+}
+
+/// Whether `request` opens a WebSocket (RFC 6455 section 4.1).
+fn is_websocket(request: &BrowserRequest) -> bool {
+    request
+        .headers
+        .get(reqwest::header::UPGRADE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.eq_ignore_ascii_case("websocket"))
 }

@@ -210,8 +210,8 @@ pub(super) async fn render_kept(
 /// of the chain.
 #[derive(Debug)]
 struct VisitHops<'a> {
-    context: &'a JobContext,
-    scope: &'a Scope,
+    context: &'a Arc<JobContext>,
+    scope: &'a Arc<Scope>,
     /// The URL requested now, and how the crawl came to it.
     hop: Hop,
     /// The chain length of the queued URL (see `traps`).
@@ -356,9 +356,11 @@ impl Hops for VisitHops<'_> {
         let finished = if let Some(previous) = self.previous.filter(|_| facts.status == 304) {
             revalidated_page(context, self.hop, facts, previous).await
         } else {
-            let scope = moved_scope.as_ref().unwrap_or(self.scope);
+            let scope = moved_scope
+                .clone()
+                .map_or_else(|| Arc::clone(self.scope), Arc::new);
             let answer = Answer::new(self.hop, response, facts);
-            finish_page(context, scope, answer, self.render.clone()).await
+            finish_page(context, &scope, answer, self.render.clone()).await
         };
         Visit {
             chain: self.chain,

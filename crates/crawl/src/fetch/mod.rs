@@ -13,6 +13,7 @@
 
 mod chain;
 mod failure;
+mod relay;
 mod request;
 
 use std::sync::Arc;
@@ -167,6 +168,21 @@ pub fn client_builder(
     Ok(builder)
 }
 
+/// The client builder of a [`Fetcher`]: redirects not followed, its deadlines and pool.
+fn fetcher_client(
+    settings: &FetchSettings,
+    addresses: &AddressPolicy,
+    network: &NetworkOptions,
+) -> Result<reqwest::ClientBuilder, CrawlError> {
+    Ok(client_builder(addresses, network)?
+        .user_agent(settings.user_agent.clone())
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(settings.connect_timeout)
+        .timeout(settings.request_timeout)
+        .pool_max_idle_per_host(settings.idle_connections_per_host)
+        .referer(false))
+}
+
 /// Room made for a body whose length is not announced (a compressed one): most pages fit.
 const INITIAL_BODY_BYTES: usize = 64 * 1024;
 
@@ -212,6 +228,12 @@ impl Default for FetchSettings {
 #[derive(Debug)]
 pub struct Fetcher {
     client: reqwest::Client,
+    /// The client of the browser's requests (`relay`): the same checks, and no cookie jar (the
+    /// browser keeps its own). Built on the first: most fetchers never relay.
+    browser_client: std::sync::OnceLock<Result<reqwest::Client, CrawlError>>,
+    /// What the browser's client is built from.
+    settings: FetchSettings,
+    network: NetworkOptions,
     addresses: AddressPolicy,
     /// What requests to the site carry: the user's headers, credentials and cookies, and the
     /// cookies the site sets (the client's cookie store). Without one, requests carry none,
@@ -234,13 +256,7 @@ impl Fetcher {
         network: &NetworkOptions,
         session: Option<Arc<SiteSession>>,
     ) -> Result<Fetcher, CrawlError> {
-        let mut builder = client_builder(&addresses, network)?
-            .user_agent(settings.user_agent.clone())
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(settings.connect_timeout)
-            .timeout(settings.request_timeout)
-            .pool_max_idle_per_host(settings.idle_connections_per_host)
-            .referer(false);
+        let mut builder = fetcher_client(settings, &addresses, network)?;
         if let Some(session) = &session {
             builder = builder.cookie_provider(Arc::clone(session));
         }
@@ -249,6 +265,9 @@ impl Fetcher {
             .map_err(|error| CrawlError::Client(error_chain(&error)))?;
         Ok(Fetcher {
             client,
+            browser_client: std::sync::OnceLock::new(),
+            settings: settings.clone(),
+            network: network.clone(),
             addresses,
             session,
             max_redirects: settings.max_redirects,

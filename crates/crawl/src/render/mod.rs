@@ -2,9 +2,10 @@
 //! Behaviour rules, `--render`).
 //!
 //! The crawl defines the [`Renderer`] it needs and never depends on a browser: the binary hands
-//! it one (`crates/render` drives Chromium). Every request the browser wants to make is put to
-//! the crawl's [`RequestGate`] first, so robots.txt and the address policy hold for the browser
-//! as for the crawler.
+//! it one (`crates/render` drives Chromium). Every request the browser makes, of any kind, is
+//! handed to the crawl's [`RequestGate`], which makes it with the crawl's fetcher when the
+//! crawl's rules allow: robots.txt, the address policy, pace and the request budget hold for
+//! the browser as for the crawler.
 //!
 //! With [`RenderMode::Auto`], rendering is worth its cost only where it finds URLs that the
 //! crawl as served would never reach, judged against everything the crawl knows, not against
@@ -31,8 +32,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
+use bytes::Bytes;
+use futures_util::Stream;
+use reqwest::header::HeaderMap;
+use reqwest::{Method, StatusCode};
 use url::Url;
+
+use crate::fetch::FetchFailure;
 
 pub use state::MAX_FRUITLESS_PROBES;
 pub(crate) use state::{
@@ -57,19 +65,8 @@ pub enum RenderMode {
     Always,
 }
 
-/// How the crawl's rules stand on one request the browser wants to make.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Admission {
-    /// A request to the site, which robots.txt allows.
-    Site,
-    /// A request to another host (a CDN, an API): allowed, and counted.
-    OtherHost,
-    /// Not sent, for this reason.
-    Refused(Refusal),
-}
-
 /// Why a request of the browser is not sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Refusal {
     /// robots.txt disallows it.
     RobotsDisallowed,
@@ -77,20 +74,109 @@ pub enum Refusal {
     PrivateAddress,
     /// Not an http(s) URL the crawl could make.
     NotHttp,
+    /// A request to the site past `--max-requests`.
+    RequestBudget,
+    /// A request to another host past the page's budget for other hosts.
+    OtherHostBudget,
+    /// A method that may change something on the server (PUT, DELETE, ...): a crawler reads.
+    Method,
+    /// A WebSocket: it carries messages, not pages, and would keep a connection open past the
+    /// page.
+    WebSocket,
 }
 
-/// The crawl's rules, as the browser must obey them.
-pub trait RequestGate: Send + Sync {
-    /// Whether `url` may be requested, and as what.
-    fn admit<'a>(&'a self, url: &'a Url) -> BoxFuture<'a, Admission>;
+impl Refusal {
+    /// Every refusal, in declaration order.
+    pub const ALL: [Refusal; 7] = [
+        Refusal::RobotsDisallowed,
+        Refusal::PrivateAddress,
+        Refusal::NotHttp,
+        Refusal::RequestBudget,
+        Refusal::OtherHostBudget,
+        Refusal::Method,
+        Refusal::WebSocket,
+    ];
 
-    /// The headers a request to `url` that [`Self::admit`] admitted as [`Admission::Site`]
-    /// carries besides the browser's own: the site's headers, basic authentication and
-    /// cookies, as the crawl's requests carry them. Secrets: for that request only, never
-    /// logged, never added to a request to another host. None by default.
-    fn site_headers(&self, _url: &Url) -> Vec<(String, String)> {
-        Vec::new()
+    /// A stable name of the refusal, for logs and the JSON summary.
+    pub fn code(self) -> &'static str {
+        match self {
+            Refusal::RobotsDisallowed => "robots_txt",
+            Refusal::PrivateAddress => "private_network",
+            Refusal::NotHttp => "not_http",
+            Refusal::RequestBudget => "max_requests",
+            Refusal::OtherHostBudget => "other_host_budget",
+            Refusal::Method => "method",
+            Refusal::WebSocket => "websocket",
+        }
     }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            Refusal::RobotsDisallowed => "robots.txt disallows it",
+            Refusal::PrivateAddress => "its host is on a private network",
+            Refusal::NotHttp => "not an http(s) URL",
+            Refusal::RequestBudget => "--max-requests is spent",
+            Refusal::OtherHostBudget => "the page's budget for other hosts is spent",
+            Refusal::Method => "a method that may change the server",
+            Refusal::WebSocket => "a WebSocket",
+        })
+    }
+}
+
+/// A body streamed from the site to the browser.
+pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, std::io::Error>> + Send>>;
+
+/// One request the browser wants to make, as it made it.
+#[derive(Debug)]
+pub struct BrowserRequest {
+    /// Its method.
+    pub method: Method,
+    /// Its URL, absolute.
+    pub url: Url,
+    /// The browser's headers, hop-by-hop ones (`Connection`, `Proxy-*`, ...) left out.
+    pub headers: HeaderMap,
+    /// Its body (a POST's).
+    pub body: Bytes,
+}
+
+/// The answer to a request of the browser: one response, redirects included (the browser
+/// follows them itself, each hop through the gate again).
+pub struct BrowserResponse {
+    /// Its status.
+    pub status: StatusCode,
+    /// Its headers, hop-by-hop ones and content codings the fetcher undid left out.
+    pub headers: HeaderMap,
+    /// Its body, decompressed, as it arrives.
+    pub body: BodyStream,
+}
+
+impl fmt::Debug for BrowserResponse {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("BrowserResponse")
+            .field("status", &self.status)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a request of the browser got no response.
+#[derive(Debug, Clone)]
+pub enum GateError {
+    /// The crawl's rules refuse it: it was never sent.
+    Refused(Refusal),
+    /// It was sent and failed (no connection, a timeout).
+    Failed(FetchFailure),
+}
+
+/// The one way out of the browser (docs/design.md, `crates/render`): every request it makes,
+/// of any kind, is handed to the gate, which applies the crawl's rules (scope, robots.txt,
+/// the address policy, pace, the request budget, the site's secrets to the site only) and
+/// makes it with the crawl's fetcher.
+pub trait RequestGate: Send + Sync {
+    /// Makes `request` when the crawl's rules allow it.
+    fn send(&self, request: BrowserRequest) -> BoxFuture<'_, Result<BrowserResponse, GateError>>;
 }
 
 /// One page to render: the response the crawl already has stands for the document, so the
@@ -104,8 +190,9 @@ pub struct RenderRequest<'a> {
     pub content_type: Option<&'a str>,
     /// The rendered document is cut at this many bytes.
     pub max_html_bytes: usize,
-    /// The rules every further request must pass.
-    pub gate: &'a dyn RequestGate,
+    /// The gate every further request of the page goes through, for as long as the page is
+    /// rendered.
+    pub gate: Arc<dyn RequestGate>,
 }
 
 impl fmt::Debug for RenderRequest<'_> {
@@ -125,8 +212,8 @@ pub struct RequestLog {
     pub other_hosts: BTreeMap<String, u64>,
     /// Requests to the site that robots.txt disallows: never sent.
     pub disallowed: Vec<Url>,
-    /// Requests refused because their host is on a private network.
-    pub private: u64,
+    /// Requests the gate refused, by why: never sent.
+    pub refused: BTreeMap<Refusal, u64>,
     /// Images, media and fonts not loaded (links do not need them).
     pub skipped_resources: u64,
     /// Places scripts tried to take the tab to (`location = ...`, `window.open`): refused,
@@ -135,12 +222,15 @@ pub struct RequestLog {
 }
 
 impl RequestLog {
-    fn absorb(&mut self, other: RequestLog) {
+    /// Adds `other`'s counts to these (not its navigations: they are the page's links).
+    pub fn absorb(&mut self, other: RequestLog) {
         for (host, count) in other.other_hosts {
             *self.other_hosts.entry(host).or_default() += count;
         }
         self.disallowed.extend(other.disallowed);
-        self.private += other.private;
+        for (refusal, count) in other.refused {
+            *self.refused.entry(refusal).or_default() += count;
+        }
         self.skipped_resources += other.skipped_resources;
     }
 }
@@ -174,6 +264,9 @@ pub struct BrowserReport {
     pub restarts: u32,
     /// The peak resident memory of the browser's processes together, in bytes, where known.
     pub peak_memory: Option<u64>,
+    /// Requests no rendered page made (the browser's own, or a page's after it was read):
+    /// refused.
+    pub not_from_a_page: u64,
 }
 
 /// A browser the crawl can render pages in.

@@ -1,0 +1,107 @@
+//! Requests of the browser, made for it: one hop each (the browser follows redirects itself,
+//! each one through the gate again), its own headers and cookies, the fetcher's checks
+//! (address policy, the site's secrets for its origins only), the body streamed back.
+
+use super::{FetchFailure, FetchFailureKind, Fetcher, error_chain, fetcher_client};
+use crate::CrawlError;
+use crate::render::{BrowserRequest, BrowserResponse};
+use futures_util::TryStreamExt;
+use reqwest::header::{self, HeaderMap, HeaderName};
+
+/// The most bytes of one response relayed to the browser; the rest is cut (the browser sees
+/// a body that ends early). Generous: a script bundle is large, and nothing is kept.
+pub(crate) const MAX_RELAYED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Headers of one connection, not of the request or response (RFC 9110 section 7.6.1), and
+/// those the fetcher sets itself (`Host`, and `Accept-Encoding`, so that it can undo the
+/// coding it asked for).
+const NOT_RELAYED: &[HeaderName] = &[
+    header::CONNECTION,
+    header::HOST,
+    header::PROXY_AUTHORIZATION,
+    header::PROXY_AUTHENTICATE,
+    header::TE,
+    header::TRAILER,
+    header::TRANSFER_ENCODING,
+    header::UPGRADE,
+    header::ACCEPT_ENCODING,
+];
+
+impl Fetcher {
+    /// Makes `request` of the browser, once (a POST is not safe to repeat): the browser's
+    /// headers, with the site's (user's headers, authentication, cookies) in place of the
+    /// browser's of the same name when `request` goes to the site's origins. The browser's
+    /// cookies are its own: the crawl's jar neither adds to them nor keeps what the site
+    /// sets for the browser.
+    pub(crate) async fn relay(
+        &self,
+        request: BrowserRequest,
+    ) -> Result<BrowserResponse, FetchFailure> {
+        let BrowserRequest {
+            method,
+            url,
+            mut headers,
+            body,
+        } = request;
+        self.addresses
+            .check_url(&url)
+            .map_err(|refused| FetchFailure::refused(&refused))?;
+        strip(&mut headers);
+        if let Some(session) = &self.session {
+            for (name, value) in session.browser_headers(&url) {
+                if let (Ok(name), Ok(value)) = (
+                    HeaderName::from_bytes(name.as_bytes()),
+                    header::HeaderValue::from_str(&value),
+                ) {
+                    headers.insert(name, value);
+                }
+            }
+        }
+        let client = self
+            .browser_client
+            .get_or_init(|| {
+                fetcher_client(&self.settings, &self.addresses, &self.network)?
+                    .build()
+                    .map_err(|error| CrawlError::Client(error_chain(&error)))
+            })
+            .as_ref()
+            .map_err(|error| FetchFailure::of(FetchFailureKind::Other, &error.to_string()))?;
+        let response = client
+            .request(method, url)
+            .headers(headers)
+            .body(body)
+            .send()
+            .await
+            .map_err(|error| FetchFailure::from_reqwest(&error))?;
+        let status = response.status();
+        let mut headers = response.headers().clone();
+        strip(&mut headers);
+        // The body arrives decompressed: its coding and length are the server's, not this
+        // body's.
+        headers.remove(header::CONTENT_ENCODING);
+        headers.remove(header::CONTENT_LENGTH);
+        let mut left = MAX_RELAYED_BYTES;
+        let body = response
+            .bytes_stream()
+            .map_err(|error| std::io::Error::other(error.to_string()))
+            .try_take_while(move |chunk| {
+                let fits = u64::try_from(chunk.len()).unwrap_or(u64::MAX) <= left;
+                left = left.saturating_sub(u64::try_from(chunk.len()).unwrap_or(u64::MAX));
+                std::future::ready(Ok(fits))
+            });
+        Ok(BrowserResponse {
+            status,
+            headers,
+            body: Box::pin(body),
+        })
+    }
+}
+
+fn strip(headers: &mut HeaderMap) {
+    for name in NOT_RELAYED {
+        headers.remove(name);
+    }
+    // `Keep-Alive` and `Proxy-Connection` have no constant of their own.
+    headers.remove("keep-alive");
+    headers.remove("proxy-connection");
+}
