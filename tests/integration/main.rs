@@ -37,6 +37,7 @@ mod robots;
 mod same_output;
 mod schema;
 mod seed_sitemaps;
+mod shadow_dom;
 mod site_sitemaps;
 mod split;
 mod static_site;

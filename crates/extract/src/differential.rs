@@ -136,6 +136,8 @@ const AWKWARD: &[&str] = &[
     "<plaintext><a href=/in-plaintext></plaintext><a href=/never>",
     "<template><a href=/in-template><template><a href=/deeper></template></template><a href=/out>o</a>",
     "<template/><a href=/after-self-closing-template>x</a>",
+    "<template shadowrootmode=open><a href=/head-shadow></template><div><template shadowrootmode=open><a href=/shadow><template><a href=/inert></template><a href=/shadow-after></template></div>",
+    "<p><template shadowrootmode=Closed>text <a href=/closed>c</a><template shadowrootmode=open><a href=/nested></template></template><template shadowrootmode=><a href=/none></template>",
     "<picture><source srcset=\"/a.webp 1x, /b.webp 2x\"><img src=/c.jpg alt=c></picture><source srcset=/not-in-picture.webp>",
     "<img srcset=\"/wide.jpg 600\u{e9}, /x.jpg 2\u{1f600}, /w.jpg 3w\">",
     "<img data-src=/lazy.jpg src=data:image/gif;base64,R0lGOD><img src=/pixel.gif width=1 height=1px><img srcset='/s1.jpg 300w, /s2.jpg 600w'>",
@@ -330,6 +332,7 @@ fn piece() -> impl Strategy<Value = String> {
         Just("lang"),
         Just("width"),
         Just("height"),
+        Just("shadowrootmode"),
     ];
     let value = prop_oneof![
         Just("/page".to_string()),
@@ -343,6 +346,7 @@ fn piece() -> impl Strategy<Value = String> {
         Just("root".to_string()),
         Just("description".to_string()),
         Just("1".to_string()),
+        Just("open".to_string()),
         "[a-z/?=&;#.:\\- ]{0,12}",
         "(&(amp|lt|gt|quot|copy|nbsp|notin|eacute|NotEqualTilde)?;?|&#x?[0-9a-fA-F]{0,4};?|[a-z=/ \0\r\n\"'<>])*",
     ];

@@ -182,6 +182,49 @@ fn template_content_is_inert() {
 }
 
 #[test]
+fn a_declarative_shadow_root_is_part_of_the_page_a_plain_template_is_not() {
+    let facts = facts(
+        r#"<head><template shadowrootmode="open"><a href="/head">no host</a></template></head>
+        <body><site-nav><template shadowrootmode="open">
+          <meta name="robots" content="nofollow"><link rel="canonical" href="/shadow-canonical">
+          <a href="/about">About</a>
+          <nav-group><template shadowrootmode="closed"><a href="/nested">Nested</a></template></nav-group>
+          <template><a href="/inert-inside">x</a></template><a href="/after-inert">y</a>
+        </template></site-nav>
+        <template><a href="/inert"></a><template shadowrootmode="open"><a href="/in-inert"></a></template></template>
+        <div><template shadowrootmode="none"><a href="/no-mode"></a></template></div>
+        <div><template ShadowRootMode="OPEN"><a href="/any-case"></a></template></div>
+        <a href="/after">after</a></body>"#,
+    );
+    assert_eq!(
+        links(&facts),
+        [
+            "https://example.com/about",
+            "https://example.com/nested",
+            "https://example.com/after-inert",
+            "https://example.com/any-case",
+            "https://example.com/after",
+        ]
+    );
+    assert!(facts.robots.nofollow, "a shadow root's meta robots counts");
+    assert!(
+        facts.canonicals.is_empty(),
+        "a shadow root hangs in the body, where a canonical does not count"
+    );
+}
+
+#[test]
+fn a_page_whose_links_are_in_a_declarative_shadow_root_is_no_empty_shell() {
+    let page = facts(
+        r#"<head><script src="/app.js"></script></head><body><site-nav>
+        <template shadowrootmode="open"><a href="/about">About</a></template></site-nav></body>"#,
+    );
+    assert_eq!(links(&page), ["https://example.com/about"]);
+    assert_eq!(page.shell.scripts, 1);
+    assert_eq!(page.shell.empty_mount, None);
+}
+
+#[test]
 fn canonical_in_body_is_ignored() {
     let facts = facts(
         r#"<head><title>t</title></head><body><p>text</p><link rel="canonical" href="/x"></body>"#,

@@ -3,7 +3,8 @@
 //! the page's size in memory and most of the parsing time. What the tree builder would decide
 //! and extraction depends on is tracked here: the raw-text states (nothing inside `<script>`,
 //! `<style>` or `<noscript>` is a link), where the head ends (a canonical only counts in the
-//! head), inert `<template>` content, and `<picture>` sources.
+//! head), inert `<template>` content (but a declarative shadow root's, which the browser
+//! shows), and `<picture>` sources.
 //!
 //! Two tokenizers feed the same collection. html5gum's (`gum`), driven by an emitter that
 //! builds no tokens (tag names and attributes go into buffers reused from tag to tag), reads
@@ -103,7 +104,7 @@ struct State {
     in_body: bool,
     /// Inside a raw-text element (script, style, noscript...): its text is not content.
     raw_text: bool,
-    /// Inside `<template>`: inert content, no links.
+    /// Inside an inert `<template>`: no links, no text (see [`is_declarative_shadow_root`]).
     template_depth: usize,
     picture_depth: usize,
     /// The `<title>` being read.
@@ -173,6 +174,20 @@ fn is_custom_element(name: &str) -> bool {
     name.contains('-') && name.starts_with(|first: char| first.is_ascii_lowercase())
 }
 
+/// Whether a `<template>` is a declarative shadow root, whose content the browser shows in
+/// the element around it (HTML, "parsing main in head", a `template` start tag: `shadowrootmode`
+/// `open` or `closed`, an enumerated attribute, so in any case). In the head no shadow root
+/// attaches (`<head>` takes none) and the template stays inert; in the body, the element
+/// around it is taken to be one that takes a shadow root (a custom element, `<div>`, `<span>`),
+/// as it is in pages that write one. Only inert templates are counted, and no shadow root
+/// opens inside one: a shadow root's end tag needs no tracking of its own.
+fn is_declarative_shadow_root(tag: &impl StartTag, in_body: bool) -> bool {
+    in_body
+        && tag.attribute("shadowrootmode").is_some_and(|mode| {
+            mode.eq_ignore_ascii_case("open") || mode.eq_ignore_ascii_case("closed")
+        })
+}
+
 fn has_relation(tag: &impl StartTag, relation: &str) -> bool {
     tag.attribute("rel").is_some_and(|rel| {
         rel.split_ascii_whitespace()
@@ -234,7 +249,10 @@ impl State {
             "plaintext" => Some(TextMode::Plaintext),
             _ => None,
         };
-        if name == "template" && !tag.self_closing() {
+        if name == "template"
+            && !tag.self_closing()
+            && (self.template_depth > 0 || !is_declarative_shadow_root(tag, self.in_body))
+        {
             self.template_depth += 1;
         }
         if self.template_depth > 0 {

@@ -315,16 +315,45 @@ async fn quiet_for(page: &Page) -> Result<f64, TabError> {
     }
 }
 
-/// The DOM as HTML (cut at `max_bytes`), and the URLs scripts tried to open.
+/// Run once the page is quiet: the document as HTML, with every open shadow root however
+/// deep (a web component inside another) written as the declarative shadow root that would
+/// make it (`<template shadowrootmode="open">`), which extraction reads as part of the page.
+/// `outerHTML` leaves shadow roots out, and with them a menu made of web components. A closed
+/// root is out of every other script's reach, this one's too. A browser without `getHTML`
+/// (before Chromium 125) gives `outerHTML`. The HTML is cut at `MAX_BYTES` bytes of UTF-8, as
+/// a body is, and at a character: a half surrogate pair would not cross over as JSON.
+const SERIALIZE_SCRIPT: &str = r#"(() => {
+  let html = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+  const root = document.documentElement;
+  if (root && typeof root.getHTML === 'function') {
+    const openShadowRoots = [];
+    const scopes = [document];
+    while (scopes.length > 0) {
+      for (const element of scopes.pop().querySelectorAll('*')) {
+        if (element.shadowRoot) {
+          openShadowRoots.push(element.shadowRoot);
+          scopes.push(element.shadowRoot);
+        }
+      }
+    }
+    const bare = root.cloneNode(false).outerHTML;
+    const end = bare.lastIndexOf('</');
+    const content = root.getHTML({ serializableShadowRoots: true, shadowRoots: openShadowRoots });
+    html += bare.slice(0, end) + content + bare.slice(end);
+  } else if (root) {
+    html += root.outerHTML;
+  }
+  // A UTF-16 unit is at most 3 bytes of UTF-8: only a longer text may be too long.
+  if (html.length * 3 > MAX_BYTES) {
+    const { read } = new TextEncoder().encodeInto(html, new Uint8Array(MAX_BYTES));
+    html = html.slice(0, read);
+  }
+  return [html, Array.from(window.__sitemapperOpened || []).slice(0, 100)];
+})()"#;
+
+/// The DOM as HTML (see [`SERIALIZE_SCRIPT`]), and the URLs scripts tried to open.
 async fn serialize(page: &Page, max_bytes: usize) -> Result<(String, Vec<String>), TabError> {
-    let expression = format!(
-        r#"(() => {{
-          let html = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
-          if (document.documentElement) html += document.documentElement.outerHTML;
-          if (html.length > {max_bytes}) html = html.slice(0, {max_bytes});
-          return [html, Array.from(window.__sitemapperOpened || []).slice(0, 100)];
-        }})()"#
-    );
+    let expression = SERIALIZE_SCRIPT.replace("MAX_BYTES", &max_bytes.to_string());
     let value = evaluate(page, expression).await?;
     serde_json::from_value(value)
         .map_err(|error| TabError::Failed(format!("cannot read the rendered DOM: {error}")))
