@@ -488,3 +488,63 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Rewind<S> {
         Pin::new(&mut self.inner).poll_shutdown(context)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connect_head_names_a_host_and_port_and_nothing_else() {
+        let target = |head: &str| connect_target(head.as_bytes());
+        assert_eq!(
+            target("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n").as_deref(),
+            Some("example.com:443")
+        );
+        assert_eq!(
+            target("CONNECT [::1]:8443 HTTP/1.1\r\n\r\n").as_deref(),
+            Some("[::1]:8443")
+        );
+        assert_eq!(target("GET http://example.com/ HTTP/1.1\r\n\r\n"), None);
+        assert_eq!(
+            target("CONNECT user@example.com:443 HTTP/1.1\r\n\r\n"),
+            None
+        );
+        assert_eq!(
+            target("CONNECT example.com:443/path HTTP/1.1\r\n\r\n"),
+            None
+        );
+        assert_eq!(target("CONNECT  HTTP/1.1\r\n\r\n"), None);
+    }
+
+    #[tokio::test]
+    async fn bytes_read_ahead_are_read_again_first() {
+        let (mut client, server) = tokio::io::duplex(64);
+        client.write_all(b" world").await.expect("write");
+        drop(client);
+        let mut stream = Rewind {
+            prefix: Bytes::from_static(b"hello"),
+            inner: server,
+        };
+        let mut read = String::new();
+        stream.read_to_string(&mut read).await.expect("read");
+        assert_eq!(read, "hello world");
+    }
+
+    #[tokio::test]
+    async fn a_lane_no_page_holds_refuses_and_counts_what_comes() {
+        let counted = Arc::new(AtomicU64::new(0));
+        let gate = Gate::start(1, Arc::clone(&counted)).await.expect("gate");
+        let port = gate.browser_proxy.rsplit(':').next().expect("port");
+        let mut stream = TcpStream::connect(format!("127.0.0.1:{port}"))
+            .await
+            .expect("connect");
+        stream
+            .write_all(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+            .await
+            .expect("write");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.expect("read");
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert_eq!(counted.load(Ordering::Relaxed), 1);
+    }
+}
