@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::fixture::{Route, Site};
+use crate::fixture::{Route, Site, tls_config, tls_file};
 use crate::harness::{chromium, crawl, listed_urls, sitemapper_command};
 
 fn script(body: &str) -> Route {
@@ -441,4 +441,50 @@ fn the_browser_sends_nothing_of_its_own_through_the_users_proxy() {
         foreign.is_empty(),
         "requests no page made went through the user's proxy: {foreign:?}"
     );
+}
+
+/// An https site with a private CA: the page's scripts reach it through the gate's TLS end,
+/// and the gate checks the site's certificate as the crawl does (`--cacert`), not Chromium.
+#[test]
+fn a_rendered_https_page_reaches_its_site_through_the_gate_with_the_crawls_certificates() {
+    let Some(browser) = chromium() else { return };
+    let app = r#"fetch('/api/nav.json').then((answer) => answer.json()).then((nav) => {
+      document.getElementById('root').innerHTML = nav.map((href) => `<a href="${href}">${href}</a>`).join(' ');
+    });"#;
+    let page = shell("/app.js");
+    let server = Site::new()
+        .route("/app.js", script(app))
+        .route(
+            "/api/nav.json",
+            Route::new(200, r#"["/about", "/contact"]"#).header("Content-Type", "application/json"),
+        )
+        .generated(move |_| Some(Route::html(&page)))
+        .serve_tls(tls_config());
+    let seed = server.url("/");
+    assert!(seed.starts_with("https://"));
+    let out = tempfile::tempdir().expect("tempdir");
+    let ca = tls_file("ca.pem");
+    let run = crawl(
+        &seed,
+        out.path(),
+        &[
+            "--render",
+            "always",
+            "--cacert",
+            ca.to_str().expect("utf-8"),
+            "--chrome",
+            browser.to_str().expect("utf-8"),
+        ],
+    );
+    run.assert_success();
+    assert_eq!(
+        listed_urls(out.path()),
+        ["/", "/about", "/contact"]
+            .iter()
+            .map(|path| server.url(path))
+            .collect(),
+        "{}",
+        run.stderr
+    );
+    assert!(server.targets().contains(&"/api/nav.json".to_string()));
 }

@@ -356,7 +356,8 @@ async fn respond(
 
 fn refused_outside_a_page(shared: &Shared, what: &str) {
     shared.not_from_a_page.fetch_add(1, Ordering::Relaxed);
-    tracing::info!(request = what, "a request no rendered page made: refused");
+    // Chromium tries a dozen of its own at every start: counted in the summary, listed at -vv.
+    tracing::debug!(request = what, "a request no rendered page made: refused");
 }
 
 fn plain(status: StatusCode, text: &str) -> Response<ProxyBody> {
