@@ -26,6 +26,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use base64::Engine;
 use bytes::{Buf, Bytes};
@@ -49,6 +50,12 @@ const MAX_HEAD_BYTES: usize = 64 * 1024;
 
 /// The largest request body passed on (a form, a query of an application).
 const MAX_REQUEST_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+/// How long the browser has to send a request's head on a new connection.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The pause after a connection could not be accepted.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
 /// The first byte of a TLS handshake record (RFC 8446 section 5.1).
 const TLS_HANDSHAKE: u8 = 0x16;
@@ -199,7 +206,9 @@ async fn accept(listener: TcpListener, lane: Arc<Lane>, shared: Shared) {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(error) => {
+                // Out of file descriptors, say: wait a little rather than spin.
                 tracing::debug!(%error, "the browser's gate could not accept a connection");
+                tokio::time::sleep(ACCEPT_RETRY).await;
                 continue;
             }
         };
@@ -227,7 +236,8 @@ struct Origin {
 /// Serves one connection of the browser: a `CONNECT` tunnel, or plain requests in absolute
 /// form (`GET http://host/path`).
 async fn serve(mut stream: TcpStream, gate: Option<Arc<dyn RequestGate>>, shared: Shared) {
-    let Ok((head, rest)) = read_head(&mut stream).await else {
+    let Ok(Ok((head, rest))) = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream)).await
+    else {
         return;
     };
     let Some(authority) = connect_target(&head) else {
