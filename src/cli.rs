@@ -1,7 +1,8 @@
 //! Command-line arguments (clap). Every value is optional here: defaults are applied once, in
 //! `settings/`, after the config file is merged. The values a user names (a format, a rule,
-//! a severity) are defined here too; the config file reads the same names, and `settings/`
-//! builds on this module, never the other way round.
+//! a severity) are defined here too, and the range of every numeric option (`values`); the
+//! config file reads the same names and ranges, and `settings/` builds on this module, never
+//! the other way round.
 //!
 //! The doc comments of the arguments are the `--help` text, read in a terminal: they write
 //! URLs and placeholders such as `<version>` as a user types them, not as rustdoc markup.
@@ -11,10 +12,24 @@
     reason = "the argument docs are --help text"
 )]
 
+mod names;
+pub(crate) mod values;
+
+use std::error::Error as _;
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use serde::Deserialize;
+
+pub(crate) use self::names::{
+    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
+    SummaryFormat,
+};
+use self::values::{
+    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, LARGE, LEASE, MAX_BODY_SIZE,
+    MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SITES, MAX_URLS,
+    MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE,
+    SLOW, TIMEOUT,
+};
 
 /// What the help of every command ends with.
 const SETTINGS_HELP: &str = "Every option can also be set in the config file, under its long name \
@@ -29,10 +44,36 @@ pub(crate) fn command() -> clap::Command {
 }
 
 /// Parses the command line (and the options' variables); prints the help, the version or the
-/// usage error and exits where clap does.
-pub(crate) fn parse() -> Cli {
-    let matches = command().color(help_color()).get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+/// usage error and exits where clap does, except for a numeric value outside its range, which
+/// is returned, to be said in one line like every other bad value (clap's own message takes
+/// three, and would not name the environment variable it came from).
+pub(crate) fn parse() -> anyhow::Result<Cli> {
+    let matches = match command().color(help_color()).try_get_matches() {
+        Ok(matches) => matches,
+        Err(error) => match error
+            .source()
+            .and_then(|source| source.downcast_ref::<OutOfRange>())
+        {
+            Some(out_of_range) => return Err(said_where_given(out_of_range.clone()).into()),
+            None => error.exit(),
+        },
+    };
+    Ok(Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit()))
+}
+
+/// The error, said of the environment variable when that is where the value came from: the
+/// variable holds it, and the command line does not give the flag.
+fn said_where_given(error: OutOfRange) -> OutOfRange {
+    let flag = format!("--{}", error.name());
+    let given_as_flag = std::env::args_os().skip(1).any(|argument| {
+        let argument = argument.to_string_lossy();
+        argument == flag.as_str() || argument.starts_with(&format!("{flag}="))
+    });
+    if !given_as_flag && std::env::var_os(variable_name(error.name())).is_some() {
+        error.in_variable()
+    } else {
+        error
+    }
 }
 
 fn with_environment(command: clap::Command) -> clap::Command {
@@ -62,10 +103,12 @@ pub(crate) fn environment_variable(arg: &clap::Arg) -> Option<String> {
     if matches!(long, "help" | "version" | "verbose" | "dir" | "basic-auth") {
         return None;
     }
-    Some(format!(
-        "SITEMAPPER_{}",
-        long.to_ascii_uppercase().replace('-', "_")
-    ))
+    Some(variable_name(long))
+}
+
+/// `SITEMAPPER_MAX_PAGES` for `max-pages`.
+fn variable_name(long: &str) -> String {
+    format!("SITEMAPPER_{}", long.to_ascii_uppercase().replace('-', "_"))
 }
 
 /// The colour of the help, which clap prints before the arguments are read: `--color` and
@@ -177,8 +220,8 @@ pub(crate) struct FleetRunArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) state_dir: Option<PathBuf>,
 
-    /// How many sites are crawled at once [default: 4]
-    #[arg(long, value_name = "N")]
+    /// How many sites are crawled at once [default: 4] [range: 1 to 64]
+    #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
     pub(crate) sites_at_once: Option<usize>,
 
     /// Run this site now, due or not (repeatable); the other sites wait.
@@ -241,22 +284,22 @@ pub(crate) struct WorkerArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) state_dir: Option<PathBuf>,
 
-    /// How many sites are crawled at once [default: 4]
-    #[arg(long, value_name = "N")]
+    /// How many sites are crawled at once [default: 4] [range: 1 to 64]
+    #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
     pub(crate) sites_at_once: Option<usize>,
 
     /// Seconds a claim holds a site without a heartbeat; renewed every third of it. A dead
-    /// worker's site is taken over once it runs out [default: 60]
-    #[arg(long, value_name = "SECONDS")]
+    /// worker's site is taken over once it runs out [default: 60] [range: 1 to 86400]
+    #[arg(long, value_name = "SECONDS", value_parser = LEASE.parser::<f64>())]
     pub(crate) lease: Option<f64>,
 
     /// Seconds between two saves of a running site's crawl database into the queue, which a
-    /// worker taking the site over continues from [default: 60]
-    #[arg(long, value_name = "SECONDS")]
+    /// worker taking the site over continues from [default: 60] [range: 0.001 to 86400]
+    #[arg(long, value_name = "SECONDS", value_parser = CHECKPOINT.parser::<f64>())]
     pub(crate) checkpoint: Option<f64>,
 
-    /// Stop after running this many sites.
-    #[arg(long, value_name = "N")]
+    /// Stop after running this many sites [range: 1 to 1000000000]
+    #[arg(long, value_name = "N", value_parser = MAX_SITES.parser::<u64>())]
     pub(crate) max_sites: Option<u64>,
 
     /// Run the sites that are due, then stop instead of waiting for the next.
@@ -277,18 +320,6 @@ pub(crate) struct ManArgs {
     /// printing sitemapper.1.
     #[arg(long, value_name = "DIR")]
     pub(crate) dir: Option<PathBuf>,
-}
-
-/// When output is coloured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ColorName {
-    /// On a terminal, unless the NO_COLOR environment variable is set and not empty
-    Auto,
-    /// Always
-    Always,
-    /// Never
-    Never,
 }
 
 #[derive(Debug, Args)]
@@ -317,16 +348,23 @@ pub(crate) struct AuditArgs {
     #[arg(long, value_name = "SEVERITY", help_heading = "Audit")]
     pub(crate) fail_on: Option<SeverityName>,
 
-    /// Flag indexable pages more than N clicks from the start page [default: 4]
-    #[arg(long, value_name = "N", help_heading = "Audit")]
+    /// Flag indexable pages more than N clicks from the start page [default: 4] [range: 0 to
+    /// 1000000]
+    #[arg(long, value_name = "N", value_parser = DEEP.parser::<u32>(), help_heading = "Audit")]
     pub(crate) deep: Option<u32>,
 
-    /// Flag pages that take more than MS milliseconds to answer [default: 1500]
-    #[arg(long, value_name = "MS", help_heading = "Audit")]
+    /// Flag pages that take more than MS milliseconds to answer [default: 1500] [range: 0 to
+    /// 86400000]
+    #[arg(long, value_name = "MS", value_parser = SLOW.parser::<u64>(), help_heading = "Audit")]
     pub(crate) slow: Option<u64>,
 
-    /// Flag pages larger than BYTES [default: 1048576]
-    #[arg(long, value_name = "BYTES", help_heading = "Audit")]
+    /// Flag pages larger than BYTES [default: 1048576] [range: 0 to 1073741824]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        value_parser = LARGE.parser::<u64>(),
+        help_heading = "Audit"
+    )]
     pub(crate) large: Option<u64>,
 
     /// Extract values from every HTML page into the pages.csv column NAME: the text of the
@@ -354,171 +392,6 @@ pub(crate) struct AuditArgs {
     pub(crate) pdf: bool,
 }
 
-/// A finding severity as the user names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum SeverityName {
-    Error,
-    Warning,
-    Notice,
-}
-
-impl SeverityName {
-    pub(crate) fn severity(self) -> sitemapper_audit::Severity {
-        match self {
-            SeverityName::Error => sitemapper_audit::Severity::Error,
-            SeverityName::Warning => sitemapper_audit::Severity::Warning,
-            SeverityName::Notice => sitemapper_audit::Severity::Notice,
-        }
-    }
-}
-
-/// How a command prints its summary.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum SummaryFormat {
-    /// Sentences for people, on stderr (validate and runs: on stdout)
-    #[default]
-    Text,
-    /// One JSON object on stdout (docs/summary-json.md); stderr gets warnings and errors only
-    Json,
-}
-
-/// A sitemap format as the user names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum FormatName {
-    Xml,
-    Txt,
-}
-
-/// When pages are rendered in a browser.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum RenderName {
-    /// Only pages whose HTML looks built by JavaScript, and then every page of a site where
-    /// rendering shows more (see README)
-    Auto,
-    /// Never: read the HTML as served
-    Never,
-    /// Every HTML page
-    Always,
-}
-
-impl From<RenderName> for sitemapper_crawl::RenderMode {
-    fn from(name: RenderName) -> Self {
-        match name {
-            RenderName::Auto => sitemapper_crawl::RenderMode::Auto,
-            RenderName::Never => sitemapper_crawl::RenderMode::Never,
-            RenderName::Always => sitemapper_crawl::RenderMode::Always,
-        }
-    }
-}
-
-/// How `<priority>` is derived (opt-in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum PriorityRule {
-    /// 1.0 for the seed, 0.8 per click below.
-    Depth,
-}
-
-impl PriorityRule {
-    pub(crate) fn rule(self) -> sitemapper_site::PriorityRule {
-        match self {
-            PriorityRule::Depth => sitemapper_site::PriorityRule::Depth,
-        }
-    }
-}
-
-/// How `<changefreq>` is derived (opt-in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ChangefreqRule {
-    /// From the median interval between changes observed across runs.
-    Observed,
-}
-
-impl ChangefreqRule {
-    pub(crate) fn rule(self) -> sitemapper_site::ChangefreqRule {
-        match self {
-            ChangefreqRule::Observed => sitemapper_site::ChangefreqRule::Observed,
-        }
-    }
-}
-
-/// Requests in flight as the user names them: a number, or `auto`. The flag is read as text
-/// and parsed by the settings, so that a bad value is a one-line error like any other
-/// setting's; the config file's value is read here, so that its error names the line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ConcurrencyName {
-    /// This many (0 is refused when the settings are checked).
-    Requests(usize),
-    /// Adapted to the site's response times.
-    Auto,
-}
-
-impl ConcurrencyName {
-    /// What a value must be, for error messages.
-    pub(crate) const EXPECTED: &str = "a number of requests or auto";
-}
-
-impl std::str::FromStr for ConcurrencyName {
-    type Err = ();
-
-    fn from_str(text: &str) -> Result<ConcurrencyName, ()> {
-        let text = text.trim();
-        if text.eq_ignore_ascii_case("auto") {
-            Ok(ConcurrencyName::Auto)
-        } else {
-            text.parse().map(ConcurrencyName::Requests).map_err(|_| ())
-        }
-    }
-}
-
-impl From<ConcurrencyName> for sitemapper_crawl::Concurrency {
-    fn from(name: ConcurrencyName) -> Self {
-        match name {
-            ConcurrencyName::Requests(requests) => sitemapper_crawl::Concurrency::Fixed(requests),
-            ConcurrencyName::Auto => sitemapper_crawl::Concurrency::Auto,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ConcurrencyName {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ConcurrencyVisitor)
-    }
-}
-
-/// Reads `concurrency = 8` and `concurrency = "auto"`.
-struct ConcurrencyVisitor;
-
-impl serde::de::Visitor<'_> for ConcurrencyVisitor {
-    type Value = ConcurrencyName;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str(ConcurrencyName::EXPECTED)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<ConcurrencyName, E> {
-        usize::try_from(value)
-            .map(ConcurrencyName::Requests)
-            .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(value), &self))
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<ConcurrencyName, E> {
-        usize::try_from(value)
-            .map(ConcurrencyName::Requests)
-            .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(value), &self))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<ConcurrencyName, E> {
-        text.parse()
-            .map_err(|()| E::invalid_value(serde::de::Unexpected::Str(text), &self))
-    }
-}
-
 #[derive(Debug, Args)]
 pub(crate) struct RunsArgs {
     /// The crawl database (the --state file of `sitemapper crawl`); required, here or in the
@@ -537,33 +410,70 @@ pub(crate) struct CrawlArgs {
     /// required, here or as `url` in the config file
     pub(crate) url: Option<String>,
 
-    /// Stop after requesting this many pages.
-    #[arg(long, value_name = "N", help_heading = "Crawl")]
+    /// Stop after requesting this many pages [range: 1 to 1000000000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = MAX_PAGES.parser::<u64>(),
+        help_heading = "Crawl"
+    )]
     pub(crate) max_pages: Option<u64>,
 
-    /// Stop after this many HTTP requests in all, redirect hops and retries included.
-    #[arg(long, value_name = "N", help_heading = "Crawl")]
+    /// Stop after this many HTTP requests in all, redirect hops and retries included [range: 1
+    /// to 1000000000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = MAX_REQUESTS.parser::<u64>(),
+        help_heading = "Crawl"
+    )]
     pub(crate) max_requests: Option<u64>,
 
     /// Stop discovering new URLs after N distinct ones (those found are still crawled)
-    /// [default: 2000000]
-    #[arg(long, value_name = "N", help_heading = "Crawl")]
+    /// [default: 2000000] [range: 1 to 1000000000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = MAX_URLS.parser::<u64>(),
+        help_heading = "Crawl"
+    )]
     pub(crate) max_urls: Option<u64>,
 
-    /// Seconds one request may take, body included [default: 30]
-    #[arg(long, value_name = "SECONDS", help_heading = "Crawl")]
+    /// Seconds one request may take, body included [default: 30] [range: 0.001 to 86400]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = TIMEOUT.parser::<f64>(),
+        help_heading = "Crawl"
+    )]
     pub(crate) timeout: Option<f64>,
 
-    /// Seconds to wait for a connection [default: 10]
-    #[arg(long, value_name = "SECONDS", help_heading = "Crawl")]
+    /// Seconds to wait for a connection [default: 10] [range: 0.001 to 86400]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = CONNECT_TIMEOUT.parser::<f64>(),
+        help_heading = "Crawl"
+    )]
     pub(crate) connect_timeout: Option<f64>,
 
-    /// Bytes of a page read at most, after decompression [default: 10485760]
-    #[arg(long, value_name = "BYTES", help_heading = "Crawl")]
+    /// Bytes of a page read at most, after decompression [default: 10485760] [range: 1 to
+    /// 1073741824]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        value_parser = MAX_BODY_SIZE.parser::<usize>(),
+        help_heading = "Crawl"
+    )]
     pub(crate) max_body_size: Option<usize>,
 
-    /// Do not follow links deeper than N clicks from the seed.
-    #[arg(long, value_name = "N", help_heading = "Scope")]
+    /// Do not follow links deeper than N clicks from the seed [range: 0 to 1000000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = MAX_DEPTH.parser::<u32>(),
+        help_heading = "Scope"
+    )]
     pub(crate) max_depth: Option<u32>,
 
     /// Once links lead nowhere new, also crawl what the site's own sitemaps list (robots.txt's
@@ -582,8 +492,13 @@ pub(crate) struct CrawlArgs {
     pub(crate) seed_sitemaps: Option<bool>,
 
     /// Follow a chain of same-shaped pages (an endless calendar) at most N deep; 0: no limit
-    /// [default: 100]
-    #[arg(long, value_name = "N", help_heading = "Scope")]
+    /// [default: 100] [range: 0 to 1000000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = MAX_PATTERN_CHAIN.parser::<u32>(),
+        help_heading = "Scope"
+    )]
     pub(crate) max_pattern_chain: Option<u32>,
 
     /// Also crawl subdomains of the seed's host.
@@ -611,16 +526,27 @@ pub(crate) struct CrawlArgs {
 
     /// Requests in flight at once, or auto: from 2, more while the site's response times stay
     /// flat, fewer when they rise or the site is overloaded (429, 502, 503, 504, timeouts), at
-    /// most 64 [default: 8]
-    #[arg(long, value_name = "N|auto", help_heading = "Politeness")]
-    pub(crate) concurrency: Option<String>,
+    /// most 64 [default: 8] [range: 1 to 256]
+    #[arg(
+        long,
+        value_name = "N|auto",
+        value_parser = CONCURRENCY.parser::<ConcurrencyName>(),
+        help_heading = "Politeness"
+    )]
+    pub(crate) concurrency: Option<ConcurrencyName>,
 
-    /// Seconds between two requests to one host; overrides robots.txt Crawl-delay.
-    #[arg(long, value_name = "SECONDS", help_heading = "Politeness")]
+    /// Seconds between two requests to one host; overrides robots.txt Crawl-delay [range: 0 to
+    /// 86400]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = DELAY.parser::<f64>(),
+        help_heading = "Politeness"
+    )]
     pub(crate) delay: Option<f64>,
 
-    /// User-Agent header; its product token selects the robots.txt group
-    /// [default: sitemapper/<version> (+<project url>)]
+    /// User-Agent header, without line breaks or other control characters; its product token
+    /// selects the robots.txt group [default: sitemapper/<version> (+<project url>)]
     #[arg(long, value_name = "STRING", help_heading = "Politeness")]
     pub(crate) user_agent: Option<String>,
 
@@ -628,8 +554,14 @@ pub(crate) struct CrawlArgs {
     #[arg(long, help_heading = "Politeness")]
     pub(crate) ignore_robots: bool,
 
-    /// Retries after a timeout, connection error, 429, 502, 503 or 504 [default: 2]
-    #[arg(long, value_name = "N", help_heading = "Politeness")]
+    /// Retries after a timeout, connection error, 429, 502, 503 or 504 [default: 2] [range: 0
+    /// to 10]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = RETRIES.parser::<u32>(),
+        help_heading = "Politeness"
+    )]
     pub(crate) retries: Option<u32>,
 
     /// Render pages in headless Chromium: auto renders where the HTML alone hides the page
@@ -642,12 +574,23 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "PATH", help_heading = "Rendering")]
     pub(crate) chrome: Option<PathBuf>,
 
-    /// Pages rendered at once, each in its own browser tab [default: 2]
-    #[arg(long, value_name = "N", help_heading = "Rendering")]
+    /// Pages rendered at once, each in its own browser tab [default: 2] [range: 1 to 64]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = RENDER_CONCURRENCY.parser::<usize>(),
+        help_heading = "Rendering"
+    )]
     pub(crate) render_concurrency: Option<usize>,
 
     /// Seconds a page may take to render before its HTML as served is used [default: 10]
-    #[arg(long, value_name = "SECONDS", help_heading = "Rendering")]
+    /// [range: 0.001 to 86400]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = RENDER_TIMEOUT.parser::<f64>(),
+        help_heading = "Rendering"
+    )]
     pub(crate) render_timeout: Option<f64>,
 
     /// Requests a rendered page may make to other hosts than the site's (CDNs, APIs); those
@@ -668,12 +611,22 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "URL", help_heading = "Output")]
     pub(crate) base_url: Option<String>,
 
-    /// URLs per sitemap file, at most 50000 [default: 50000]
-    #[arg(long, value_name = "N", help_heading = "Output")]
+    /// URLs per sitemap file [default: 50000] [range: 1 to 50000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = MAX_URLS_PER_FILE.parser::<usize>(),
+        help_heading = "Output"
+    )]
     pub(crate) max_urls_per_file: Option<usize>,
 
-    /// Uncompressed bytes per sitemap file, at most 52428800 [default: 52428800]
-    #[arg(long, value_name = "BYTES", help_heading = "Output")]
+    /// Uncompressed bytes per sitemap file [default: 52428800] [range: 4096 to 52428800]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        value_parser = MAX_BYTES_PER_FILE.parser::<u64>(),
+        help_heading = "Output"
+    )]
     pub(crate) max_bytes_per_file: Option<u64>,
 
     /// Split the sitemap into files by group under one sitemap.xml index: "section" (the
@@ -746,8 +699,8 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "URL", help_heading = "Cron")]
     pub(crate) indexnow_endpoint: Option<String>,
 
-    /// Header 'Name: value' sent with every request to the site, never to other hosts
-    /// (repeatable)
+    /// Header 'Name: value' sent with every request to the site, never to other hosts; no line
+    /// breaks or NUL (repeatable)
     #[arg(long, value_name = "HEADER", help_heading = "Access")]
     pub(crate) header: Vec<String>,
 

@@ -15,9 +15,11 @@ use sitemapper_store::StoreError;
 pub(crate) enum ExitStatus {
     /// The run did what was asked, or stdout's reader stopped reading (`crate::stdout`).
     Success = 0,
-    /// The run could not finish: seed unreachable, output not writable, nothing to list.
+    /// The run could not finish: seed unreachable, nothing to list, a write failing before
+    /// the sitemaps are published. The previous sitemap is left as it was.
     Fatal = 1,
-    /// The command line or the config file is wrong.
+    /// The command line or the config file is wrong: a bad value, a path that cannot be
+    /// written (found before any request).
     Usage = 2,
     /// Another run holds the output directory or the crawl database.
     Locked = 3,
@@ -25,6 +27,10 @@ pub(crate) enum ExitStatus {
     Findings = 4,
     /// `fleet run`, `worker --once`: some sites failed (the others ran).
     SitesFailed = 5,
+    /// The sitemaps were published, but what follows failed (the change report could not be
+    /// written): the run is recorded as failed, so that the next run's report holds its
+    /// changes.
+    AfterPublishing = 6,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted = 130,
     /// Stopped by SIGTERM (128 + 15).

@@ -21,7 +21,10 @@ use crate::exit::{ExitStatus, Failure};
 use crate::settings::{ConfigFile, Verbosity};
 
 fn main() -> ExitCode {
-    let cli = cli::parse();
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(error) => return fail(&Failure::usage(error)),
+    };
     let found = match ConfigFile::find(cli.config.as_deref()) {
         Ok(found) => found,
         Err(error) => return fail(&Failure::usage(error)),

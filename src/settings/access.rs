@@ -26,12 +26,14 @@ impl MergedOptions {
             .headers
             .iter()
             .map(|text| {
+                check_header_text("--header", text)?;
                 SiteHeader::parse(text)
                     .map_err(|error| anyhow::anyhow!("invalid --header: {error}"))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let mut cookies = Vec::new();
         for text in &self.cookies {
+            check_header_text("--cookie", text)?;
             cookies.extend(
                 SiteCookie::parse_list(text)
                     .map_err(|error| anyhow::anyhow!("invalid --cookie: {error}"))?,
@@ -45,6 +47,7 @@ impl MergedOptions {
                         source.name()
                     );
                 }
+                check_header_text(source.name(), text)?;
                 Some(
                     BasicAuth::parse(text)
                         .map_err(|error| anyhow::anyhow!("invalid {}: {error}", source.name()))?,
@@ -99,6 +102,22 @@ impl MergedOptions {
         }
         Ok(map)
     }
+}
+
+/// Refuses a value sent in an HTTP header that holds a CR, an LF or a NUL: a line break would
+/// end the header and begin another (header injection), and the HTTP client refuses all
+/// three, which would end the run later as a failure rather than now as a usage error. The
+/// error names the option and never repeats the value, which may be a secret. Where a value
+/// is trimmed before use (a cookie's), a trailing line break is refused as well: it is a
+/// mistake (a value pasted from a file), not whitespace.
+pub(super) fn check_header_text(option: &str, text: &str) -> anyhow::Result<()> {
+    let character = match text.chars().find(|c| matches!(c, '\r' | '\n' | '\0')) {
+        Some('\r') => "a carriage return (CR)",
+        Some('\n') => "a line feed (LF)",
+        Some(_) => "a NUL character",
+        None => return Ok(()),
+    };
+    bail!("invalid {option}: it holds {character}, which an HTTP header cannot")
 }
 
 /// The environment variable that holds `user:password` for the site: a secret kept out of

@@ -7,6 +7,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
+use crate::cli::values::{
+    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, LARGE, LEASE, MAX_BODY_SIZE,
+    MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SITES, MAX_URLS,
+    MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE,
+    SLOW, TIMEOUT, VERBOSE,
+};
 use crate::cli::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
     SummaryFormat,
@@ -17,7 +23,9 @@ pub(crate) const DEFAULT_CONFIG_FILE: &str = "sitemapper.toml";
 
 /// The config file: every option of every command, each key the option's long flag name.
 /// A key a command has no flag for is left to the commands that have it (`report` is the
-/// audit's, `state` is also the runs'), so that one file serves them all.
+/// audit's, `state` is also the runs'), so that one file serves them all. serde reads each
+/// value as its type; [`ConfigFile::out_of_range`] checks the numbers against their options'
+/// ranges, as every reader of a config file (`ConfigFile::find`, a fleet's sites) does.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(crate) struct ConfigFile {
@@ -152,8 +160,12 @@ impl ConfigFile {
     }
 
     fn load(path: &Path) -> anyhow::Result<ConfigFile> {
-        let text = read_config(path)?;
-        toml::from_str(&text).map_err(|error| {
+        ConfigFile::parse(path, &read_config(path)?)
+    }
+
+    /// The config file `text`, read from `path` (named in errors, with the line).
+    pub(super) fn parse(path: &Path, text: &str) -> anyhow::Result<ConfigFile> {
+        let file: ConfigFile = toml::from_str(text).map_err(|error| {
             // toml's message spans several lines (a source excerpt); keep the first.
             let message = error
                 .message()
@@ -163,13 +175,51 @@ impl ConfigFile {
                 .to_string();
             let location = error
                 .span()
-                .map(|span| line_of(&text, span.start))
+                .map(|span| line_of(text, span.start))
                 .map_or(String::new(), |line| format!(", line {line}"));
             anyhow::anyhow!(
                 "invalid config file {}{location}: {message}",
                 path.display()
             )
-        })
+        })?;
+        if let Some(error) = file.out_of_range() {
+            let location =
+                key_line(text, error.name()).map_or(String::new(), |line| format!(", line {line}"));
+            bail!("invalid config file {}{location}: {error}", path.display());
+        }
+        Ok(file)
+    }
+
+    /// The first number outside its option's range (in the order of the options, not of the
+    /// file: a key is written once, and the message names it).
+    pub(super) fn out_of_range(&self) -> Option<OutOfRange> {
+        [
+            VERBOSE.check(self.verbose),
+            CONCURRENCY.check(self.concurrency),
+            MAX_PAGES.check(self.max_pages),
+            MAX_DEPTH.check(self.max_depth),
+            MAX_REQUESTS.check(self.max_requests),
+            MAX_URLS.check(self.max_urls),
+            MAX_PATTERN_CHAIN.check(self.max_pattern_chain),
+            DELAY.check(self.delay),
+            TIMEOUT.check(self.timeout),
+            CONNECT_TIMEOUT.check(self.connect_timeout),
+            MAX_BODY_SIZE.check(self.max_body_size),
+            RETRIES.check(self.retries),
+            RENDER_CONCURRENCY.check(self.render_concurrency),
+            RENDER_TIMEOUT.check(self.render_timeout),
+            MAX_URLS_PER_FILE.check(self.max_urls_per_file),
+            MAX_BYTES_PER_FILE.check(self.max_bytes_per_file),
+            DEEP.check(self.deep),
+            SLOW.check(self.slow),
+            LARGE.check(self.large),
+            SITES_AT_ONCE.check(self.sites_at_once),
+            LEASE.check(self.lease),
+            CHECKPOINT.check(self.checkpoint),
+            MAX_SITES.check(self.max_sites),
+        ]
+        .into_iter()
+        .find_map(Result::err)
     }
 }
 
@@ -213,6 +263,16 @@ fn too_large(path: &Path) -> String {
         "config file {} is larger than {MAX_CONFIG_BYTES} bytes (1 MiB), the most read",
         path.display()
     )
+}
+
+/// The line of the top-level key `key` in `text`, a config file that parses.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let table = toml::de::DeTable::parse(text).ok()?;
+    table
+        .get_ref()
+        .iter()
+        .find(|(name, _)| name.get_ref().as_ref() == key)
+        .map(|(name, _)| line_of(text, name.span().start))
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

@@ -86,9 +86,9 @@ impl CrawlSettings {
     }
 }
 
-/// The crawl options of a site read as a config file's keys.
+/// The crawl options of a site read as a config file's keys, numbers within their ranges.
 fn config_file(table: toml::Table) -> anyhow::Result<ConfigFile> {
-    toml::Value::Table(table)
+    let file = toml::Value::Table(table)
         .try_into::<ConfigFile>()
         .map_err(|error| {
             // serde lists every key it expected: the unknown one is what matters. What a
@@ -100,7 +100,11 @@ fn config_file(table: toml::Table) -> anyhow::Result<ConfigFile> {
                 message
             };
             anyhow::anyhow!("{}", message.replace("field", "option"))
-        })
+        })?;
+    match file.out_of_range() {
+        Some(error) => bail!("{error}"),
+        None => Ok(file),
+    }
 }
 
 /// `invalid fleet file F, site "S", line N`, or without the line for a site read back from
@@ -164,7 +168,10 @@ impl FleetRunSettings {
         Ok(FleetRunSettings {
             state_dir: state_dir(&fleet.path, args.state_dir.or(file.state_dir)),
             fleet,
-            sites_at_once: sites_at_once(args.sites_at_once.or(file.sites_at_once))?,
+            sites_at_once: args
+                .sites_at_once
+                .or(file.sites_at_once)
+                .unwrap_or(DEFAULT_SITES_AT_ONCE),
             choice,
             report: args.report.map(OutputTarget::from_path),
         })
@@ -278,16 +285,10 @@ impl WorkerSettings {
             Some(seconds) => seconds_option("--lease", seconds)?,
             None => DEFAULT_LEASE,
         };
-        if lease < Duration::from_secs(1) {
-            bail!("--lease must be at least 1 second");
-        }
         let checkpoint = match args.checkpoint.or(file.checkpoint) {
             Some(seconds) => seconds_option("--checkpoint", seconds)?,
             None => DEFAULT_CHECKPOINT,
         };
-        if checkpoint.is_zero() {
-            bail!("--checkpoint must be more than 0 seconds");
-        }
         let state_dir = args
             .state_dir
             .or(file.state_dir)
@@ -295,7 +296,10 @@ impl WorkerSettings {
         Ok(WorkerSettings {
             queue,
             state_dir,
-            sites_at_once: sites_at_once(args.sites_at_once.or(file.sites_at_once))?,
+            sites_at_once: args
+                .sites_at_once
+                .or(file.sites_at_once)
+                .unwrap_or(DEFAULT_SITES_AT_ONCE),
             lease,
             checkpoint,
             max_sites: args.max_sites.or(file.max_sites),
@@ -307,14 +311,6 @@ impl WorkerSettings {
 
 /// How many sites run at once when not set.
 const DEFAULT_SITES_AT_ONCE: usize = 4;
-
-fn sites_at_once(chosen: Option<usize>) -> anyhow::Result<usize> {
-    match chosen {
-        Some(0) => bail!("--sites-at-once must be at least 1"),
-        Some(count) => Ok(count),
-        None => Ok(DEFAULT_SITES_AT_ONCE),
-    }
-}
 
 fn no_queue() -> anyhow::Error {
     anyhow::anyhow!("no queue: give --queue postgres://... (or `queue` in the config file)")
@@ -432,11 +428,18 @@ mod tests {
         );
         let message = error(&format!("{base}concurrency = 0\n"));
         assert!(
-            message.contains("line 3: --concurrency must be at least 1"),
+            message.ends_with(
+                "line 5: concurrency must be a whole number from 1 to 256, or auto, not 0"
+            ),
             "{message}"
         );
         let message =
             error("[defaults]\nout = \"/o\"\ndelay = -1\n[[site]]\nurl = \"https://a.example/\"\n");
-        assert!(message.contains("site \"a.example\", line 4"), "{message}");
+        assert!(
+            message.ends_with(
+                "site \"a.example\", line 3: delay must be a number of seconds from 0 to 86400, not -1"
+            ),
+            "the default's own line: {message}"
+        );
     }
 }

@@ -16,17 +16,17 @@ use sitemapper_site::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, RenderSettings, SiteS
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, SplitRule};
 use url::Url;
 
-use crate::cli::{
-    ChangefreqRule, ConcurrencyName, CrawlArgs, FormatName, PriorityRule, RenderName, SummaryFormat,
-};
+use crate::cli::{ChangefreqRule, CrawlArgs, FormatName, PriorityRule, RenderName, SummaryFormat};
 
 mod access;
 mod commands;
 mod file;
 mod fleet;
+#[cfg(test)]
+mod numeric_tests;
 
 pub(crate) use self::access::{BASIC_AUTH_VARIABLE, environment_proxies};
-use self::access::{CredentialSource, basic_auth_choice, seed_credentials};
+use self::access::{CredentialSource, basic_auth_choice, check_header_text, seed_credentials};
 pub(crate) use self::commands::{
     AuditOptions, AuditSettings, RunsSettings, Verbosity, summary_format,
 };
@@ -116,9 +116,8 @@ struct MergedOptions {
 
 impl MergedOptions {
     /// One line a value, in the order of the flags, so that where each comes from reads at
-    /// a glance. Fails when there is no seed at all, or `--concurrency` is neither a number
-    /// nor auto (the flag is text: the config file's value was read as a number or auto
-    /// already).
+    /// a glance. Fails when there is no seed at all. Numbers are within their ranges already:
+    /// clap checks the flags, `ConfigFile` its keys (`cli::values`).
     fn merge(args: CrawlArgs, file: ConfigFile) -> anyhow::Result<MergedOptions> {
         let defaults = CrawlConfig::default();
         let Some(seed) = args.url.or(file.url) else {
@@ -128,20 +127,10 @@ impl MergedOptions {
             seed,
             out: args.out.or(file.out).unwrap_or_else(|| PathBuf::from(".")),
             state: args.state.or(file.state),
-            concurrency: match args.concurrency {
-                Some(text) => text
-                    .parse::<ConcurrencyName>()
-                    .map_err(|()| {
-                        anyhow::anyhow!(
-                            "--concurrency must be {}, not {text:?}",
-                            ConcurrencyName::EXPECTED
-                        )
-                    })?
-                    .into(),
-                None => file
-                    .concurrency
-                    .map_or(defaults.concurrency, Concurrency::from),
-            },
+            concurrency: args
+                .concurrency
+                .or(file.concurrency)
+                .map_or(defaults.concurrency, Concurrency::from),
             max_pages: args.max_pages.or(file.max_pages),
             max_depth: args.max_depth.or(file.max_depth),
             max_requests: args.max_requests.or(file.max_requests),
@@ -276,9 +265,6 @@ impl MergedOptions {
     /// `--state` to keep them in, or the sitemaps seed the crawl (the links tell what only
     /// the sitemaps led to).
     fn crawl_config(&self) -> anyhow::Result<CrawlConfig> {
-        if self.concurrency == Concurrency::Fixed(0) {
-            bail!("--concurrency must be at least 1 (or auto)");
-        }
         let delay = self
             .delay
             .map(|seconds| seconds_option("--delay", seconds))
@@ -305,7 +291,7 @@ impl MergedOptions {
             addresses,
             max_pattern_chain: self.max_pattern_chain,
             delay,
-            user_agent: self.user_agent.clone(),
+            user_agent: user_agent(&self.user_agent)?,
             respect_robots: !self.ignore_robots,
             connect_timeout,
             request_timeout,
@@ -325,16 +311,10 @@ impl MergedOptions {
     }
 
     fn render_settings(&self) -> anyhow::Result<RenderSettings> {
-        if self.render_concurrency == 0 {
-            bail!("--render-concurrency must be at least 1");
-        }
         let timeout = match self.render_timeout {
             Some(seconds) => seconds_option("--render-timeout", seconds)?,
             None => sitemapper_render::DEFAULT_TIMEOUT,
         };
-        if timeout.is_zero() {
-            bail!("--render-timeout must be more than 0 seconds");
-        }
         Ok(RenderSettings {
             chrome: self.chrome.clone(),
             tabs: self.render_concurrency,
@@ -464,6 +444,8 @@ fn public_exceptions() -> anyhow::Result<Vec<std::net::IpAddr>> {
         .collect()
 }
 
+/// Seconds as a duration. The value is within its option's range already (`cli::values`);
+/// the conversion still refuses what no duration can be rather than panic.
 fn seconds_option(name: &str, seconds: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(seconds)
         .map_err(|_| anyhow::anyhow!("{name} must be a number of seconds, not {seconds}"))
@@ -485,6 +467,20 @@ fn compile_patterns(name: &str, patterns: &[String]) -> anyhow::Result<Vec<Regex
             })
         })
         .collect()
+}
+
+/// The `User-Agent` header: no line break or NUL (`check_header_text`), nor any other control
+/// character but a tab, which RFC 9110 (section 5.5) leaves out of a field value and the HTTP
+/// client refuses.
+fn user_agent(text: &str) -> anyhow::Result<String> {
+    check_header_text("--user-agent", text)?;
+    if text
+        .chars()
+        .any(|character| character.is_control() && character != '\t')
+    {
+        bail!("invalid --user-agent: it holds a control character, which an HTTP header cannot");
+    }
+    Ok(text.to_string())
 }
 
 /// IndexNow keys are 8 to 128 characters of letters, digits and dashes.

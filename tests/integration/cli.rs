@@ -71,13 +71,13 @@ fn a_seed_answering_an_error_is_fatal_and_keeps_the_previous_sitemap() {
 }
 
 #[test]
-fn an_unwritable_output_directory_is_fatal_before_any_request() {
+fn an_unwritable_output_directory_is_a_usage_error_before_any_request() {
     let server = Site::new().page("/", "home").serve();
     let directory = tempfile::tempdir().unwrap();
     let file = directory.path().join("a-file");
     std::fs::write(&file, "not a directory").unwrap();
     let run = crawl(&server.url("/"), &file.join("out"), &[]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.code, 2, "{}", run.stderr);
     assert_one_line_error(&run.stderr);
     assert!(
         server.targets().is_empty(),
@@ -128,7 +128,7 @@ fn concurrency_is_a_number_or_auto() {
     assert_one_line_error(&run.stderr);
     assert_eq!(
         run.stderr.trim_end(),
-        "error: --concurrency must be a number of requests or auto, not \"lots\""
+        "error: --concurrency must be a whole number from 1 to 256, or auto, not \"lots\""
     );
 }
 

@@ -517,7 +517,7 @@ fn an_unreachable_host_or_an_unwritable_output_is_one_line_and_loses_nothing() {
         "--out",
         file.join("sub").to_str().unwrap(),
     ]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code, 2);
     assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
     assert!(run.stderr.contains("a-file"), "{}", run.stderr);
     assert!(

@@ -42,3 +42,4 @@ mod site_sitemaps;
 mod split;
 mod static_site;
 mod validate;
+mod values;

@@ -530,7 +530,7 @@ fn a_failed_run_still_prints_a_json_object() {
     let usage = crawl(
         &server.url("/"),
         out.path(),
-        &["--summary", "json", "--concurrency", "0"],
+        &["--summary", "json", "--include", "("],
     );
     assert_eq!(usage.code, 2);
     assert_eq!(parse_json(&usage)["exit_code"], 2);

@@ -1,5 +1,5 @@
-//! Why a site's run ended without publishing: one enum, whose [`SiteError::kind`] the binary
-//! maps to its exit codes. A failure on one URL is never here: it is a page recorded with its
+//! Why a site's run ended without publishing, or failed after it published: one enum, whose
+//! [`SiteError::kind`] the binary maps to its exit codes. A failure on one URL is never here: it is a page recorded with its
 //! reason.
 
 use std::path::PathBuf;
@@ -21,11 +21,15 @@ pub enum ErrorKind {
     Locked,
     /// The run was stopped by its owner (a signal, a fleet) before it published.
     Stopped,
-    /// The run could not finish.
+    /// The run could not finish: nothing published.
     Fatal,
+    /// The sitemaps are published, but what follows failed (the change report, recording the
+    /// run): the run is recorded as failed, so that the next run's change report holds its
+    /// changes.
+    AfterPublishing,
 }
 
-/// Why a run ended without publishing.
+/// Why a run ended without publishing (or, [`SiteError::AfterPublishing`], after).
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
     /// The seed is not a URL the crawl can start from.
@@ -107,6 +111,22 @@ pub enum SiteError {
         /// What was left as it was.
         untouched: Untouched,
     },
+    /// A path the run would write cannot be written, found before any request.
+    #[error("cannot write {option} {}", path.display())]
+    Unwritable {
+        /// The option that names the path.
+        option: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The sitemaps are published, but the run failed after publishing them.
+    #[error(
+        "the sitemaps are published, but the run is recorded as failed (the next run's change report includes its changes)"
+    )]
+    AfterPublishing(#[source] Box<SiteError>),
     /// A file or directory could not be read or written.
     #[error("{doing}")]
     Io {
@@ -155,9 +175,11 @@ impl SiteError {
             SiteError::Seed(_)
             | SiteError::Browser { .. }
             | SiteError::OtherSite { .. }
-            | SiteError::IndexOnStdout { .. } => ErrorKind::Usage,
+            | SiteError::IndexOnStdout { .. }
+            | SiteError::Unwritable { .. } => ErrorKind::Usage,
             SiteError::Lock(LockError::Busy(_)) => ErrorKind::Locked,
             SiteError::Stopped { .. } => ErrorKind::Stopped,
+            SiteError::AfterPublishing(_) => ErrorKind::AfterPublishing,
             SiteError::Lock(LockError::Io { .. })
             | SiteError::Crawl { .. }
             | SiteError::UrlsLost { .. }
@@ -305,6 +327,22 @@ mod tests {
                 ErrorKind::Fatal,
             ),
             (SiteError::RecorderLost, ErrorKind::Fatal),
+            (
+                SiteError::Unwritable {
+                    option: "--report-changes",
+                    path: "/srv/file/changes.json".into(),
+                    source: std::io::Error::other("not a directory"),
+                },
+                ErrorKind::Usage,
+            ),
+            (
+                SiteError::AfterPublishing(Box::new(SiteError::io(
+                    "cannot write the change report /srv/changes.json",
+                )(std::io::Error::other(
+                    "no space left on device",
+                )))),
+                ErrorKind::AfterPublishing,
+            ),
             (
                 SiteError::io("cannot create output directory /srv/www")(std::io::Error::other(
                     "read-only file system",

@@ -81,6 +81,7 @@ pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use settings::{
     ChangefreqRule, OutputTarget, PriorityRule, RenderSettings, SiteSettings, Untouched,
+    writable_directory,
 };
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_seeds::ReadSitemaps;

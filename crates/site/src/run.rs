@@ -1,7 +1,8 @@
-//! One site's run, in phases: open (lock, claim the crawl database for the seed's scope, begin
-//! the run), crawl (with the recorder writing every event into the database), settle (the
-//! site-wide rules that need the whole run), publish, report what changed, notify. A run that
-//! fails in any phase is recorded as failed, an early return included: [`RunGuard`] sees to it.
+//! One site's run, in phases: open (check what it writes, lock, claim the crawl database for
+//! the seed's scope, begin the run), crawl (with the recorder writing every event into the
+//! database), settle (the site-wide rules that need the whole run), publish, report what
+//! changed, notify. A run that fails in any phase is recorded as failed, an early return
+//! included: [`RunGuard`] sees to it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -108,8 +109,9 @@ pub struct SiteRun {
 /// Crawls `settings.seed`, records every URL in the crawl database, publishes the sitemaps of
 /// the listable ones, reports what changed and notifies IndexNow. Nothing is published unless
 /// every phase before publishing succeeded: on an error until then the previous sitemap stays
-/// as it was. A change report that cannot be written once the sitemaps are published is an
-/// error too, with the run recorded complete; a failed notification is only logged.
+/// as it was. An error once the sitemaps are published (a change report that cannot be
+/// written) is [`SiteError::AfterPublishing`], with the run recorded failed, so that the next
+/// run's change report holds its changes; a failed notification is only logged.
 pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, SiteError> {
     let started = Instant::now();
     let started_at = jiff::Timestamp::now();
@@ -139,15 +141,9 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
     let summary = ended(settings, summary, &opened.database, &mut guard)?;
     let not_listed = settle(&mut store, run, settings, &summary, stdout)?;
     let published = publish(&mut store, run, settings, &summary, opened.staging, stdout)?;
-    let changes = published_changes(
-        record_changes(&mut store, run, &summary)?,
-        &settings.crawl.host_map,
-    );
-    let lastmod_kept = store.kept_lastmod_count(run)?;
-    guard.complete(&mut store)?;
-    if let Some(target) = &settings.report_changes {
-        changes::write_report(&changes, target, stdout)?;
-    }
+    let (changes, lastmod_kept) =
+        report_changes(&mut store, run, settings, &summary, &mut guard, stdout)
+            .map_err(|error| SiteError::AfterPublishing(Box::new(error)))?;
     let notified = settings
         .indexnow
         .as_ref()
@@ -186,8 +182,8 @@ struct Opened {
 impl Opened {
     /// Checks what can be checked before any request, locks the output directory and the
     /// crawl database, claims the database for the seed's scope and begins the run (or
-    /// continues the interrupted one). An output directory that cannot be written fails the
-    /// run now, not after an hour of crawling.
+    /// continues the interrupted one). A path the run cannot write (the output directory,
+    /// the crawl database, the reports) fails the run now, not after an hour of crawling.
     fn open(
         settings: &SiteSettings,
         read_sitemaps: Option<ReadSitemaps>,
@@ -204,15 +200,10 @@ impl Opened {
             .parse_seed(&settings.seed)
             .map_err(SiteError::Seed)?;
         let browser = browser_executable(settings)?;
-        // The lock comes first, so that nothing in the output directory is touched while
-        // another run uses it.
+        // The lock comes before anything is written in the output directory, so that nothing
+        // there is touched while another run uses it (the check leaves nothing behind).
+        settings.check_outputs()?;
         let out_directory = settings.out.path();
-        if let Some(directory) = out_directory {
-            std::fs::create_dir_all(directory).map_err(SiteError::io(format!(
-                "cannot create output directory {}",
-                directory.display()
-            )))?;
-        }
         let mut locked: Vec<&Path> = out_directory.into_iter().collect();
         locked.extend(settings.state.as_deref());
         let lock = RunLock::acquire(&locked)?;
@@ -253,6 +244,30 @@ impl Opened {
             resumed,
         })
     }
+}
+
+/// Records what the published sitemaps list and what changed since the previous complete run,
+/// writes the change report, and only then records the run complete. The next run's report
+/// compares with the last complete run: a run whose report could not be written is left
+/// failed, so that its changes are reported with the next one's rather than lost.
+fn report_changes(
+    store: &mut Store,
+    run: RunId,
+    settings: &SiteSettings,
+    summary: &CrawlSummary,
+    guard: &mut RunGuard,
+    stdout: &dyn Stdout,
+) -> Result<(ChangeReport, u64), SiteError> {
+    let changes = published_changes(
+        record_changes(store, run, summary)?,
+        &settings.crawl.host_map,
+    );
+    let lastmod_kept = store.kept_lastmod_count(run)?;
+    if let Some(target) = &settings.report_changes {
+        changes::write_report(&changes, target, stdout)?;
+    }
+    guard.complete(store)?;
+    Ok((changes, lastmod_kept))
 }
 
 /// What the crawl phase hands on: the crawl's ending, the store back from the recorder, and

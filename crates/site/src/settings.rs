@@ -3,11 +3,13 @@
 //! that embeds the run fills it itself, from [`SiteSettings::new`].
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sitemapper_crawl::CrawlConfig;
 use sitemapper_sitemap::{Format, Limits, SplitRule};
 
+use crate::SiteError;
 use crate::changes::IndexNow;
 
 /// Where a run writes something asked of it: a path, or stdout (`-`).
@@ -158,6 +160,95 @@ impl SiteSettings {
     pub fn untouched(&self) -> Untouched {
         Untouched(self.out.clone())
     }
+
+    /// Finds, before any request, a path the run could not write: the output directory
+    /// (created when missing), the crawl database, the change report, the list of URLs not
+    /// listed. A path under a regular file, in a missing directory or in one the user cannot
+    /// write is refused now, rather than after the crawl (the change report, after the
+    /// sitemaps are published). Nothing is left behind: each directory takes a probe file,
+    /// removed at once, so that the run touches nothing another run might be using.
+    pub(crate) fn check_outputs(&self) -> Result<(), SiteError> {
+        if let Some(directory) = self.out.path() {
+            writable_directory("--out", directory)?;
+        }
+        if let Some(database) = &self.state {
+            writable_file("--state", database, Writing::InPlace)?;
+        }
+        if let Some(OutputTarget::Path(path)) = &self.report_changes {
+            writable_file("--report-changes", path, Writing::RenamedIntoPlace)?;
+        }
+        if let Some(OutputTarget::Path(path)) = &self.list_not_listed {
+            writable_file("--list-not-listed", path, Writing::InPlace)?;
+        }
+        Ok(())
+    }
+}
+
+/// Creates `directory` when missing, and checks that a file can be written in it: for the
+/// output directory, and for other directories a program writes besides the run's (an
+/// audit's report). `option` names the path in the error.
+pub fn writable_directory(option: &'static str, directory: &Path) -> Result<(), SiteError> {
+    let unwritable = |source| SiteError::Unwritable {
+        option,
+        path: directory.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(directory).map_err(unwritable)?;
+    probe(directory).map_err(unwritable)
+}
+
+/// How a file is written, which says what must be writable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Writing {
+    /// A new file renamed over the old one: only the directory must take a file.
+    RenamedIntoPlace,
+    /// The file itself opened for writing (SQLite, a CSV written as it goes), and its
+    /// directory too (SQLite's journal).
+    InPlace,
+}
+
+/// Checks that the file `path` can be written as `writing` says.
+fn writable_file(option: &'static str, path: &Path, writing: Writing) -> Result<(), SiteError> {
+    let unwritable = |source| SiteError::Unwritable {
+        option,
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.is_dir() {
+        return Err(unwritable(std::io::ErrorKind::IsADirectory.into()));
+    }
+    let directory = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    probe(directory).map_err(unwritable)?;
+    if writing == Writing::InPlace && path.exists() {
+        // Opened without truncating: nothing in it changes.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(unwritable)?;
+    }
+    Ok(())
+}
+
+/// Creates a file in `directory` and removes it: the directory exists, is one, and takes
+/// new files. The name is this process's and this probe's own, and the file is created only
+/// if it does not exist (never through a link someone left there). The error is the system's
+/// alone, without the probe's name.
+fn probe(directory: &Path) -> std::io::Result<()> {
+    static PROBES: AtomicU64 = AtomicU64::new(0);
+    let name = format!(
+        ".sitemapper-probe-{}-{}",
+        std::process::id(),
+        PROBES.fetch_add(1, Ordering::Relaxed)
+    );
+    let path = directory.join(name);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    std::fs::remove_file(&path)
 }
 
 /// What a run that failed left as it was: the published sitemap, or (with stdout) nothing

@@ -35,14 +35,9 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         options,
     } = AuditSettings::resolve(args, file)
         .map_err(|error| json::failed("audit", asked, Failure::usage(error)))?;
-    std::fs::create_dir_all(&options.report)
-        .with_context(|| {
-            format!(
-                "cannot create report directory {}",
-                options.report.display()
-            )
-        })
-        .map_err(|error| json::failed("audit", settings.summary, Failure::fatal(error)))?;
+    // Checked before any request, as the run checks the paths it writes.
+    sitemapper_site::writable_directory("--report", &options.report)
+        .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
     let audited = audit(&settings, &options, output)
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
     // A PDF that could not be written fails the run, once the summary is out.
