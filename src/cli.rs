@@ -27,8 +27,8 @@ pub(crate) use self::names::{
 use self::values::{
     CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, LARGE, LEASE, MAX_BODY_SIZE,
     MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SITES, MAX_URLS,
-    MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE,
-    SLOW, TIMEOUT,
+    MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT,
+    RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT,
 };
 
 /// What the help of every command ends with.
@@ -594,8 +594,13 @@ pub(crate) struct CrawlArgs {
     pub(crate) render_timeout: Option<f64>,
 
     /// Requests a rendered page may make to other hosts than the site's (CDNs, APIs); those
-    /// past it are refused [default: 100]
-    #[arg(long, value_name = "N", help_heading = "Rendering")]
+    /// past it are refused [default: 100] [range: 0 to 100000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = RENDER_OTHER_HOST_REQUESTS.parser::<u64>(),
+        help_heading = "Rendering"
+    )]
     pub(crate) render_other_host_requests: Option<u64>,
 
     /// Directory to write sitemap.xml (and its children) into; - prints the sitemap on stdout

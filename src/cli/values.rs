@@ -83,6 +83,8 @@ pub(crate) const DELAY: NumericOption = NumericOption::seconds("delay", 0.0, LON
 pub(crate) const RETRIES: NumericOption = NumericOption::whole("retries", 0, 10);
 pub(crate) const RENDER_CONCURRENCY: NumericOption =
     NumericOption::whole("render-concurrency", 1, 64);
+pub(crate) const RENDER_OTHER_HOST_REQUESTS: NumericOption =
+    NumericOption::whole("render-other-host-requests", 0, 100_000);
 pub(crate) const RENDER_TIMEOUT: NumericOption =
     NumericOption::seconds("render-timeout", SHORTEST_SECONDS, LONGEST_SECONDS);
 pub(crate) const MAX_URLS_PER_FILE: NumericOption = NumericOption::whole(

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use crate::cli::values::{
     CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, LARGE, LEASE, MAX_BODY_SIZE,
     MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SITES, MAX_URLS,
-    MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE,
-    SLOW, TIMEOUT, VERBOSE,
+    MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT,
+    RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
 };
 use crate::cli::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
@@ -208,6 +208,7 @@ impl ConfigFile {
             RETRIES.check(self.retries),
             RENDER_CONCURRENCY.check(self.render_concurrency),
             RENDER_TIMEOUT.check(self.render_timeout),
+            RENDER_OTHER_HOST_REQUESTS.check(self.render_other_host_requests),
             MAX_URLS_PER_FILE.check(self.max_urls_per_file),
             MAX_BYTES_PER_FILE.check(self.max_bytes_per_file),
             DEEP.check(self.deep),
