@@ -10,6 +10,7 @@ mod access;
 mod adaptive;
 mod audit;
 mod audit_checks;
+mod browser_process;
 mod chaos;
 mod chunking;
 mod cli;

@@ -12,6 +12,7 @@
 
 mod browser;
 mod memory;
+mod process;
 mod tab;
 
 use std::path::{Path, PathBuf};
