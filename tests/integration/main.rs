@@ -11,6 +11,7 @@ mod adaptive;
 mod audit;
 mod audit_checks;
 mod browser_gate;
+mod browser_process;
 mod chaos;
 mod chunking;
 mod cli;

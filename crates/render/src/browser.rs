@@ -1,12 +1,13 @@
-//! One running Chromium: its process, the task that drives its DevTools connection, its
-//! profile directory (removed with it), and the sampler of its memory.
+//! One running Chromium: how it is started (its command line in [`arguments`]), the task that
+//! drives its DevTools connection, and the sampler of its memory. Its processes and profile
+//! directory are bound to sitemapper's life by the process module.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use chromiumoxide::Page;
-use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::browser::Browser;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::browser::{
     CloseParams, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
@@ -15,11 +16,17 @@ use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
 use chromiumoxide::cdp::browser_protocol::target::{
     CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, TargetId,
 };
+use chromiumoxide::handler::HandlerConfig;
+use chromiumoxide::handler::viewport::Viewport;
+use chromiumoxide::{Handler, Page};
 use futures_util::StreamExt;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::ChildStderr;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::gate::{Gate, GateStartError};
+use crate::process::{self, BrowserProcess, Profile};
 use crate::{ChromiumOptions, memory, running_as_root};
 
 /// How often the browser's memory is sampled.
@@ -75,14 +82,58 @@ const LOCAL_NETWORK_CHECKS: &str = "LocalNetworkAccessChecks,BlockInsecurePrivat
 /// would otherwise reach directly.
 const NO_BYPASS: &str = "<-loopback>";
 
-/// The switches that make the gate the browser's one way out: its own requests go to the
-/// browser's lane, and the gate's TLS end is trusted by its key, and only it.
-fn gate_switches(gate: &Gate) -> Vec<String> {
-    vec![
-        format!("proxy-server={}", gate.browser_proxy),
-        format!("proxy-bypass-list={NO_BYPASS}"),
-        format!("ignore-certificate-errors-spki-list={}", gate.key_hash),
-    ]
+/// How long the browser may take to start and say where it listens for DevTools.
+const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long one DevTools command may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a browser asked to close may take before what is left of it is killed.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// Chromium's command line: every switch it is started with, built here and nowhere else.
+/// Its only way out is `gate`: its own requests go to the browser's lane, and the gate's TLS
+/// end is trusted by its key, and only it. `as_root`: Chromium's sandbox cannot start
+/// (README, JavaScript-built sites).
+fn arguments(options: &ChromiumOptions, gate: &Gate, profile: &Path, as_root: bool) -> Vec<String> {
+    let mut arguments = vec![
+        "--headless=new".to_string(),
+        // Any free port; the address is read from the line Chromium writes on stderr.
+        "--remote-debugging-port=0".to_string(),
+        format!("--user-data-dir={}", profile.display()),
+        "--disable-extensions".to_string(),
+    ];
+    arguments.extend(SWITCHES.iter().map(|switch| format!("--{switch}")));
+    arguments.push(format!("--user-agent={}", options.user_agent));
+    arguments.push(format!(
+        "--disable-features={DISABLED_FEATURES},{LOCAL_NETWORK_CHECKS}"
+    ));
+    arguments.push(format!("--proxy-server={}", gate.browser_proxy));
+    arguments.push(format!("--proxy-bypass-list={NO_BYPASS}"));
+    arguments.push(format!(
+        "--ignore-certificate-errors-spki-list={}",
+        gate.key_hash
+    ));
+    if as_root {
+        arguments.push("--no-sandbox".to_string());
+        arguments.push("--disable-setuid-sandbox".to_string());
+    }
+    arguments
+}
+
+/// How the DevTools connection treats the browser's targets.
+fn handler_config() -> HandlerConfig {
+    HandlerConfig {
+        // Chromium talks TLS to the gate only, whose key it trusts; the gate checks the
+        // site's certificate as the crawl does.
+        ignore_https_errors: false,
+        ignore_invalid_messages: true,
+        viewport: Some(Viewport::default()),
+        context_ids: Vec::new(),
+        request_timeout: REQUEST_TIMEOUT,
+        request_intercept: false,
+        cache_enabled: true,
+    }
 }
 
 /// A tab kept for the next page, and how many pages it has shown.
@@ -101,12 +152,21 @@ pub(crate) enum LaunchError {
     /// Its gate could not be started.
     #[error("cannot start its gate: {0}")]
     Gate(#[from] GateStartError),
-    /// The driver refused the options (its message).
-    #[error("{0}")]
-    Options(String),
-    /// The process did not start or did not answer: the first line of what the driver said.
-    #[error("{0}")]
-    Start(String),
+    /// A browser context, for a lane of the gate, could not be made.
+    #[error("cannot make a browser context: {0}")]
+    Context(String),
+    /// Its processes did not start.
+    #[error(transparent)]
+    Process(#[from] process::StartError),
+    /// It ended before it said where it listens: the last line it wrote.
+    #[error("it ended before it listened for DevTools: {0}")]
+    Ended(String),
+    /// It did not say where it listens within [`LAUNCH_TIMEOUT`].
+    #[error("it did not listen for DevTools within {} s", LAUNCH_TIMEOUT.as_secs())]
+    TimedOut,
+    /// Its DevTools address did not answer: the first line of what the driver said.
+    #[error("cannot connect to it: {0}")]
+    Connect(String),
 }
 
 /// A browser process and its DevTools connection.
@@ -123,49 +183,22 @@ pub(crate) struct LiveBrowser {
     sampler: Option<JoinHandle<()>>,
     /// Tabs a page was read in, blank again, for the next pages: one per lane at most.
     idle_tabs: std::sync::Mutex<Vec<Option<IdleTab>>>,
-    /// The profile directory, removed when the browser is dropped.
-    _profile: tempfile::TempDir,
+    /// Its processes, guarded: dropped, what is left of them is killed and the profile removed.
+    process: BrowserProcess,
 }
 
 impl LiveBrowser {
     /// Starts the browser behind a gate of its own, with a lane for each of `options.tabs`;
     /// its memory is sampled into `peak_memory`, what its gate refuses because no page made it
-    /// is counted in `not_from_a_page`.
+    /// is counted in `not_from_a_page`. Profiles that runs now gone left in the temp
+    /// directory are removed first.
     pub(crate) async fn launch(
         options: &ChromiumOptions,
         peak_memory: Arc<AtomicU64>,
         not_from_a_page: Arc<AtomicU64>,
     ) -> Result<LiveBrowser, LaunchError> {
         let gate = Gate::start(options.tabs.max(1), not_from_a_page).await?;
-        let profile = tempfile::Builder::new()
-            .prefix("sitemapper-chromium-")
-            .tempdir()
-            .map_err(LaunchError::Profile)?;
-        let mut builder = BrowserConfig::builder()
-            .chrome_executable(&options.executable)
-            .disable_default_args()
-            .new_headless_mode()
-            .user_data_dir(profile.path())
-            .launch_timeout(Duration::from_secs(20))
-            .request_timeout(Duration::from_secs(30))
-            .respect_https_errors()
-            .args(SWITCHES.iter().copied())
-            .args(gate_switches(&gate))
-            .arg(format!("user-agent={}", options.user_agent))
-            .arg(format!(
-                "disable-features={DISABLED_FEATURES},{LOCAL_NETWORK_CHECKS}"
-            ));
-        if running_as_root() {
-            // Chromium's sandbox cannot start as root (README, JavaScript-built sites).
-            tracing::warn!(
-                "running as root: Chromium runs without its sandbox (run sitemapper as another user to keep it)"
-            );
-            builder = builder.no_sandbox();
-        }
-        let config = builder.build().map_err(LaunchError::Options)?;
-        let (mut browser, mut handler) = Browser::launch(config)
-            .await
-            .map_err(|error| LaunchError::Start(first_line(&error.to_string())))?;
+        let (process, browser, mut handler) = start(options, &gate).await?;
         let alive = Arc::new(watch::Sender::new(true));
         let driver = {
             let alive = Arc::clone(&alive);
@@ -181,8 +214,7 @@ impl LiveBrowser {
                 alive.send_replace(false);
             })
         };
-        let process = browser.get_mut_child().and_then(|child| child.inner.id());
-        let sampler = process.map(|pid| {
+        let sampler = process.id().map(|pid| {
             let alive = Arc::clone(&alive);
             tokio::spawn(async move {
                 while *alive.borrow() {
@@ -210,27 +242,23 @@ impl LiveBrowser {
                 proxy_bypass_list: Some(NO_BYPASS.to_string()),
                 ..CreateBrowserContextParams::default()
             };
-            match browser.create_browser_context(context).await {
-                Ok(id) => contexts.push(id),
-                Err(error) => {
-                    let _ = browser.kill().await;
-                    return Err(LaunchError::Start(format!(
-                        "cannot make a browser context: {}",
-                        first_line(&error.to_string())
-                    )));
-                }
-            }
+            // On failure, the guard ends the processes as `process` is dropped.
+            let id = browser
+                .create_browser_context(context)
+                .await
+                .map_err(|error| LaunchError::Context(first_line(&error.to_string())))?;
+            contexts.push(id);
         }
         tracing::info!(browser = %options.executable.display(), "browser started");
         Ok(LiveBrowser {
             browser,
-            idle_tabs: std::sync::Mutex::new((0..contexts.len()).map(|_| None).collect()),
-            contexts,
-            gate,
             alive,
             driver,
             sampler,
-            _profile: profile,
+            idle_tabs: std::sync::Mutex::new((0..contexts.len()).map(|_| None).collect()),
+            contexts,
+            gate,
+            process,
         })
     }
 
@@ -293,20 +321,15 @@ impl LiveBrowser {
         }
     }
 
-    /// Closes the browser and waits for its process to end.
+    /// Closes the browser and waits for its processes to end and its profile to be removed.
     pub(crate) async fn shut_down(self: Arc<Self>) {
         let Ok(mut browser) = Arc::try_unwrap(self) else {
-            // A page still renders: the process is killed when the last one lets go.
+            // A page still renders: the processes are killed when the last one lets go.
             return;
         };
         let closing = browser.browser.execute(CloseParams::default());
-        let _ = tokio::time::timeout(Duration::from_secs(5), closing).await;
-        if tokio::time::timeout(Duration::from_secs(5), browser.browser.wait())
-            .await
-            .is_err()
-        {
-            let _ = browser.browser.kill().await;
-        }
+        let _ = tokio::time::timeout(CLOSE_GRACE, closing).await;
+        browser.process.end(CLOSE_GRACE).await;
         browser.alive.send_replace(false);
         if let Some(sampler) = browser.sampler.take() {
             sampler.abort();
@@ -318,6 +341,75 @@ impl Drop for LiveBrowser {
     fn drop(&mut self) {
         self.alive.send_replace(false);
         self.driver.abort();
+    }
+}
+
+/// Starts the browser's processes, guarded, and connects to its DevTools address.
+async fn start(
+    options: &ChromiumOptions,
+    gate: &Gate,
+) -> Result<(BrowserProcess, Browser, Handler), LaunchError> {
+    let profile = new_profile().await.map_err(LaunchError::Profile)?;
+    let as_root = running_as_root();
+    if as_root {
+        tracing::warn!(
+            "running as root: Chromium runs without its sandbox (run sitemapper as another user to keep it)"
+        );
+    }
+    let arguments = arguments(options, gate, profile.path(), as_root);
+    let mut process = BrowserProcess::start(&options.executable, &arguments, profile).await?;
+    let stderr = process
+        .take_stderr()
+        .ok_or_else(|| LaunchError::Ended("its stderr was not kept".to_string()))?;
+    let address = tokio::time::timeout(LAUNCH_TIMEOUT, devtools_address(stderr))
+        .await
+        .map_err(|_| LaunchError::TimedOut)??;
+    let (browser, handler) = Browser::connect_with_config(address, handler_config())
+        .await
+        .map_err(|error| LaunchError::Connect(first_line(&error.to_string())))?;
+    Ok((process, browser, handler))
+}
+
+/// A new profile directory in the temp directory, after removing the ones runs now gone
+/// left there (files are removed: off the async threads).
+async fn new_profile() -> std::io::Result<Profile> {
+    tokio::task::spawn_blocking(|| {
+        let temp_dir = std::env::temp_dir();
+        let profile = Profile::create(&temp_dir)?;
+        process::remove_stale_profiles(&temp_dir, &profile);
+        Ok(profile)
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+/// Reads the browser's stderr up to the line that says where it listens for DevTools
+/// (`DevTools listening on ws://...`), and returns that address. The rest of its stderr is
+/// read and dropped until the browser ends, so that no write of its fails.
+async fn devtools_address(stderr: ChildStderr) -> Result<String, LaunchError> {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    let mut last_words = String::from("it wrote nothing");
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .await
+            .map_err(|error| LaunchError::Ended(error.to_string()))?;
+        if read == 0 {
+            return Err(LaunchError::Ended(last_words));
+        }
+        let text = String::from_utf8_lossy(&line);
+        if let Some((_, address)) = text.split_once("DevTools listening on ") {
+            let address = address.trim().to_string();
+            tokio::spawn(async move {
+                let _ = tokio::io::copy(&mut reader, &mut tokio::io::sink()).await;
+            });
+            return Ok(address);
+        }
+        if !text.trim().is_empty() {
+            last_words = text.trim().to_string();
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 mod browser;
 mod gate;
 mod memory;
+mod process;
 mod tab;
 
 use std::path::{Path, PathBuf};
