@@ -190,14 +190,19 @@ fn a_flooding_page_is_paced_and_bounded() {
         run.stderr
     );
     assert!(!other.is_empty(), "{}", run.stderr);
+    // Arrival times carry the loopback's jitter: the span is held to the delay, each gap
+    // to most of it.
     for requests in [&site, &other] {
-        for pair in requests.windows(2) {
-            let gap = pair[1].duration_since(*pair[0]);
-            assert!(
-                gap >= Duration::from_millis(950),
-                "--delay 1 paces the browser's requests to each host: {gap:?} between two"
-            );
-        }
+        let gaps: Vec<Duration> = requests
+            .windows(2)
+            .map(|pair| pair[1].duration_since(*pair[0]))
+            .collect();
+        let span: Duration = gaps.iter().sum();
+        let expected = Duration::from_millis(950) * u32::try_from(gaps.len()).expect("few");
+        assert!(
+            span >= expected && gaps.iter().all(|gap| *gap >= Duration::from_millis(700)),
+            "--delay 1 paces the browser's requests to each host: {gaps:?}"
+        );
     }
     assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
     assert!(
