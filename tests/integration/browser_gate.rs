@@ -2,14 +2,20 @@
 //! request it carries, passes the crawl's gate: robots.txt, the address policy, pace and the
 //! request budget hold, and nothing goes out that no rendered page asked for.
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::fixture::{Route, Site, tls_config, tls_file};
+use crate::fixture::{Route, Server, Site, tls_config, tls_file};
 use crate::harness::{chromium, crawl, listed_urls, sitemapper_command};
+
+/// The URLs of `paths` on `server`.
+fn urls(server: &Server, paths: &[&str]) -> BTreeSet<String> {
+    paths.iter().map(|path| server.url(path)).collect()
+}
 
 fn script(body: &str) -> Route {
     Route::new(200, body).header("Content-Type", "text/javascript")
@@ -70,10 +76,7 @@ fn requests_the_interception_never_sees_pass_the_gate() {
     run.assert_success();
     assert_eq!(
         listed_urls(out.path()),
-        ["/", "/second", "/third"]
-            .iter()
-            .map(|path| server.url(path))
-            .collect(),
+        urls(&server, &["/", "/second", "/third"]),
         "{}",
         run.stderr
     );
@@ -420,10 +423,7 @@ fn the_browser_sends_nothing_of_its_own_through_the_users_proxy() {
     run.assert_success();
     assert_eq!(
         listed_urls(out.path()),
-        ["/", "/about", "/contact"]
-            .iter()
-            .map(|path| server.url(path))
-            .collect(),
+        urls(&server, &["/", "/about", "/contact"]),
         "{}",
         run.stderr
     );
@@ -484,10 +484,7 @@ fn a_rendered_https_page_reaches_its_site_through_the_gate_with_the_crawls_certi
     run.assert_success();
     assert_eq!(
         listed_urls(out.path()),
-        ["/", "/about", "/contact"]
-            .iter()
-            .map(|path| server.url(path))
-            .collect(),
+        urls(&server, &["/", "/about", "/contact"]),
         "{}",
         run.stderr
     );
