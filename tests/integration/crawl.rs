@@ -142,7 +142,10 @@ fn a_site_crawl_lists_exactly_its_indexable_pages() {
         "every request carries the sitemapper User-Agent"
     );
     assert!(
-        run.stderr.contains("Listed: 27 URLs."),
+        run.stderr.contains("Listed: 27 URLs.")
+            && run
+                .stderr
+                .contains(&format!("Crawled {} in ", server.url("/"))),
         "summary:\n{}",
         run.stderr
     );

@@ -86,7 +86,7 @@ impl<'a> Report<'a> {
         let summary = &self.crawled.summary;
         writeln!(
             out,
-            "SiteRun {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
+            "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
             summary.scope.root,
             self.crawled.started.elapsed().as_secs_f64(),
             summary.pages_visited,
