@@ -358,17 +358,15 @@ impl SiteSession {
         !self.headers_for(url).is_empty() || self.cookies(url).is_some()
     }
 
-    /// What a browser adds to a request to `url` that the crawl admits as the site's: the
-    /// headers of [`Self::headers_for`] and the `Cookie` header; nothing for another host.
-    pub fn browser_headers(&self, url: &Url) -> Vec<(String, String)> {
+    /// What a browser's request to `url` carries besides its own headers, in place of those of
+    /// the same name: the headers of [`Self::headers_for`] and the `Cookie` header; nothing for
+    /// another host.
+    pub fn browser_headers(&self, url: &Url) -> Vec<(HeaderName, HeaderValue)> {
         let mut headers = self.headers_for(url);
         if let Some(cookies) = self.cookies(url) {
             headers.push((header::COOKIE, cookies));
         }
         headers
-            .into_iter()
-            .filter_map(|(name, value)| Some((name.to_string(), value.to_str().ok()?.to_string())))
-            .collect()
     }
 }
 

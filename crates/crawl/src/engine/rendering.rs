@@ -297,36 +297,34 @@ impl PageGate {
             return Err(self.refuse(&url, Refusal::Method));
         }
         let context = &self.context;
-        if self.scope.is_same_site(&url) {
+        // The site's requests wait their turn until their response's headers.
+        let _turn = if self.scope.is_same_site(&url) {
             let policy = context.origins.robots(&url, &context.fetcher).await;
             if !policy.is_allowed(&url) {
                 return Err(self.refuse(&url, Refusal::RobotsDisallowed));
             }
-            let _turn = self.site_turn.lock().await;
+            let turn = self.site_turn.lock().await;
             if !context.reserve_request() {
                 return Err(self.refuse(&url, Refusal::RequestBudget));
             }
-            context.origins.pace(&url).await;
-            return context
-                .fetcher
-                .relay(request)
-                .await
-                .map_err(GateError::Failed);
-        }
-        if !context.may_connect_to(&url).await {
-            return Err(self.refuse(&url, Refusal::PrivateAddress));
-        }
-        let spent = self
-            .other_host_requests
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-                left.checked_sub(1)
-            })
-            .is_err();
-        if spent {
-            return Err(self.refuse(&url, Refusal::OtherHostBudget));
-        }
-        let host = url.host_str().unwrap_or_default().to_string();
-        self.note(|log| *log.other_hosts.entry(host).or_default() += 1);
+            Some(turn)
+        } else {
+            if !context.may_connect_to(&url).await {
+                return Err(self.refuse(&url, Refusal::PrivateAddress));
+            }
+            let spent = self
+                .other_host_requests
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(1)
+                })
+                .is_err();
+            if spent {
+                return Err(self.refuse(&url, Refusal::OtherHostBudget));
+            }
+            let host = url.host_str().unwrap_or_default().to_string();
+            self.note(|log| *log.other_hosts.entry(host).or_default() += 1);
+            None
+        };
         context.origins.pace(&url).await;
         context
             .fetcher

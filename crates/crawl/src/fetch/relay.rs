@@ -10,7 +10,7 @@ use reqwest::header::{self, HeaderMap, HeaderName};
 
 /// The most bytes of one response relayed to the browser; the rest is cut (the browser sees
 /// a body that ends early). Generous: a script bundle is large, and nothing is kept.
-pub(crate) const MAX_RELAYED_BYTES: u64 = 64 * 1024 * 1024;
+const MAX_RELAYED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Headers of one connection, not of the request or response (RFC 9110 section 7.6.1), and
 /// those the fetcher sets itself (`Host`, and `Accept-Encoding`, so that it can undo the
@@ -49,12 +49,7 @@ impl Fetcher {
         strip(&mut headers);
         if let Some(session) = &self.session {
             for (name, value) in session.browser_headers(&url) {
-                if let (Ok(name), Ok(value)) = (
-                    HeaderName::from_bytes(name.as_bytes()),
-                    header::HeaderValue::from_str(&value),
-                ) {
-                    headers.insert(name, value);
-                }
+                headers.insert(name, value);
             }
         }
         let client = self

@@ -86,17 +86,6 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// Every refusal, in declaration order.
-    pub const ALL: [Refusal; 7] = [
-        Refusal::RobotsDisallowed,
-        Refusal::PrivateAddress,
-        Refusal::NotHttp,
-        Refusal::RequestBudget,
-        Refusal::OtherHostBudget,
-        Refusal::Method,
-        Refusal::WebSocket,
-    ];
-
     /// A stable name of the refusal, for logs and the JSON summary.
     pub fn code(self) -> &'static str {
         match self {
