@@ -1,6 +1,6 @@
-//! The differential tests: extraction over html5gum's tokenizer (what reads most pages) gives
+//! The differential tests: extraction over html5gum's tokenizer (what reads pages) gives
 //! exactly the page facts it gives over html5ever's (the reference, `tokens::reference`, which
-//! reads pages whose fingerprint is asked for), on every page
+//! reads pages whose legacy fingerprint is asked for), the fingerprint included, on every page
 //! the unit tests read (their helpers go through [`same_facts`]), on a corpus of awkward and
 //! hostile markup, on crawler-trap pages, on pages shaped like the web, and on fuzzed input:
 //! markup assembled from the pieces tokenizers disagree on, corpus pages with bytes changed,
@@ -13,9 +13,9 @@ use crate::{Document, ExtractOptions, PageFacts, ResponseHeaders, extract, extra
 
 const HTTPS_PAGE: &str = "https://example.com/dir/page.html";
 
-/// Extracts `body` with both tokenizers, with and without the audit's details, and panics
-/// where they differ; with the fingerprint (which html5ever's reads), checks that nothing
-/// else changes. Returns the facts with `options`.
+/// Extracts `body` with both tokenizers, the fingerprint on, with and without the audit's
+/// details, and panics where they differ; with the legacy fingerprint (which html5ever's
+/// reads), checks that nothing else changes. Returns the facts with `options`.
 pub(crate) fn same_facts(
     body: &[u8],
     headers: &ResponseHeaders,
@@ -31,37 +31,37 @@ pub(crate) fn same_facts(
     let shown = || String::from_utf8_lossy(&body[..body.len().min(2000)]).into_owned();
     for details in [false, true] {
         let options = ExtractOptions {
-            fingerprint: false,
+            fingerprint: true,
+            legacy_fingerprint: false,
             details,
             ..options.clone()
         };
-        let html5gum = extract_by(&document, &options, |html, _, details| {
-            tokens::gum::read(html, details)
-        });
+        let html5gum = extract_by(&document, &options, tokens::gum::read);
         let html5ever = extract_by(&document, &options, tokens::reference::read);
+        assert!(html5gum.fingerprint.is_some());
         assert!(
             html5gum == html5ever,
             "the tokenizers disagree on {:?}\n{}",
             shown(),
             difference(&format!("{html5gum:#?}"), &format!("{html5ever:#?}"))
         );
-        let fingerprinted = extract(
+        let with_legacy = extract(
             &document,
             &ExtractOptions {
-                fingerprint: true,
+                legacy_fingerprint: true,
                 ..options
             },
         );
-        assert!(fingerprinted.fingerprint.is_some());
-        let fingerprinted = PageFacts {
-            fingerprint: None,
-            ..fingerprinted
+        assert!(with_legacy.legacy_fingerprint.is_some());
+        let with_legacy = PageFacts {
+            legacy_fingerprint: None,
+            ..with_legacy
         };
         assert!(
-            fingerprinted == html5gum,
-            "the fingerprint's reading differs on {:?}\n{}",
+            with_legacy == html5gum,
+            "the legacy fingerprint's reading differs on {:?}\n{}",
             shown(),
-            difference(&format!("{fingerprinted:#?}"), &format!("{html5gum:#?}"))
+            difference(&format!("{with_legacy:#?}"), &format!("{html5gum:#?}"))
         );
     }
     extract(&document, options)

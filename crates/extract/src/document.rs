@@ -10,13 +10,14 @@ use encoding_rs::Encoding;
 use url::Url;
 
 use crate::directives::parse_directives;
+use crate::fingerprint::fingerprint;
 use crate::{
     Document, ExtractOptions, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_IMAGES_PER_PAGE,
     PageDetails, PageFacts, canonical, charset, parse_in_encoding, resolve, tokens,
 };
 
-/// How the decoded document is tokenized: `tokens::read`, or in tests the reference.
-pub(crate) type Tokenize = fn(&str, bool, bool) -> tokens::RawDocument;
+/// How the decoded document is tokenized: `tokens::read`, or in tests one tokenizer.
+pub(crate) type Tokenize = fn(&str, tokens::Wanted) -> tokens::RawDocument;
 
 /// Fills `facts` from the document body (the headers were read already).
 pub(crate) fn read_html(
@@ -27,7 +28,12 @@ pub(crate) fn read_html(
 ) {
     let (text, encoding) = charset::decode(document.body, document.headers.content_type.as_deref());
     facts.encoding = encoding.name();
-    let mut raw = tokenize(&text, options.fingerprint, options.details);
+    let wanted = tokens::Wanted {
+        text: options.fingerprint,
+        legacy_text: options.legacy_fingerprint,
+        details: options.details,
+    };
+    let mut raw = tokenize(&text, wanted);
 
     facts.base = raw
         .base
@@ -113,7 +119,10 @@ pub(crate) fn read_html(
         facts.details = Some(details);
     }
     if let Some(text) = &raw.text {
-        facts.fingerprint = Some(crate::fingerprint::fingerprint(text, &facts.links));
+        facts.fingerprint = Some(fingerprint(text, &facts.links));
+    }
+    if let Some(text) = &raw.legacy_text {
+        facts.legacy_fingerprint = Some(fingerprint(text, &facts.links));
     }
 }
 

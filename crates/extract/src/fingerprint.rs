@@ -2,13 +2,29 @@
 //! collapsed) and link targets count; scripts, styles, attributes (CSRF tokens, nonces,
 //! tracking ids), comments and layout whitespace do not, and neither do link query values
 //! that look like random tokens. Used to tell a changed page from a re-rendered one.
+//!
+//! A crawl database keeps fingerprints for years, so how the text is read is versioned.
+//! Version 2 ([`FINGERPRINT_VERSION`], [`VisibleText`]) reads the text whole, whatever pieces
+//! a tokenizer hands it in: both tokenizers give it, and every page is read by html5gum's.
+//! Version 1 ([`LEGACY_FINGERPRINT_VERSION`], [`push_legacy_words`]) ended a word wherever
+//! html5ever's tokenizer cut text into pieces (a character reference is a piece of its own:
+//! `caf&eacute;` read `caf é`); it is kept only to compare with fingerprints stored by earlier
+//! releases, and a page whose legacy fingerprint is asked for is read by html5ever.
 
 use crate::Link;
 
-/// A 64-bit fingerprint as 16 hex digits: XXH3 of the page's visible text (words separated
-/// by single spaces, as `tokens` collects it) and its links. XXH3's output is specified, so
-/// values stay comparable across releases and platforms, as a crawl database kept for years
-/// needs (the standard library's hasher promises neither).
+/// The version of [`crate::PageFacts::fingerprint`]: a crawl database records it beside a
+/// stored fingerprint, since fingerprints of different versions are not comparable.
+pub const FINGERPRINT_VERSION: u32 = 2;
+
+/// The version of [`crate::PageFacts::legacy_fingerprint`], the one releases stored before
+/// [`FINGERPRINT_VERSION`].
+pub const LEGACY_FINGERPRINT_VERSION: u32 = 1;
+
+/// A 64-bit fingerprint as 16 hex digits: XXH3 of the page's visible text (each word followed
+/// by one space, as [`VisibleText`] or [`push_legacy_words`] collects it) and its links. XXH3's
+/// output is specified, so values stay comparable across releases and platforms, as a crawl
+/// database kept for years needs (the standard library's hasher promises neither).
 pub(crate) fn fingerprint(text: &[u8], links: &[Link]) -> String {
     let mut normalized: Vec<u8> = Vec::with_capacity(text.len() + links.len() * 64);
     normalized.extend_from_slice(text);
@@ -27,6 +43,68 @@ pub(crate) fn fingerprint(text: &[u8], links: &[Link]) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&normalized))
 }
 
+/// The visible text as version 2 reads it: character references decoded (the tokenizer does
+/// that), the pieces joined, each word followed by one space. A word is a run of anything but
+/// HTML's ASCII whitespace (space, tab, line feed, form feed, carriage return: a no-break
+/// space is part of a word), and it also ends at markup: a tag, a comment or a doctype
+/// between two texts separates them as whitespace would. So `<p>one</p><p>two</p>` reads
+/// `one two ` whether or not the source breaks the line between the paragraphs, and
+/// reformatting markup does not move the fingerprint; `split<b>word</b>s` reads as three
+/// words where a browser shows one, which costs nothing, since the same markup gives the same
+/// words. Both tokenizers see the same markup and decode the same references; only where
+/// they cut the text in between differs, and that no longer shows.
+///
+/// Where html5ever cut text only at markup (no character reference, NUL or stray `<` in the
+/// visible text), these are the bytes version 1 read, and the fingerprint is the same.
+#[derive(Debug, Default)]
+pub(crate) struct VisibleText {
+    normalized: Vec<u8>,
+    /// The last byte pushed belongs to a word that has not ended yet.
+    in_word: bool,
+}
+
+impl VisibleText {
+    /// A piece of text, continuing the word the piece before left open.
+    pub(crate) fn push(&mut self, piece: &str) {
+        for (index, word) in piece.as_bytes().split(u8::is_ascii_whitespace).enumerate() {
+            if index > 0 {
+                self.end_word();
+            }
+            if !word.is_empty() {
+                self.normalized.extend_from_slice(word);
+                self.in_word = true;
+            }
+        }
+    }
+
+    /// Whitespace or markup: the word being read, if any, ends.
+    pub(crate) fn end_word(&mut self) {
+        if self.in_word {
+            self.normalized.push(b' ');
+            self.in_word = false;
+        }
+    }
+
+    /// The text read, its last word ended.
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        self.end_word();
+        self.normalized
+    }
+}
+
+/// Version 1's reading of a piece of text, as html5ever's tokenizer cuts it: its words, each
+/// followed by one space, as if the piece ended with whitespace.
+pub(crate) fn push_legacy_words(normalized: &mut Vec<u8>, piece: &str) {
+    for word in piece
+        .as_bytes()
+        .split(u8::is_ascii_whitespace)
+        .filter(|word| !word.is_empty())
+    {
+        normalized.extend_from_slice(word);
+        normalized.push(b' ');
+    }
+}
+
 /// Whether a URL parameter value looks like a random token (a session id, a nonce, a cache
 /// buster): sixteen or more letters and digits, mixed.
 pub fn looks_like_a_token(value: &str) -> bool {
@@ -36,4 +114,174 @@ pub fn looks_like_a_token(value: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
         && value.bytes().any(|byte| byte.is_ascii_digit())
         && value.bytes().any(|byte| byte.is_ascii_alphabetic())
+}
+
+#[cfg(test)]
+mod tests {
+    use url::Url;
+
+    use super::{VisibleText, push_legacy_words};
+    use crate::{Document, ExtractOptions, ResponseHeaders, extract_by, tokens};
+
+    /// The fingerprints of `html` at `url`: version 2 as html5gum's tokenizer reads it, as
+    /// html5ever's does, and version 1.
+    fn fingerprints_at(url: &str, html: &[u8]) -> (String, String, String) {
+        let url = Url::parse(url).unwrap();
+        let headers = ResponseHeaders {
+            content_type: Some("text/html".to_string()),
+            ..ResponseHeaders::default()
+        };
+        let document = Document {
+            url: &url,
+            body: html,
+            headers: &headers,
+        };
+        let options = ExtractOptions {
+            legacy_fingerprint: true,
+            ..ExtractOptions::default()
+        };
+        let html5gum = extract_by(&document, &options, tokens::gum::read);
+        let html5ever = extract_by(&document, &options, tokens::reference::read);
+        assert_eq!(
+            html5gum.legacy_fingerprint, None,
+            "html5gum reads no version 1"
+        );
+        (
+            html5gum.fingerprint.unwrap(),
+            html5ever.fingerprint.unwrap(),
+            html5ever.legacy_fingerprint.unwrap(),
+        )
+    }
+
+    /// Version 2 of `html` (the same by both tokenizers) and version 1.
+    fn fingerprints(html: &str) -> (String, String) {
+        let (html5gum, html5ever, legacy) =
+            fingerprints_at("https://example.com/", html.as_bytes());
+        assert_eq!(
+            html5gum, html5ever,
+            "version 2 of {html:?} by both tokenizers"
+        );
+        (html5gum, legacy)
+    }
+
+    /// The site of `tests/fixtures/upgrade/` as served when `crawl-schema-12.db` was written:
+    /// the URL, the page, the fingerprint that release stored, and version 2's. Version 2's
+    /// values are pinned too: a change to them is a new version.
+    const UPGRADE_SITE: &[(&str, &[u8], &str, &str)] = &[
+        (
+            "http://127.0.0.1:47561/",
+            include_bytes!("../../../tests/fixtures/upgrade/site/index.html"),
+            "c8e81e076e91547f",
+            "569b4754706e4a9a",
+        ),
+        (
+            "http://127.0.0.1:47561/index.html",
+            include_bytes!("../../../tests/fixtures/upgrade/site/index.html"),
+            "c8e81e076e91547f",
+            "569b4754706e4a9a",
+        ),
+        (
+            "http://127.0.0.1:47561/menu.html",
+            include_bytes!("../../../tests/fixtures/upgrade/site/menu.html"),
+            "3ff50e20ca132e30",
+            "b1ed51f8dc69b7a1",
+        ),
+        (
+            "http://127.0.0.1:47561/notes.html",
+            include_bytes!("../../../tests/fixtures/upgrade/site/notes.html"),
+            "eda8478264f02f57",
+            "c74299f0ee9d5c61",
+        ),
+        (
+            "http://127.0.0.1:47561/split.html",
+            include_bytes!("../../../tests/fixtures/upgrade/site/split.html"),
+            "31eb66b7c14bf008",
+            "504d511140892bc5",
+        ),
+        // No character reference in its visible text: html5ever cut it only at markup, and
+        // both versions read the same words.
+        (
+            "http://127.0.0.1:47561/spaces.html",
+            include_bytes!("../../../tests/fixtures/upgrade/site/spaces.html"),
+            "06e2065e897565af",
+            "06e2065e897565af",
+        ),
+    ];
+
+    #[test]
+    fn the_legacy_fingerprint_is_the_one_an_earlier_release_stored() {
+        for &(url, html, stored, version_2) in UPGRADE_SITE {
+            let (html5gum, html5ever, legacy) = fingerprints_at(url, html);
+            assert_eq!(legacy, stored, "version 1 of {url}");
+            assert_eq!(html5gum, html5ever, "version 2 of {url} by both tokenizers");
+            assert_eq!(html5gum, version_2, "version 2 of {url}");
+            let has_references = html.windows(6).any(|window| window == b"&nbsp;")
+                || html.windows(5).any(|window| window == b"&amp;");
+            if has_references {
+                assert_ne!(version_2, stored, "{url} holds references version 1 cut at");
+            }
+        }
+    }
+
+    #[test]
+    fn version_2_reads_text_the_same_however_it_is_cut() {
+        // The same text, cut into other pieces by html5ever, and whether version 1 saw a
+        // difference.
+        for (one, other, version_1_differed) in [
+            ("<p>caf&eacute;</p>", "<p>caf\u{e9}</p>", true),
+            ("<p>x&nbsp; y</p>", "<p>x\u{a0}\t\n y</p>", true),
+            ("<p>x&nbsp;&nbsp;y</p>", "<p>x&#xa0;\u{a0}y</p>", true),
+            ("<p>wo&#114;ds</p>", "<p>words</p>", true),
+            ("<p>a\0b</p>", "<p>ab</p>", true),
+            ("<p>a&amp;b</p>", "<p>a&b</p>", false),
+            ("<p>x &nbsp; y</p>", "<p>x\n&nbsp;\t\ty</p>", false),
+        ] {
+            let (one_2, one_1) = fingerprints(one);
+            let (other_2, other_1) = fingerprints(other);
+            assert_eq!(one_2, other_2, "{one:?} and {other:?}");
+            assert_eq!(
+                one_1 != other_1,
+                version_1_differed,
+                "{one:?} and {other:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn markup_ends_a_word_and_a_no_break_space_does_not() {
+        let version_2 = |html: &str| fingerprints(html).0;
+        assert_eq!(
+            version_2("<p>one</p><p>two</p>"),
+            version_2("<p>one</p>\n  <p>two</p>"),
+            "markup between texts separates them as whitespace does"
+        );
+        assert_eq!(version_2("foo<!-- c -->bar"), version_2("foo bar"));
+        assert_eq!(version_2("<p>a  \t\r\n\x0c b</p>"), version_2("<p>a b</p>"));
+        assert_ne!(
+            version_2("<p>a\u{a0}b</p>"),
+            version_2("<p>a b</p>"),
+            "a no-break space is no whitespace"
+        );
+        assert_ne!(version_2("<p>ab</p>"), version_2("<p>a b</p>"));
+    }
+
+    #[test]
+    fn the_text_is_words_each_followed_by_one_space() {
+        let mut visible = VisibleText::default();
+        let mut legacy = Vec::new();
+        for piece in ["  caf", "\u{e9}", " au", "\u{a0}", "lait\n\t", "x"] {
+            visible.push(piece);
+            push_legacy_words(&mut legacy, piece);
+        }
+        visible.end_word();
+        visible.push("y");
+        assert_eq!(
+            String::from_utf8(visible.finish()).unwrap(),
+            "caf\u{e9} au\u{a0}lait x y "
+        );
+        assert_eq!(
+            String::from_utf8(legacy).unwrap(),
+            "caf \u{e9} au \u{a0} lait x "
+        );
+    }
 }

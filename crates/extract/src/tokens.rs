@@ -8,16 +8,18 @@
 //!
 //! Two tokenizers feed the same collection. html5gum's (`gum`), driven by an emitter that
 //! builds no tokens (tag names and attributes go into buffers reused from tag to tag), reads
-//! most pages, at about a third of the cost. html5ever's (`reference`, the one under
-//! `scraper`) reads a page whose fingerprint is asked for: the fingerprint's words are cut
-//! where html5ever cuts text into pieces (a character reference is a piece of its own), and
-//! fingerprints recorded by earlier runs must stay comparable. Everything else collected here
-//! does not depend on how a tokenizer cuts text; the differential tests hold the two to
-//! the same document.
+//! every page, at about a third of the cost. html5ever's (`reference`, the one under
+//! `scraper`) is the reference the differential tests hold it to, and reads only a page whose
+//! legacy fingerprint is asked for: version 1 of the fingerprint ended its words where
+//! html5ever cuts text into pieces (a character reference is a piece of its own), and
+//! fingerprints stored by earlier releases are compared with it. Nothing else collected here,
+//! the fingerprint's text included (see `fingerprint::VisibleText`), depends on how a
+//! tokenizer cuts text; the differential tests hold the two to the same document.
 
 pub(crate) mod gum;
 pub(crate) mod reference;
 
+use crate::fingerprint::{VisibleText, push_legacy_words};
 use crate::refresh::instant_refresh_target;
 use crate::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals};
 
@@ -64,8 +66,10 @@ pub(crate) struct RawDocument {
     pub(crate) refresh: Option<String>,
     pub(crate) title: Option<String>,
     pub(crate) images: Vec<String>,
-    /// Visible text, whitespace-collapsed, when asked for (the fingerprint's input).
+    /// Visible text as the fingerprint reads it (`fingerprint::VisibleText`), when asked for.
     pub(crate) text: Option<Vec<u8>>,
+    /// Visible text as the legacy fingerprint read it, when asked for.
+    pub(crate) legacy_text: Option<Vec<u8>>,
     /// What says the page is an application shell that scripts fill in.
     pub(crate) shell: ShellSignals,
     /// What only the audit reads, when asked for.
@@ -98,9 +102,22 @@ const MAX_COLLECTED_BYTES: usize = MAX_ANCHOR_CHARS * 4;
 /// `javascript`, the word a `<noscript>` asking for scripts holds.
 const JAVASCRIPT: &[u8] = b"javascript";
 
+/// What a reading collects beyond what every page gives.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wanted {
+    /// The fingerprint's text.
+    pub(crate) text: bool,
+    /// The legacy fingerprint's text: only html5ever's tokenizer cuts text as it needs.
+    pub(crate) legacy_text: bool,
+    /// What only the audit reads.
+    pub(crate) details: bool,
+}
+
 #[derive(Debug, Default)]
 struct State {
     document: RawDocument,
+    /// The fingerprint's text being read.
+    text: Option<VisibleText>,
     in_body: bool,
     /// Inside a raw-text element (script, style, noscript...): its text is not content.
     raw_text: bool,
@@ -123,12 +140,12 @@ struct State {
     noscript_tail: Vec<u8>,
 }
 
-/// Tokenizes `html` and collects what extraction needs; `want_text` for the fingerprint.
-pub(crate) fn read(html: &str, want_text: bool, want_details: bool) -> RawDocument {
-    if want_text {
-        reference::read(html, want_text, want_details)
+/// Tokenizes `html` and collects what extraction needs and what is `wanted`.
+pub(crate) fn read(html: &str, wanted: Wanted) -> RawDocument {
+    if wanted.legacy_text {
+        reference::read(html, wanted)
     } else {
-        gum::read(html, want_details)
+        gum::read(html, wanted)
     }
 }
 
@@ -196,13 +213,14 @@ fn has_relation(tag: &impl StartTag, relation: &str) -> bool {
 }
 
 impl State {
-    fn new(want_text: bool, want_details: bool) -> State {
+    fn new(wanted: Wanted) -> State {
         State {
             document: RawDocument {
-                text: want_text.then(Vec::new),
-                details: want_details.then(RawDetails::default),
+                legacy_text: wanted.legacy_text.then(Vec::new),
+                details: wanted.details.then(RawDetails::default),
                 ..RawDocument::default()
             },
+            text: wanted.text.then(VisibleText::default),
             ..State::default()
         }
     }
@@ -210,12 +228,17 @@ impl State {
     /// The end of the document: what is still open is closed.
     fn finish(mut self) -> RawDocument {
         self.end_anchor();
+        self.document.text = self.text.map(VisibleText::finish);
         self.document
     }
 
-    /// Markup (a tag, a comment, a doctype) between two pieces of text.
+    /// Markup (a tag, a comment, a doctype) between two pieces of text: it ends a word of
+    /// the fingerprint's text (see `fingerprint::VisibleText`).
     fn markup(&mut self) {
         self.noscript_tail.clear();
+        if let Some(text) = &mut self.text {
+            text.end_word();
+        }
     }
 
     /// A start tag; the text mode it switches the tokenizer to, if any.
@@ -481,8 +504,8 @@ impl State {
     }
 
     /// A piece of text. A tokenizer may hand over the text between two tags in any number
-    /// of pieces: what is collected is the same, but for the fingerprint's words, which end
-    /// with each piece.
+    /// of pieces: what is collected is the same, but for the legacy fingerprint's words,
+    /// which end with each piece.
     fn characters(&mut self, text: &str) {
         if let Some(title) = &mut self.title {
             // The title's text belongs to the head, not to the visible content.
@@ -505,15 +528,11 @@ impl State {
             self.open_mount = None;
             self.in_body = true;
         }
-        if let Some(normalized) = &mut self.document.text {
-            for word in text
-                .as_bytes()
-                .split(u8::is_ascii_whitespace)
-                .filter(|word| !word.is_empty())
-            {
-                normalized.extend_from_slice(word);
-                normalized.push(b' ');
-            }
+        if let Some(visible) = &mut self.text {
+            visible.push(text);
+        }
+        if let Some(legacy) = &mut self.document.legacy_text {
+            push_legacy_words(legacy, text);
         }
     }
 

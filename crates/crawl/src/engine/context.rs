@@ -88,6 +88,7 @@ impl JobContext {
                 // Fingerprints tell changed pages from unchanged ones across runs and find
                 // duplicates: only worth computing when history is kept.
                 fingerprint: config.record_links,
+                legacy_fingerprint: false,
                 details: config.page_details,
                 custom: config.extractions.clone(),
             }),

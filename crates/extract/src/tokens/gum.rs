@@ -1,4 +1,4 @@
-//! The tokenizer most pages are read with: html5gum's, driven by an emitter that builds no
+//! The tokenizer pages are read with: html5gum's, driven by an emitter that builds no
 //! tokens.
 //! A start tag's name and attributes are written into two buffers kept from tag to tag, and
 //! handed to [`State`] as a [`StartTag`] when the tag is complete; text goes to it in the
@@ -8,11 +8,15 @@ use std::convert::Infallible;
 
 use html5gum::{Emitter, Error, State as TokenizerState, Tokenizer};
 
-use super::{RawDocument, StartTag, State, TextMode};
+use super::{RawDocument, StartTag, State, TextMode, Wanted};
 
-/// Tokenizes `html` and collects what extraction needs but the fingerprint's text.
-pub(crate) fn read(html: &str, want_details: bool) -> RawDocument {
-    let mut state = State::new(false, want_details);
+/// Tokenizes `html` and collects what extraction needs and what is `wanted`, but the legacy
+/// fingerprint's text: html5gum cuts text into other pieces than version 1 was defined over.
+pub(crate) fn read(html: &str, wanted: Wanted) -> RawDocument {
+    let mut state = State::new(Wanted {
+        legacy_text: false,
+        ..wanted
+    });
     // The encoding took a byte order mark off; html5ever drops one more, and so does this.
     let html = html.strip_prefix('\u{feff}').unwrap_or(html);
     let reader = Reader {

@@ -1,7 +1,8 @@
 //! The same reading over html5ever's tokenizer, the one under `scraper`: for pages whose
-//! fingerprint is asked for (its words end where html5ever cuts text into pieces: a
-//! character reference, a stray `<` or a NUL is a piece of its own), and the reference the
-//! differential tests hold [`super::gum`] to. It builds every tag with its attributes.
+//! legacy fingerprint is asked for (version 1's words end where html5ever cuts text into
+//! pieces: a character reference, a stray `<` or a NUL is a piece of its own), and the
+//! reference the differential tests hold [`super::gum`] to. It builds every tag with its
+//! attributes.
 
 use std::cell::RefCell;
 
@@ -11,13 +12,13 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
-use super::{RawDocument, StartTag, State, TextMode};
+use super::{RawDocument, StartTag, State, TextMode, Wanted};
 
-/// Tokenizes `html` with html5ever and collects what extraction needs.
-pub(crate) fn read(html: &str, want_text: bool, want_details: bool) -> RawDocument {
+/// Tokenizes `html` with html5ever and collects what extraction needs and what is `wanted`.
+pub(crate) fn read(html: &str, wanted: Wanted) -> RawDocument {
     let tokenizer = Tokenizer::new(
         Sink {
-            state: RefCell::new(State::new(want_text, want_details)),
+            state: RefCell::new(State::new(wanted)),
         },
         TokenizerOpts::default(),
     );
