@@ -42,5 +42,6 @@ mod shadow_dom;
 mod site_sitemaps;
 mod split;
 mod static_site;
+mod upgrade;
 mod validate;
 mod values;

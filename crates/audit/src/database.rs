@@ -113,10 +113,16 @@ impl Pages {
             on_page::check(&page, thresholds, &mut self.findings);
         }
         if page.verdict == Verdict::Indexable {
+            // A fingerprint matches only one of its own version (a page answering 304 keeps
+            // the one it was recorded with).
+            let fingerprint = page
+                .fingerprint
+                .as_ref()
+                .map(|fingerprint| format!("{}:{}", fingerprint.version, fingerprint.hex));
             let values = [
                 page.title.as_deref().map(trim_spaces),
                 page.description.as_deref().map(trim_spaces),
-                page.fingerprint.as_deref(),
+                fingerprint.as_deref(),
             ];
             for (groups, value) in self.duplicates.iter_mut().zip(values) {
                 if let Some(value) = value.filter(|value| !value.is_empty()) {

@@ -23,6 +23,7 @@ pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
         etag: None,
         fetched_at: None,
         fingerprint: None,
+        legacy_fingerprint: None,
         title: Some(format!("A descriptive title of {url}")),
         revalidated: false,
         description: Some(format!("About {url}")),

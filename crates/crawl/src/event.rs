@@ -85,6 +85,34 @@ pub enum RobotsFile {
     Ignored,
 }
 
+/// A fingerprint of a page's content (see `sitemapper_extract`), and the version of the
+/// function that computed it: fingerprints compare only with fingerprints of their version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// The version of the function.
+    pub version: u32,
+    /// The value, in hex.
+    pub hex: String,
+}
+
+impl Fingerprint {
+    /// `hex`, as the current function computes it.
+    pub(crate) fn current(hex: String) -> Fingerprint {
+        Fingerprint {
+            version: sitemapper_extract::FINGERPRINT_VERSION,
+            hex,
+        }
+    }
+
+    /// `hex`, as the function of releases before fingerprints had a version computed it.
+    pub(crate) fn legacy(hex: String) -> Fingerprint {
+        Fingerprint {
+            version: sitemapper_extract::LEGACY_FINGERPRINT_VERSION,
+            hex,
+        }
+    }
+}
+
 /// The facts about one URL and the verdict on it.
 #[derive(Debug, Clone)]
 pub struct PageOutcome {
@@ -106,11 +134,16 @@ pub struct PageOutcome {
     pub verdict: Verdict,
     /// Canonical hints the page gave that were ignored, and why (for the audit).
     pub ignored_hints: Vec<IgnoredHint>,
-    /// The fingerprint of the page's visible text and links.
-    pub fingerprint: Option<String>,
+    /// The fingerprint of the page's visible text and links (a page that answered 304 Not
+    /// Modified: the one recorded).
+    pub fingerprint: Option<Fingerprint>,
+    /// The fingerprint by the function of an earlier version, when the one recorded for the
+    /// page is of that version: what the crawl database compares its content with this once.
+    pub legacy_fingerprint: Option<Fingerprint>,
     /// The page's links, normalized and typed, when [`crate::CrawlConfig::record_links`]:
     /// those it was followed through, its canonical when it names another URL, and with
-    /// [`crate::CrawlConfig::page_details`] its images.
+    /// [`crate::CrawlConfig::page_details`] its images. `None` for a page that answered 304
+    /// Not Modified: the links recorded for it stand.
     pub links: Option<Vec<PageLink>>,
     /// The images the page shows, when [`crate::CrawlConfig::collect_images`].
     pub images: Option<Vec<Url>>,
@@ -210,6 +243,7 @@ impl PageOutcome {
             verdict,
             ignored_hints: Vec::new(),
             fingerprint: None,
+            legacy_fingerprint: None,
             links: None,
             images: None,
             alternates: None,

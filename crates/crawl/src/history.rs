@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use url::Url;
 
-use crate::event::{PageLink, Verdict};
+use crate::event::{Fingerprint, PageLink, Verdict};
 
 /// One URL as an earlier run left it.
 #[derive(Debug, Clone)]
@@ -25,7 +25,7 @@ pub struct PreviousPage {
     /// Its meta description.
     pub description: Option<String>,
     /// The fingerprint of its visible text and links.
-    pub fingerprint: Option<String>,
+    pub fingerprint: Option<Fingerprint>,
     /// The links it was recorded with (those it was followed through, none for a nofollow
     /// page; its canonical; its images).
     pub links: Vec<PageLink>,
@@ -35,6 +35,15 @@ impl PreviousPage {
     /// Whether a conditional request can be made: a validator to send.
     pub fn can_revalidate(&self) -> bool {
         self.etag.is_some() || self.last_modified.is_some()
+    }
+
+    /// Whether its fingerprint is of the function of releases before fingerprints had a
+    /// version: read again, the page's content is fingerprinted by that function too, to be
+    /// compared with it.
+    pub fn has_legacy_fingerprint(&self) -> bool {
+        self.fingerprint.as_ref().is_some_and(|fingerprint| {
+            fingerprint.version == sitemapper_extract::LEGACY_FINGERPRINT_VERSION
+        })
     }
 }
 

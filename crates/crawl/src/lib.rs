@@ -22,6 +22,7 @@ mod normalize;
 mod origins;
 mod pace;
 mod render;
+mod resume;
 mod robots;
 mod scope;
 mod sitemaps;
@@ -31,10 +32,10 @@ pub use access::{BasicAuth, SiteAccess, SiteCookie, SiteHeader, SiteSession};
 pub use address::{AddressPolicy, PrivateAddress};
 pub use concurrency::{AUTO_CEILING, AUTO_START, Concurrency, ConcurrencyReport};
 pub use config::{CrawlConfig, DEFAULT_OTHER_HOST_REQUESTS, ScopeOptions, default_user_agent};
-pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler, ResumePoint};
+pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler};
 pub use event::{
-    CrawlEvent, Exclusion, IgnoredHint, PageDetails, PageLink, PageLinkKind, PageOutcome,
-    RenderDifference, Rendering, ResponseFacts, RobotsFile, SettledScope, Verdict,
+    CrawlEvent, Exclusion, Fingerprint, IgnoredHint, PageDetails, PageLink, PageLinkKind,
+    PageOutcome, RenderDifference, Rendering, ResponseFacts, RobotsFile, SettledScope, Verdict,
 };
 pub use fetch::{
     FetchError, FetchFailure, FetchFailureKind, FetchSettings, Fetched, Fetcher, client_builder,
@@ -51,6 +52,7 @@ pub use render::{
     MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode, RenderReport, RenderRequest,
     RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,
 };
+pub use resume::{ResumeError, ResumeSource};
 pub use sitemaps::{
     NoSeeds, SiteSitemap, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk,
     USUAL_SITEMAP_PATHS, site_sitemaps,
@@ -94,6 +96,9 @@ pub enum CrawlError {
     /// loaded).
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+    /// Where the interrupted crawl stood cannot be read back.
+    #[error("cannot read where the interrupted crawl stood: {0}")]
+    Resume(#[source] ResumeError),
 }
 
 /// A setting the user gave that cannot be used (a header, a cookie, credentials, a proxy, a

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sitemapper_crawl::{Crawler, ResumePoint};
-use sitemapper_store::{RunId, RunStatus, Store};
+use sitemapper_crawl::Crawler;
+use sitemapper_store::{ResumeCursor, RunId, RunStatus, Store};
 use url::Url;
 
 use crate::SiteError;
@@ -68,32 +68,21 @@ pub(crate) fn claim_scope(store: &mut Store, scope: &Url) -> Result<(), SiteErro
     Ok(())
 }
 
-/// Begins this run: a new one, or with `--resume` the interrupted one, with where it stood.
-/// Runs a killed process left unfinished are marked failed.
+/// Begins this run: a new one, or with `--resume` the interrupted one, with where to read
+/// where it stood. Runs a killed process left unfinished are marked failed.
 pub(crate) fn start_run(
     store: &mut Store,
     settings: &SiteSettings,
     seed: &Url,
-) -> Result<(RunId, Option<ResumePoint>), SiteError> {
+) -> Result<(RunId, Option<ResumeCursor>), SiteError> {
     if settings.resume
         && let Some((run, RunStatus::Running | RunStatus::Interrupted)) =
             store.latest_run_status()?
     {
-        let state = store.resume_state(run)?;
         store.reopen_run(run)?;
-        let parse = |text: &str| Url::parse(text).ok();
-        let point = ResumePoint {
-            finished: state.finished.iter().filter_map(|url| parse(url)).collect(),
-            pending: state
-                .pending
-                .iter()
-                .filter_map(|(source, depth, target)| {
-                    Some((parse(source)?, *depth, parse(target)?))
-                })
-                .collect(),
-        };
-        tracing::info!(run = run.0, finished = point.finished.len(), "resuming");
-        return Ok((run, Some(point)));
+        let finished = store.recorded_count(run)?;
+        tracing::info!(run = run.0, finished, "resuming");
+        return Ok((run, Some(ResumeCursor::new(run))));
     }
     if settings.resume {
         tracing::warn!("--resume: no interrupted run to continue; starting a new one");

@@ -3,7 +3,9 @@
 
 use std::sync::Mutex;
 
-use sitemapper_crawl::{Exclusion, History, PageLink, PageLinkKind, PreviousPage, Verdict};
+use sitemapper_crawl::{
+    Exclusion, Fingerprint, History, PageLink, PageLinkKind, PreviousPage, Verdict,
+};
 use sitemapper_store::{LinkKind, LinkRecord, PageRecord, Reason, Store, Verdict as Recorded};
 use url::Url;
 
@@ -55,7 +57,10 @@ impl History for StoreHistory {
                 .and_then(|canonical| Url::parse(&canonical).ok()),
             title: page.title,
             description: page.description,
-            fingerprint: page.fingerprint,
+            fingerprint: page.fingerprint.map(|fingerprint| Fingerprint {
+                version: fingerprint.version,
+                hex: fingerprint.hex,
+            }),
             links,
         })
     }
@@ -137,6 +142,7 @@ mod tests {
             etag: None,
             fetched_at: Some(at("2024-05-02T08:00:00Z")),
             fingerprint: None,
+            legacy_fingerprint: None,
             title: None,
             revalidated: false,
             description: None,
@@ -186,7 +192,10 @@ mod tests {
             canonical: Some("https://e.com/guide".to_string()),
             title: Some("Guide".to_string()),
             description: Some("How to".to_string()),
-            fingerprint: Some("9f86d081".to_string()),
+            fingerprint: Some(sitemapper_store::Fingerprint {
+                version: 1,
+                hex: "9f86d081".to_string(),
+            }),
             links: Some(vec![
                 link(
                     "https://e.com/about",
@@ -221,7 +230,17 @@ mod tests {
         assert_eq!(previous.canonical, Some(url("https://e.com/guide")));
         assert_eq!(previous.title.as_deref(), Some("Guide"));
         assert_eq!(previous.description.as_deref(), Some("How to"));
-        assert_eq!(previous.fingerprint.as_deref(), Some("9f86d081"));
+        assert_eq!(
+            previous.fingerprint,
+            Some(Fingerprint {
+                version: 1,
+                hex: "9f86d081".to_string()
+            })
+        );
+        assert!(
+            previous.has_legacy_fingerprint(),
+            "version 1 is the legacy one"
+        );
         let expected = [
             (
                 "https://e.com/about",

@@ -63,6 +63,7 @@ mod lock;
 mod not_listed;
 mod publish;
 mod record;
+mod resume;
 mod run;
 mod settings;
 mod site_sitemaps;

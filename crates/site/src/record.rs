@@ -10,13 +10,14 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use sitemapper_crawl::{
-    CrawlEvent, Exclusion, FetchFailureKind, IgnoredHint, PageDetails, PageLink, PageLinkKind,
-    PageOutcome, RenderDifference, Rendering, RobotsFile, SettledScope, TrapKind, Verdict,
+    CrawlEvent, Exclusion, FetchFailureKind, Fingerprint, IgnoredHint, PageDetails, PageLink,
+    PageLinkKind, PageOutcome, RenderDifference, Rendering, RobotsFile, SettledScope, TrapKind,
+    Verdict,
 };
 use sitemapper_store::{
-    FailureKind, IgnoredHint as Ignored, LinkKind, LinkRecord, PageDetails as RecordedDetails,
-    PageExtraction, PageRecord, Reason, Rendering as RecordedRendering, RunId, ServedDifference,
-    Store, Verdict as Recorded,
+    FailureKind, Fingerprint as RecordedFingerprint, IgnoredHint as Ignored, LinkKind, LinkRecord,
+    PageDetails as RecordedDetails, PageExtraction, PageRecord, Reason,
+    Rendering as RecordedRendering, RunId, ServedDifference, Store, Verdict as Recorded,
 };
 use tokio::sync::mpsc;
 
@@ -413,7 +414,8 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         etag: response.and_then(|response| response.etag.clone()),
         fetched_at: response.map(|response| response.fetched_at),
         revalidated: response.is_some_and(|response| response.revalidated),
-        fingerprint: outcome.fingerprint,
+        fingerprint: outcome.fingerprint.map(fingerprint),
+        legacy_fingerprint: outcome.legacy_fingerprint.map(fingerprint),
         title: outcome.title,
         description: outcome.description,
         elapsed_ms: response
@@ -442,6 +444,14 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
             }
             _ => Vec::new(),
         },
+    }
+}
+
+/// The store's form of a fingerprint.
+fn fingerprint(fingerprint: Fingerprint) -> RecordedFingerprint {
+    RecordedFingerprint {
+        version: fingerprint.version,
+        hex: fingerprint.hex,
     }
 }
 

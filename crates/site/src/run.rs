@@ -26,6 +26,7 @@ use crate::lock::RunLock;
 use crate::not_listed::{self, NotListed};
 use crate::publish::{Staging, publish};
 use crate::record::{EventCounts, Notes, Recorder};
+use crate::resume::StoreResume;
 use crate::settings::SiteSettings;
 use crate::sitemap_seeds::{ReadSitemaps, SeedSitemaps};
 use crate::spill::StoreSpill;
@@ -229,8 +230,9 @@ impl Opened {
             let history = StoreHistory::new(database.open_store()?);
             crawler = crawler.with_history(Arc::new(history));
         }
-        if let Some(point) = resume {
-            crawler = crawler.with_resume(point);
+        if let Some(cursor) = resume {
+            let source = StoreResume::new(database.open_store()?, cursor);
+            crawler = crawler.with_resume(Box::new(source));
         }
         Ok(Opened {
             crawler,
@@ -406,7 +408,9 @@ fn browser_executable(settings: &SiteSettings) -> Result<Option<PathBuf>, SiteEr
     }
 }
 
-/// Applies the site-wide rules that need the whole run (session parameters, canonicals), so
+/// Builds the index of links by target the queries after the crawl read (a first crawl writes
+/// its links without it; later runs keep it up to date for the few pages that change). Applies
+/// the site-wide rules that need the whole run (session parameters, canonicals), so
 /// that every verdict is final; then reads the URLs not listed, writing them all to
 /// `--list-not-listed`. That list is written even when nothing turns out listable: it says why.
 fn settle(
@@ -416,6 +420,7 @@ fn settle(
     summary: &CrawlSummary,
     stdout: &dyn Stdout,
 ) -> Result<NotListed, SiteError> {
+    store.index_links()?;
     store.exclude_session_urls(run, &summary.session_parameters)?;
     store.resolve_canonicals(run)?;
     not_listed::gather(store, run, settings.list_not_listed.as_ref(), stdout)

@@ -7,10 +7,12 @@ mod extracted;
 mod graph;
 mod links;
 mod pages;
+mod resume;
 mod runs;
 mod schema;
 mod site;
 mod sitemap_files;
+mod urls;
 mod verdict;
 
 use std::path::{Path, PathBuf};
@@ -21,8 +23,9 @@ pub use audits::{AUDITS_KEPT, AuditRecord, RecordedFinding};
 pub use extracted::{ExtractedByPage, PageExtraction};
 pub use graph::DeclaredAlternate;
 pub use links::{GraphLink, LinkKind, LinkRecord};
-pub use pages::{ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
-pub use runs::{ChangeCounts, ChangeReport, ResumeState, RunId, RunStatus, RunSummary};
+pub use pages::{Fingerprint, ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
+pub use resume::{PendingLink, ResumeCursor};
+pub use runs::{ChangeCounts, ChangeReport, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
 pub use sitemap_files::SitemapFileRecord;
 pub use verdict::{FailureKind, IgnoredHint, Reason, Rendering, ServedDifference, Verdict};
@@ -81,6 +84,8 @@ pub enum StoreError {
 pub struct Store {
     connection: Connection,
     path: PathBuf,
+    /// The ids of the URLs this connection wrote links to.
+    url_ids: urls::UrlIds,
 }
 
 impl Store {
@@ -93,6 +98,7 @@ impl Store {
         let mut store = Store {
             connection,
             path: path.to_path_buf(),
+            url_ids: urls::UrlIds::default(),
         };
         store.configure()?;
         schema::migrate(&mut store.connection, path)?;

@@ -1,11 +1,12 @@
 //! Links between pages, typed: what an incremental recrawl follows again on 304, and the link
 //! graph of the audit (who links where, through what, with which text).
 
-use rusqlite::types::{FromSql, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{ToSql, Transaction, params};
 
 use crate::runs::RunId;
-use crate::verdict::read_code;
+use crate::urls::UrlIds;
+use crate::verdict::UnknownCode;
 use crate::{PageRecord, Store, StoreError, Verdict};
 
 /// What a link is: the element or rule it comes from.
@@ -63,30 +64,57 @@ impl LinkKind {
         !matches!(self, LinkKind::Image | LinkKind::Sitemap)
     }
 
-    /// The codes of the kinds a crawler follows from a page, as an SQL list: `'a', ...`.
-    fn followed_codes() -> String {
-        let codes: Vec<String> = LinkKind::ALL
-            .into_iter()
-            .filter(|kind| kind.leads_crawl())
-            .map(|kind| format!("'{}'", kind.code()))
-            .collect();
-        codes.join(", ")
+    /// The number the database stores for the kind: in the order of the codes, so that
+    /// links sorted by kind come in the order they always did.
+    pub(crate) fn number(self) -> i64 {
+        match self {
+            LinkKind::Anchor => 1,
+            LinkKind::Canonical => 2,
+            LinkKind::Hreflang => 3,
+            LinkKind::Iframe => 4,
+            LinkKind::Image => 5,
+            LinkKind::Redirect => 6,
+            LinkKind::Refresh => 7,
+            LinkKind::Sitemap => 8,
+        }
     }
 
-    fn parse(code: &str) -> Option<LinkKind> {
-        LinkKind::ALL.into_iter().find(|kind| kind.code() == code)
+    /// The numbers of the kinds a crawler follows from a page, as an SQL list: `1, 2, ...`.
+    fn followed_numbers() -> String {
+        let numbers: Vec<String> = LinkKind::ALL
+            .into_iter()
+            .filter(|kind| kind.leads_crawl())
+            .map(|kind| kind.number().to_string())
+            .collect();
+        numbers.join(", ")
+    }
+
+    /// The numbers of the kinds a visitor follows: an anchor, a frame, a refresh.
+    fn visited_numbers() -> String {
+        [LinkKind::Anchor, LinkKind::Iframe, LinkKind::Refresh]
+            .map(|kind| kind.number().to_string())
+            .join(", ")
     }
 }
 
 impl ToSql for LinkKind {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.code()))
+        Ok(ToSqlOutput::from(self.number()))
     }
 }
 
 impl FromSql for LinkKind {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        read_code(value, "link kind", LinkKind::parse)
+        let number = value.as_i64()?;
+        LinkKind::ALL
+            .into_iter()
+            .find(|kind| kind.number() == number)
+            .ok_or_else(|| {
+                FromSqlError::Other(Box::new(UnknownCode {
+                    what: "link kind",
+                    code: number.to_string(),
+                }))
+            })
     }
 }
 
@@ -123,30 +151,53 @@ pub struct GraphLink<'a> {
 /// A sitemap's entries stay: a sitemap of the site that is also linked as a page keeps both.
 pub(crate) fn write_links(
     transaction: &Transaction<'_>,
+    url_ids: &mut UrlIds,
     pages: &[PageRecord],
 ) -> rusqlite::Result<()> {
+    let sitemap = LinkKind::Sitemap;
     let mut forget =
-        transaction.prepare_cached("DELETE FROM links WHERE source = ?1 AND kind != 'sitemap'")?;
-    let mut insert = transaction.prepare_cached(
-        "INSERT OR IGNORE INTO links (source, target, kind, anchor, nofollow)
+        transaction.prepare_cached("DELETE FROM links WHERE source = ?1 AND kind != ?2")?;
+    let mut forget_details =
+        transaction.prepare_cached("DELETE FROM link_details WHERE source = ?1 AND kind != ?2")?;
+    let mut insert = transaction
+        .prepare_cached("INSERT OR IGNORE INTO links (source, target, kind) VALUES (?1, ?2, ?3)")?;
+    let mut insert_details = transaction.prepare_cached(
+        "INSERT OR IGNORE INTO link_details (source, target, kind, anchor, nofollow)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for page in pages {
         let Some(links) = &page.links else {
             continue;
         };
-        forget.execute(params![page.url])?;
+        let source = url_ids.id(transaction, &page.url)?;
+        forget.execute(params![source, sitemap])?;
+        forget_details.execute(params![source, sitemap])?;
         for link in links {
-            insert.execute(params![
-                page.url,
-                link.target,
-                link.kind,
-                link.anchor,
-                link.nofollow
-            ])?;
+            let target = url_ids.id(transaction, &link.target)?;
+            insert.execute(params![source, target, link.kind])?;
+            if link.anchor.is_some() || link.nofollow {
+                insert_details.execute(params![
+                    source,
+                    target,
+                    link.kind,
+                    link.anchor,
+                    link.nofollow
+                ])?;
+            }
         }
     }
     Ok(())
+}
+
+/// The links a crawler follows that lead to the URL `?1` from pages of run `?2`, joined to
+/// their source's page (`pages`), for an `EXISTS` or a `SELECT`.
+fn followed_links_to(kinds: &str) -> String {
+    format!(
+        "FROM links JOIN urls AS sources ON sources.id = links.source
+             JOIN pages ON pages.url = sources.url
+         WHERE links.target = (SELECT id FROM urls WHERE url = ?1) AND pages.last_seen_run = ?2
+           AND links.kind IN ({kinds})"
+    )
 }
 
 impl Store {
@@ -163,25 +214,31 @@ impl Store {
             source,
         };
         let transaction = self.connection.transaction().map_err(sql_error)?;
-        {
-            let mut forget = transaction
-                .prepare_cached("DELETE FROM links WHERE source = ?1 AND kind = ?2")
-                .map_err(sql_error)?;
-            forget
-                .execute(params![sitemap, LinkKind::Sitemap])
-                .map_err(sql_error)?;
-            let mut insert = transaction
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO links (source, target, kind) VALUES (?1, ?2, ?3)",
-                )
-                .map_err(sql_error)?;
+        let written = (|| -> rusqlite::Result<()> {
+            let source = self.url_ids.id(&transaction, sitemap)?;
+            let mut forget =
+                transaction.prepare_cached("DELETE FROM links WHERE source = ?1 AND kind = ?2")?;
+            forget.execute(params![source, LinkKind::Sitemap])?;
+            let mut insert = transaction.prepare_cached(
+                "INSERT OR IGNORE INTO links (source, target, kind) VALUES (?1, ?2, ?3)",
+            )?;
             for target in targets {
-                insert
-                    .execute(params![sitemap, target, LinkKind::Sitemap])
-                    .map_err(sql_error)?;
+                let target = self.url_ids.id(&transaction, target)?;
+                insert.execute(params![source, target, LinkKind::Sitemap])?;
             }
-        }
-        transaction.commit().map_err(sql_error)
+            Ok(())
+        })()
+        .and_then(|()| transaction.commit());
+        self.url_ids.settle(written.is_ok());
+        written.map_err(sql_error)
+    }
+
+    /// Builds the index of links by target, if it is not there: at the end of a run, once
+    /// its links are written, for the queries that ask who links to a URL.
+    pub fn index_links(&mut self) -> Result<(), StoreError> {
+        self.connection
+            .execute_batch("CREATE INDEX IF NOT EXISTS links_by_target ON links (target, kind)")
+            .map_err(|source| self.sql_error(source))
     }
 
     /// Whether `run` reached `url` by links: it is where the crawl started (depth 0), or a
@@ -192,10 +249,8 @@ impl Store {
         let sql = format!(
             "SELECT EXISTS (SELECT 1 FROM pages
                             WHERE url = ?1 AND last_seen_run = ?2 AND depth = 0)
-                 OR EXISTS (SELECT 1 FROM links JOIN pages ON pages.url = links.source
-                            WHERE links.target = ?1 AND pages.last_seen_run = ?2
-                              AND links.kind IN ({}))",
-            LinkKind::followed_codes()
+                 OR EXISTS (SELECT 1 {})",
+            followed_links_to(&LinkKind::followed_numbers())
         );
         let mut statement = self
             .connection
@@ -211,14 +266,15 @@ impl Store {
     /// where the crawl starts, is not one of them).
     pub fn listed_only_from_sitemaps(&self, run: RunId) -> Result<u64, StoreError> {
         let sql = format!(
-            "SELECT count(*) FROM pages AS listed
+            "SELECT count(*) FROM pages AS listed JOIN urls AS listed_url ON listed_url.url = listed.url
              WHERE listed.last_seen_run = ?1 AND listed.verdict = ?2 AND listed.depth > 0
-               AND EXISTS (SELECT 1 FROM links WHERE links.target = listed.url
+               AND EXISTS (SELECT 1 FROM links WHERE links.target = listed_url.id
                                                  AND links.kind = ?3)
-               AND NOT EXISTS (SELECT 1 FROM links JOIN pages ON pages.url = links.source
-                               WHERE links.target = listed.url AND pages.last_seen_run = ?1
+               AND NOT EXISTS (SELECT 1 FROM links JOIN urls AS sources ON sources.id = links.source
+                                   JOIN pages ON pages.url = sources.url
+                               WHERE links.target = listed_url.id AND pages.last_seen_run = ?1
                                  AND links.kind IN ({}))",
-            LinkKind::followed_codes()
+            LinkKind::followed_numbers()
         );
         self.connection
             .query_row(
@@ -235,8 +291,12 @@ impl Store {
         let mut statement = self
             .connection
             .prepare_cached(
-                "SELECT target, kind, anchor, nofollow FROM links WHERE source = ?1
-                 ORDER BY kind, target",
+                "SELECT targets.url, links.kind, details.anchor, coalesce(details.nofollow, 0)
+                 FROM links JOIN urls AS targets ON targets.id = links.target
+                     LEFT JOIN link_details AS details ON details.source = links.source
+                         AND details.target = links.target AND details.kind = links.kind
+                 WHERE links.source = (SELECT id FROM urls WHERE url = ?1)
+                 ORDER BY links.kind, targets.url",
             )
             .map_err(|source| self.sql_error(source))?;
         statement
@@ -261,8 +321,14 @@ impl Store {
         let mut statement = self
             .connection
             .prepare(
-                "SELECT links.source, links.target, links.kind, links.anchor, links.nofollow
-                 FROM links JOIN pages ON pages.url = links.source AND pages.last_seen_run = ?1
+                "SELECT sources.url, targets.url, links.kind, details.anchor,
+                        coalesce(details.nofollow, 0)
+                 FROM pages JOIN urls AS sources ON sources.url = pages.url
+                     JOIN links ON links.source = sources.id
+                     JOIN urls AS targets ON targets.id = links.target
+                     LEFT JOIN link_details AS details ON details.source = links.source
+                         AND details.target = links.target AND details.kind = links.kind
+                 WHERE pages.last_seen_run = ?1
                  ORDER BY 1, 2, 3",
             )
             .map_err(|source| self.sql_error(source))?;
@@ -291,14 +357,13 @@ impl Store {
     /// The pages of `run` that link to `url` for visitors to follow (by an anchor, a frame or
     /// a refresh: not by a canonical, an alternate or an image, nor a redirect), sorted.
     pub fn referrers(&self, run: RunId, url: &str) -> Result<Vec<String>, StoreError> {
+        let sql = format!(
+            "SELECT DISTINCT sources.url {} ORDER BY sources.url",
+            followed_links_to(&LinkKind::visited_numbers())
+        );
         let mut statement = self
             .connection
-            .prepare_cached(
-                "SELECT DISTINCT links.source FROM links JOIN pages ON pages.url = links.source
-                 WHERE links.target = ?1 AND pages.last_seen_run = ?2
-                   AND links.kind IN ('a', 'iframe', 'refresh')
-                 ORDER BY links.source",
-            )
+            .prepare_cached(&sql)
             .map_err(|source| self.sql_error(source))?;
         statement
             .query_map(params![url, run.0], |row| row.get(0))
@@ -308,13 +373,13 @@ impl Store {
 
     /// Whether a URL of `run` redirects to `url`.
     pub fn is_redirect_target(&self, run: RunId, url: &str) -> Result<bool, StoreError> {
+        let sql = format!(
+            "SELECT EXISTS (SELECT 1 {})",
+            followed_links_to(&LinkKind::Redirect.number().to_string())
+        );
         let mut statement = self
             .connection
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM links JOIN pages ON pages.url = links.source
-                                WHERE links.target = ?1 AND pages.last_seen_run = ?2
-                                  AND links.kind = 'redirect')",
-            )
+            .prepare_cached(&sql)
             .map_err(|source| self.sql_error(source))?;
         statement
             .query_row(params![url, run.0], |row| row.get(0))

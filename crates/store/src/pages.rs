@@ -47,8 +47,12 @@ pub struct PageRecord {
     pub etag: Option<String>,
     /// When the final response arrived.
     pub fetched_at: Option<Timestamp>,
-    /// The fingerprint of the page's visible text and links (hex).
-    pub fingerprint: Option<String>,
+    /// The fingerprint of the page's visible text and links: as computed this time, or as
+    /// recorded.
+    pub fingerprint: Option<Fingerprint>,
+    /// The fingerprint by the function of an earlier version, when the one recorded for the
+    /// page is of that version: what the content is compared with this once. Never stored.
+    pub legacy_fingerprint: Option<Fingerprint>,
     /// The page's `<title>`.
     pub title: Option<String>,
     /// The page's meta description.
@@ -78,6 +82,16 @@ pub struct PageRecord {
     /// What the page says on itself that an audit reads (a revalidated page keeps what was
     /// recorded); `None` when it was not read.
     pub details: Option<PageDetails>,
+}
+
+/// A fingerprint of a page's content, and the version of the function that computed it:
+/// fingerprints compare only with fingerprints of their version.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Fingerprint {
+    /// The version of the function.
+    pub version: u32,
+    /// The value, in hex.
+    pub hex: String,
 }
 
 /// What a page says on itself that an audit reads.
@@ -141,7 +155,11 @@ pub struct NotListedPage<'a> {
 /// - with nothing to compare (no fingerprint now, or none recorded: a row of an older
 ///   release, a page that was not HTML), a valid `Last-Modified` stands, else it stays;
 /// - the same fingerprint as recorded keeps it, even when `Last-Modified` moved: a static
-///   site's redeploy re-dates every file without changing one (`lastmod_kept` says so);
+///   site's redeploy re-dates every file without changing one (`lastmod_kept` says so). The
+///   recorded one is compared with this run's of its version: the current one (`?15`,
+///   version `?35`), or the legacy one computed for the purpose (`?36`, version `?37`), so
+///   that a new fingerprint function moves no lastmod; with neither, there is nothing to
+///   compare;
 /// - another fingerprint takes `Last-Modified` when it is newer than the recorded lastmod,
 ///   else the time this run saw the change.
 ///
@@ -151,9 +169,9 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
         invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex,
         h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources,
-        lastmod_kept, failure)
+        lastmod_kept, failure, fingerprint_version)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
-        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34)
+        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34, ?35)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail,
@@ -161,23 +179,31 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         canonical = excluded.canonical, last_modified = excluded.last_modified,
         lastmod = CASE
             WHEN excluded.revalidated THEN pages.lastmod
-            WHEN pages.fingerprint IS NULL OR excluded.fingerprint IS NULL
+            WHEN pages.fingerprint IS NULL
+                 OR (CASE pages.fingerprint_version WHEN ?35 THEN ?15 WHEN ?37 THEN ?36 END) IS NULL
                 THEN coalesce(excluded.last_modified, pages.lastmod)
-            WHEN pages.fingerprint = excluded.fingerprint THEN pages.lastmod
+            WHEN pages.fingerprint
+                 = (CASE pages.fingerprint_version WHEN ?35 THEN ?15 WHEN ?37 THEN ?36 END)
+                THEN pages.lastmod
             WHEN excluded.last_modified IS NOT NULL
                  AND (pages.lastmod IS NULL OR excluded.last_modified > pages.lastmod)
                 THEN excluded.last_modified
             ELSE coalesce(excluded.fetched_at, pages.lastmod)
         END,
         lastmod_kept = CASE
-            WHEN excluded.revalidated = 0 AND pages.fingerprint = excluded.fingerprint
+            WHEN excluded.revalidated = 0
+                 AND pages.fingerprint
+                     = (CASE pages.fingerprint_version WHEN ?35 THEN ?15 WHEN ?37 THEN ?36 END)
                  AND excluded.last_modified IS NOT NULL
                  AND excluded.last_modified IS NOT pages.last_modified
                  AND excluded.last_modified IS NOT pages.lastmod THEN 1
             ELSE 0
         END,
         etag = excluded.etag, fetched_at = excluded.fetched_at,
-        fingerprint = coalesce(excluded.fingerprint, pages.fingerprint),
+        fingerprint = CASE WHEN excluded.revalidated OR excluded.fingerprint IS NULL
+                           THEN pages.fingerprint ELSE excluded.fingerprint END,
+        fingerprint_version = CASE WHEN excluded.revalidated OR excluded.fingerprint IS NULL
+                                   THEN pages.fingerprint_version ELSE excluded.fingerprint_version END,
         title = excluded.title, revalidated = excluded.revalidated, last_seen_run = excluded.last_seen_run,
         description = excluded.description, elapsed_ms = excluded.elapsed_ms,
         body_bytes = CASE WHEN excluded.revalidated THEN pages.body_bytes ELSE excluded.body_bytes END,
@@ -210,94 +236,95 @@ impl Store {
             source,
         };
         let transaction = self.connection.transaction().map_err(sql_error)?;
-        {
-            let mut statement = transaction.prepare_cached(UPSERT).map_err(sql_error)?;
+        let written = (|| -> rusqlite::Result<()> {
+            let mut statement = transaction.prepare_cached(UPSERT)?;
             for page in pages {
                 let served = served_columns(&page.served_differences);
                 let details = page.details.as_ref();
                 let lines = |values: &[String]| (!values.is_empty()).then(|| values.join("\n"));
-                statement
-                    .execute(params![
-                        page.url,
-                        page.depth,
-                        page.referrer,
-                        page.status,
-                        page.content_type,
-                        page.html_ok,
-                        page.verdict,
-                        page.reason,
-                        page.detail,
-                        page.target,
-                        page.canonical,
-                        page.last_modified.map(|time| time.as_second()),
-                        page.etag,
-                        page.fetched_at.map(|time| time.as_second()),
-                        page.fingerprint,
-                        page.title,
-                        page.revalidated,
-                        run.0,
-                        page.description,
-                        page.elapsed_ms
-                            .map(|value| i64::try_from(value).unwrap_or(i64::MAX)),
-                        page.body_bytes
-                            .map(|value| i64::try_from(value).unwrap_or(i64::MAX)),
-                        page.truncated,
-                        hint_column(&page.ignored_hints, true),
-                        hint_column(&page.ignored_hints, false),
-                        page.rendering,
-                        served.0,
-                        served.1,
-                        details.map(|details| details.h1_count),
-                        details.and_then(|details| details.h1.as_deref()),
-                        details.and_then(|details| details.lang.as_deref()),
-                        details.map(|details| details.images_without_alt),
-                        details.and_then(|details| lines(&details.images_without_alt_examples)),
-                        details.and_then(|details| lines(&details.insecure_resources)),
-                        page.failure,
-                    ])
-                    .map_err(sql_error)?;
+                statement.execute(params![
+                    page.url,
+                    page.depth,
+                    page.referrer,
+                    page.status,
+                    page.content_type,
+                    page.html_ok,
+                    page.verdict,
+                    page.reason,
+                    page.detail,
+                    page.target,
+                    page.canonical,
+                    page.last_modified.map(|time| time.as_second()),
+                    page.etag,
+                    page.fetched_at.map(|time| time.as_second()),
+                    page.fingerprint
+                        .as_ref()
+                        .map(|fingerprint| &fingerprint.hex),
+                    page.title,
+                    page.revalidated,
+                    run.0,
+                    page.description,
+                    page.elapsed_ms
+                        .map(|value| i64::try_from(value).unwrap_or(i64::MAX)),
+                    page.body_bytes
+                        .map(|value| i64::try_from(value).unwrap_or(i64::MAX)),
+                    page.truncated,
+                    hint_column(&page.ignored_hints, true),
+                    hint_column(&page.ignored_hints, false),
+                    page.rendering,
+                    served.0,
+                    served.1,
+                    details.map(|details| details.h1_count),
+                    details.and_then(|details| details.h1.as_deref()),
+                    details.and_then(|details| details.lang.as_deref()),
+                    details.map(|details| details.images_without_alt),
+                    details.and_then(|details| lines(&details.images_without_alt_examples)),
+                    details.and_then(|details| lines(&details.insecure_resources)),
+                    page.failure,
+                    page.fingerprint
+                        .as_ref()
+                        .map(|fingerprint| fingerprint.version),
+                    page.legacy_fingerprint
+                        .as_ref()
+                        .map(|fingerprint| &fingerprint.hex),
+                    page.legacy_fingerprint
+                        .as_ref()
+                        .map(|fingerprint| fingerprint.version),
+                ])?;
             }
-            crate::links::write_links(&transaction, pages).map_err(sql_error)?;
-            let mut forget_images = transaction
-                .prepare_cached("DELETE FROM images WHERE page = ?1")
-                .map_err(sql_error)?;
+            crate::links::write_links(&transaction, &mut self.url_ids, pages)?;
+            let mut forget_images =
+                transaction.prepare_cached("DELETE FROM images WHERE page = ?1")?;
             let mut image = transaction
-                .prepare_cached("INSERT OR IGNORE INTO images (page, image) VALUES (?1, ?2)")
-                .map_err(sql_error)?;
+                .prepare_cached("INSERT OR IGNORE INTO images (page, image) VALUES (?1, ?2)")?;
             for page in pages {
                 let Some(images) = &page.images else {
                     continue;
                 };
-                forget_images
-                    .execute(params![page.url])
-                    .map_err(sql_error)?;
+                forget_images.execute(params![page.url])?;
                 for url in images {
-                    image.execute(params![page.url, url]).map_err(sql_error)?;
+                    image.execute(params![page.url, url])?;
                 }
             }
-            let mut forget_alternates = transaction
-                .prepare_cached("DELETE FROM alternates WHERE page = ?1")
-                .map_err(sql_error)?;
-            let mut alternate = transaction
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO alternates (page, hreflang, href) VALUES (?1, ?2, ?3)",
-                )
-                .map_err(sql_error)?;
+            let mut forget_alternates =
+                transaction.prepare_cached("DELETE FROM alternates WHERE page = ?1")?;
+            let mut alternate = transaction.prepare_cached(
+                "INSERT OR IGNORE INTO alternates (page, hreflang, href) VALUES (?1, ?2, ?3)",
+            )?;
             for page in pages {
                 let Some(alternates) = &page.alternates else {
                     continue;
                 };
-                forget_alternates
-                    .execute(params![page.url])
-                    .map_err(sql_error)?;
+                forget_alternates.execute(params![page.url])?;
                 for (hreflang, href) in alternates {
-                    alternate
-                        .execute(params![page.url, hreflang, href])
-                        .map_err(sql_error)?;
+                    alternate.execute(params![page.url, hreflang, href])?;
                 }
             }
-        }
-        transaction.commit().map_err(sql_error)
+            Ok(())
+        })()
+        .and_then(|()| transaction.commit());
+        self.url_ids.settle(written.is_ok());
+        written.map_err(sql_error)
     }
 
     /// docs/design.md, Inclusion: a canonical whose target is broken (not seen in this run, or not a
@@ -606,10 +633,10 @@ const PAGE_COLUMNS: &str =
     target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
     description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals,
     rendering, served_canonical, served_noindex, h1_count, h1, lang, images_without_alt,
-    images_without_alt_examples, insecure_resources, failure";
+    images_without_alt_examples, insecure_resources, failure, fingerprint_version";
 
 /// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
-const PAGE_COLUMN_COUNT: usize = 33;
+const PAGE_COLUMN_COUNT: usize = 34;
 
 /// A page row selected with [`PAGE_COLUMNS`].
 fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
@@ -637,7 +664,15 @@ fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         last_modified: seconds(11)?,
         etag: row.get(12)?,
         fetched_at: seconds(13)?,
-        fingerprint: row.get(14)?,
+        fingerprint: row
+            .get::<_, Option<String>>(14)?
+            .map(|hex| -> rusqlite::Result<Fingerprint> {
+                // Rows of releases before fingerprints had a version are of the first.
+                let version = row.get::<_, Option<u32>>(33)?.unwrap_or(1);
+                Ok(Fingerprint { version, hex })
+            })
+            .transpose()?,
+        legacy_fingerprint: None,
         title: row.get(15)?,
         revalidated: row.get(16)?,
         description: row.get(17)?,

@@ -106,15 +106,6 @@ impl ChangeReport {
     }
 }
 
-/// Where an unfinished run stood.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ResumeState {
-    /// Every URL the run recorded.
-    pub finished: Vec<String>,
-    /// `(source, source depth, target)`: links of recorded pages to URLs not yet recorded.
-    pub pending: Vec<(String, u32, String)>,
-}
-
 /// Listings kept per database: enough history for the change reports and the observed
 /// change intervals, bounded so that a nightly cron job does not grow the file forever.
 const LISTINGS_KEPT: i64 = 30;
@@ -371,40 +362,6 @@ impl Store {
             )
             .map_err(|source| self.sql_error(source))?;
         Ok(())
-    }
-
-    /// For resuming `run`: every URL it already recorded, and the links (and redirect
-    /// targets) of its pages that lead to URLs it has not, as `(source, source depth, target)`.
-    pub fn resume_state(&self, run: RunId) -> Result<ResumeState, StoreError> {
-        let mut finished_statement = self
-            .connection
-            .prepare("SELECT url FROM pages WHERE last_seen_run = ?1")
-            .map_err(|source| self.sql_error(source))?;
-        let finished = finished_statement
-            .query_map(params![run.0], |row| row.get(0))
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))?;
-        let mut pending_statement = self
-            .connection
-            .prepare(
-                "SELECT source.url, source.depth, links.target FROM links
-                    JOIN pages AS source ON source.url = links.source AND source.last_seen_run = ?1
-                 WHERE links.kind != 'sitemap'
-                   AND NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = links.target AND done.last_seen_run = ?1)
-                 UNION
-                 SELECT url, depth, target FROM pages
-                 WHERE last_seen_run = ?1 AND verdict = ?2 AND target IS NOT NULL
-                   AND NOT EXISTS (SELECT 1 FROM pages AS done WHERE done.url = pages.target AND done.last_seen_run = ?1)
-                 ORDER BY 1, 3",
-            )
-            .map_err(|source| self.sql_error(source))?;
-        let pending = pending_statement
-            .query_map(params![run.0, Verdict::Redirect], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .and_then(Iterator::collect)
-            .map_err(|source| self.sql_error(source))?;
-        Ok(ResumeState { finished, pending })
     }
 
     /// The newest run, if any.

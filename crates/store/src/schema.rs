@@ -199,6 +199,58 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 12: what kind of failure left a page without a response (reason `fetch-error`), as a
     // code beside the detail's words. Rows written before have only the words.
     "ALTER TABLE pages ADD COLUMN failure TEXT;",
+    // 13: links as rows of integers. Every URL a link names is stored once, in `urls`, and a
+    // link is `(source, target, kind)` of ids and a kind number (`LinkKind::number`); its
+    // anchor text and nofollow, which only an audit reads, go to `link_details`, for the
+    // links that have them. The index of links by target is built at the end of a run
+    // (`Store::index_links`), not kept up to date link by link while a crawl writes them.
+    // Rows are converted with INSERT ... SELECT, which streams: memory stays bounded however
+    // many links the database holds. Stored fingerprints get their version: those written
+    // before are version 1.
+    "CREATE TABLE urls (
+        id INTEGER PRIMARY KEY,
+        url TEXT NOT NULL UNIQUE
+    );
+    INSERT INTO urls (url) SELECT url FROM pages ORDER BY rowid;
+    INSERT OR IGNORE INTO urls (url) SELECT source FROM links;
+    INSERT OR IGNORE INTO urls (url) SELECT target FROM links;
+    CREATE TABLE link_rows (
+        source INTEGER NOT NULL,
+        target INTEGER NOT NULL,
+        kind INTEGER NOT NULL,
+        PRIMARY KEY (source, target, kind)
+    ) WITHOUT ROWID;
+    CREATE TABLE link_details (
+        source INTEGER NOT NULL,
+        target INTEGER NOT NULL,
+        kind INTEGER NOT NULL,
+        anchor TEXT,
+        nofollow INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (source, target, kind)
+    ) WITHOUT ROWID;
+    CREATE TEMPORARY VIEW link_kind_numbers (code, number) AS
+        VALUES ('a', 1), ('canonical', 2), ('hreflang', 3), ('iframe', 4), ('image', 5),
+               ('redirect', 6), ('refresh', 7), ('sitemap', 8);
+    INSERT INTO link_rows (source, target, kind)
+        SELECT sources.id, targets.id, kinds.number
+        FROM links
+            JOIN urls AS sources ON sources.url = links.source
+            JOIN urls AS targets ON targets.url = links.target
+            JOIN link_kind_numbers AS kinds ON kinds.code = links.kind
+        ORDER BY 1, 2, 3;
+    INSERT INTO link_details (source, target, kind, anchor, nofollow)
+        SELECT sources.id, targets.id, kinds.number, links.anchor, links.nofollow
+        FROM links
+            JOIN urls AS sources ON sources.url = links.source
+            JOIN urls AS targets ON targets.url = links.target
+            JOIN link_kind_numbers AS kinds ON kinds.code = links.kind
+        WHERE links.anchor IS NOT NULL OR links.nofollow != 0
+        ORDER BY 1, 2, 3;
+    DROP VIEW link_kind_numbers;
+    DROP TABLE links;
+    ALTER TABLE link_rows RENAME TO links;
+    ALTER TABLE pages ADD COLUMN fingerprint_version INTEGER;
+    UPDATE pages SET fingerprint_version = 1 WHERE fingerprint IS NOT NULL;",
 ];
 
 /// The schema version this build writes.

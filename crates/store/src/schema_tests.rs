@@ -218,3 +218,150 @@ fn an_unknown_reason_code_is_a_corrupt_database() {
         "{error}"
     );
 }
+
+/// A database of schema version 12 with `rows` in it (SQL run after the migrations).
+fn database_of_version_12(path: &std::path::Path, rows: &str) {
+    let connection = rusqlite::Connection::open(path).unwrap();
+    for migration in &crate::schema::MIGRATIONS[..12] {
+        connection.execute_batch(migration).unwrap();
+    }
+    connection
+        .execute_batch(&format!("PRAGMA user_version = 12; {rows}"))
+        .unwrap();
+}
+
+#[test]
+fn links_of_text_become_rows_of_ids_with_their_text_aside() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("old.db");
+    database_of_version_12(
+        &path,
+        "INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+         INSERT INTO pages (url, depth, html_ok, verdict, first_seen_run, last_seen_run) VALUES
+            ('https://e.com/', 0, 1, 'indexable', 1, 1),
+            ('https://e.com/a', 1, 1, 'indexable', 1, 1);
+         INSERT INTO links (source, target, kind, anchor, nofollow) VALUES
+            ('https://e.com/', 'https://e.com/a', 'a', 'Café & more', 0),
+            ('https://e.com/', 'https://e.com/a', 'canonical', NULL, 0),
+            ('https://e.com/', 'https://e.com/private', 'a', NULL, 1),
+            ('https://e.com/', 'https://e.com/logo.png', 'image', NULL, 0),
+            ('https://e.com/a', 'https://e.com/', 'redirect', NULL, 0),
+            ('https://e.com/sitemap.xml', 'https://e.com/a', 'sitemap', NULL, 0);",
+    );
+    let mut store = Store::open(&path).unwrap();
+    let link = |target: &str, kind, anchor: Option<&str>, nofollow| LinkRecord {
+        target: target.to_string(),
+        kind,
+        anchor: anchor.map(String::from),
+        nofollow,
+    };
+    assert_eq!(
+        store.links_of("https://e.com/").unwrap(),
+        [
+            link(
+                "https://e.com/a",
+                LinkKind::Anchor,
+                Some("Café & more"),
+                false
+            ),
+            link("https://e.com/private", LinkKind::Anchor, None, true),
+            link("https://e.com/a", LinkKind::Canonical, None, false),
+            link("https://e.com/logo.png", LinkKind::Image, None, false),
+        ]
+    );
+    assert_eq!(
+        store.links_of("https://e.com/sitemap.xml").unwrap(),
+        [link("https://e.com/a", LinkKind::Sitemap, None, false)]
+    );
+    let count = |sql: &str| -> i64 {
+        store
+            .connection
+            .query_row(sql, [], |row| row.get(0))
+            .unwrap()
+    };
+    assert_eq!(count("SELECT count(*) FROM links"), 6);
+    assert_eq!(
+        count("SELECT count(*) FROM link_details"),
+        2,
+        "only links with text or nofollow"
+    );
+    assert_eq!(count("SELECT count(*) FROM urls"), 5, "each URL once");
+    let run = RunId(1);
+    store.index_links().unwrap();
+    assert!(store.is_redirect_target(run, "https://e.com/").unwrap());
+    assert_eq!(
+        store.referrers(run, "https://e.com/a").unwrap(),
+        ["https://e.com/"]
+    );
+}
+
+#[test]
+fn a_fingerprint_of_the_first_version_is_compared_once_with_the_legacy_one_then_replaced() {
+    use crate::tests::{CURRENT, print};
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("old.db");
+    database_of_version_12(
+        &path,
+        "INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+         INSERT INTO pages (url, depth, html_ok, verdict, last_modified, lastmod, fingerprint, first_seen_run, last_seen_run) VALUES
+            ('https://e.com/same', 1, 1, 'indexable', 1000, 1000, 'old-same', 1, 1),
+            ('https://e.com/edited', 1, 1, 'indexable', 1000, 1000, 'old-edited', 1, 1),
+            ('https://e.com/unread', 1, 1, 'indexable', 1000, 1000, 'old-unread', 1, 1);",
+    );
+    let mut store = Store::open(&path).unwrap();
+    let recorded = |store: &Store, url: &str| store.page(url).unwrap().unwrap().fingerprint;
+    assert_eq!(recorded(&store, "https://e.com/same"), print(1, "old-same"));
+
+    // A redeploy re-dates every file: the content is read with both functions.
+    let run = store.begin_run("https://e.com/").unwrap();
+    let upgraded = |url: &str, legacy: &str, current: &str| PageRecord {
+        legacy_fingerprint: print(1, legacy),
+        ..fetched(url, current, Some(5_000), 9_000)
+    };
+    store
+        .record_pages(
+            run,
+            &[
+                upgraded("https://e.com/same", "old-same", "new-same"),
+                upgraded("https://e.com/edited", "old-edited-2", "new-edited"),
+                // Without the legacy fingerprint there is nothing to compare: the header stands.
+                fetched("https://e.com/unread", "new-unread", Some(5_000), 9_000),
+            ],
+        )
+        .unwrap();
+    assert_eq!(lastmod(&store, run, "https://e.com/same"), Some(at(1_000)));
+    assert_eq!(
+        lastmod(&store, run, "https://e.com/edited"),
+        Some(at(5_000))
+    );
+    assert_eq!(
+        lastmod(&store, run, "https://e.com/unread"),
+        Some(at(5_000))
+    );
+    assert_eq!(store.kept_lastmod_count(run).unwrap(), 1);
+    assert_eq!(
+        recorded(&store, "https://e.com/same"),
+        print(CURRENT, "new-same")
+    );
+
+    // From then on the current fingerprint decides, and a 304 keeps what is recorded.
+    let run = store.begin_run("https://e.com/").unwrap();
+    let revalidated = PageRecord {
+        revalidated: true,
+        ..fetched("https://e.com/edited", "stale", Some(5_000), 10_000)
+    };
+    store
+        .record_pages(
+            run,
+            &[
+                fetched("https://e.com/same", "new-same", Some(7_000), 10_000),
+                revalidated,
+            ],
+        )
+        .unwrap();
+    assert_eq!(lastmod(&store, run, "https://e.com/same"), Some(at(1_000)));
+    assert_eq!(
+        recorded(&store, "https://e.com/edited"),
+        print(CURRENT, "new-edited")
+    );
+}

@@ -22,6 +22,7 @@ pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
         etag: None,
         fetched_at: None,
         fingerprint: None,
+        legacy_fingerprint: None,
         title: None,
         revalidated: false,
         description: None,
@@ -41,7 +42,19 @@ pub(crate) fn at(seconds: i64) -> Timestamp {
     Timestamp::from_second(seconds).unwrap()
 }
 
-/// A fetched HTML page with a content fingerprint and, maybe, a Last-Modified header.
+/// The version of the fingerprint function the tests take as the current one.
+pub(crate) const CURRENT: u32 = 2;
+
+/// A fingerprint of `version`.
+pub(crate) fn print(version: u32, hex: &str) -> Option<Fingerprint> {
+    Some(Fingerprint {
+        version,
+        hex: hex.to_string(),
+    })
+}
+
+/// A fetched HTML page with a content fingerprint (of the current version) and, maybe, a
+/// Last-Modified header.
 pub(crate) fn fetched(
     url: &str,
     fingerprint: &str,
@@ -49,7 +62,7 @@ pub(crate) fn fetched(
     fetched_at: i64,
 ) -> PageRecord {
     PageRecord {
-        fingerprint: Some(fingerprint.to_string()),
+        fingerprint: print(CURRENT, fingerprint),
         last_modified: last_modified.map(at),
         fetched_at: Some(at(fetched_at)),
         ..page(url, Verdict::Indexable)

@@ -34,6 +34,9 @@ pub(super) struct JobContext {
     /// How many jobs may run at once; the fetcher tells it how the site answers.
     pub concurrency: ConcurrencyLimit,
     pub extract_options: Arc<ExtractOptions>,
+    /// The same, with the legacy fingerprint too: for the pages whose recorded fingerprint
+    /// is of that function.
+    pub legacy_extract_options: Arc<ExtractOptions>,
     /// One HTML parse per core at a time: parsing is CPU work, and a page's DOM costs many
     /// times its size, so this also bounds the memory that parsing can take.
     pub parse_slots: Arc<Semaphore>,
@@ -60,6 +63,15 @@ impl JobContext {
         events: mpsc::Sender<CrawlEvent>,
     ) -> Result<JobContext, CrawlError> {
         let config = &crawler.config;
+        let extract_options = ExtractOptions {
+            robots_token: config.robots_token(),
+            // Fingerprints tell changed pages from unchanged ones across runs and find
+            // duplicates: only worth computing when history is kept.
+            fingerprint: config.record_links,
+            legacy_fingerprint: false,
+            details: config.page_details,
+            custom: config.extractions.clone(),
+        };
         Ok(JobContext {
             origins: Origins::new(
                 config.respect_robots,
@@ -83,15 +95,11 @@ impl JobContext {
             parse_slots: Arc::new(Semaphore::new(
                 std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
             )),
-            extract_options: Arc::new(ExtractOptions {
-                robots_token: config.robots_token(),
-                // Fingerprints tell changed pages from unchanged ones across runs and find
-                // duplicates: only worth computing when history is kept.
-                fingerprint: config.record_links,
-                legacy_fingerprint: false,
-                details: config.page_details,
-                custom: config.extractions.clone(),
+            legacy_extract_options: Arc::new(ExtractOptions {
+                legacy_fingerprint: true,
+                ..extract_options.clone()
             }),
+            extract_options: Arc::new(extract_options),
             events,
             progress: Arc::clone(&crawler.progress),
             render: RenderState::new(config.render, crawler.renderer.clone()),

@@ -14,8 +14,8 @@ mod seed;
 mod sitemap_seeds;
 mod visit;
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
@@ -32,6 +32,7 @@ use crate::history::History;
 use crate::normalize::UrlNormalizer;
 use crate::pace::PaceBoard;
 use crate::render::{RenderReport, Renderer};
+use crate::resume::ResumeSource;
 use crate::scope::Scope;
 use crate::sitemaps::{SitemapReader, SitemapSeeding};
 use crate::traps::TrapReport;
@@ -109,19 +110,11 @@ pub struct Crawler {
     stop: watch::Sender<bool>,
     history: Option<Arc<dyn History>>,
     spill: Option<Arc<dyn FrontierSpill>>,
-    resume: Option<ResumePoint>,
+    /// Where an interrupted crawl stood, taken by the run that continues it.
+    resume: Mutex<Option<Box<dyn ResumeSource>>>,
     renderer: Option<Arc<dyn Renderer>>,
     sitemap_reader: Option<Arc<dyn SitemapReader>>,
     pace: Arc<PaceBoard>,
-}
-
-/// Where an interrupted crawl stood: it continues from there instead of starting over.
-#[derive(Debug, Clone, Default)]
-pub struct ResumePoint {
-    /// URLs already done: not requested again (the seed excepted, which restores the scope).
-    pub finished: Vec<Url>,
-    /// `(source, source depth, target)`: links of finished pages to URLs not done yet.
-    pub pending: Vec<(Url, u32, Url)>,
 }
 
 /// Stops a running crawl (on Ctrl-C): no new request starts, requests in flight are dropped,
@@ -148,7 +141,7 @@ impl Crawler {
             stop: watch::Sender::new(false),
             history: None,
             spill: None,
-            resume: None,
+            resume: Mutex::new(None),
             renderer: None,
             sitemap_reader: None,
             pace: Arc::default(),
@@ -174,9 +167,9 @@ impl Crawler {
         self
     }
 
-    /// Continues an interrupted crawl from `point`.
-    pub fn with_resume(mut self, point: ResumePoint) -> Crawler {
-        self.resume = Some(point);
+    /// Continues an interrupted crawl from where `source` says it stood.
+    pub fn with_resume(self, source: Box<dyn ResumeSource>) -> Crawler {
+        *self.resume.lock().unwrap_or_else(PoisonError::into_inner) = Some(source);
         self
     }
 
@@ -266,9 +259,15 @@ impl Crawler {
         let seed_visit = seed::visit_seed(&context, &seed, private_network).await?;
         let settled = seed_visit.settled;
         let mut owner = FrontierOwner::new(context, seed_visit.scope, self.spill.clone());
+        let resume = self
+            .resume
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         owner
-            .start(seed_visit.visit, self.resume.clone().unwrap_or_default())
-            .await;
+            .start(seed_visit.visit, resume)
+            .await
+            .map_err(CrawlError::Resume)?;
         let reader = self
             .sitemap_reader
             .as_deref()

@@ -18,15 +18,16 @@ use tracing::Instrument;
 
 use url::Url;
 
+use super::CrawlSummary;
 use super::context::JobContext;
 use super::sitemap_seeds;
 use super::visit::{Visit, VisitEnd, VisitMode, render_kept, visit};
-use super::{CrawlSummary, ResumePoint};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::event::{CrawlEvent, Exclusion, PageOutcome, SettledScope};
 use crate::frontier::{Frontier, FrontierSpill, MEMORY_BUDGET, QueuedUrl, fingerprint};
 use crate::render::{Candidate, KeptPage, RenderCall};
+use crate::resume::{ResumeError, ResumeSource};
 use crate::scope::Scope;
 use crate::sitemaps::{SitemapReader, SitemapSeeding};
 use crate::traps::{LinkCheck, PageShape, TrapGuard};
@@ -121,21 +122,43 @@ impl FrontierOwner {
     }
 
     /// Queues the links of the seed's page and, when the crawl resumes, the links its
-    /// finished pages left pending; the finished URLs are not requested again.
-    pub(super) async fn start(&mut self, seed_visit: Visit, resume: ResumePoint) {
-        for url in &resume.finished {
-            self.context.seen.insert(url);
+    /// finished pages left pending, read a batch at a time (the frontier spills what its
+    /// memory budget does not hold); the finished URLs are not requested again.
+    pub(super) async fn start(
+        &mut self,
+        seed_visit: Visit,
+        resume: Option<Box<dyn ResumeSource>>,
+    ) -> Result<(), ResumeError> {
+        let Some(mut resume) = resume else {
+            self.enqueue_links(seed_visit).await;
+            return Ok(());
+        };
+        loop {
+            let finished = resume.finished()?;
+            if finished.is_empty() {
+                break;
+            }
+            for url in &finished {
+                self.context.seen.insert(url);
+            }
         }
         self.enqueue_links(seed_visit).await;
-        let mut pending = resume.pending.into_iter().peekable();
-        while let Some((source, depth, target)) = pending.next() {
-            let mut links = vec![target];
-            while let Some((_, _, target)) = pending.next_if(|(next, _, _)| *next == source) {
-                links.push(target);
+        loop {
+            let pending = resume.pending()?;
+            if pending.is_empty() {
+                break;
             }
-            self.enqueue_links(Visit::found(source, depth, links, VisitEnd::Reached))
-                .await;
+            let mut pending = pending.into_iter().peekable();
+            while let Some((source, depth, target)) = pending.next() {
+                let mut links = vec![target];
+                while let Some((_, _, target)) = pending.next_if(|(next, _, _)| *next == source) {
+                    links.push(target);
+                }
+                self.enqueue_links(Visit::found(source, depth, links, VisitEnd::Reached))
+                    .await;
+            }
         }
+        Ok(())
     }
 
     /// Runs fetch jobs until the frontier and the jobs in flight are both empty, a limit

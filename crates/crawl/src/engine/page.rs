@@ -14,7 +14,7 @@ use super::context::JobContext;
 use super::rendering::{ReadPage, read_page};
 use super::visit::{Hop, Visit, VisitEnd};
 use crate::classify::{Classification, classify};
-use crate::event::{PageLink, PageLinkKind, PageOutcome, ResponseFacts};
+use crate::event::{Fingerprint, PageLink, PageLinkKind, PageOutcome, ResponseFacts};
 use crate::fetch::FetchedResponse;
 use crate::history::PreviousPage;
 use crate::lastmod::parse_last_modified;
@@ -29,6 +29,8 @@ pub(super) struct Answer {
     pub facts: ResponseFacts,
     /// The response as extraction reads it.
     pub page: ServedPage,
+    /// The page's recorded fingerprint is of the legacy function: compute that one too.
+    pub legacy_fingerprint: bool,
 }
 
 impl Answer {
@@ -41,6 +43,7 @@ impl Answer {
                 headers: extraction_headers(&response),
                 body: response.body,
             },
+            legacy_fingerprint: false,
         }
     }
 }
@@ -53,16 +56,36 @@ pub(super) async fn finish_page(
     answer: Answer,
     forced: Option<RenderCall>,
 ) -> Visit {
-    let Answer { hop, facts, page } = answer;
+    let Answer {
+        hop,
+        facts,
+        page,
+        legacy_fingerprint,
+    } = answer;
     let replaces_earlier = forced.as_ref().is_some_and(RenderCall::rerenders);
     let read = if facts.is_html_ok() {
         if facts.status == 200 {
-            read_page(context, scope, &hop, &facts, page, forced).await
+            read_page(
+                context,
+                scope,
+                &hop,
+                &facts,
+                page,
+                forced,
+                legacy_fingerprint,
+            )
+            .await
         } else {
             ReadPage {
-                facts: extract_off_thread(context, &hop.url, page.headers, page.body)
-                    .await
-                    .0,
+                facts: extract_off_thread(
+                    context,
+                    &hop.url,
+                    page.headers,
+                    page.body,
+                    legacy_fingerprint,
+                )
+                .await
+                .0,
                 ..ReadPage::default()
             }
         }
@@ -211,7 +234,8 @@ fn with_page_facts(
     PageOutcome {
         title: page_facts.title,
         description: page_facts.description,
-        fingerprint: page_facts.fingerprint,
+        fingerprint: page_facts.fingerprint.map(Fingerprint::current),
+        legacy_fingerprint: page_facts.legacy_fingerprint.map(Fingerprint::legacy),
         details: page_facts.details.map(|details| PageDetails {
             anchors: HashMap::new(),
             ..details
@@ -262,7 +286,8 @@ pub(super) async fn revalidated_page(
         title: previous.title,
         description: previous.description,
         fingerprint: previous.fingerprint,
-        links: context.config.record_links.then_some(previous.links),
+        // The links recorded stand as they are: nothing to write again.
+        links: None,
         extracted: None,
         ..PageOutcome::fetched(
             hop.url.clone(),
@@ -293,15 +318,21 @@ const PARSE_IN_PLACE_BYTES: usize = 256 * 1024;
 
 /// HTML parsing is CPU work: one parse per core at a time, in place for pages of the usual
 /// size and on the blocking pool for large ones. A parse that panics (a bug, on hostile
-/// input) costs the page, not the crawl. Hands the body back.
+/// input) costs the page, not the crawl. With `legacy_fingerprint`, the legacy fingerprint is
+/// computed too. Hands the body back.
 pub(super) async fn extract_off_thread(
     context: &JobContext,
     url: &Url,
     headers: ResponseHeaders,
     body: Vec<u8>,
+    legacy_fingerprint: bool,
 ) -> (Option<PageFacts>, Vec<u8>) {
     let _slot = context.parse_slots.acquire().await.ok();
-    let options = Arc::clone(&context.extract_options);
+    let options = Arc::clone(if legacy_fingerprint {
+        &context.legacy_extract_options
+    } else {
+        &context.extract_options
+    });
     let extract = move |url: &Url, headers: ResponseHeaders, body: Vec<u8>| {
         let document = Document {
             url,

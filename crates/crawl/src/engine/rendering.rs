@@ -46,10 +46,12 @@ pub(super) async fn read_page(
     facts: &ResponseFacts,
     page: ServedPage,
     forced: Option<RenderCall>,
+    legacy_fingerprint: bool,
 ) -> ReadPage {
     let url = &hop.url;
     let ServedPage { headers, body } = page;
-    let (raw, body) = extract_off_thread(context, url, headers.clone(), body).await;
+    let (raw, body) =
+        extract_off_thread(context, url, headers.clone(), body, legacy_fingerprint).await;
     let Some(raw) = raw else {
         return ReadPage::default();
     };
@@ -107,8 +109,14 @@ pub(super) async fn read_page(
                 content_type: Some("text/html; charset=utf-8".to_string()),
                 ..headers
             };
-            let (rendered, _) =
-                extract_off_thread(context, url, rendered_headers, page.html.into_bytes()).await;
+            let (rendered, _) = extract_off_thread(
+                context,
+                url,
+                rendered_headers,
+                page.html.into_bytes(),
+                legacy_fingerprint,
+            )
+            .await;
             let Some(mut rendered) = rendered else {
                 return ReadPage {
                     rendering: Some(Rendering::Failed("extraction failed".to_string())),
@@ -120,6 +128,9 @@ pub(super) async fn read_page(
             state.note_hash_routes(&rendered.hash_routes);
             if call.rerenders() {
                 rendered.fingerprint.clone_from(&raw.fingerprint);
+                rendered
+                    .legacy_fingerprint
+                    .clone_from(&raw.legacy_fingerprint);
             }
             let differences = differences(context, &raw, &rendered);
             let rendered_only = links_only_rendered(context, scope, &raw, &rendered);

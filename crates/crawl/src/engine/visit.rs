@@ -196,6 +196,7 @@ pub(super) async fn render_kept(
         hop,
         facts: kept.facts,
         page: kept.served,
+        legacy_fingerprint: false,
     };
     let finished = finish_page(&context, &scope, answer, Some(render.clone())).await;
     Visit {
@@ -353,13 +354,20 @@ impl Hops for VisitHops<'_> {
         let context = self.context;
         let facts = response_facts(&response);
         let moved_scope = self.redirects.moved_scope.take();
+        let legacy_fingerprint = self
+            .previous
+            .as_ref()
+            .is_some_and(PreviousPage::has_legacy_fingerprint);
         let finished = if let Some(previous) = self.previous.filter(|_| facts.status == 304) {
             revalidated_page(context, self.hop, facts, previous).await
         } else {
             let scope = moved_scope
                 .clone()
                 .map_or_else(|| Arc::clone(self.scope), Arc::new);
-            let answer = Answer::new(self.hop, response, facts);
+            let answer = Answer {
+                legacy_fingerprint,
+                ..Answer::new(self.hop, response, facts)
+            };
             finish_page(context, &scope, answer, self.render.clone()).await
         };
         Visit {
