@@ -26,6 +26,7 @@ mod generators;
 mod harness;
 mod hostile;
 mod inclusion;
+mod kill_resume;
 mod network;
 mod normalization;
 mod output;
