@@ -64,16 +64,43 @@ pub(crate) struct VisibleText {
 }
 
 impl VisibleText {
-    /// A piece of text, continuing the word the piece before left open.
+    /// A piece of text, continuing the word the piece before left open. Text between two
+    /// words is mostly one space, which the normalized form keeps as it is: the piece is
+    /// copied in runs, broken only where whitespace is not that (a run of it, a line break,
+    /// a tab, whitespace that does not follow a word), found eight bytes at a time.
     pub(crate) fn push(&mut self, piece: &str) {
-        for (index, word) in piece.as_bytes().split(u8::is_ascii_whitespace).enumerate() {
-            if index > 0 {
-                self.end_word();
+        let bytes = piece.as_bytes();
+        let mut verbatim_from = 0;
+        for (chunk_index, chunk) in bytes.chunks(8).enumerate() {
+            let offset = chunk_index * 8;
+            let mut candidates = spaces_or_controls(chunk);
+            while candidates != 0 {
+                let position = offset + (candidates.trailing_zeros() / 8) as usize;
+                candidates &= candidates - 1;
+                let byte = bytes[position];
+                if !byte.is_ascii_whitespace() {
+                    // A control character: part of a word.
+                    continue;
+                }
+                let ends_word = match position.checked_sub(1) {
+                    Some(before) => !bytes[before].is_ascii_whitespace(),
+                    None => self.in_word,
+                };
+                if byte == b' ' && ends_word && position > 0 {
+                    // One space after a word, within the piece: kept as it is.
+                    continue;
+                }
+                self.normalized
+                    .extend_from_slice(&bytes[verbatim_from..position]);
+                if ends_word {
+                    self.normalized.push(b' ');
+                }
+                verbatim_from = position + 1;
             }
-            if !word.is_empty() {
-                self.normalized.extend_from_slice(word);
-                self.in_word = true;
-            }
+        }
+        self.normalized.extend_from_slice(&bytes[verbatim_from..]);
+        if let Some(last) = bytes.last() {
+            self.in_word = !last.is_ascii_whitespace();
         }
     }
 
@@ -90,6 +117,20 @@ impl VisibleText {
         self.end_word();
         self.normalized
     }
+}
+
+/// The bytes of `chunk` (at most eight) below `!`, the space and the control characters, as
+/// a mask with the high bit of each such byte set, byte `i` in bits `8i..8i+8`. Bytes of
+/// 0x80 and above (UTF-8 beyond ASCII) are never flagged; no byte's sum carries into the
+/// next, so the flags are exact.
+fn spaces_or_controls(chunk: &[u8]) -> u64 {
+    let mut padded = [b'a'; 8];
+    padded[..chunk.len()].copy_from_slice(chunk);
+    let word = u64::from_le_bytes(padded);
+    let high_bits = 0x8080_8080_8080_8080_u64;
+    // Each byte's low seven bits plus 0x5f reach 0x80 exactly when they are 0x21 or more.
+    let at_least_bang = (word & !high_bits) + 0x5f5f_5f5f_5f5f_5f5f;
+    !(at_least_bang | word) & high_bits
 }
 
 /// Version 1's reading of a piece of text, as html5ever's tokenizer cuts it: its words, each
