@@ -46,6 +46,14 @@ pub(crate) struct CrawlMeasure {
     pub descendants: Option<Descendants>,
 }
 
+/// The counts of the summary's `Since run #N: A added, R removed, C changed.` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ChangeCounts {
+    pub added: u64,
+    pub removed: u64,
+    pub changed: u64,
+}
+
 /// The cost lines of the summary sitemapper prints on stderr:
 ///
 /// ```text
@@ -74,6 +82,13 @@ pub(crate) struct Summary {
     pub rendered: Option<String>,
     /// Pages visited, from the `Crawled URL in T: N pages visited, ...` line.
     pub pages_visited: Option<u64>,
+    /// URLs discovered, from the same line (`..., N URLs discovered.`).
+    pub urls_discovered: Option<u64>,
+    /// Pages answered 304, from `Unchanged (304 Not Modified, not downloaded): N pages.`
+    /// (0 without the line).
+    pub revalidated: u64,
+    /// What changed since the previous run, from `Since run #N: ...`, when there was one.
+    pub changes: Option<ChangeCounts>,
 }
 
 impl Summary {
@@ -99,6 +114,22 @@ fn first_number_after(text: &str, marker: &str) -> Option<u64> {
     rest.split_whitespace().next()?.parse().ok()
 }
 
+/// The number that ends the text before the first `marker` in `text`.
+fn last_number_before(text: &str, marker: &str) -> Option<u64> {
+    let (before, _) = text.split_once(marker)?;
+    before.split_whitespace().last()?.parse().ok()
+}
+
+/// `Since run #1: 1 added, 1 removed, 3 changed.`: the three counts.
+fn change_counts(line: &str) -> Option<ChangeCounts> {
+    let (_, counts) = line.strip_prefix("Since run #")?.split_once(": ")?;
+    Some(ChangeCounts {
+        added: last_number_before(counts, " added")?,
+        removed: last_number_before(counts, " removed")?,
+        changed: last_number_before(counts, " changed")?,
+    })
+}
+
 /// Reads the cost lines out of sitemapper's stderr.
 pub(crate) fn parse_summary(stderr: &str) -> anyhow::Result<Summary> {
     let line_after = |prefix: &str| -> anyhow::Result<&str> {
@@ -113,6 +144,7 @@ pub(crate) fn parse_summary(stderr: &str) -> anyhow::Result<Summary> {
         .with_context(|| format!("unreadable \"Peak memory: {memory}\""))?;
     let (cpu_seconds, browser_cpu_seconds) =
         own_and_browser(cpu, "s").with_context(|| format!("unreadable \"CPU time: {cpu}\""))?;
+    let crawled_line = stderr.lines().find(|line| line.starts_with("Crawled "));
     Ok(Summary {
         cpu_seconds,
         browser_cpu_seconds,
@@ -123,10 +155,15 @@ pub(crate) fn parse_summary(stderr: &str) -> anyhow::Result<Summary> {
             .map(str::trim_start)
             .find(|line| line.starts_with("Rendered "))
             .map(str::to_string),
-        pages_visited: stderr
+        pages_visited: crawled_line.and_then(|line| first_number_after(line, ": ")),
+        urls_discovered: crawled_line.and_then(|line| last_number_before(line, " URLs discovered")),
+        revalidated: stderr
             .lines()
-            .filter(|line| line.starts_with("Crawled "))
-            .find_map(|line| first_number_after(line, ": ")),
+            .find_map(|line| {
+                first_number_after(line, "Unchanged (304 Not Modified, not downloaded): ")
+            })
+            .unwrap_or(0),
+        changes: stderr.lines().find_map(change_counts),
     })
 }
 
@@ -175,6 +212,23 @@ pub(crate) fn crawl(
     }
 }
 
+/// As [`crawl`], without sampling, publishing into `out`, which may hold an earlier run's
+/// files as a scheduled job's does (they are left there).
+pub(crate) fn crawl_into(
+    binary: &Path,
+    seed: &str,
+    concurrency: usize,
+    extra: &[String],
+    out: &Path,
+) -> anyhow::Result<CrawlMeasure> {
+    match run_into(binary, seed, concurrency, extra, false, None, out)? {
+        CrawlEnd::Finished(measure) => Ok(measure),
+        CrawlEnd::Stopped(stopped) => {
+            bail!("a crawl without a time limit was stopped: {stopped:?}")
+        }
+    }
+}
+
 /// As [`crawl`], without sampling, and stopped once it has run for `limit`.
 pub(crate) fn crawl_within(
     binary: &Path,
@@ -195,6 +249,18 @@ fn run(
     limit: Option<Duration>,
 ) -> anyhow::Result<CrawlEnd> {
     let out = tempfile::tempdir().context("output directory")?;
+    run_into(binary, seed, concurrency, extra, sample, limit, out.path())
+}
+
+fn run_into(
+    binary: &Path,
+    seed: &str,
+    concurrency: usize,
+    extra: &[String],
+    sample: bool,
+    limit: Option<Duration>,
+    out: &Path,
+) -> anyhow::Result<CrawlEnd> {
     // stderr goes to a file, so that a full pipe never stalls the crawl while it is timed.
     let logs = tempfile::tempdir().context("log directory")?;
     let stderr_path = logs.path().join("stderr");
@@ -202,7 +268,7 @@ fn run(
     let started = Instant::now();
     let mut child = Command::new(binary)
         .args(["crawl", seed, "--out"])
-        .arg(out.path())
+        .arg(out)
         .args(["--concurrency", &concurrency.to_string()])
         .args(extra)
         .env("NO_COLOR", "1")
@@ -233,7 +299,7 @@ fn run(
     Ok(CrawlEnd::Finished(CrawlMeasure {
         wall,
         summary: parse_summary(&stderr)?,
-        listed: listed_urls(out.path())?,
+        listed: listed_urls(out)?,
         descendants,
     }))
 }
@@ -279,6 +345,9 @@ mod tests {
                 browser_peak_mib: None,
                 rendered: None,
                 pages_visited: None,
+                urls_discovered: None,
+                revalidated: 0,
+                changes: None,
             }
         );
         assert!(!summary.browser_ran());
@@ -311,6 +380,33 @@ mod tests {
                       requests, 113 URLs discovered.\nPeak memory: 25.8 MiB.\nCPU time: 0.07 s.\n";
         let summary = parse_summary(stderr).unwrap_or_else(|error| panic!("{error:#}"));
         assert_eq!(summary.pages_visited, Some(113));
+        assert_eq!(summary.urls_discovered, Some(113));
+    }
+
+    #[test]
+    fn a_recrawl_says_what_was_revalidated_and_what_changed() {
+        let stderr = "Crawled http://127.0.0.1:8080/ in 1.2s: 2197 pages visited, 2199 \
+                      requests, 2197 URLs discovered.\n\
+                      Unchanged (304 Not Modified, not downloaded): 2177 pages.\n\
+                      Since run #1: 0 added, 2 removed, 20 changed.\n\
+                      Peak memory: 25.8 MiB.\nCPU time: 0.07 s.\n";
+        let summary = parse_summary(stderr).unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(summary.urls_discovered, Some(2197));
+        assert_eq!(summary.revalidated, 2177);
+        assert_eq!(
+            summary.changes,
+            Some(ChangeCounts {
+                added: 0,
+                removed: 2,
+                changed: 20
+            })
+        );
+        let first = parse_summary(
+            "First run in /tmp/state.db: no changes to report.\n\
+                                   Peak memory: 25.8 MiB.\nCPU time: 0.07 s.\n",
+        )
+        .unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!((first.revalidated, first.changes), (0, None));
     }
 
     #[test]

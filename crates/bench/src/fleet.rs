@@ -1,6 +1,8 @@
 //! The fleet benchmark (`--fleet SITES --fleet-pages PAGES`): SITES generated sites of PAGES
 //! pages, each served on its own port of 127.0.0.1, written into one fleet file, and crawled by
-//! `sitemapper fleet run --all` in one process; and, with `--queue`, synced into an emptied
+//! `sitemapper fleet run --all` in one process; by one `sitemapper crawl` per site without a
+//! crawl database kept, as many at once as `fleet run` runs sites, the cost a fleet is
+//! measured against; and, with `--queue`, synced into an emptied
 //! PostgreSQL queue and crawled by one worker, then by three at once (`worker --once`). Every
 //! site's sitemap must list exactly the generator's expected URLs for that site, and in the
 //! queue every site must have been run once, by one worker. The cases alternate run by run,
@@ -17,10 +19,10 @@ use anyhow::{Context, bail};
 
 use crate::cpu_account::{CpuSnapshot, CpuSpent, Postgres};
 use crate::crawl_run::listed_urls;
-use crate::fleet_processes::{Launch, ProcessesMeasure, run_together};
-use crate::say;
+use crate::fleet_processes::{Launch, ProcessesMeasure, run_at_most, run_together};
 use crate::server::Server;
 use crate::site::GeneratedSite;
+use crate::{Binary, say};
 
 /// Sites a `fleet run` or a worker crawls at once (`--sites-at-once`).
 pub(crate) const SITES_AT_ONCE: usize = 4;
@@ -55,6 +57,8 @@ pub(crate) struct FleetSettings {
 pub(crate) enum FleetCase {
     /// `sitemapper fleet run --all`: one process, no queue.
     Run,
+    /// `sitemapper crawl` without `--state`, one process per site, [`SITES_AT_ONCE`] at once.
+    Crawls,
     /// `sitemapper worker --once`, this many processes at once, on the queue.
     Queue { workers: usize },
 }
@@ -64,16 +68,19 @@ impl FleetCase {
     pub(crate) fn label(self) -> String {
         match self {
             FleetCase::Run => "fleet run".to_string(),
+            FleetCase::Crawls => format!("crawl, {SITES_AT_ONCE} at once"),
             FleetCase::Queue { workers: 1 } => "queue, 1 worker".to_string(),
             FleetCase::Queue { workers } => format!("queue, {workers} workers"),
         }
     }
 }
 
-/// One case's measures over its runs.
+/// One case's measures over its runs, by one build.
 #[derive(Debug, Clone)]
 pub(crate) struct Series {
     pub case: FleetCase,
+    /// Which sitemapper binary ran (`this build`, `before`).
+    pub binary: String,
     /// From the first process's start to the last one's exit, per run.
     pub walls: Vec<Duration>,
     /// The processes' CPU time, user and system, per run.
@@ -89,9 +96,10 @@ pub(crate) struct Series {
 }
 
 impl Series {
-    fn new(case: FleetCase) -> Series {
+    fn new(case: FleetCase, binary: &Binary) -> Series {
         Series {
             case,
+            binary: binary.label.clone(),
             walls: Vec::new(),
             cpu_seconds: Vec::new(),
             peak_rss_mib: Vec::new(),
@@ -111,8 +119,11 @@ impl Series {
         self.cpu_seconds.push(measure.cpu_seconds);
         self.peak_rss_mib
             .push(measure.peak_rss_mib.iter().copied().fold(0.0, f64::max));
-        self.summed_peak_rss_mib
-            .push(measure.peak_rss_mib.iter().sum());
+        // The crawls run a few at a time, not all together: their peaks do not add up.
+        if self.case != FleetCase::Crawls {
+            self.summed_peak_rss_mib
+                .push(measure.peak_rss_mib.iter().sum());
+        }
         self.sites_per_worker.extend(sites_per_worker);
         if matches!(self.case, FleetCase::Queue { .. }) {
             self.postgres_cpu_seconds.extend(spent.postgres);
@@ -130,7 +141,7 @@ pub(crate) struct FleetResult {
     pub listed_per_site: usize,
     /// The server version of the queue's PostgreSQL, when there was a queue.
     pub postgres_version: Option<String>,
-    /// In the order of the cases: `fleet run`, then the queue's.
+    /// Build by build, in the order of the cases: `fleet run`, the crawls, then the queue's.
     pub series: Vec<Series>,
 }
 
@@ -142,8 +153,8 @@ struct FleetSite {
     expected: BTreeSet<String>,
 }
 
-/// Serves the fleet and runs every case `settings.runs` times.
-pub(crate) fn run(binary: &Path, settings: &FleetSettings) -> anyhow::Result<FleetResult> {
+/// Serves the fleet and runs every case `settings.runs` times with each of `binaries`.
+pub(crate) fn run(binaries: &[Binary], settings: &FleetSettings) -> anyhow::Result<FleetResult> {
     anyhow::ensure!(
         settings.sites > 0 && settings.pages > 0,
         "a fleet needs at least one site of at least one page"
@@ -177,11 +188,14 @@ pub(crate) fn run(binary: &Path, settings: &FleetSettings) -> anyhow::Result<Fle
         ),
         None => (None, None),
     };
-    let mut cases = vec![FleetCase::Run];
+    let mut cases = vec![FleetCase::Run, FleetCase::Crawls];
     if settings.queue.is_some() {
         cases.extend(WORKER_COUNTS.map(|workers| FleetCase::Queue { workers }));
     }
-    let mut series: Vec<Series> = cases.into_iter().map(Series::new).collect();
+    let mut series: Vec<Series> = binaries
+        .iter()
+        .flat_map(|binary| cases.iter().map(|&case| Series::new(case, binary)))
+        .collect();
     let total_fetched = settings.sites.saturating_mul(fetched_per_site);
     // Generous: ten milliseconds a URL on top of ten minutes; only a hang reaches it.
     let limit = Duration::from_secs(600)
@@ -193,7 +207,11 @@ pub(crate) fn run(binary: &Path, settings: &FleetSettings) -> anyhow::Result<Fle
             let Some(series) = series.get_mut((run + offset) % count) else {
                 continue;
             };
-            let label = series.case.label();
+            let Some(binary) = binaries.iter().find(|binary| binary.label == series.binary) else {
+                continue;
+            };
+            let binary = binary.path.as_path();
+            let label = format!("{}, {}", series.case.label(), series.binary);
             let directory = tempfile::tempdir().context("fleet directory")?;
             let fleet_file = write_fleet_file(directory.path(), &sites, settings.concurrency)?;
             let ((measure, spent), split) = match (series.case, &settings.queue) {
@@ -201,6 +219,13 @@ pub(crate) fn run(binary: &Path, settings: &FleetSettings) -> anyhow::Result<Fle
                     fleet_run(binary, directory.path(), &fleet_file, limit, postgres)?,
                     None,
                 ),
+                (FleetCase::Crawls, _) => {
+                    let launches = crawl_launches(directory.path(), &sites, settings.concurrency);
+                    let measured = measured(postgres, || {
+                        run_at_most(binary, &launches, directory.path(), limit, SITES_AT_ONCE)
+                    })?;
+                    (measured, None)
+                }
                 (FleetCase::Queue { workers }, Some(queue)) => {
                     let run = QueueRun {
                         queue,
@@ -221,12 +246,7 @@ pub(crate) fn run(binary: &Path, settings: &FleetSettings) -> anyhow::Result<Fle
                 settings.pages,
                 run + 1,
                 measure.wall.as_secs_f64(),
-                measure
-                    .peak_rss_mib
-                    .iter()
-                    .map(|peak| format!("{peak:.1} MiB"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                peaks(&measure.peak_rss_mib),
                 sites.len()
             );
             if let Some(split) = &split {
@@ -244,6 +264,22 @@ pub(crate) fn run(binary: &Path, settings: &FleetSettings) -> anyhow::Result<Fle
         postgres_version,
         series,
     })
+}
+
+/// The processes' peak RSS, each, or the largest when there are many (one crawl per site).
+fn peaks(peak_rss_mib: &[f64]) -> String {
+    if peak_rss_mib.len() > WORKER_COUNTS.iter().copied().max().unwrap_or(1) {
+        let largest = peak_rss_mib.iter().copied().fold(0.0, f64::max);
+        return format!(
+            "at most {largest:.1} MiB over {} processes",
+            peak_rss_mib.len()
+        );
+    }
+    peak_rss_mib
+        .iter()
+        .map(|peak| format!("{peak:.1} MiB"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Writes the fleet file of `sites` into `directory`, each site publishing into
@@ -315,6 +351,27 @@ fn fleet_run(
     measured(postgres, || {
         run_together(binary, &[launch], directory, limit)
     })
+}
+
+/// One `sitemapper crawl SEED --out DIR/out/NAME` per site, with the settings of the fleet
+/// file's defaults and no `--state`: the crawl database is a temporary file, dropped at the end.
+fn crawl_launches(directory: &Path, sites: &[FleetSite], concurrency: usize) -> Vec<Launch> {
+    sites
+        .iter()
+        .map(|site| Launch {
+            name: site.name.clone(),
+            arguments: vec![
+                "crawl".into(),
+                site.seed.clone().into(),
+                "--out".into(),
+                directory.join("out").join(&site.name).into(),
+                "--concurrency".into(),
+                concurrency.to_string().into(),
+                "--retries".into(),
+                "0".into(),
+            ],
+        })
+        .collect()
 }
 
 /// `run`'s measure, and the CPU time spent meanwhile beside it.
@@ -530,6 +587,7 @@ mod tests {
     #[test]
     fn cases_are_named() {
         assert_eq!(FleetCase::Run.label(), "fleet run");
+        assert_eq!(FleetCase::Crawls.label(), "crawl, 4 at once");
         assert_eq!(FleetCase::Queue { workers: 1 }.label(), "queue, 1 worker");
         assert_eq!(FleetCase::Queue { workers: 3 }.label(), "queue, 3 workers");
     }

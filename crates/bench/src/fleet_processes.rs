@@ -61,20 +61,40 @@ pub(crate) fn run_together(
     logs: &Path,
     limit: Duration,
 ) -> anyhow::Result<ProcessesMeasure> {
+    run_at_most(binary, launches, logs, limit, launches.len())
+}
+
+/// As [`run_together`], with at most `at_once` processes running: each exit starts the next
+/// launch, as a scheduler that runs a few jobs at a time does.
+pub(crate) fn run_at_most(
+    binary: &Path,
+    launches: &[Launch],
+    logs: &Path,
+    limit: Duration,
+    at_once: usize,
+) -> anyhow::Result<ProcessesMeasure> {
     let cpu_before = children_cpu_seconds()?;
     let started = Instant::now();
     let mut running: Vec<Running> = Vec::with_capacity(launches.len());
-    for launch in launches {
-        match start(binary, launch, logs) {
-            Ok(process) => running.push(process),
-            Err(error) => {
-                kill_all(&mut running);
-                return Err(error);
+    let mut waiting = launches.iter();
+    let mut polls = 0_u32;
+    loop {
+        let alive = running
+            .iter()
+            .filter(|process| process.exit.is_none())
+            .count();
+        for launch in waiting.by_ref().take(at_once.max(1).saturating_sub(alive)) {
+            match start(binary, launch, logs) {
+                Ok(process) => running.push(process),
+                Err(error) => {
+                    kill_all(&mut running);
+                    return Err(error);
+                }
             }
         }
-    }
-    let mut polls = 0_u32;
-    while running.iter().any(|process| process.exit.is_none()) {
+        if running.iter().all(|process| process.exit.is_some()) {
+            break;
+        }
         if polls.is_multiple_of(POLLS_PER_SAMPLE) {
             for process in running.iter_mut().filter(|process| process.exit.is_none()) {
                 if let Some(peak) = peak_rss_kib(process.child.id()) {
@@ -98,6 +118,7 @@ pub(crate) fn run_together(
                 .iter()
                 .filter(|process| process.exit.is_none())
                 .map(|process| process.name.clone())
+                .chain(waiting.map(|launch| format!("{} (not started)", launch.name)))
                 .collect();
             kill_all(&mut running);
             bail!(
@@ -253,6 +274,43 @@ mod tests {
         assert!(measure.cpu_seconds > 0.0, "{measure:?}");
         assert_eq!(measure.peak_rss_mib.len(), 2);
         assert!(logs.path().join("second.stderr").is_file());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn at_most_so_many_run_at_once() {
+        let logs = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let running = logs.path().join("running");
+        std::fs::create_dir(&running).unwrap_or_else(|error| panic!("{error}"));
+        // Each job marks itself running for a while, and says how many jobs it saw running.
+        let launches: Vec<Launch> = (0..6)
+            .map(|number| Launch {
+                name: format!("job-{number}"),
+                arguments: vec![
+                    "-c".into(),
+                    format!(
+                        "touch {0}/$$; sleep 0.1; ls {0} | wc -l; rm {0}/$$",
+                        running.display()
+                    )
+                    .into(),
+                ],
+            })
+            .collect();
+        let measure = run_at_most(
+            Path::new("/bin/sh"),
+            &launches,
+            logs.path(),
+            Duration::from_secs(60),
+            2,
+        )
+        .unwrap_or_else(|error| panic!("{error:#}"));
+        assert_eq!(measure.peak_rss_mib.len(), 6);
+        for number in 0..6 {
+            let seen = std::fs::read_to_string(logs.path().join(format!("job-{number}.stdout")))
+                .unwrap_or_default();
+            let seen: u32 = seen.trim().parse().unwrap_or(0);
+            assert!((1..=2).contains(&seen), "job-{number} saw {seen} running");
+        }
     }
 
     #[cfg(target_os = "linux")]

@@ -2,8 +2,9 @@
 //! with the release `sitemapper` binary beside this one, and reports speed, CPU, memory and
 //! correctness against a fetch-only baseline measured in the same run; and, on request, the
 //! cost of rendering pages in the browser (`--render-cases`, `--render-static`), of rendering
-//! on the Rust toolchain's own generated documentation (`--docs`), or of crawling a fleet of
-//! sites, alone and from a queue (`--fleet`).
+//! on the Rust toolchain's own generated documentation (`--docs`), of crawling a fleet of
+//! sites, alone and from a queue (`--fleet`), or of keeping a crawl database night after
+//! night (`--nightly`).
 
 mod adaptive;
 mod baseline;
@@ -15,6 +16,8 @@ mod fleet;
 mod fleet_processes;
 mod fleet_report;
 mod nginx;
+mod nightly;
+mod nightly_report;
 mod process_tree;
 mod render;
 mod render_report;
@@ -95,7 +98,8 @@ struct Options {
     #[arg(long, value_name = "PAGES", conflicts_with_all = ["serve", "serve_app"])]
     serve_web: Option<u64>,
     /// Instead of the other cases, crawl a fleet of this many generated sites, each on its own
-    /// port, with `sitemapper fleet run` (and with workers on `--queue`).
+    /// port, with `sitemapper fleet run`, with one `sitemapper crawl` per site (and with
+    /// workers on `--queue`), by this build and `--before`.
     #[arg(long, value_name = "SITES", conflicts_with_all = ["cases", "render_cases", "render_static"])]
     fleet: Option<usize>,
     /// Pages of each site of the fleet.
@@ -124,6 +128,25 @@ struct Options {
     /// stopped).
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     docs_timeout: u64,
+    /// Instead of the other cases, measure the crawl database (`--state`) on the generated
+    /// site of this many pages, served with validators: a plain crawl, a first crawl into a
+    /// new database, a recrawl of the unchanged site and one with 1% of the pages changed
+    /// (the section is printed, and written only to `--output`).
+    #[arg(
+        long,
+        value_name = "PAGES",
+        conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs", "same_output"]
+    )]
+    nightly: Option<u64>,
+    /// Pages of the web-like site the crawl database is measured on too (plain crawl, first
+    /// crawl, unchanged recrawl); 0 for none.
+    #[arg(
+        long,
+        value_name = "PAGES",
+        default_value_t = 10_000,
+        requires = "nightly"
+    )]
+    nightly_web: u64,
 }
 
 impl Options {
@@ -167,6 +190,9 @@ fn main() -> anyhow::Result<()> {
         return publish(&text, options.output.as_deref());
     }
     let binaries = binaries(&binary, &options)?;
+    if let Some(pages) = options.nightly {
+        return run_nightly(&binaries, pages, &options);
+    }
     if let Some(pages) = options.same_output {
         let text = same_output::run(&binaries, pages)?;
         return publish(&text, options.output.as_deref());
@@ -293,6 +319,31 @@ fn run_docs(binaries: &[Binary], options: &Options) -> anyhow::Result<()> {
     publish(&text, options.output.as_deref())
 }
 
+/// The crawl database's benchmark: its section is printed, and written only to `--output`.
+fn run_nightly(binaries: &[Binary], pages: u64, options: &Options) -> anyhow::Result<()> {
+    let settings = nightly::NightlySettings {
+        pages,
+        web_pages: options.nightly_web,
+        runs: options.runs.max(1),
+        concurrency: options.concurrency,
+    };
+    let result = nightly::run(binaries, &settings)?;
+    let mut command = format!(
+        "sitemapper-bench --nightly {pages} --nightly-web {}",
+        settings.web_pages
+    );
+    if options.before.is_some() {
+        command.push_str(" --before BEFORE");
+    }
+    if settings.concurrency != 8 {
+        command.push_str(&format!(" --concurrency {}", settings.concurrency));
+    }
+    command.push_str(&format!(" --runs {}", settings.runs));
+    let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let text = nightly_report::markdown(&result, &report::machine(), &date, &command);
+    publish(&text, options.output.as_deref())
+}
+
 /// The fleet benchmark: its section is printed, and written only to `--output`.
 fn run_fleet(binary: &Path, sites: usize, options: &Options) -> anyhow::Result<()> {
     let settings = fleet::FleetSettings {
@@ -302,11 +353,14 @@ fn run_fleet(binary: &Path, sites: usize, options: &Options) -> anyhow::Result<(
         concurrency: options.concurrency,
         queue: options.queue.clone(),
     };
-    let result = fleet::run(binary, &settings)?;
+    let result = fleet::run(&binaries(binary, options)?, &settings)?;
     let mut command = format!(
         "sitemapper-bench --fleet {sites} --fleet-pages {}",
         settings.pages
     );
+    if options.before.is_some() {
+        command.push_str(" --before BEFORE");
+    }
     if let Some(queue) = &settings.queue {
         command.push_str(&format!(" --queue {}", without_password(queue)));
     }

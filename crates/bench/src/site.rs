@@ -1,11 +1,16 @@
 //! The generated sites: deterministic pages rendered on request (nothing is held in memory
-//! or written to disk), and the exact set of URLs a correct crawl lists.
+//! or written to disk), and the exact set of URLs a correct crawl lists. A [`ChangingSite`]
+//! is the same site in editions a test switches between, its pages carrying validators, for
+//! the recrawls of a scheduled job: from one night to the next, the revised pages change and
+//! every other page stays byte for byte the same.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 
-use crate::server::{Reply, Routes};
+use crate::server::{Reply, Routes, Validators};
 
 /// Words for the filler text.
 pub(crate) const WORDS: &[&str] = &[
@@ -70,6 +75,92 @@ pub(crate) struct GeneratedSite {
 /// A response body, or none (404).
 pub(crate) type Body = Option<String>;
 
+/// Pages numbered `REVISED_EVERY * k + REVISED_AT` change from one generation to the next:
+/// one page in a hundred, all of them listed pages (no duplicate or noindex page has such a
+/// number), spread over the whole site.
+const REVISED_EVERY: u64 = 100;
+const REVISED_AT: u64 = 42;
+
+/// When the pages of generation 0 were published (2026-01-01T00:00:00Z); each page's
+/// `Last-Modified` is up to thirty days before, and a revised page's a day later per
+/// generation.
+const FIRST_PUBLISHED: i64 = 1_767_225_600;
+const DAY: i64 = 86_400;
+
+/// The generation a [`ChangingSite`] serves, shared between the server and whoever switches
+/// it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Generation(Arc<AtomicU64>);
+
+impl Generation {
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set(&self, generation: u64) {
+        self.0.store(generation, Ordering::Relaxed);
+    }
+}
+
+/// A [`GeneratedSite`] served in its current generation, with validators: generation 0 is the
+/// site as first generated; in each later one the revised pages
+/// ([`GeneratedSite::revised_paths`]) read differently and carry a new `ETag` and a later
+/// `Last-Modified`.
+#[derive(Debug, Clone)]
+pub(crate) struct ChangingSite {
+    pub site: GeneratedSite,
+    pub generation: Generation,
+}
+
+impl Routes for ChangingSite {
+    fn reply(&self, path: &str, query: Option<&str>) -> Option<Reply> {
+        let html = self
+            .site
+            .render_in(path, self.generation.get())
+            .filter(|_| query.is_none())?;
+        Some(Reply::new("text/html; charset=utf-8", Bytes::from(html)))
+    }
+
+    fn validators(&self, path: &str, query: Option<&str>, _: &str) -> Option<Validators> {
+        let (kind, number) = parse(path).filter(|_| query.is_none())?;
+        self.site
+            .exists(kind, number)
+            .then(|| validators(kind, number, revision(kind, number, self.generation.get())))
+    }
+}
+
+/// When the document of `seed` was first published, in seconds since the Unix epoch: up to
+/// thirty days before [`FIRST_PUBLISHED`].
+pub(crate) fn published(seed: u64) -> i64 {
+    FIRST_PUBLISHED - SplitMix(seed).below(30 * DAY as u64) as i64
+}
+
+/// The edition of a page in `generation`: the generation for a revised page, else 0.
+fn revision(kind: Kind, number: u64, generation: u64) -> u64 {
+    if kind == Kind::Page && number % REVISED_EVERY == REVISED_AT {
+        generation
+    } else {
+        0
+    }
+}
+
+/// A page's validators in `revision`, as nginx makes them from a file's modification time and
+/// size: the strong tag `"MTIME-N"` in hexadecimal, N standing for the size.
+fn validators(kind: Kind, number: u64, revision: u64) -> Validators {
+    let salt = match kind {
+        Kind::Page => 1,
+        Kind::Duplicate => 2,
+        Kind::Hidden => 3,
+    };
+    let seed = number.wrapping_mul(4) + salt;
+    let last_modified = published(seed) + DAY * revision as i64;
+    let size = 0x3000 + SplitMix(!seed).below(0x7000);
+    Validators {
+        etag: format!("\"{last_modified:x}-{size:x}\""),
+        last_modified,
+    }
+}
+
 impl GeneratedSite {
     pub(crate) fn new(pages: u64) -> GeneratedSite {
         let size = if pages > 200_000 {
@@ -107,22 +198,39 @@ impl GeneratedSite {
         paths
     }
 
+    /// The paths of the pages that change from one generation to the next (all listed).
+    pub(crate) fn revised_paths(&self) -> BTreeSet<String> {
+        (REVISED_AT..self.pages)
+            .step_by(REVISED_EVERY as usize)
+            .map(Self::page_path)
+            .collect()
+    }
+
     /// The HTML at `path`.
     pub(crate) fn render(&self, path: &str) -> Body {
-        if path == "/robots.txt" {
-            return None;
-        }
+        self.render_in(path, 0)
+    }
+
+    /// The HTML at `path` in `generation`.
+    pub(crate) fn render_in(&self, path: &str, generation: u64) -> Body {
         let (kind, number) = parse(path)?;
-        if number >= self.pages
-            || (kind == Kind::Duplicate && !has_duplicate(number, self.size))
-            || (kind == Kind::Hidden && !has_hidden(number, self.size))
-        {
+        if !self.exists(kind, number) {
             return None;
         }
+        let revision = revision(kind, number, generation);
         Some(match self.size {
-            PageSize::Full => self.full_page(kind, number),
-            PageSize::Small => self.small_page(kind, number),
+            PageSize::Full => self.full_page(kind, number, revision),
+            PageSize::Small => self.small_page(kind, number, revision),
         })
+    }
+
+    fn exists(&self, kind: Kind, number: u64) -> bool {
+        number < self.pages
+            && match kind {
+                Kind::Page => true,
+                Kind::Duplicate => has_duplicate(number, self.size),
+                Kind::Hidden => has_hidden(number, self.size),
+            }
     }
 
     fn head(&self, kind: Kind, number: u64) -> String {
@@ -143,7 +251,7 @@ impl GeneratedSite {
         )
     }
 
-    fn full_page(&self, kind: Kind, number: u64) -> String {
+    fn full_page(&self, kind: Kind, number: u64, revision: u64) -> String {
         let mut random = SplitMix(number.wrapping_mul(0x9E37_79B9) ^ 0x5EED);
         let mut html = self.head(kind, number);
         html.push_str("<body><nav>");
@@ -158,6 +266,7 @@ impl GeneratedSite {
         html.push_str("</nav><main><h1>Page ");
         html.push_str(&number.to_string());
         html.push_str("</h1>");
+        revised(&mut html, revision);
         let links = 20 + random.below(61);
         let paragraphs = 6 + random.below(14);
         for paragraph in 0..paragraphs {
@@ -188,10 +297,12 @@ impl GeneratedSite {
         html
     }
 
-    fn small_page(&self, kind: Kind, number: u64) -> String {
+    fn small_page(&self, kind: Kind, number: u64, revision: u64) -> String {
         let mut random = SplitMix(number ^ 0xB0B);
         let mut html = self.head(kind, number);
-        html.push_str("<body><p>");
+        html.push_str("<body>");
+        revised(&mut html, revision);
+        html.push_str("<p>");
         for _ in 0..30 {
             html.push_str(WORDS[random.below(WORDS.len() as u64) as usize]);
             html.push(' ');
@@ -233,6 +344,15 @@ impl Routes for GeneratedSite {
     fn reply(&self, path: &str, query: Option<&str>) -> Option<Reply> {
         let html = self.render(path).filter(|_| query.is_none())?;
         Some(Reply::new("text/html; charset=utf-8", Bytes::from(html)))
+    }
+}
+
+/// The visible note of a revised page: text, no link, so that only the page's text changes.
+fn revised(html: &mut String, revision: u64) {
+    if revision > 0 {
+        html.push_str(&format!(
+            "<p>Revised in edition {revision}: the figures below were checked again.</p>"
+        ));
     }
 }
 
@@ -342,6 +462,59 @@ mod tests {
                 .unwrap_or_default()
                 .contains("<a href=\"1")
         );
+    }
+
+    /// The `href`s of `html`, in order.
+    fn links(html: &str) -> Vec<&str> {
+        html.split("<a href=\"")
+            .skip(1)
+            .map(|link| link.split('"').next().unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn one_page_in_a_hundred_changes_in_the_next_generation() {
+        let site = GeneratedSite::new(1000);
+        let revised = site.revised_paths();
+        let expected: BTreeSet<String> = (0..10).map(|k| format!("/p/{}", k * 100 + 42)).collect();
+        assert_eq!(revised, expected);
+        assert!(revised.is_subset(&site.expected_paths()));
+        let changing = ChangingSite {
+            site,
+            generation: Generation::default(),
+        };
+        let validators_in = |path: &str, generation: u64| {
+            changing.generation.set(generation);
+            changing
+                .validators(path, None, "")
+                .unwrap_or_else(|| panic!("{path}"))
+        };
+        for path in site.fetched_paths() {
+            let (before, after) = (
+                site.render_in(&path, 0).unwrap_or_default(),
+                site.render_in(&path, 1).unwrap_or_default(),
+            );
+            assert_eq!(before, site.render(&path).unwrap_or_default(), "{path}");
+            let (old, new) = (validators_in(&path, 0), validators_in(&path, 1));
+            assert!(
+                old.etag.starts_with('"') && old.etag.ends_with('"'),
+                "{old:?}"
+            );
+            if revised.contains(&path) {
+                assert!(after.contains("Revised in edition 1"), "{path}");
+                assert_ne!(before, after, "{path}");
+                assert_eq!(links(&before), links(&after), "{path}: the same links");
+                assert_ne!(old.etag, new.etag, "{path}");
+                assert!(new.last_modified > old.last_modified, "{path}");
+            } else {
+                assert_eq!(before, after, "{path}");
+                assert_eq!(old, new, "{path}");
+            }
+        }
+        changing.generation.set(1);
+        assert!(changing.validators("/p/42", Some("a=b"), "").is_none());
+        assert!(changing.validators("/p/1000", None, "").is_none());
+        assert!(changing.validators("/dup/11", None, "").is_none());
     }
 
     #[test]

@@ -12,8 +12,8 @@ use std::io::Write as _;
 
 use bytes::Bytes;
 
-use crate::server::{Reply, Routes};
-use crate::site::{SplitMix, WORDS};
+use crate::server::{Reply, Routes, Validators};
+use crate::site::{SplitMix, WORDS, published};
 
 /// The sections of the documentation: page `n` lives in `SECTIONS[n % SECTIONS.len()]`.
 const SECTIONS: &[&str] = &[
@@ -404,6 +404,8 @@ pub(crate) enum Encodings {
 struct Compressed {
     gzip: Bytes,
     brotli: Option<Bytes>,
+    /// The size of the uncompressed HTML.
+    length: usize,
 }
 
 /// The site served compressed, every body compressed ahead.
@@ -411,6 +413,8 @@ struct Compressed {
 pub(crate) struct CompressedWebSite {
     site: WebSite,
     bodies: HashMap<WebPage, Compressed>,
+    /// Whether pages carry `ETag` and `Last-Modified` (and are answered 304 on request).
+    validators: bool,
 }
 
 impl CompressedWebSite {
@@ -431,6 +435,7 @@ impl CompressedWebSite {
                                     gzip: Bytes::from(gzip(html.as_bytes())),
                                     brotli: (encodings == Encodings::BrotliOrGzip)
                                         .then(|| Bytes::from(brotli(html.as_bytes()))),
+                                    length: html.len(),
                                 };
                                 (*document, compressed)
                             })
@@ -443,7 +448,40 @@ impl CompressedWebSite {
                 .flat_map(|worker| worker.join().unwrap_or_default())
                 .collect()
         });
-        CompressedWebSite { site, bodies }
+        CompressedWebSite {
+            site,
+            bodies,
+            validators: false,
+        }
+    }
+
+    /// The same site, its pages served with validators as nginx serves files: `Last-Modified`
+    /// the file's time (up to thirty days before 2026-01-01, fixed per document) and the
+    /// strong `ETag` `"MTIME-SIZE"` in hexadecimal, of the body sent (each encoding its own).
+    pub(crate) fn with_validators(self) -> CompressedWebSite {
+        CompressedWebSite {
+            validators: true,
+            ..self
+        }
+    }
+
+    /// The body of `document` for a client that accepts `accept_encoding`: its encoding, and
+    /// the precompressed bytes (none for the uncompressed page, rendered on request).
+    fn encoded<'a>(
+        &self,
+        bodies: &'a Compressed,
+        accept_encoding: &str,
+    ) -> (Option<&'a Bytes>, Option<&'static str>) {
+        let accepts = |name: &str| {
+            accept_encoding
+                .split(',')
+                .any(|offered| offered.split(';').next().unwrap_or_default().trim() == name)
+        };
+        match &bodies.brotli {
+            Some(brotli) if accepts("br") => (Some(brotli), Some("br")),
+            _ if accepts("gzip") => (Some(&bodies.gzip), Some("gzip")),
+            _ => (None, None),
+        }
     }
 }
 
@@ -461,21 +499,42 @@ impl Routes for CompressedWebSite {
         accept_encoding: &str,
     ) -> Option<Reply> {
         let document = self.site.document(path)?;
-        let accepts = |name: &str| {
-            accept_encoding
-                .split(',')
-                .any(|offered| offered.split(';').next().unwrap_or_default().trim() == name)
-        };
         let bodies = self.bodies.get(&document)?;
-        let (body, encoding) = match &bodies.brotli {
-            Some(brotli) if accepts("br") => (brotli.clone(), Some("br")),
-            _ if accepts("gzip") => (bodies.gzip.clone(), Some("gzip")),
-            _ => (Bytes::from(self.site.render(document)), None),
+        let (body, encoding) = match self.encoded(bodies, accept_encoding) {
+            (Some(body), encoding) => (body.clone(), encoding),
+            (None, _) => (Bytes::from(self.site.render(document)), None),
         };
         Some(Reply {
             content_type: "text/html; charset=utf-8",
             body,
             content_encoding: encoding,
+        })
+    }
+
+    fn validators(
+        &self,
+        path: &str,
+        _query: Option<&str>,
+        accept_encoding: &str,
+    ) -> Option<Validators> {
+        if !self.validators {
+            return None;
+        }
+        let document = self.site.document(path)?;
+        let bodies = self.bodies.get(&document)?;
+        let size = match self.encoded(bodies, accept_encoding) {
+            (Some(body), _) => body.len(),
+            (None, _) => bodies.length,
+        };
+        let seed = match document {
+            WebPage::Page(number) => number * 3,
+            WebPage::Print(number) => number * 3 + 1,
+            WebPage::Draft(number) => number * 3 + 2,
+        };
+        let last_modified = published(seed);
+        Some(Validators {
+            etag: format!("\"{last_modified:x}-{size:x}\""),
+            last_modified,
         })
     }
 }
@@ -637,6 +696,41 @@ mod tests {
         assert_eq!(
             site.document("/docs/install/1.html"),
             Some(WebPage::Page(1))
+        );
+    }
+
+    #[test]
+    fn validators_are_given_on_request_and_name_the_body_sent() {
+        let site = WebSite { pages: 30 };
+        let plain = CompressedWebSite::new(site, Encodings::Gzip);
+        assert!(
+            plain
+                .validators("/docs/install/1.html", None, "gzip")
+                .is_none()
+        );
+        let served = plain.with_validators();
+        let gzip = served
+            .validators("/docs/install/1.html", None, "gzip, br")
+            .unwrap_or_else(|| panic!("no validators"));
+        let identity = served
+            .validators("/docs/install/1.html", None, "")
+            .unwrap_or_else(|| panic!("no validators"));
+        assert_eq!(gzip.last_modified, identity.last_modified);
+        assert_ne!(gzip.etag, identity.etag, "one tag per representation");
+        let body = served
+            .reply_encoded("/docs/install/1.html", None, "gzip")
+            .map(|reply| reply.body.len())
+            .unwrap_or_default();
+        assert!(gzip.etag.ends_with(&format!("-{body:x}\"")), "{gzip:?}");
+        assert_eq!(
+            served.validators("/docs/install/1.html", Some("ref=related"), "gzip"),
+            Some(gzip),
+            "a query variant is the page"
+        );
+        assert!(
+            served
+                .validators("/docs/install/31.html", None, "")
+                .is_none()
         );
     }
 
