@@ -243,7 +243,7 @@ fn a_million_links_are_converted_in_bounded_memory() {
     assert_eq!(before, i64::try_from(links).unwrap() + 13);
     // Held in memory, the links alone would take more than the whole process is allowed.
     let limit_mib = 64;
-    let mut command = sitemapper_command(&["runs", "--state", database.to_str().unwrap()]);
+    let command = sitemapper_command(&["runs", "--state", database.to_str().unwrap()]);
     let program = command.get_program().to_owned();
     let args: Vec<_> = command.get_args().map(ToOwned::to_owned).collect();
     let mut limited = std::process::Command::new("prlimit");

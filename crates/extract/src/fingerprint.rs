@@ -73,7 +73,15 @@ impl VisibleText {
         let mut verbatim_from = 0;
         for (chunk_index, chunk) in bytes.chunks(8).enumerate() {
             let offset = chunk_index * 8;
-            let mut candidates = spaces_or_controls(chunk);
+            let (mut candidates, spaces) = spaces_or_controls(chunk);
+            // Most chunks of text hold only single spaces between word characters.
+            let after_word = offset > 0 && !bytes[offset - 1].is_ascii_whitespace();
+            if candidates == spaces
+                && spaces & (spaces << 8) == 0
+                && (spaces & 0x80 == 0 || after_word)
+            {
+                continue;
+            }
             while candidates != 0 {
                 let position = offset + (candidates.trailing_zeros() / 8) as usize;
                 candidates &= candidates - 1;
@@ -119,18 +127,24 @@ impl VisibleText {
     }
 }
 
-/// The bytes of `chunk` (at most eight) below `!`, the space and the control characters, as
-/// a mask with the high bit of each such byte set, byte `i` in bits `8i..8i+8`. Bytes of
-/// 0x80 and above (UTF-8 beyond ASCII) are never flagged; no byte's sum carries into the
-/// next, so the flags are exact.
-fn spaces_or_controls(chunk: &[u8]) -> u64 {
+/// The bytes of `chunk` (at most eight) below `!` (the space and the control characters),
+/// and of them the spaces, as masks with the high bit of each such byte set, byte `i` in
+/// bits `8i..8i+8`. Bytes of 0x80 and above (UTF-8 beyond ASCII) are never flagged; no
+/// byte's sum carries into the next, so the flags are exact.
+fn spaces_or_controls(chunk: &[u8]) -> (u64, u64) {
     let mut padded = [b'a'; 8];
     padded[..chunk.len()].copy_from_slice(chunk);
     let word = u64::from_le_bytes(padded);
     let high_bits = 0x8080_8080_8080_8080_u64;
+    let low_bits = !high_bits;
     // Each byte's low seven bits plus 0x5f reach 0x80 exactly when they are 0x21 or more.
-    let at_least_bang = (word & !high_bits) + 0x5f5f_5f5f_5f5f_5f5f;
-    !(at_least_bang | word) & high_bits
+    let at_least_bang = (word & low_bits) + 0x5f5f_5f5f_5f5f_5f5f;
+    let below_bang = !(at_least_bang | word) & high_bits;
+    // A byte is a space when it is zero once XORed with spaces; plus 0x7f, a byte's low
+    // seven bits reach 0x80 exactly when they are not zero.
+    let other = word ^ 0x2020_2020_2020_2020;
+    let spaces = !(((other & low_bits) + low_bits) | other) & high_bits;
+    (below_bang, spaces)
 }
 
 /// Version 1's reading of a piece of text, as html5ever's tokenizer cuts it: its words, each
@@ -324,5 +338,46 @@ mod tests {
             String::from_utf8(legacy).unwrap(),
             "caf \u{e9} au \u{a0} lait x "
         );
+    }
+    /// Version 2's text as its definition reads: the words of the pieces joined, each
+    /// followed by one space, a word ending at whitespace or at a cut marked as markup.
+    fn words_of(pieces: &[(String, bool)]) -> Vec<u8> {
+        let mut joined = String::new();
+        for (piece, markup_after) in pieces {
+            joined.push_str(piece);
+            if *markup_after {
+                joined.push(' ');
+            }
+        }
+        let mut normalized = Vec::new();
+        for word in joined
+            .split(|character: char| character.is_ascii_whitespace())
+            .filter(|word| !word.is_empty())
+        {
+            normalized.extend_from_slice(word.as_bytes());
+            normalized.push(b' ');
+        }
+        normalized
+    }
+
+    proptest::proptest! {
+        /// The runs copied as they are, and the chunks skipped whole, give what the
+        /// definition gives, wherever pieces and chunks begin and end.
+        #[test]
+        fn the_fast_reading_is_the_definition(
+            pieces in proptest::collection::vec(
+                ("[ a\\t\\n\\r\\x0c\\x0b\\x01\u{e9}\u{a0}]{0,40}", proptest::bool::ANY),
+                0..8,
+            )
+        ) {
+            let mut text = VisibleText::default();
+            for (piece, markup_after) in &pieces {
+                text.push(piece);
+                if *markup_after {
+                    text.end_word();
+                }
+            }
+            proptest::prop_assert_eq!(text.finish(), words_of(&pieces));
+        }
     }
 }

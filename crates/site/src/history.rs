@@ -13,18 +13,26 @@ use url::Url;
 #[derive(Debug)]
 pub(crate) struct StoreHistory {
     store: Mutex<Store>,
+    /// The database held no page when the run began: a first crawl, with nothing to look up.
+    empty: bool,
 }
 
 impl StoreHistory {
     pub(crate) fn new(store: Store) -> StoreHistory {
+        // Unreadable, it is taken for not empty: each lookup then says why it failed.
+        let empty = store.has_no_pages().unwrap_or(false);
         StoreHistory {
             store: Mutex::new(store),
+            empty,
         }
     }
 }
 
 impl History for StoreHistory {
     fn previous(&self, url: &Url) -> Option<PreviousPage> {
+        if self.empty {
+            return None;
+        }
         // Without its history a page is fetched in full: slower, never wrong; said at debug level.
         let store = self
             .store

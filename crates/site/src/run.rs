@@ -32,8 +32,10 @@ use crate::sitemap_seeds::{ReadSitemaps, SeedSitemaps};
 use crate::spill::StoreSpill;
 use crate::stdout::{ProcessStdout, Stdout};
 
-/// Events in flight between the crawl and the recorder.
-const EVENT_CHANNEL_CAPACITY: usize = 4096;
+/// Events in flight between the crawl and the recorder. When the recorder falls behind, the
+/// crawl waits for it: each event holds a page's links, so this bounds what they take (about
+/// 10 MB of pages with a hundred links each).
+const EVENT_CHANNEL_CAPACITY: usize = 1024;
 
 /// Shown how a run goes while it crawls: the binary draws its progress line from it.
 pub trait Watcher {
