@@ -146,6 +146,9 @@ pub struct GraphLink<'a> {
     pub nofollow: bool,
 }
 
+/// Links inserted by one statement: a page's links go in a few statements, not one each.
+const LINKS_PER_INSERT: usize = 32;
+
 /// Replaces the recorded links of every page of `pages` that carries links (in the
 /// recorder's transaction); the first link of a kind from a page to a target keeps its text.
 /// A sitemap's entries stay: a sitemap of the site that is also linked as a page keeps both.
@@ -159,12 +162,18 @@ pub(crate) fn write_links(
         transaction.prepare_cached("DELETE FROM links WHERE source = ?1 AND kind != ?2")?;
     let mut forget_details =
         transaction.prepare_cached("DELETE FROM link_details WHERE source = ?1 AND kind != ?2")?;
+    let insert_many_sql = format!(
+        "INSERT OR IGNORE INTO links (source, target, kind) VALUES {}",
+        vec!["(?1, ?, ?)"; LINKS_PER_INSERT].join(", ")
+    );
+    let mut insert_many = transaction.prepare_cached(&insert_many_sql)?;
     let mut insert = transaction
         .prepare_cached("INSERT OR IGNORE INTO links (source, target, kind) VALUES (?1, ?2, ?3)")?;
     let mut insert_details = transaction.prepare_cached(
         "INSERT OR IGNORE INTO link_details (source, target, kind, anchor, nofollow)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
+    let mut rows: Vec<(i64, i64)> = Vec::new();
     for page in pages {
         let Some(links) = &page.links else {
             continue;
@@ -172,9 +181,10 @@ pub(crate) fn write_links(
         let source = url_ids.id(transaction, &page.url)?;
         forget.execute(params![source, sitemap])?;
         forget_details.execute(params![source, sitemap])?;
+        rows.clear();
         for link in links {
             let target = url_ids.id(transaction, &link.target)?;
-            insert.execute(params![source, target, link.kind])?;
+            rows.push((target, link.kind.number()));
             if link.anchor.is_some() || link.nofollow {
                 insert_details.execute(params![
                     source,
@@ -184,6 +194,21 @@ pub(crate) fn write_links(
                     link.nofollow
                 ])?;
             }
+        }
+        // Sorted, each link once: the rows go in key order, with no duplicate to ignore.
+        rows.sort_unstable();
+        rows.dedup();
+        let mut chunks = rows.chunks_exact(LINKS_PER_INSERT);
+        for chunk in &mut chunks {
+            insert_many.raw_bind_parameter(1, source)?;
+            for (index, (target, kind)) in chunk.iter().enumerate() {
+                insert_many.raw_bind_parameter(2 + 2 * index, target)?;
+                insert_many.raw_bind_parameter(3 + 2 * index, kind)?;
+            }
+            insert_many.raw_execute()?;
+        }
+        for (target, kind) in chunks.remainder() {
+            insert.execute(params![source, target, kind])?;
         }
     }
     Ok(())
@@ -384,5 +409,43 @@ impl Store {
         statement
             .query_row(params![url, run.0], |row| row.get(0))
             .map_err(|source| self.sql_error(source))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::{open, page};
+    use crate::*;
+
+    #[test]
+    fn a_page_of_many_links_keeps_each_once() {
+        let (_directory, mut store) = open();
+        let run = store.begin_run("https://e.com/").unwrap();
+        // More than one statement's worth, with every link named twice.
+        let targets: Vec<String> = (0..75).map(|n| format!("https://e.com/{n}")).collect();
+        let links = targets
+            .iter()
+            .chain(&targets)
+            .map(|target| LinkRecord {
+                target: target.clone(),
+                kind: LinkKind::Anchor,
+                anchor: None,
+                nofollow: false,
+            })
+            .collect();
+        let record = PageRecord {
+            links: Some(links),
+            ..page("https://e.com/", Verdict::Indexable)
+        };
+        store.record_pages(run, &[record]).unwrap();
+        let recorded: Vec<String> = store
+            .links_of("https://e.com/")
+            .unwrap()
+            .into_iter()
+            .map(|link| link.target)
+            .collect();
+        let mut expected = targets.clone();
+        expected.sort();
+        assert_eq!(recorded, expected, "each once, by target");
     }
 }
