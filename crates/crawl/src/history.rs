@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use url::Url;
 
-use crate::event::{Fingerprint, PageLink, Verdict};
+use crate::event::{Fingerprint, Verdict};
 
 /// One URL as an earlier run left it.
 #[derive(Debug, Clone)]
@@ -26,9 +26,9 @@ pub struct PreviousPage {
     pub description: Option<String>,
     /// The fingerprint of its visible text and links.
     pub fingerprint: Option<Fingerprint>,
-    /// The links it was recorded with (those it was followed through, none for a nofollow
-    /// page; its canonical; its images).
-    pub links: Vec<PageLink>,
+    /// Where the links it is followed through lead (its anchors, frames, refreshes and
+    /// alternates; none for a nofollow page): what a 304 follows again.
+    pub followed: Vec<Url>,
 }
 
 impl PreviousPage {

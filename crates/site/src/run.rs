@@ -229,7 +229,12 @@ impl Opened {
                 read_sitemaps,
             )));
         if settings.state.is_some() {
-            let history = StoreHistory::new(database.open_store()?);
+            let connections =
+                std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+            let stores = (0..connections)
+                .map(|_| database.open_store())
+                .collect::<Result<Vec<_>, _>>()?;
+            let history = StoreHistory::new(stores);
             crawler = crawler.with_history(Arc::new(history));
         }
         if let Some(cursor) = resume {

@@ -311,6 +311,33 @@ impl Store {
             .map_err(|source| self.sql_error(source))
     }
 
+    /// Where the links a crawler follows from a page to discover others lead, as `url` was
+    /// last recorded: its anchors, frames, refreshes and alternates (not its canonical, which
+    /// its verdict names, nor its images), in no particular order. What a recrawl follows
+    /// again from a page that answered 304 Not Modified, read with one lookup per link.
+    pub fn followed_links_of(&self, url: &str) -> Result<Vec<String>, StoreError> {
+        let kinds = [
+            LinkKind::Anchor,
+            LinkKind::Hreflang,
+            LinkKind::Iframe,
+            LinkKind::Refresh,
+        ]
+        .map(|kind| kind.number().to_string())
+        .join(", ");
+        let mut statement = self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT targets.url FROM links JOIN urls AS targets ON targets.id = links.target
+                 WHERE links.source = (SELECT id FROM urls WHERE url = ?1)
+                   AND links.kind IN ({kinds})"
+            ))
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_map(params![url], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
+    }
+
     /// The links `url` was last recorded with, by kind and target.
     pub fn links_of(&self, url: &str) -> Result<Vec<LinkRecord>, StoreError> {
         let mut statement = self

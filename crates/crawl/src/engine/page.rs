@@ -264,12 +264,7 @@ pub(super) async fn revalidated_page(
     previous: PreviousPage,
 ) -> Visit {
     context.progress.revalidated.fetch_add(1, Ordering::Relaxed);
-    let mut links: Vec<Url> = previous
-        .links
-        .iter()
-        .filter(|link| link.kind.is_followed())
-        .map(|link| link.url.clone())
-        .collect();
+    let mut links = previous.followed;
     if let Some(target) = previous.verdict.target() {
         links.push(target.clone());
     }
