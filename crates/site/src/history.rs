@@ -1,11 +1,15 @@
 //! The crawl database as the crawler's history: what the last run found for a URL, so that a
 //! recrawl revalidates it with a conditional request and reuses it on 304.
 
-use std::sync::{Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 
 use sitemapper_crawl::{Exclusion, Fingerprint, History, PreviousPage, Verdict};
 use sitemapper_store::{PageRecord, Reason, Store, Verdict as Recorded};
 use url::Url;
+
+/// Link targets kept parsed at most: about 20 MB.
+const PARSED_TARGETS: usize = 100_000;
 
 /// Connections of their own to the crawl database (WAL lets them read while the recorder
 /// writes), one per core: the crawl's workers look pages up at once, each on a connection
@@ -13,6 +17,9 @@ use url::Url;
 #[derive(Debug)]
 pub(crate) struct StoreHistory {
     stores: Vec<Mutex<Store>>,
+    /// The URLs links lead to, by id, as parsed once: most pages of a site link to the same
+    /// menu and to pages others link to, and parsing a URL costs more than looking it up.
+    targets: RwLock<HashMap<i64, Url>>,
     /// The database held no page when the run began: a first crawl, with nothing to look up.
     empty: bool,
 }
@@ -26,8 +33,48 @@ impl StoreHistory {
             .is_none_or(|store| store.has_no_pages().unwrap_or(false));
         StoreHistory {
             stores: stores.into_iter().map(Mutex::new).collect(),
+            targets: RwLock::default(),
             empty,
         }
+    }
+
+    /// The URLs of the link targets `ids`, parsed once each (up to [`PARSED_TARGETS`]).
+    /// A target that cannot be read or parsed is left out: the page it is on is still
+    /// revalidated, and the link is found again when the page changes.
+    fn targets_of(&self, store: &Store, ids: &[i64]) -> Vec<Url> {
+        let mut targets = Vec::with_capacity(ids.len());
+        let mut missing = Vec::new();
+        {
+            let parsed = self.targets.read().unwrap_or_else(PoisonError::into_inner);
+            for id in ids {
+                match parsed.get(id) {
+                    Some(url) => targets.push(url.clone()),
+                    None => missing.push(*id),
+                }
+            }
+        }
+        let mut read = Vec::with_capacity(missing.len());
+        for id in missing {
+            if let Some(url) = store
+                .url_of(id)
+                .inspect_err(|error| tracing::debug!(%error, "a link's target cannot be read"))
+                .ok()
+                .flatten()
+                .and_then(|text| Url::parse(&text).ok())
+            {
+                read.push((id, url));
+            }
+        }
+        if !read.is_empty() {
+            let mut parsed = self.targets.write().unwrap_or_else(PoisonError::into_inner);
+            for (id, url) in read {
+                if parsed.len() < PARSED_TARGETS {
+                    parsed.insert(id, url.clone());
+                }
+                targets.push(url);
+            }
+        }
+        targets
     }
 
     /// A connection no other worker holds, or, when all are taken, the one `url` falls on.
@@ -59,13 +106,13 @@ impl History for StoreHistory {
             if page.status != Some(200) || !page.html_ok {
                 return None;
             }
-            let followed = store
+            let ids = store
                 .followed_links_of(url.as_str())
                 .inspect_err(
                     |error| tracing::debug!(%url, %error, "the history's links cannot be read"),
                 )
                 .ok()?;
-            (page, followed)
+            (page, self.targets_of(&store, &ids))
         };
         Some(PreviousPage {
             verdict: content_verdict(&page)?,
@@ -81,10 +128,7 @@ impl History for StoreHistory {
                 version: fingerprint.version,
                 hex: fingerprint.hex,
             }),
-            followed: followed
-                .iter()
-                .filter_map(|target| Url::parse(target).ok())
-                .collect(),
+            followed,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! graph of the audit (who links where, through what, with which text).
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
-use rusqlite::{ToSql, Transaction, params};
+use rusqlite::{OptionalExtension, ToSql, Transaction, params};
 
 use crate::runs::RunId;
 use crate::urls::UrlIds;
@@ -311,11 +311,12 @@ impl Store {
             .map_err(|source| self.sql_error(source))
     }
 
-    /// Where the links a crawler follows from a page to discover others lead, as `url` was
-    /// last recorded: its anchors, frames, refreshes and alternates (not its canonical, which
-    /// its verdict names, nor its images), in no particular order. What a recrawl follows
-    /// again from a page that answered 304 Not Modified, read with one lookup per link.
-    pub fn followed_links_of(&self, url: &str) -> Result<Vec<String>, StoreError> {
+    /// The ids of the URLs the links a crawler follows from a page to discover others lead
+    /// to, as `url` was last recorded: its anchors, frames, refreshes and alternates (not its
+    /// canonical, which its verdict names, nor its images), in no particular order. What a
+    /// recrawl follows again from a page that answered 304 Not Modified; [`Store::url_of`]
+    /// gives each URL.
+    pub fn followed_links_of(&self, url: &str) -> Result<Vec<i64>, StoreError> {
         let kinds = [
             LinkKind::Anchor,
             LinkKind::Hreflang,
@@ -327,14 +328,25 @@ impl Store {
         let mut statement = self
             .connection
             .prepare_cached(&format!(
-                "SELECT targets.url FROM links JOIN urls AS targets ON targets.id = links.target
-                 WHERE links.source = (SELECT id FROM urls WHERE url = ?1)
-                   AND links.kind IN ({kinds})"
+                "SELECT target FROM links
+                 WHERE source = (SELECT id FROM urls WHERE url = ?1) AND kind IN ({kinds})"
             ))
             .map_err(|source| self.sql_error(source))?;
         statement
             .query_map(params![url], |row| row.get(0))
             .and_then(Iterator::collect)
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// The URL a link's id stands for.
+    pub fn url_of(&self, id: i64) -> Result<Option<String>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT url FROM urls WHERE id = ?1")
+            .map_err(|source| self.sql_error(source))?;
+        statement
+            .query_row(params![id], |row| row.get(0))
+            .optional()
             .map_err(|source| self.sql_error(source))
     }
 
