@@ -415,9 +415,7 @@ fn browser_executable(settings: &SiteSettings) -> Result<Option<PathBuf>, SiteEr
     }
 }
 
-/// Builds the index of links by target the queries after the crawl read (a first crawl writes
-/// its links without it; later runs keep it up to date for the few pages that change). Applies
-/// the site-wide rules that need the whole run (session parameters, canonicals), so
+/// Applies the site-wide rules that need the whole run (session parameters, canonicals), so
 /// that every verdict is final; then reads the URLs not listed, writing them all to
 /// `--list-not-listed`. That list is written even when nothing turns out listable: it says why.
 fn settle(
@@ -427,7 +425,6 @@ fn settle(
     summary: &CrawlSummary,
     stdout: &dyn Stdout,
 ) -> Result<NotListed, SiteError> {
-    store.index_links()?;
     store.exclude_session_urls(run, &summary.session_parameters)?;
     store.resolve_canonicals(run)?;
     not_listed::gather(store, run, settings.list_not_listed.as_ref(), stdout)

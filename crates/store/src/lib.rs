@@ -86,6 +86,8 @@ pub struct Store {
     path: PathBuf,
     /// The ids of the URLs this connection wrote links to.
     url_ids: urls::UrlIds,
+    /// The index of links by target is known to be there (see `Store::index_links`).
+    links_indexed: std::cell::Cell<bool>,
 }
 
 impl Store {
@@ -99,6 +101,7 @@ impl Store {
             connection,
             path: path.to_path_buf(),
             url_ids: urls::UrlIds::default(),
+            links_indexed: std::cell::Cell::new(false),
         };
         store.configure()?;
         schema::migrate(&mut store.connection, path)?;

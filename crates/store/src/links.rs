@@ -258,12 +258,20 @@ impl Store {
         written.map_err(sql_error)
     }
 
-    /// Builds the index of links by target, if it is not there: at the end of a run, once
-    /// its links are written, for the queries that ask who links to a URL.
-    pub fn index_links(&mut self) -> Result<(), StoreError> {
+    /// Builds the index of links by target, if it is not there, for the queries that ask
+    /// who links to a URL (the audit's, and the summary of a crawl seeded from the site's
+    /// sitemaps). It is built when one first asks, not kept up to date link by link while a
+    /// crawl writes them: built at once, it costs a fraction of that, and a crawl that no one
+    /// asks about (a scheduled one, most nights) never builds it.
+    fn index_links(&self) -> Result<(), StoreError> {
+        if self.links_indexed.get() {
+            return Ok(());
+        }
         self.connection
             .execute_batch("CREATE INDEX IF NOT EXISTS links_by_target ON links (target, kind)")
-            .map_err(|source| self.sql_error(source))
+            .map_err(|source| self.sql_error(source))?;
+        self.links_indexed.set(true);
+        Ok(())
     }
 
     /// Whether `run` reached `url` by links: it is where the crawl started (depth 0), or a
@@ -277,6 +285,7 @@ impl Store {
                  OR EXISTS (SELECT 1 {})",
             followed_links_to(&LinkKind::followed_numbers())
         );
+        self.index_links()?;
         let mut statement = self
             .connection
             .prepare_cached(&sql)
@@ -301,6 +310,7 @@ impl Store {
                                  AND links.kind IN ({}))",
             LinkKind::followed_numbers()
         );
+        self.index_links()?;
         self.connection
             .query_row(
                 &sql,
@@ -425,6 +435,7 @@ impl Store {
             "SELECT DISTINCT sources.url {} ORDER BY sources.url",
             followed_links_to(&LinkKind::visited_numbers())
         );
+        self.index_links()?;
         let mut statement = self
             .connection
             .prepare_cached(&sql)
@@ -441,6 +452,7 @@ impl Store {
             "SELECT EXISTS (SELECT 1 {})",
             followed_links_to(&LinkKind::Redirect.number().to_string())
         );
+        self.index_links()?;
         let mut statement = self
             .connection
             .prepare_cached(&sql)

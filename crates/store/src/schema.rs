@@ -202,8 +202,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 13: links as rows of integers. Every URL a link names is stored once, in `urls`, and a
     // link is `(source, target, kind)` of ids and a kind number (`LinkKind::number`); its
     // anchor text and nofollow, which only an audit reads, go to `link_details`, for the
-    // links that have them. The index of links by target is built at the end of a run
-    // (`Store::index_links`), not kept up to date link by link while a crawl writes them.
+    // links that have them. The index of links by target is built when a query first needs
+    // it (`Store::index_links`), not kept up to date link by link while a crawl writes them.
     // Rows are converted with INSERT ... SELECT, which streams: memory stays bounded however
     // many links the database holds. Stored fingerprints get their version: those written
     // before are version 1.

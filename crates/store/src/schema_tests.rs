@@ -287,7 +287,6 @@ fn links_of_text_become_rows_of_ids_with_their_text_aside() {
     );
     assert_eq!(count("SELECT count(*) FROM urls"), 5, "each URL once");
     let run = RunId(1);
-    store.index_links().unwrap();
     assert!(store.is_redirect_target(run, "https://e.com/").unwrap());
     assert_eq!(
         store.referrers(run, "https://e.com/a").unwrap(),
