@@ -192,13 +192,7 @@ pub(crate) fn markdown(result: &FleetResult, machine: &str, date: &str, command:
         Some(version) => format!("Server, sitemapper and PostgreSQL {version} (the queue)"),
         None => "Server and sitemapper".to_string(),
     };
-    let runs = match settings.runs.max(1) {
-        1 => "One run of each case".to_string(),
-        runs => format!(
-            "Medians of {runs} runs, with the range in brackets; the cases ran in turn, each \
-             taking the lead in turn"
-        ),
-    };
+    let runs = crate::report::runs_sentence(settings.runs, "case", "cases");
     let _ = writeln!(
         text,
         "Measured {date} on: {machine}. {shared} share the machine. {runs}.\n"

@@ -544,22 +544,8 @@ fn run_case(
                 measure.summary.peak_rss_mib
             ));
             let result = &mut results[index];
-            if measure.listed != served.expected && result.mismatch.is_none() {
-                let missing: Vec<&String> = served
-                    .expected
-                    .difference(&measure.listed)
-                    .take(3)
-                    .collect();
-                let extra: Vec<&String> = measure
-                    .listed
-                    .difference(&served.expected)
-                    .take(3)
-                    .collect();
-                result.mismatch = Some(format!(
-                    "{} listed, {} expected; missing e.g. {missing:?}, extra e.g. {extra:?}",
-                    measure.listed.len(),
-                    served.expected.len()
-                ));
+            if result.mismatch.is_none() {
+                result.mismatch = report::listing_mismatch(&served.expected, &measure.listed);
             }
             result.crawl_wall.push(measure.wall);
             result.cpu_seconds.push(measure.summary.cpu_seconds);

@@ -453,24 +453,9 @@ fn one_night(binary: &Binary, served: &Served<'_>, concurrency: usize) -> anyhow
 
 /// What differs between the URLs listed and those expected, if anything.
 fn listing_failures(served: &Served<'_>, measure: &CrawlMeasure) -> Vec<String> {
-    if measure.listed == served.expected {
-        return Vec::new();
-    }
-    let missing: Vec<&String> = served
-        .expected
-        .difference(&measure.listed)
-        .take(3)
-        .collect();
-    let extra: Vec<&String> = measure
-        .listed
-        .difference(&served.expected)
-        .take(3)
-        .collect();
-    vec![format!(
-        "{} URLs listed, {} expected; missing e.g. {missing:?}, extra e.g. {extra:?}",
-        measure.listed.len(),
-        served.expected.len()
-    )]
+    crate::report::listing_mismatch(&served.expected, &measure.listed)
+        .into_iter()
+        .collect()
 }
 
 /// Whether every URL but the `fresh` changed ones was answered 304, as the server counted

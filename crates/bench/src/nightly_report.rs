@@ -291,13 +291,7 @@ pub(crate) fn markdown(result: &NightlyResult, machine: &str, date: &str, comman
     let settings = &result.settings;
     let mut text = String::new();
     let _ = writeln!(text, "## The crawl database\n");
-    let runs = match settings.runs.max(1) {
-        1 => "One run of each crawl".to_string(),
-        runs => format!(
-            "Medians of {runs} runs, with the range in brackets; the builds ran in turn, each \
-             taking the lead in turn"
-        ),
-    };
+    let runs = crate::report::runs_sentence(settings.runs, "crawl", "builds");
     let _ = writeln!(
         text,
         "Measured {date} on: {machine}. Server and sitemapper share the machine. Concurrency \

@@ -25,6 +25,35 @@ pub(crate) struct CaseResult {
 }
 
 /// The median of `values` (the mean of the middle two for an even count).
+/// How the URLs a crawl listed differ from those expected, with a few of each kind, or `None`
+/// when they are the same.
+pub(crate) fn listing_mismatch(
+    expected: &std::collections::BTreeSet<String>,
+    listed: &std::collections::BTreeSet<String>,
+) -> Option<String> {
+    if listed == expected {
+        return None;
+    }
+    let missing: Vec<&String> = expected.difference(listed).take(3).collect();
+    let extra: Vec<&String> = listed.difference(expected).take(3).collect();
+    Some(format!(
+        "{} URLs listed, {} expected; missing e.g. {missing:?}, extra e.g. {extra:?}",
+        listed.len(),
+        expected.len()
+    ))
+}
+
+/// The sentence that says how many runs a figure is the median of.
+pub(crate) fn runs_sentence(runs: usize, what: &str, taking_turns: &str) -> String {
+    match runs.max(1) {
+        1 => format!("One run of each {what}"),
+        runs => format!(
+            "Medians of {runs} runs, with the range in brackets; the {taking_turns} ran in turn, \
+             each taking the lead in turn"
+        ),
+    }
+}
+
 pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);

@@ -194,14 +194,6 @@ pub enum PageLinkKind {
     Refresh,
 }
 
-impl PageLinkKind {
-    /// Whether the crawl follows links of this kind (canonical targets are followed through
-    /// the verdict; images are not pages).
-    pub fn is_followed(self) -> bool {
-        !matches!(self, PageLinkKind::Canonical | PageLinkKind::Image)
-    }
-}
-
 impl PageOutcome {
     /// A URL decided before any request: robots.txt, the request budget, its length, a trap.
     pub fn skipped(
