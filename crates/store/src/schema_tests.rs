@@ -248,7 +248,7 @@ fn links_of_text_become_rows_of_ids_with_their_text_aside() {
             ('https://e.com/a', 'https://e.com/', 'redirect', NULL, 0),
             ('https://e.com/sitemap.xml', 'https://e.com/a', 'sitemap', NULL, 0);",
     );
-    let mut store = Store::open(&path).unwrap();
+    let store = Store::open(&path).unwrap();
     let link = |target: &str, kind, anchor: Option<&str>, nofollow| LinkRecord {
         target: target.to_string(),
         kind,
