@@ -1,6 +1,8 @@
 //! Links between pages, typed: what an incremental recrawl follows again on 304, and the link
 //! graph of the audit (who links where, through what, with which text).
 
+use std::sync::LazyLock;
+
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
 use rusqlite::{OptionalExtension, ToSql, Transaction, params};
 
@@ -81,21 +83,53 @@ impl LinkKind {
 
     /// The numbers of the kinds a crawler follows from a page, as an SQL list: `1, 2, ...`.
     fn followed_numbers() -> String {
-        let numbers: Vec<String> = LinkKind::ALL
+        let kinds: Vec<LinkKind> = LinkKind::ALL
             .into_iter()
             .filter(|kind| kind.leads_crawl())
-            .map(|kind| kind.number().to_string())
             .collect();
-        numbers.join(", ")
+        Self::numbers(&kinds)
     }
 
     /// The numbers of the kinds a visitor follows: an anchor, a frame, a refresh.
     fn visited_numbers() -> String {
-        [LinkKind::Anchor, LinkKind::Iframe, LinkKind::Refresh]
-            .map(|kind| kind.number().to_string())
-            .join(", ")
+        Self::numbers(&[LinkKind::Anchor, LinkKind::Iframe, LinkKind::Refresh])
+    }
+
+    /// The numbers of the kinds a recrawl follows again from a page that answered 304: those
+    /// a visitor follows and its alternates (its canonical is its verdict's target).
+    fn refollowed_numbers() -> String {
+        Self::numbers(&[
+            LinkKind::Anchor,
+            LinkKind::Hreflang,
+            LinkKind::Iframe,
+            LinkKind::Refresh,
+        ])
+    }
+
+    /// `kinds`' numbers as an SQL list.
+    fn numbers(kinds: &[LinkKind]) -> String {
+        let numbers: Vec<String> = kinds.iter().map(|kind| kind.number().to_string()).collect();
+        numbers.join(", ")
     }
 }
+
+/// [`Store::followed_links_of`]'s query, written once: it runs for every page a recrawl
+/// revalidates.
+static FOLLOWED_LINKS_OF: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT target FROM links
+         WHERE source = (SELECT id FROM urls WHERE url = ?1) AND kind IN ({})",
+        LinkKind::refollowed_numbers()
+    )
+});
+
+/// [`write_links`]'s insert of [`LINKS_PER_INSERT`] rows, written once.
+static INSERT_MANY_LINKS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT OR IGNORE INTO links (source, target, kind) VALUES {}",
+        vec!["(?1, ?, ?)"; LINKS_PER_INSERT].join(", ")
+    )
+});
 
 impl ToSql for LinkKind {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
@@ -162,11 +196,7 @@ pub(crate) fn write_links(
         transaction.prepare_cached("DELETE FROM links WHERE source = ?1 AND kind != ?2")?;
     let mut forget_details =
         transaction.prepare_cached("DELETE FROM link_details WHERE source = ?1 AND kind != ?2")?;
-    let insert_many_sql = format!(
-        "INSERT OR IGNORE INTO links (source, target, kind) VALUES {}",
-        vec!["(?1, ?, ?)"; LINKS_PER_INSERT].join(", ")
-    );
-    let mut insert_many = transaction.prepare_cached(&insert_many_sql)?;
+    let mut insert_many = transaction.prepare_cached(&INSERT_MANY_LINKS)?;
     let mut insert = transaction
         .prepare_cached("INSERT OR IGNORE INTO links (source, target, kind) VALUES (?1, ?2, ?3)")?;
     let mut insert_details = transaction.prepare_cached(
@@ -327,20 +357,9 @@ impl Store {
     /// recrawl follows again from a page that answered 304 Not Modified; [`Store::url_of`]
     /// gives each URL.
     pub fn followed_links_of(&self, url: &str) -> Result<Vec<i64>, StoreError> {
-        let kinds = [
-            LinkKind::Anchor,
-            LinkKind::Hreflang,
-            LinkKind::Iframe,
-            LinkKind::Refresh,
-        ]
-        .map(|kind| kind.number().to_string())
-        .join(", ");
         let mut statement = self
             .connection
-            .prepare_cached(&format!(
-                "SELECT target FROM links
-                 WHERE source = (SELECT id FROM urls WHERE url = ?1) AND kind IN ({kinds})"
-            ))
+            .prepare_cached(&FOLLOWED_LINKS_OF)
             .map_err(|source| self.sql_error(source))?;
         statement
             .query_map(params![url], |row| row.get(0))

@@ -124,15 +124,6 @@ impl Store {
         Ok(links)
     }
 
-    /// Whether no URL was ever recorded: a new database.
-    pub fn has_no_pages(&self) -> Result<bool, StoreError> {
-        self.connection
-            .query_row("SELECT NOT EXISTS (SELECT 1 FROM pages)", [], |row| {
-                row.get(0)
-            })
-            .map_err(|source| self.sql_error(source))
-    }
-
     /// How many URLs `run` recorded.
     pub fn recorded_count(&self, run: RunId) -> Result<u64, StoreError> {
         self.connection

@@ -364,6 +364,15 @@ impl Store {
         Ok(())
     }
 
+    /// Whether no URL was ever recorded: a new database.
+    pub fn has_no_pages(&self) -> Result<bool, StoreError> {
+        self.connection
+            .query_row("SELECT NOT EXISTS (SELECT 1 FROM pages)", [], |row| {
+                row.get(0)
+            })
+            .map_err(|source| self.sql_error(source))
+    }
+
     /// The newest run, if any.
     pub fn latest_run(&self) -> Result<Option<RunId>, StoreError> {
         self.connection
