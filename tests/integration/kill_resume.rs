@@ -39,6 +39,9 @@ const RESPONSE_DELAY: Duration = Duration::from_millis(2);
 /// How long a request past the kill point waits for its answer: longer than the test takes
 /// to kill the process, so that a run cannot finish before it is killed.
 const HELD: Duration = Duration::from_secs(30);
+/// How long the server must receive nothing before the requests of a killed run are all
+/// counted: those it wrote before it died may still be unread in the server's sockets.
+const SETTLED: Duration = Duration::from_millis(300);
 /// `--concurrency`: the most requests a run has in flight.
 const CONCURRENCY: usize = 8;
 /// The seeds: each kills and resumes a crawl of its own.
@@ -175,6 +178,16 @@ impl Arrivals {
         *self.received.lock().unwrap()
     }
 
+    /// Waits until no request has arrived for [`SETTLED`].
+    fn settle(&self) {
+        loop {
+            let received = self.received();
+            if !self.wait_for(received + 1, SETTLED) {
+                return;
+            }
+        }
+    }
+
     /// Waits up to `timeout` for the server to have received `count` requests; whether it has.
     fn wait_for(&self, count: usize, timeout: Duration) -> bool {
         let received = self.received.lock().unwrap();
@@ -223,6 +236,9 @@ impl KillableSite {
         // Only the process this test started; `kill` is SIGKILL on Unix.
         child.kill().expect("SIGKILL the crawl");
         let status = child.wait().expect("reap the crawl");
+        // Requests the run wrote before it died may still be on their way through the
+        // server's sockets: they are this run's, not the next one's.
+        self.arrivals.settle();
         self.arrivals.hold_after.store(usize::MAX, Ordering::SeqCst);
         let made = self.arrivals.received() - before;
         match ended_first {
