@@ -37,6 +37,55 @@ pub(crate) enum ExitStatus {
     Terminated = 143,
 }
 
+impl ExitStatus {
+    /// Every status, in the order of their codes.
+    pub(crate) const ALL: [ExitStatus; 9] = [
+        ExitStatus::Success,
+        ExitStatus::Fatal,
+        ExitStatus::Usage,
+        ExitStatus::Locked,
+        ExitStatus::Findings,
+        ExitStatus::SitesFailed,
+        ExitStatus::AfterPublishing,
+        ExitStatus::Interrupted,
+        ExitStatus::Terminated,
+    ];
+
+    /// What the status tells a user or a script, as the manual's EXIT STATUS says it.
+    pub(crate) fn meaning(self) -> &'static str {
+        match self {
+            ExitStatus::Success => "The sitemaps were written (validate: the sitemap is valid).",
+            ExitStatus::Fatal => {
+                "The run could not finish: the seed unreachable or disallowed, no indexable page, \
+                 a write failing before the sitemaps are published; the previous sitemap is left \
+                 as it was. validate: the sitemap is invalid."
+            }
+            ExitStatus::Usage => {
+                "A usage or configuration error, found before any request: an unknown option, a \
+                 value out of its range, an invalid seed, a path that cannot be written, a crawl \
+                 database of another site."
+            }
+            ExitStatus::Locked => {
+                "Another run holds the output directory or the crawl database: nothing was done."
+            }
+            ExitStatus::Findings => {
+                "audit --fail-on: findings at that level or worse exist (the report is written)."
+            }
+            ExitStatus::SitesFailed => {
+                "fleet run, worker --once or --max-sites: some sites failed; the others ran."
+            }
+            ExitStatus::AfterPublishing => {
+                "The sitemaps were published, but the change report could not be written: the run \
+                 is recorded as failed, so that the next report holds its changes."
+            }
+            ExitStatus::Interrupted => {
+                "Interrupted by Ctrl-C: nothing published, the previous sitemap left as it was."
+            }
+            ExitStatus::Terminated => "Stopped by SIGTERM: as for Ctrl-C.",
+        }
+    }
+}
+
 /// An error that ends the run with its exit status.
 #[derive(Debug)]
 pub(crate) struct Failure {

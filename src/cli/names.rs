@@ -10,9 +10,9 @@ use serde::Deserialize;
 pub(crate) enum ColorName {
     /// On a terminal, unless the NO_COLOR environment variable is set and not empty
     Auto,
-    /// Always
+    /// Even when the output is not a terminal (a pager that shows colour, a CI log)
     Always,
-    /// Never
+    /// No colour at all
     Never,
 }
 
@@ -58,8 +58,9 @@ pub(crate) enum FormatName {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum RenderName {
-    /// Only pages whose HTML looks built by JavaScript, and then every page of a site where
-    /// rendering shows more (see README)
+    /// One page of each kind whose HTML looks like an application shell, once links run
+    /// out; the rest of a kind only where that finds URLs, a canonical or a noindex the HTML
+    /// does not have
     Auto,
     /// Never: read the HTML as served
     Never,

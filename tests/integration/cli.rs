@@ -307,23 +307,6 @@ fn the_example_config_loads_and_documents_every_option() {
 }
 
 #[test]
-fn the_readme_usage_matches_the_help() {
-    let readme = std::fs::read_to_string(repository_file("README.md")).unwrap();
-    let help = sitemapper(&["crawl", "--help"]).stdout;
-    let start = readme
-        .find("```text\nUsage: sitemapper crawl")
-        .expect("README has the crawl usage block");
-    let block = &readme[start + "```text\n".len()..];
-    let block = &block[..block.find("```").unwrap()];
-    let usage = &help[help.find("Usage:").unwrap()..];
-    assert_eq!(
-        block.trim_end(),
-        usage.trim_end(),
-        "README.md's usage block differs from `sitemapper crawl --help`"
-    );
-}
-
-#[test]
 fn quiet_prints_nothing_on_success() {
     let server = Site::new().page("/", "home").serve();
     let out = tempfile::tempdir().unwrap();

@@ -15,7 +15,7 @@ use crate::static_site::StaticSite;
 
 /// The most pages `--render auto` may render on a generated site: its pages link to each
 /// other in their HTML, so rendering finds nothing new, and `auto` renders only one page of
-/// each kind whose scripts seem to build it (README, "What `--render auto` decides").
+/// each kind whose scripts seem to build it (docs/rendering.md, "What `--render auto` decides").
 const MAX_RENDERED_PAGES: u64 = 3;
 
 /// When the site was deployed, then deployed again unchanged, then with one page edited.

@@ -98,7 +98,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(5);
 /// Chromium's command line: every switch it is started with, built here and nowhere else.
 /// Its only way out is `gate`: its own requests go to the browser's lane, and the gate's TLS
 /// end is trusted by its key, and only it. `as_root`: Chromium's sandbox cannot start
-/// (README, JavaScript-built sites).
+/// (docs/rendering.md).
 fn arguments(options: &ChromiumOptions, gate: &Gate, profile: &Path, as_root: bool) -> Vec<String> {
     let mut arguments = vec![
         "--headless=new".to_string(),

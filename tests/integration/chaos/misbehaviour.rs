@@ -72,7 +72,7 @@ impl Behaviour {
         }
     }
 
-    /// Whether the crawler retries after this (README, Politeness: timeouts, connection
+    /// Whether the crawler retries after this (docs/rules.md, Politeness: timeouts, connection
     /// errors, a connection reset or closed before any response, 429, 502, 503 and 504, but
     /// not a body cut short).
     pub(super) fn is_retried(self) -> bool {

@@ -49,7 +49,7 @@ struct Recorded {
 }
 
 /// The `<lastmod>` of every page over the nightly runs of one crawl database, by the rule of
-/// README ("`<lastmod>` stays true and stable"): a page seen for the first time takes its
+/// docs/cron.md ("`<lastmod>` stays true and stable"): a page seen for the first time takes its
 /// `Last-Modified`; content decides after that. Whether two responses carry the same content
 /// is the content fingerprint's to say (visible text and links), which the oracle takes from
 /// the extraction crate as the crawler does; the rule over it is the oracle's own.
@@ -171,8 +171,7 @@ pub(super) struct Expected {
 
 impl Expected {
     /// The last request for a path decides what it is; a path is listed when it is reachable
-    /// and that response was a complete 200 HTML page that is not noindex (README, "What it
-    /// lists"), with the lastmod `history` holds for it after the run. A redirect is never
+    /// and that response was a complete 200 HTML page that is not noindex (docs/rules.md), with the lastmod `history` holds for it after the run. A redirect is never
     /// listed itself, and a loop lists nothing.
     pub(super) fn from_served(served: &[Served], history: &LastmodHistory) -> Expected {
         let last = last_responses(served);

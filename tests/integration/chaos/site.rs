@@ -15,7 +15,7 @@ const LEAVES_PER_HUB: u64 = 3;
 /// `/moved/K`: a redirect, sometimes through `/moved/K/via`, to `/landing/K`.
 const REDIRECTS: u64 = 3;
 
-/// The tag that makes a page noindex (README, "What it lists").
+/// The tag that makes a page noindex (docs/rules.md).
 pub(super) const NOINDEX: &str = r#"<meta name="robots" content="noindex">"#;
 
 // Randomness: a hash of the keys rather than a stream, so that any choice can be drawn again

@@ -1,0 +1,300 @@
+//! The options of every command but `crawl` (`crawl.rs`): the audit's own, the database's
+//! runs, validation, fleets and workers, completions and the manual.
+//!
+//! As in `crawl.rs`, each doc comment's first paragraph is the line `-h` prints; the whole
+//! comment is what `--help` and the manual print.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::CrawlArgs;
+use super::names::{SeverityName, SummaryFormat};
+use super::values::{CHECKPOINT, DEEP, LARGE, LEASE, MAX_SITES, SITES_AT_ONCE, SLOW};
+
+#[derive(Debug, Args)]
+pub(crate) struct AuditArgs {
+    /// Directory to write the report into (required)
+    ///
+    /// report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl database
+    /// crawl.db (unless --state); required, here or in the config file
+    #[arg(long, value_name = "DIR", help_heading = "Audit")]
+    pub(crate) report: Option<PathBuf>,
+
+    /// The report's heading and page title
+    ///
+    /// [default: "Site audit: " and the site's address]
+    #[arg(long, value_name = "TEXT", help_heading = "Audit")]
+    pub(crate) title: Option<String>,
+
+    /// Show this image in the report's heading
+    ///
+    /// PNG, JPEG, GIF, WebP or SVG, at most 1 MiB, embedded in the report.
+    #[arg(long, value_name = "FILE", help_heading = "Audit")]
+    pub(crate) logo: Option<PathBuf>,
+
+    /// Also write report.pdf, printed by Chromium
+    ///
+    /// Printed by the browser of --chrome; without one, the audit says so and exits with 1
+    /// once the other files are written.
+    #[arg(long, help_heading = "Audit")]
+    pub(crate) pdf: bool,
+
+    /// Exit with 4 on findings of SEVERITY or worse
+    ///
+    /// SEVERITY is error, warning or notice: for a deployment pipeline. The report is written
+    /// either way.
+    #[arg(
+        long,
+        value_name = "SEVERITY",
+        hide_possible_values = true,
+        help_heading = "Audit"
+    )]
+    pub(crate) fail_on: Option<SeverityName>,
+
+    /// The site's own sitemap to compare with (repeatable)
+    ///
+    /// Compared with the crawl, and seeding it. [default: robots.txt's Sitemap: lines, else
+    /// /sitemap.xml, /sitemap_index.xml and /sitemap.xml.gz]
+    #[arg(long, value_name = "URL", help_heading = "Audit")]
+    pub(crate) sitemap: Vec<String>,
+
+    /// Extract values from every page into pages.csv
+    ///
+    /// Into the column NAME: the text of the elements the CSS selector matches (`.product
+    /// .price`), or with @attr their attribute's value (`sku=[data-sku]@data-sku`); every
+    /// match joined by " | ", at most 20 per page. Repeatable.
+    #[arg(long, value_name = "NAME=SELECTOR[@attr]", help_heading = "Audit")]
+    pub(crate) extract: Vec<String>,
+
+    /// Flag indexable pages more than N clicks from the seed
+    ///
+    /// [default: 4] [range: 0 to 1000000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = DEEP.parser::<u32>(),
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) deep: Option<u32>,
+
+    /// Flag pages that take more than MS milliseconds
+    ///
+    /// [default: 1500] [range: 0 to 86400000]
+    #[arg(
+        long,
+        value_name = "MS",
+        value_parser = SLOW.parser::<u64>(),
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) slow: Option<u64>,
+
+    /// Flag pages larger than BYTES
+    ///
+    /// [default: 1048576] [range: 0 to 1073741824]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        value_parser = LARGE.parser::<u64>(),
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) large: Option<u64>,
+
+    // Last, so that the audit's own options come first in its help.
+    #[command(flatten)]
+    pub(crate) crawl: CrawlArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunsArgs {
+    /// The crawl database: the --state file of crawl
+    ///
+    /// Required, here or in the config file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) state: Option<PathBuf>,
+
+    /// Print the runs as a table, or as JSON
+    ///
+    /// json is one object, whose fields docs/summary-json.md describes. [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ValidateArgs {
+    /// A sitemap file, an http(s) URL, or - for stdin
+    ///
+    /// gzip or not; an index is followed into its children.
+    pub(crate) target: String,
+
+    /// Print the result as text, or as JSON
+    ///
+    /// json is one object, whose fields docs/summary-json.md describes. [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetArgs {
+    #[command(subcommand)]
+    pub(crate) command: FleetCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum FleetCommand {
+    /// Crawl the sites that are due, a few at a time, each incrementally (one machine).
+    Run(FleetRunArgs),
+    /// Show each site's last run, its result and when it is due next.
+    Status(FleetStatusArgs),
+    /// Write the fleet file's sites into the queue (PostgreSQL), for workers.
+    Sync(FleetSyncArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetRunArgs {
+    /// The fleet file: defaults, then one table per site
+    ///
+    /// TOML: a [defaults] table (any crawl option, out with {name} for the site's name, every =
+    /// "24h" or cron = "0 3 * * *", publish = a shell command), then one [[site]] table per
+    /// site (url, name, and its own options, which win). config/fleet.example.toml in the
+    /// sources comments every key.
+    #[arg(value_name = "FLEET")]
+    pub(crate) fleet: PathBuf,
+
+    /// Where the crawl databases and the record of runs are kept
+    ///
+    /// [default: FLEET.state, beside the fleet file]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
+
+    /// How many sites are crawled at once
+    ///
+    /// [default: 4] [range: 1 to 64]
+    #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
+    pub(crate) sites_at_once: Option<usize>,
+
+    /// Run this site now, due or not (repeatable)
+    ///
+    /// The other sites wait.
+    #[arg(long = "site", value_name = "NAME")]
+    pub(crate) sites: Vec<String>,
+
+    /// Run every site now, due or not
+    #[arg(long, conflicts_with = "sites")]
+    pub(crate) all: bool,
+
+    /// Also write the run's report as JSON to FILE (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) report: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetStatusArgs {
+    /// The fleet file (not needed with --queue)
+    #[arg(value_name = "FLEET")]
+    pub(crate) fleet: Option<PathBuf>,
+
+    /// The state directory of fleet run
+    ///
+    /// [default: FLEET.state, beside the fleet file]
+    #[arg(long, value_name = "DIR", conflicts_with = "queue")]
+    pub(crate) state_dir: Option<PathBuf>,
+
+    /// Show the queue's sites: postgres://USER:PASSWORD@HOST/DB
+    ///
+    /// Add ?sslmode=require for TLS.
+    #[arg(long, value_name = "URL")]
+    pub(crate) queue: Option<String>,
+
+    /// Print a table, or one JSON object
+    ///
+    /// [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) summary: Option<SummaryFormat>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FleetSyncArgs {
+    /// The fleet file whose sites the queue gets
+    #[arg(value_name = "FLEET")]
+    pub(crate) fleet: PathBuf,
+
+    /// The queue: postgres://USER:PASSWORD@HOST/DB (required)
+    ///
+    /// Add ?sslmode=require for TLS. Required, here or in the config file.
+    #[arg(long, value_name = "URL")]
+    pub(crate) queue: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WorkerArgs {
+    /// The queue: postgres://USER:PASSWORD@HOST/DB (required)
+    ///
+    /// Add ?sslmode=require for TLS. Required, here or in the config file.
+    #[arg(long, value_name = "URL")]
+    pub(crate) queue: Option<String>,
+
+    /// This worker's name in logs and in the record of runs
+    ///
+    /// [default: HOSTNAME-PID]
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+
+    /// Where the crawl databases of the sites run here are kept
+    ///
+    /// A cache between runs: the queue holds each site's. [default: sitemapper-worker-NAME in
+    /// the temporary directory]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
+
+    /// How many sites are crawled at once
+    ///
+    /// [default: 4] [range: 1 to 64]
+    #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
+    pub(crate) sites_at_once: Option<usize>,
+
+    /// Seconds a claim holds a site without a heartbeat
+    ///
+    /// Renewed every third of it. A dead worker's site is taken over once it runs out.
+    /// [default: 60] [range: 1 to 86400]
+    #[arg(long, value_name = "SECONDS", value_parser = LEASE.parser::<f64>())]
+    pub(crate) lease: Option<f64>,
+
+    /// Seconds between two saves of a running site's database
+    ///
+    /// Saved into the queue; a worker taking the site over continues from the last save.
+    /// [default: 60] [range: 0.001 to 86400]
+    #[arg(long, value_name = "SECONDS", value_parser = CHECKPOINT.parser::<f64>())]
+    pub(crate) checkpoint: Option<f64>,
+
+    /// Stop after running N sites
+    ///
+    /// [range: 1 to 1000000000]
+    #[arg(long, value_name = "N", value_parser = MAX_SITES.parser::<u64>())]
+    pub(crate) max_sites: Option<u64>,
+
+    /// Run the sites that are due, then stop
+    ///
+    /// Instead of waiting for the next.
+    #[arg(long)]
+    pub(crate) once: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell
+    #[arg(value_name = "SHELL")]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// Write every page into DIR instead of printing one
+    ///
+    /// sitemapper.1 and one page per command (sitemapper-crawl.1, ...).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
+}
