@@ -90,7 +90,7 @@ fn with_help_endings(command: clap::Command, words: &[String]) -> clap::Command 
         .collect::<Vec<_>>()
         .join(" ");
     let short_ending = format!(
-        "Examples and every option: {full_name} --help (or man {})",
+        "Examples and all options: --help, or man {}",
         full_name.replace(' ', "-")
     );
     let command = command
@@ -208,7 +208,7 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
 
-    /// TOML file with options [default: ./sitemapper.toml]
+    /// TOML file of options [default: ./sitemapper.toml]
     ///
     /// Every option, under its long name (max-pages = 100); config/example.toml documents
     /// each one. [default: ./sitemapper.toml when present]
@@ -239,19 +239,19 @@ pub(crate) enum Command {
     // A flag given twice takes its last value, so scripts can override earlier flags.
     #[command(args_override_self = true)]
     Crawl(Box<CrawlArgs>),
-    /// Crawl a site and report what is wrong with it and with its own sitemaps.
+    /// Report what is wrong with a site and its own sitemaps.
     #[command(args_override_self = true)]
     Audit(Box<AuditArgs>),
     /// List the runs a crawl database remembers, newest first.
     Runs(RunsArgs),
-    /// Check a sitemap or index (a file or a URL, gzip or not) against the protocol.
+    /// Check a sitemap or index (file or URL) against the protocol.
     Validate(ValidateArgs),
-    /// Run the due sites of a fleet file, show how they stand, or sync them to a queue.
+    /// Run a fleet file's due sites, show them, or sync them to a queue.
     Fleet(FleetArgs),
-    /// Run a fleet queue's sites (PostgreSQL), on this machine and any number of others.
+    /// Run the sites of a fleet's PostgreSQL queue, beside other workers.
     Worker(WorkerArgs),
-    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).
+    /// Print a shell's completion script (bash, zsh, fish, ...).
     Completions(CompletionsArgs),
-    /// Print the manual page (roff), or write one page per command into a directory.
+    /// Print the manual page, or write every page into a directory.
     Man(ManArgs),
 }

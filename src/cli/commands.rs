@@ -14,7 +14,7 @@ use super::values::{CHECKPOINT, DEEP, LARGE, LEASE, MAX_SITES, SITES_AT_ONCE, SL
 
 #[derive(Debug, Args)]
 pub(crate) struct AuditArgs {
-    /// Directory to write the report into (required)
+    /// Where to write the report (required)
     ///
     /// report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl database
     /// crawl.db (unless --state); required, here or in the config file
@@ -33,7 +33,7 @@ pub(crate) struct AuditArgs {
     #[arg(long, value_name = "FILE", help_heading = "Audit")]
     pub(crate) logo: Option<PathBuf>,
 
-    /// Also write report.pdf, printed by Chromium
+    /// Also write report.pdf (needs Chromium)
     ///
     /// Printed by the browser of --chrome; without one, the audit says so and exits with 1
     /// once the other files are written.
@@ -52,19 +52,19 @@ pub(crate) struct AuditArgs {
     )]
     pub(crate) fail_on: Option<SeverityName>,
 
-    /// The site's own sitemap to compare with (repeatable)
+    /// The site's own sitemap to compare (repeatable)
     ///
     /// Compared with the crawl, and seeding it. [default: robots.txt's Sitemap: lines, else
     /// /sitemap.xml, /sitemap_index.xml and /sitemap.xml.gz]
     #[arg(long, value_name = "URL", help_heading = "Audit")]
     pub(crate) sitemap: Vec<String>,
 
-    /// Extract values from every page into pages.csv
+    /// Add CSS-selected values to pages.csv
     ///
-    /// Into the column NAME: the text of the elements the CSS selector matches (`.product
+    /// Extracts values from every HTML page into the column NAME: the text of the elements the CSS selector matches (`.product
     /// .price`), or with @attr their attribute's value (`sku=[data-sku]@data-sku`); every
     /// match joined by " | ", at most 20 per page. Repeatable.
-    #[arg(long, value_name = "NAME=SELECTOR[@attr]", help_heading = "Audit")]
+    #[arg(long, value_name = "NAME=SELECTOR", help_heading = "Audit")]
     pub(crate) extract: Vec<String>,
 
     /// Flag indexable pages more than N clicks from the seed
@@ -116,10 +116,10 @@ pub(crate) struct RunsArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) state: Option<PathBuf>,
 
-    /// Print the runs as a table, or as JSON
+    /// Print a table (text), or json for scripts
     ///
     /// json is one object, whose fields docs/summary-json.md describes. [default: text]
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", hide_possible_values = true)]
     pub(crate) summary: Option<SummaryFormat>,
 }
 
@@ -130,10 +130,10 @@ pub(crate) struct ValidateArgs {
     /// gzip or not; an index is followed into its children.
     pub(crate) target: String,
 
-    /// Print the result as text, or as JSON
+    /// Print text, or json for scripts
     ///
     /// json is one object, whose fields docs/summary-json.md describes. [default: text]
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", hide_possible_values = true)]
     pub(crate) summary: Option<SummaryFormat>,
 }
 
@@ -145,7 +145,7 @@ pub(crate) struct FleetArgs {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum FleetCommand {
-    /// Crawl the sites that are due, a few at a time, each incrementally (one machine).
+    /// Crawl the due sites, each incrementally (one machine).
     Run(FleetRunArgs),
     /// Show each site's last run, its result and when it is due next.
     Status(FleetStatusArgs),
@@ -164,7 +164,7 @@ pub(crate) struct FleetRunArgs {
     #[arg(value_name = "FLEET")]
     pub(crate) fleet: PathBuf,
 
-    /// Where the crawl databases and the record of runs are kept
+    /// Where the sites' databases and runs are kept
     ///
     /// [default: FLEET.state, beside the fleet file]
     #[arg(long, value_name = "DIR")]
@@ -186,7 +186,7 @@ pub(crate) struct FleetRunArgs {
     #[arg(long, conflicts_with = "sites")]
     pub(crate) all: bool,
 
-    /// Also write the run's report as JSON to FILE (- for stdout)
+    /// Also write the report as JSON (- for stdout)
     #[arg(long, value_name = "FILE")]
     pub(crate) report: Option<PathBuf>,
 }
@@ -203,16 +203,16 @@ pub(crate) struct FleetStatusArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "queue")]
     pub(crate) state_dir: Option<PathBuf>,
 
-    /// Show the queue's sites: postgres://USER:PASSWORD@HOST/DB
+    /// Show a queue's sites (postgres://...)
     ///
-    /// Add ?sslmode=require for TLS.
+    /// postgres://USER:PASSWORD@HOST/DB; add ?sslmode=require for TLS.
     #[arg(long, value_name = "URL")]
     pub(crate) queue: Option<String>,
 
-    /// Print a table, or one JSON object
+    /// Print a table (text), or json for scripts
     ///
     /// [default: text]
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", hide_possible_values = true)]
     pub(crate) summary: Option<SummaryFormat>,
 }
 
@@ -222,28 +222,30 @@ pub(crate) struct FleetSyncArgs {
     #[arg(value_name = "FLEET")]
     pub(crate) fleet: PathBuf,
 
-    /// The queue: postgres://USER:PASSWORD@HOST/DB (required)
+    /// The queue (postgres://...; required)
     ///
-    /// Add ?sslmode=require for TLS. Required, here or in the config file.
+    /// postgres://USER:PASSWORD@HOST/DB; add ?sslmode=require for TLS. Required, here or in
+    /// the config file.
     #[arg(long, value_name = "URL")]
     pub(crate) queue: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct WorkerArgs {
-    /// The queue: postgres://USER:PASSWORD@HOST/DB (required)
+    /// The queue (postgres://...; required)
     ///
-    /// Add ?sslmode=require for TLS. Required, here or in the config file.
+    /// postgres://USER:PASSWORD@HOST/DB; add ?sslmode=require for TLS. Required, here or in
+    /// the config file.
     #[arg(long, value_name = "URL")]
     pub(crate) queue: Option<String>,
 
-    /// This worker's name in logs and in the record of runs
+    /// This worker's name in logs and runs
     ///
     /// [default: HOSTNAME-PID]
     #[arg(long, value_name = "NAME")]
     pub(crate) name: Option<String>,
 
-    /// Where the crawl databases of the sites run here are kept
+    /// Where the sites' databases are cached
     ///
     /// A cache between runs: the queue holds each site's. [default: sitemapper-worker-NAME in
     /// the temporary directory]
@@ -263,7 +265,7 @@ pub(crate) struct WorkerArgs {
     #[arg(long, value_name = "SECONDS", value_parser = LEASE.parser::<f64>())]
     pub(crate) lease: Option<f64>,
 
-    /// Seconds between two saves of a running site's database
+    /// Seconds between saves of a site's database
     ///
     /// Saved into the queue; a worker taking the site over continues from the last save.
     /// [default: 60] [range: 0.001 to 86400]

@@ -36,7 +36,7 @@ pub(crate) struct CrawlArgs {
     )]
     pub(crate) max_pages: Option<u64>,
 
-    /// Do not follow links more than N clicks from the seed
+    /// Follow links at most N clicks from the seed
     ///
     /// [range: 0 to 1000000]
     #[arg(
@@ -47,11 +47,11 @@ pub(crate) struct CrawlArgs {
     )]
     pub(crate) max_depth: Option<u32>,
 
-    /// Only crawl URLs matching this regex (repeatable)
+    /// Only crawl URLs matching REGEX (repeatable)
     #[arg(long, value_name = "REGEX", help_heading = "Crawl")]
     pub(crate) include: Vec<String>,
 
-    /// Never crawl URLs matching this regex (repeatable)
+    /// Never crawl URLs matching REGEX (repeatable)
     #[arg(long, value_name = "REGEX", help_heading = "Crawl")]
     pub(crate) exclude: Vec<String>,
 
@@ -194,9 +194,9 @@ pub(crate) struct CrawlArgs {
     )]
     pub(crate) delay: Option<f64>,
 
-    /// User-Agent header; its product token picks robots.txt's group
+    /// The User-Agent header (picks robots.txt's group)
     ///
-    /// Without line breaks or other control characters. [default: sitemapper/<version>
+    /// Its product token selects the robots.txt group. Without line breaks or other control characters. [default: sitemapper/<version>
     /// (+<project url>)]
     #[arg(long, value_name = "STRING", help_heading = "Politeness")]
     pub(crate) user_agent: Option<String>,
@@ -218,12 +218,18 @@ pub(crate) struct CrawlArgs {
     )]
     pub(crate) retries: Option<u32>,
 
-    /// Render pages in headless Chromium
+    /// When to render pages in Chromium: auto, always, never
     ///
-    /// auto renders one page of each kind once links run out, and renders the rest of a kind
-    /// only where that finds URLs, a canonical or a noindex the HTML does not have. [default:
-    /// auto]
-    #[arg(long, value_name = "WHEN", help_heading = "Rendering")]
+    /// auto renders one page of each kind whose HTML looks like an application shell once
+    /// links run out, and the rest of a kind only where that finds URLs, a canonical or a
+    /// noindex the HTML does not have; always renders every HTML page; never reads HTML as
+    /// served. [default: auto]
+    #[arg(
+        long,
+        value_name = "WHEN",
+        hide_possible_values = true,
+        help_heading = "Rendering"
+    )]
     pub(crate) render: Option<RenderName>,
 
     /// The browser to render with
@@ -269,14 +275,14 @@ pub(crate) struct CrawlArgs {
     )]
     pub(crate) render_other_host_requests: Option<u64>,
 
-    /// Directory the sitemaps are written into (- for stdout)
+    /// Directory for the sitemaps (- for stdout)
     ///
     /// sitemap.xml and its children are written into DIR, which is created if missing; -
     /// prints the sitemap on stdout. [default: . for crawl, the --report directory for audit]
     #[arg(short, long, value_name = "DIR", help_heading = "Output")]
     pub(crate) out: Option<PathBuf>,
 
-    /// Write gzip-compressed children under a sitemap.xml index
+    /// Gzip the children of a sitemap.xml index
     ///
     /// Children are named sitemap-00001.xml.gz; the index stays uncompressed.
     #[arg(long, help_heading = "Output")]
@@ -297,7 +303,7 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "RULE", help_heading = "Output")]
     pub(crate) split_by: Vec<String>,
 
-    /// Sitemap formats to write
+    /// Formats: xml, txt or xml,txt
     ///
     /// xml writes sitemap.xml, txt writes sitemap.txt (one URL per line), xml,txt both.
     /// [default: xml]
@@ -305,6 +311,7 @@ pub(crate) struct CrawlArgs {
         long,
         value_name = "FORMAT",
         value_delimiter = ',',
+        hide_possible_values = true,
         help_heading = "Output"
     )]
     pub(crate) format: Vec<FormatName>,
@@ -313,21 +320,29 @@ pub(crate) struct CrawlArgs {
     #[arg(long, help_heading = "Output")]
     pub(crate) images: bool,
 
-    /// Add hreflang alternates (<xhtml:link>) between listed pages
+    /// Add hreflang alternates between listed pages
+    ///
+    /// As <xhtml:link rel="alternate" hreflang> entries.
     #[arg(long, help_heading = "Output")]
     pub(crate) hreflang: bool,
 
-    /// Write every URL not listed, and why, to FILE (CSV)
+    /// Write every URL not listed, and why (CSV)
     ///
     /// With its reason, status and referrer; - for stdout.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) list_not_listed: Option<PathBuf>,
 
-    /// Print the summary as text or as JSON
+    /// Summary as text (stderr) or json (stdout)
     ///
-    /// text goes to stderr; json is one object on stdout, whose fields `man sitemapper-crawl`
-    /// and docs/summary-json.md describe. [default: text]
-    #[arg(long, value_name = "FORMAT", help_heading = "Output")]
+    /// text: sentences for people, on stderr; json: one object on stdout, whose fields
+    /// docs/summary-json.md describes (stderr then gets warnings and errors only). [default:
+    /// text]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        hide_possible_values = true,
+        help_heading = "Output"
+    )]
     pub(crate) summary: Option<SummaryFormat>,
 
     /// Uncompressed bytes per sitemap file
@@ -376,7 +391,7 @@ pub(crate) struct CrawlArgs {
     )]
     pub(crate) changefreq: Option<ChangefreqRule>,
 
-    /// Keep the crawl database in FILE: later runs are incremental
+    /// Keep the crawl database in FILE (incremental)
     ///
     /// The crawl database (SQLite) kept between runs: pages are revalidated with conditional
     /// requests, <lastmod> follows content, and what changed is reported. Without it, a
@@ -391,13 +406,13 @@ pub(crate) struct CrawlArgs {
     #[arg(long, help_heading = "Cron")]
     pub(crate) resume: bool,
 
-    /// Write the URLs added, removed and changed to FILE (JSON)
+    /// Write what was added, removed, changed (JSON)
     ///
     /// Since the previous complete run; - for stdout.
     #[arg(long, value_name = "FILE", help_heading = "Cron")]
     pub(crate) report_changes: Option<PathBuf>,
 
-    /// Notify IndexNow of the URLs that changed, with KEY
+    /// Notify IndexNow of what changed, with KEY
     ///
     /// The URLs added, changed and removed since the previous run go to IndexNow (Bing,
     /// Yandex, Seznam, Naver and others share what it receives). The site proves it owns KEY by
@@ -428,9 +443,9 @@ pub(crate) struct CrawlArgs {
     )]
     pub(crate) indexnow_endpoint: Option<String>,
 
-    /// Header 'Name: value' sent to the site (repeatable)
+    /// Send a header to the site (repeatable)
     ///
-    /// Sent with every request to the site, never to other hosts; no line breaks or NUL.
+    /// 'Name: value', sent with every request to the site, never to other hosts; no line breaks or NUL.
     #[arg(long, value_name = "HEADER", help_heading = "Access")]
     pub(crate) header: Vec<String>,
 
@@ -460,15 +475,15 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "FILE", help_heading = "Access")]
     pub(crate) cacert: Option<PathBuf>,
 
-    /// Accept any TLS certificate: unsafe, and said so
+    /// Accept any certificate (unsafe, said so)
     ///
     /// For a self-signed staging site on a network you trust.
     #[arg(long, help_heading = "Access")]
     pub(crate) insecure: bool,
 
-    /// Crawl STAGING as a copy of PRODUCTION (repeatable)
+    /// Crawl a staging copy (repeatable)
     ///
-    /// URLs naming PRODUCTION are crawled on STAGING, and the sitemaps name PRODUCTION. Each
+    /// Crawl STAGING as a copy of PRODUCTION: URLs naming PRODUCTION are crawled on STAGING, and the sitemaps name PRODUCTION. Each
     /// side is a host, host:port or an origin (http://localhost:8080=https://www.example.com).
     #[arg(long, value_name = "STAGING=PRODUCTION", help_heading = "Access")]
     pub(crate) map_host: Vec<String>,

@@ -2,7 +2,7 @@
 //! `--help` ends with examples that parse; the manual pages have the sections a manual page
 //! is expected to have; docs/options.md is the `--help` it shows.
 
-use crate::harness::sitemapper;
+use crate::harness::{Run, sitemapper, sitemapper_command};
 
 /// Every command, by its words after `sitemapper`.
 const COMMANDS: [&[&str]; 12] = [
@@ -20,13 +20,20 @@ const COMMANDS: [&[&str]; 12] = [
     &["man"],
 ];
 
-/// The most lines `-h` may take: a screen.
+/// The most lines `-h` may take, on a terminal of 80 columns: a screen.
 const SHORT_HELP_LINES: usize = 60;
 
+/// `sitemapper WORDS FLAG` as printed on a terminal of 80 columns (`-h`), or of clap's
+/// default 100 (`--help`, as docs/options.md shows it).
 fn help_of(words: &[&str], flag: &str) -> String {
     let mut args = words.to_vec();
     args.push(flag);
-    let run = sitemapper(&args);
+    let columns = if flag == "-h" { "80" } else { "100" };
+    let run: Run = sitemapper_command(&args)
+        .env("COLUMNS", columns)
+        .output()
+        .expect("run sitemapper")
+        .into();
     run.assert_success();
     run.stdout
 }
@@ -56,7 +63,7 @@ fn short_help_fits_a_screen_with_one_line_per_option() {
             );
         }
         assert!(
-            help.contains("--help (or man sitemapper"),
+            help.contains("--help, or man sitemapper"),
             "sitemapper {} -h names --help and the manual:\n{help}",
             words.join(" ")
         );
