@@ -27,6 +27,7 @@ mod harness;
 mod hostile;
 mod inclusion;
 mod kill_resume;
+mod mistakes;
 mod network;
 mod normalization;
 mod output;
