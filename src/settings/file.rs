@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
+use super::keys::{config_keys, nearest_key};
 use crate::cli::values::{
     CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, LARGE, LEASE, MAX_BODY_SIZE,
     MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SITES, MAX_URLS,
@@ -166,6 +167,14 @@ impl ConfigFile {
     /// The config file `text`, read from `path` (named in errors, with the line).
     pub(super) fn parse(path: &Path, text: &str) -> anyhow::Result<ConfigFile> {
         let file: ConfigFile = toml::from_str(text).map_err(|error| {
+            // serde's message lists every key after an unknown one: the nearest says more.
+            if let Some((key, line)) = unknown_key(text) {
+                return anyhow::anyhow!(
+                    "invalid config file {}, line {line}: unknown key `{key}`: {}",
+                    path.display(),
+                    meant_key(&key)
+                );
+            }
             // toml's message spans several lines (a source excerpt); keep the first.
             let message = error
                 .message()
@@ -264,6 +273,29 @@ fn too_large(path: &Path) -> String {
         "config file {} is larger than {MAX_CONFIG_BYTES} bytes (1 MiB), the most read",
         path.display()
     )
+}
+
+/// The first key of `text`, in the file's order, that the config file does not have, and
+/// its line.
+fn unknown_key(text: &str) -> Option<(String, usize)> {
+    let table = toml::de::DeTable::parse(text).ok()?;
+    let keys = config_keys();
+    table
+        .get_ref()
+        .iter()
+        .filter(|(name, _)| !keys.contains(&name.get_ref().as_ref()))
+        .map(|(name, _)| (name.get_ref().to_string(), line_of(text, name.span().start)))
+        .min_by_key(|(_, line)| *line)
+}
+
+/// The key probably meant by the unknown `key`, else where the keys are listed.
+fn meant_key(key: &str) -> String {
+    match nearest_key(key, config_keys().iter().copied()) {
+        Some(meant) => format!("did you mean `{meant}`?"),
+        None => "each key is an option's long name, as `sitemapper crawl --help` lists them \
+                 (config/example.toml has them all)"
+            .to_string(),
+    }
 }
 
 /// The line of the top-level key `key` in `text`, a config file that parses.

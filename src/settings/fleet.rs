@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::bail;
-use sitemapper_fleet::{Fleet, SiteSpec, check_name};
+use sitemapper_fleet::{FLEET_KEYS, Fleet, FleetFileError, SiteSpec, check_name};
 
+use super::keys::{config_keys, nearest_key};
+use super::meant::SeedMistake;
 use super::{
     ConfigFile, CrawlSettings, MergedOptions, OutputTarget, list, seconds_option, summary_format,
 };
@@ -63,6 +65,13 @@ impl CrawlSettings {
                     at(option.line)
                 );
             }
+            if !config_keys().contains(&key.as_str()) {
+                bail!(
+                    "{}: unknown option `{key}`: {}",
+                    at(option.line),
+                    meant_site_key(key)
+                );
+            }
             let single = toml::Table::from_iter([(key.clone(), option.value.clone())]);
             if let Err(error) = config_file(single) {
                 bail!("{}: {error}", at(option.line));
@@ -86,19 +95,31 @@ impl CrawlSettings {
     }
 }
 
-/// The crawl options of a site read as a config file's keys, numbers within their ranges.
+/// The key of a site probably meant by the unknown `key` (one of the fleet's own, or a
+/// crawl option a site may set), else what a site takes.
+fn meant_site_key(key: &str) -> String {
+    let site_keys = FLEET_KEYS.iter().chain(
+        config_keys()
+            .iter()
+            .filter(|key| MANAGED_KEYS.iter().all(|(managed, _)| managed != *key)),
+    );
+    match nearest_key(key, site_keys.copied()) {
+        Some(meant) => format!("did you mean `{meant}`?"),
+        None => format!(
+            "a site takes `{}` and the crawl's options, as `sitemapper crawl --help` lists \
+             them (config/fleet.example.toml shows a fleet)",
+            FLEET_KEYS.join("`, `")
+        ),
+    }
+}
+
+/// The crawl options of a site read as a config file's keys (each known: `for_fleet_site`
+/// checks), numbers within their ranges.
 fn config_file(table: toml::Table) -> anyhow::Result<ConfigFile> {
     let file = toml::Value::Table(table)
         .try_into::<ConfigFile>()
         .map_err(|error| {
-            // serde lists every key it expected: the unknown one is what matters. What a
-            // value of a known key should be is worth keeping.
             let message = error.message().lines().next().unwrap_or("invalid option");
-            let message = if message.starts_with("unknown field") {
-                message.split(", expected").next().unwrap_or(message)
-            } else {
-                message
-            };
             anyhow::anyhow!("{}", message.replace("field", "option"))
         })?;
     match file.out_of_range() {
@@ -319,7 +340,7 @@ fn no_queue() -> anyhow::Error {
 /// Reads the fleet file and checks every site's settings, so that a mistake in any site
 /// stops the command before a request.
 fn load_fleet(path: &Path) -> anyhow::Result<Fleet> {
-    let fleet = Fleet::load(path)?;
+    let fleet = Fleet::load(path).map_err(fleet_file_error)?;
     for site in &fleet.sites {
         let run = SiteRun {
             state: Path::new("crawl.db"),
@@ -328,6 +349,25 @@ fn load_fleet(path: &Path) -> anyhow::Result<Fleet> {
         CrawlSettings::for_fleet_site(&fleet.path, site, run)?;
     }
     Ok(fleet)
+}
+
+/// A fleet file's mistake; a site's `url` typed without its scheme, or given as a file,
+/// says what it was probably meant to be.
+fn fleet_file_error(error: FleetFileError) -> anyhow::Error {
+    if let FleetFileError::Url {
+        path,
+        line,
+        error: url,
+    } = &error
+        && let Some(mistake) = SeedMistake::of(url.text())
+    {
+        return anyhow::anyhow!(
+            "invalid fleet file {}, line {line}: `url` {:?} {mistake}",
+            path.display(),
+            url.text()
+        );
+    }
+    error.into()
 }
 
 /// `--state-dir`, else the fleet file's name with `.state`, beside it.
@@ -410,7 +450,8 @@ mod tests {
         let message = error(&format!("{base}concurency = 3\n"));
         assert_eq!(
             message,
-            "invalid fleet file f.toml, site \"a.example\", line 5: unknown option `concurency`"
+            "invalid fleet file f.toml, site \"a.example\", line 5: unknown option `concurency`: \
+             did you mean `concurrency`?"
         );
         let message = error(&format!("{base}concurrency = \"three\"\n"));
         assert!(

@@ -22,6 +22,8 @@ mod access;
 mod commands;
 mod file;
 mod fleet;
+mod keys;
+mod meant;
 #[cfg(test)]
 mod numeric_tests;
 
@@ -35,6 +37,7 @@ pub(crate) use self::fleet::{
     FleetRunSettings, FleetStatusSettings, FleetSyncSettings, SiteChoice, SiteRun, StatusSource,
     WorkerSettings,
 };
+use self::meant::{SeedMistake, check_out_directory};
 pub(crate) use sitemapper_site::OutputTarget;
 
 /// Everything a crawl run needs, resolved: the site's run, and how the binary reports it.
@@ -216,6 +219,10 @@ impl MergedOptions {
     /// Checks every value and builds the settings. The checks run in a fixed order, so that
     /// of several mistakes the same one is reported first every time.
     fn check(mut self) -> anyhow::Result<CrawlSettings> {
+        if let Some(mistake) = SeedMistake::of(&self.seed) {
+            bail!("the seed {} {mistake}", self.seed.trim());
+        }
+        check_out_directory(&self.out)?;
         let (seed, seed_credentials) = seed_credentials(&self.seed)?;
         self.seed = seed;
         let mut crawl = self.crawl_config()?;

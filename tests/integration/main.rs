@@ -28,6 +28,7 @@ mod help;
 mod hostile;
 mod inclusion;
 mod kill_resume;
+mod mistakes;
 mod network;
 mod normalization;
 mod output;

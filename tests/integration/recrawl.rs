@@ -230,14 +230,18 @@ fn a_second_run_on_the_same_output_or_database_is_refused() {
     )
     .assert_success();
 
-    // Another process (this test) holds the output directory, as a running crawl would.
+    // Another process (this test) holds the output directory, as a running crawl of a
+    // release that wrote no lock record would: refused all the same, the holder unnamed.
     let held = std::fs::File::open(out.path()).unwrap();
     held.try_lock().unwrap();
     let before = std::fs::read(out.path().join("sitemap.xml")).unwrap();
     let run = crawl(&server.url("/"), out.path(), &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(
-        run.stderr.contains("another sitemapper run is using"),
+        run.stderr.contains(&format!(
+            "another sitemapper run is using {}; this one stops",
+            out.path().display()
+        )),
         "{}",
         run.stderr
     );

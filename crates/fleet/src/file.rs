@@ -25,7 +25,7 @@ pub const DEFAULT_RETRY: Duration = Duration::from_secs(60 * 60);
 const NAME_PLACEHOLDER: &str = "{name}";
 
 /// The fleet's own keys; every other key of a site is a crawl option.
-const FLEET_KEYS: [&str; 7] = ["name", "url", "out", "every", "cron", "retry", "publish"];
+pub const FLEET_KEYS: [&str; 7] = ["name", "url", "out", "every", "cron", "retry", "publish"];
 
 /// The longest site name: it names files.
 const MAX_NAME_LENGTH: usize = 100;
@@ -54,6 +54,17 @@ pub enum FleetFileError {
         /// What is wrong.
         message: String,
     },
+    /// A site's `url` is not an absolute http or https URL. A variant of its own, so that
+    /// the binary, which knows what a URL typed without its scheme meant, can say so.
+    #[error("invalid fleet file {path}, line {line}: {error}")]
+    Url {
+        /// The fleet file.
+        path: PathBuf,
+        /// The line of the `url`, from 1.
+        line: usize,
+        /// What is wrong with it.
+        error: SiteUrlError,
+    },
 }
 
 /// A site name that cannot name files and records.
@@ -70,9 +81,9 @@ pub enum SiteNameError {
     },
 }
 
-/// A seed that is not an absolute http or https URL.
+/// A site's `url` that is not an absolute http or https URL.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-enum SeedError {
+pub enum SiteUrlError {
     /// A URL of another scheme, or without a host.
     #[error("`url` {text:?} is not an http or https URL")]
     NotHttp {
@@ -87,6 +98,15 @@ enum SeedError {
         /// Why the URL parser refused it (in the message already, so not its source).
         error: url::ParseError,
     },
+}
+
+impl SiteUrlError {
+    /// The `url` as written.
+    pub fn text(&self) -> &str {
+        match self {
+            SiteUrlError::NotHttp { text } | SiteUrlError::Unreadable { text, .. } => text,
+        }
+    }
 }
 
 /// The sites of a fleet file, checked.
@@ -188,6 +208,20 @@ impl Fleet {
         for table in raw.site {
             let line = line_of(text, table.span().start);
             let own = lined(text, table.into_inner());
+            // Before the rest of the site: a site is named after its URL.
+            if let Some(SiteOption {
+                value: toml::Value::String(url),
+                line: url_line,
+            }) = own.get("url")
+                && !url.trim().is_empty()
+                && let Err(error) = check_url(url)
+            {
+                return Err(FleetFileError::Url {
+                    path: path.to_path_buf(),
+                    line: *url_line,
+                    error,
+                });
+            }
             let mut site = SiteSpec::build(&defaults, own, line).map_err(|mistake| {
                 let place = mistake
                     .site
@@ -284,14 +318,8 @@ impl SiteSpec {
             }
         };
         let url = match own.contains_key("url").then(|| text("url")).transpose()? {
-            Some(Some((url, url_line))) if !url.trim().is_empty() => {
-                check_url(&url).map_err(|error| SiteMistake {
-                    site: None,
-                    line: url_line,
-                    message: error.to_string(),
-                })?;
-                url
-            }
+            // Checked by `Fleet::parse`.
+            Some(Some((url, _))) if !url.trim().is_empty() => url,
             _ => {
                 return Err(SiteMistake {
                     site: None,
@@ -382,13 +410,13 @@ impl SiteSpec {
 }
 
 /// A seed is an absolute http or https URL (the crawl checks the rest).
-fn check_url(text: &str) -> Result<(), SeedError> {
+fn check_url(text: &str) -> Result<(), SiteUrlError> {
     match url::Url::parse(text.trim()) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(()),
-        Ok(_) => Err(SeedError::NotHttp {
+        Ok(_) => Err(SiteUrlError::NotHttp {
             text: text.to_string(),
         }),
-        Err(error) => Err(SeedError::Unreadable {
+        Err(error) => Err(SiteUrlError::Unreadable {
             text: text.to_string(),
             error,
         }),

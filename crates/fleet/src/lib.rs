@@ -15,7 +15,8 @@ mod schedule;
 pub mod state;
 
 pub use file::{
-    DEFAULT_RETRY, Fleet, FleetFileError, SiteNameError, SiteOption, SiteSpec, check_name,
+    DEFAULT_RETRY, FLEET_KEYS, Fleet, FleetFileError, SiteNameError, SiteOption, SiteSpec,
+    SiteUrlError, check_name,
 };
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};

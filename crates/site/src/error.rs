@@ -241,6 +241,7 @@ mod tests {
 
     use sitemapper_crawl::CrawlConfig;
 
+    use crate::lock::BusyPath;
     use crate::settings::{OutputTarget, SiteSettings};
 
     use super::*;
@@ -288,7 +289,10 @@ mod tests {
                 ErrorKind::Usage,
             ),
             (
-                SiteError::Lock(LockError::Busy("/srv/www".to_string())),
+                SiteError::Lock(LockError::Busy(BusyPath {
+                    path: "/srv/www".to_string(),
+                    holder: None,
+                })),
                 ErrorKind::Locked,
             ),
             // A path that cannot be locked at all is not another run holding it.
@@ -400,7 +404,11 @@ mod tests {
     fn only_a_stopped_run_has_a_stopped_line() {
         assert_eq!(SiteError::RecorderLost.stopped_line("interrupted"), None);
         assert_eq!(
-            SiteError::Lock(LockError::Busy("/srv/www".to_string())).stopped_line("interrupted"),
+            SiteError::Lock(LockError::Busy(BusyPath {
+                path: "/srv/www".to_string(),
+                holder: None,
+            }))
+            .stopped_line("interrupted"),
             None
         );
     }

@@ -76,7 +76,7 @@ mod stdout;
 pub use changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
-pub use lock::{LockError, RunLock};
+pub use lock::{BusyPath, LockError, LockHolder, RunLock};
 pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};

@@ -1,0 +1,109 @@
+//! The keys of the config file, and the one probably meant by a key it does not have: a
+//! typo names its nearest key rather than all of them.
+
+use serde::Deserialize;
+use serde::de::{Deserializer, Visitor};
+
+use super::ConfigFile;
+
+/// Every key of the config file (aliases included), as serde reads them. The derive hands
+/// the list to `deserialize_struct`: read from there, it cannot drift from [`ConfigFile`].
+pub(super) fn config_keys() -> &'static [&'static str] {
+    let mut names = FieldNames(&[]);
+    // The deserializer stops with an error once it has the names: nothing else is read.
+    let _ = ConfigFile::deserialize(&mut names);
+    names.0
+}
+
+/// The known key nearest to `typed` by edit distance (a transposition counts once; case
+/// and `_` for `-` are free), when it is near enough to be a typo: at most one edit in
+/// three characters, and always one. Of keys as near, the first.
+pub(super) fn nearest_key<'a>(
+    typed: &str,
+    known: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let typed = typed.to_lowercase().replace('_', "-");
+    let limit = (typed.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|key| (strsim::damerau_levenshtein(&typed, key), key))
+        .filter(|(distance, _)| *distance <= limit)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, key)| key)
+}
+
+/// Records the field names serde's derive passes to `deserialize_struct`.
+struct FieldNames(&'static [&'static str]);
+
+impl<'de> Deserializer<'de> for &mut FieldNames {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = fields;
+        Err(serde::de::Error::custom("only the field names are read"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_are_the_config_files_fields() {
+        let keys = config_keys();
+        for key in [
+            "url",
+            "out",
+            "max-pages",
+            "strip-param",
+            "strip-params",
+            "once",
+        ] {
+            assert!(keys.contains(&key), "{key} in {keys:?}");
+        }
+        for key in keys {
+            assert!(
+                toml::from_str::<ConfigFile>(&format!("{key} = []"))
+                    .err()
+                    .is_none_or(|error| !error.to_string().contains("unknown field")),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_typo_names_its_nearest_key_and_nonsense_none() {
+        let keys = config_keys().iter().copied();
+        let cases = [
+            ("max-pagse", Some("max-pages")),
+            ("max_pages", Some("max-pages")),
+            ("MAX-URLS-PER-FILE", Some("max-urls-per-file")),
+            ("concurency", Some("concurrency")),
+            ("otu", Some("out")),
+            ("gzp", Some("gzip")),
+            ("delya", Some("delay")),
+            ("exlude", Some("exclude")),
+            ("speed", None),
+            ("foo", None),
+            ("crawl", None),
+        ];
+        for (typed, meant) in cases {
+            assert_eq!(nearest_key(typed, keys.clone()), meant, "{typed}");
+        }
+    }
+}
