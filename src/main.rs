@@ -79,10 +79,12 @@ const OWN_CRATES: [&str; 9] = [
 
 /// The libraries whose logs are their internals (the HTML tokenizer's states, HTTP and TLS
 /// frames, the browser protocol's messages): errors only, and the browser driver's not even
-/// those (it reports every unknown protocol event). `RUST_LOG` can still ask for them.
+/// those (it reports every unknown protocol event), nor the certificate verifier's (its
+/// error repeats, in its own words, the certificate problem the failed request says).
+/// `RUST_LOG` can still ask for them.
 const LIBRARY_LEVELS: &str = "html5ever=error,markup5ever=error,selectors=error,scraper=error,\
     hyper=error,hyper_util=error,reqwest=error,h2=error,rustls=error,\
-    chromiumoxide=off,tungstenite=off";
+    rustls_platform_verifier=off,chromiumoxide=off,tungstenite=off";
 
 /// Log targets that are never shown, whatever `RUST_LOG` says, because they write a site's
 /// secrets: the cookie jar logs the cookies it stores, values included, and the DevTools

@@ -571,14 +571,19 @@ pub(crate) fn tls_file(name: &str) -> PathBuf {
 
 /// The server certificate of `tests/integration/tls`, for 127.0.0.1 and localhost.
 pub(crate) fn tls_config() -> Arc<rustls::ServerConfig> {
+    tls_config_of("server.pem", "server.key")
+}
+
+/// The certificate `certificate` of `tests/integration/tls`, with its key `key`.
+pub(crate) fn tls_config_of(certificate: &str, key: &str) -> Arc<rustls::ServerConfig> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let certificates: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_file_iter(tls_file("server.pem"))
+        CertificateDer::pem_file_iter(tls_file(certificate))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-    let key = PrivateKeyDer::from_pem_file(tls_file("server.key")).unwrap();
+    let key = PrivateKeyDer::from_pem_file(tls_file(key)).unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -123,7 +123,7 @@ fn due_sites_run_incrementally_and_a_failing_site_fails_alone() {
         report["sites"][0]["error"]
             .as_str()
             .unwrap()
-            .contains("robots.txt unreachable"),
+            .contains("refused the connection"),
         "{report}"
     );
 

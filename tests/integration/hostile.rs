@@ -113,7 +113,8 @@ fn slow_bodies_end_at_the_deadline_and_slow_pages_are_waited_for() {
         assert!(
             page.detail
                 .as_deref()
-                .is_some_and(|detail| detail.contains("timed out")),
+                .is_some_and(|detail| detail.contains("no complete answer from")
+                    && detail.ends_with("within 3 s (--timeout 3)")),
             "{path}: {:?}",
             page.detail
         );

@@ -12,6 +12,7 @@ mod audit;
 mod audit_checks;
 mod browser_gate;
 mod browser_process;
+mod causes;
 mod chaos;
 mod chunking;
 mod cli;

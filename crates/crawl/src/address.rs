@@ -25,7 +25,7 @@ pub struct AddressPolicy {
 }
 
 /// A connection the policy refuses.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{host} is on a private network ({address}); not connecting (--allow-private allows it)")]
 pub struct PrivateAddress {
     /// The host as the URL names it.

@@ -207,6 +207,7 @@ impl CrawlConfig {
             retry_base_delay: self.retry_base_delay,
             max_retry_after: self.max_retry_after,
             idle_connections_per_host: self.concurrency.most(),
+            crawl_options: true,
         }
     }
 

@@ -38,8 +38,8 @@ pub use event::{
     PageOutcome, RenderDifference, Rendering, ResponseFacts, RobotsFile, SettledScope, Verdict,
 };
 pub use fetch::{
-    FetchError, FetchFailure, FetchFailureKind, FetchSettings, Fetched, Fetcher, client_builder,
-    error_chain,
+    CertificateProblem, Deadline, FailureCause, FetchError, FetchFailure, FetchFailureKind,
+    FetchSettings, Fetched, Fetcher, client_builder, error_chain,
 };
 pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
@@ -77,7 +77,7 @@ pub enum CrawlError {
         max: usize,
     },
     /// The seed's redirect chain ended without a successful response.
-    #[error("cannot reach the seed {url}: {reason}")]
+    #[error("cannot reach {url}: {reason}")]
     SeedUnreachable {
         /// The seed, normalized.
         url: String,
@@ -91,6 +91,17 @@ pub enum CrawlError {
         url: String,
         /// Which robots.txt rules, in words.
         robots: String,
+    },
+    /// robots.txt answered a server error, which forbids crawling until it answers (RFC 9309
+    /// section 2.3.1.4).
+    #[error(
+        "robots.txt answered {status} for {url}, which forbids crawling until it answers; try again later"
+    )]
+    RobotsUnavailable {
+        /// The seed, normalized.
+        url: String,
+        /// The status robots.txt answered.
+        status: u16,
     },
     /// The HTTP client cannot be built (for one, when the system's root certificates cannot be
     /// loaded).

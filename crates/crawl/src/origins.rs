@@ -11,7 +11,7 @@ use url::Url;
 use crate::event::{CrawlEvent, RobotsFile};
 use crate::fetch::{BodyWanted, Broken, FetchFailure, FetchedResponse, Fetcher, HopRequest, Hops};
 use crate::pace::PaceBoard;
-use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules};
+use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules, RobotsUnavailable};
 
 /// RFC 9309 section 2.3.1.2: follow at least five consecutive redirects for robots.txt.
 const MAX_ROBOTS_REDIRECTS: usize = 5;
@@ -212,8 +212,10 @@ impl Hops for RobotsHops<'_> {
                 RobotsPolicy::AllowAll { reason },
                 RobotsFile::ClientError(code),
             ),
-            _ => (
-                RobotsPolicy::DisallowAll { reason },
+            code => (
+                RobotsPolicy::DisallowAll {
+                    reason: RobotsUnavailable::ServerError(code),
+                },
                 RobotsFile::Unreachable,
             ),
         }
@@ -221,7 +223,7 @@ impl Hops for RobotsHops<'_> {
 
     async fn failed(self, _url: Url, failure: FetchFailure) -> Self::End {
         let policy = RobotsPolicy::DisallowAll {
-            reason: format!("robots.txt unreachable: {failure}"),
+            reason: RobotsUnavailable::Unreachable(failure),
         };
         (policy, RobotsFile::Unreachable)
     }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use robotstxt::RobotsParseHandler;
 use url::Url;
 
+use crate::fetch::FetchFailure;
 use crate::normalize::{HEX_UPPER, normalize_percent_encoding};
 
 /// At least 500 KiB must be parsed (RFC 9309 section 2.5); more is ignored.
@@ -27,7 +28,7 @@ pub(crate) enum RobotsPolicy {
     /// No robots.txt (4xx, RFC 9309 section 2.3.1.3), or robots ignored by the user.
     AllowAll { reason: String },
     /// robots.txt unreachable (5xx, network errors: section 2.3.1.4).
-    DisallowAll { reason: String },
+    DisallowAll { reason: RobotsUnavailable },
     /// A parsed robots.txt.
     Rules(RobotsRules),
 }
@@ -59,10 +60,27 @@ impl RobotsPolicy {
     pub(crate) fn describe(&self) -> String {
         match self {
             RobotsPolicy::AllowAll { reason } => format!("allow all ({reason})"),
-            RobotsPolicy::DisallowAll { reason } => format!("disallow all ({reason})"),
+            RobotsPolicy::DisallowAll { reason } => match reason {
+                RobotsUnavailable::ServerError(status) => {
+                    format!("disallow all (robots.txt answered {status})")
+                }
+                RobotsUnavailable::Unreachable(failure) => {
+                    format!("disallow all (robots.txt unreachable: {failure})")
+                }
+            },
             RobotsPolicy::Rules(rules) => rules.describe(),
         }
     }
+}
+
+/// Why robots.txt could not be read, which forbids the whole origin until it can (RFC 9309
+/// section 2.3.1.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RobotsUnavailable {
+    /// It answered this 5xx status.
+    ServerError(u16),
+    /// Its request got no response.
+    Unreachable(FetchFailure),
 }
 
 /// The rules of the groups that apply to one product token, merged.
@@ -479,7 +497,7 @@ mod tests {
         let url =
             Url::parse("http://example.com/robots.txt").unwrap_or_else(|error| panic!("{error}"));
         let policy = RobotsPolicy::DisallowAll {
-            reason: "503".to_string(),
+            reason: RobotsUnavailable::ServerError(503),
         };
         assert!(policy.is_allowed(&url));
         assert!(!policy.is_allowed(

@@ -360,7 +360,7 @@ async fn respond(
             StatusCode::FORBIDDEN,
             &format!("refused by the crawl's rules: {refusal}"),
         ),
-        Err(GateError::Failed(failure)) => plain(StatusCode::BAD_GATEWAY, failure.message()),
+        Err(GateError::Failed(failure)) => plain(StatusCode::BAD_GATEWAY, &failure.message()),
     }
 }
 

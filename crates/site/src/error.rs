@@ -10,7 +10,7 @@ use sitemapper_sitemap::SitemapError;
 use sitemapper_store::StoreError;
 
 use crate::lock::LockError;
-use crate::settings::Untouched;
+use crate::settings::{PathProblem, Untouched};
 
 /// What kind of ending an error is, for the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +69,7 @@ pub enum SiteError {
         files: usize,
     },
     /// The crawl could not go on.
-    #[error("{error}; {untouched}")]
+    #[error("{error}{}", untouched.after("; "))]
     Crawl {
         /// Why.
         error: CrawlError,
@@ -90,8 +90,9 @@ pub enum SiteError {
     },
     /// Queued URLs were lost: the crawl is incomplete.
     #[error(
-        "{lost} queued URLs could not be read back from the crawl database {}: the crawl is incomplete, nothing published, {untouched}",
-        database.display()
+        "{lost} queued URLs could not be read back from the crawl database {}: the crawl is incomplete, nothing published{}",
+        database.display(),
+        untouched.after(", ")
     )]
     UrlsLost {
         /// How many.
@@ -102,7 +103,7 @@ pub enum SiteError {
         untouched: Untouched,
     },
     /// Nothing turned out listable.
-    #[error("no indexable page found under {scope}{why}; {untouched}")]
+    #[error("no indexable page found under {scope}{why}{}", untouched.after("; "))]
     NothingListed {
         /// The crawl's scope.
         scope: String,
@@ -112,15 +113,14 @@ pub enum SiteError {
         untouched: Untouched,
     },
     /// A path the run would write cannot be written, found before any request.
-    #[error("cannot write {option} {}", path.display())]
+    #[error("cannot write {option} {}: {problem}", path.display())]
     Unwritable {
         /// The option that names the path.
         option: &'static str,
         /// The path.
         path: PathBuf,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
+        /// Why, said once (not again as a source).
+        problem: PathProblem,
     },
     /// The sitemaps are published, but the run failed after publishing them.
     #[error(
@@ -231,7 +231,8 @@ fn stopped_line(
         None => String::new(),
     };
     format!(
-        "{how} after {pages} pages and {requests} requests: nothing published, {untouched}{kept}"
+        "{how} after {pages} pages and {requests} requests: nothing published{}{kept}",
+        untouched.after(", ")
     )
 }
 
@@ -255,7 +256,7 @@ mod tests {
         SiteError::Stopped {
             pages: 12,
             requests: 15,
-            untouched: untouched(OutputTarget::Path("/srv/www".into())),
+            untouched: Untouched::Sitemap(Path::new("/srv/www").join("sitemap.xml")),
             state: state.map(PathBuf::from),
         }
     }
@@ -335,7 +336,7 @@ mod tests {
                 SiteError::Unwritable {
                     option: "--report-changes",
                     path: "/srv/file/changes.json".into(),
-                    source: std::io::Error::other("not a directory"),
+                    problem: PathProblem::NotADirectory("/srv/file".into()),
                 },
                 ErrorKind::Usage,
             ),
@@ -397,6 +398,79 @@ mod tests {
         assert_eq!(
             error.stopped_line("interrupted").as_deref(),
             Some("interrupted after 1 pages and 2 requests: nothing published, nothing printed")
+        );
+    }
+
+    #[test]
+    fn a_failed_run_says_it_left_the_sitemap_as_it_was_only_when_there_is_one() {
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let unreachable = || CrawlError::SeedUnreachable {
+            url: "https://e.com/".to_string(),
+            reason: "cannot resolve e.com: check the host name".to_string(),
+        };
+        let first = SiteError::Crawl {
+            error: unreachable(),
+            untouched: untouched(OutputTarget::Path(out.path().to_path_buf())),
+        };
+        assert_eq!(
+            first.to_string(),
+            "cannot reach https://e.com/: cannot resolve e.com: check the host name",
+            "a first run has nothing to leave as it was"
+        );
+        let sitemap = out.path().join("sitemap.xml");
+        std::fs::write(&sitemap, "<urlset/>").unwrap_or_else(|error| panic!("{error}"));
+        let again = SiteError::Crawl {
+            error: unreachable(),
+            untouched: untouched(OutputTarget::Path(out.path().to_path_buf())),
+        };
+        assert_eq!(
+            again.to_string(),
+            format!(
+                "cannot reach https://e.com/: cannot resolve e.com: check the host name; {} left as it was",
+                sitemap.display()
+            )
+        );
+        let stopped = SiteError::Stopped {
+            pages: 1,
+            requests: 2,
+            untouched: Untouched::Nothing,
+            state: None,
+        };
+        assert_eq!(
+            stopped.to_string(),
+            "stopped after 1 pages and 2 requests: nothing published"
+        );
+    }
+
+    #[test]
+    fn a_text_only_run_keeps_its_text_sitemap() {
+        let out = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let text = out.path().join("sitemap.txt");
+        std::fs::write(&text, "https://e.com/\n").unwrap_or_else(|error| panic!("{error}"));
+        let mut settings = SiteSettings::new(
+            "https://e.com/",
+            OutputTarget::Path(out.path().to_path_buf()),
+            CrawlConfig::default(),
+        );
+        assert_eq!(settings.untouched(), Untouched::Nothing, "XML is written");
+        settings.formats = vec![sitemapper_sitemap::Format::Text];
+        assert_eq!(settings.untouched(), Untouched::Sitemap(text));
+    }
+
+    #[test]
+    fn an_unwritable_path_says_why_once() {
+        let error = SiteError::Unwritable {
+            option: "--state",
+            path: "/srv/missing/crawl.db".into(),
+            problem: PathProblem::MissingDirectory("/srv/missing".into()),
+        };
+        assert_eq!(
+            error.to_string(),
+            "cannot write --state /srv/missing/crawl.db: the directory /srv/missing does not exist: create it first"
+        );
+        assert!(
+            std::error::Error::source(&error).is_none(),
+            "no source repeats it"
         );
     }
 

@@ -81,8 +81,8 @@ pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use settings::{
-    ChangefreqRule, OutputTarget, PriorityRule, RenderSettings, SiteSettings, Untouched,
-    writable_directory,
+    ChangefreqRule, OutputTarget, PathProblem, PriorityRule, RenderSettings, SiteSettings,
+    Untouched, writable_directory,
 };
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_seeds::ReadSitemaps;

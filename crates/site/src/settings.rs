@@ -156,9 +156,20 @@ impl SiteSettings {
         }
     }
 
-    /// What a failed run did not touch, for its error line.
+    /// What a failed run did not touch, for its error line: the root file of the first
+    /// format an earlier run published into the output directory, if any.
     pub fn untouched(&self) -> Untouched {
-        Untouched(self.out.clone())
+        let Some(directory) = self.out.path() else {
+            return Untouched::NothingPrinted;
+        };
+        self.formats
+            .iter()
+            .map(|format| match format {
+                Format::Xml => directory.join(sitemapper_sitemap::ROOT_FILE_NAME),
+                Format::Text => directory.join(sitemapper_sitemap::TEXT_ROOT_FILE_NAME),
+            })
+            .find(|path| path.is_file())
+            .map_or(Untouched::Nothing, Untouched::Sitemap)
     }
 
     /// Finds, before any request, a path the run could not write: the output directory
@@ -188,10 +199,10 @@ impl SiteSettings {
 /// output directory, and for other directories a program writes besides the run's (an
 /// audit's report). `option` names the path in the error.
 pub fn writable_directory(option: &'static str, directory: &Path) -> Result<(), SiteError> {
-    let unwritable = |source| SiteError::Unwritable {
+    let unwritable = |error: std::io::Error| SiteError::Unwritable {
         option,
         path: directory.to_path_buf(),
-        source,
+        problem: PathProblem::of(&error, directory),
     };
     std::fs::create_dir_all(directory).map_err(unwritable)?;
     probe(directory).map_err(unwritable)
@@ -209,27 +220,104 @@ enum Writing {
 
 /// Checks that the file `path` can be written as `writing` says.
 fn writable_file(option: &'static str, path: &Path, writing: Writing) -> Result<(), SiteError> {
-    let unwritable = |source| SiteError::Unwritable {
-        option,
-        path: path.to_path_buf(),
-        source,
-    };
-    if path.is_dir() {
-        return Err(unwritable(std::io::ErrorKind::IsADirectory.into()));
-    }
     let directory = path
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    probe(directory).map_err(unwritable)?;
+    let unwritable = |problem| SiteError::Unwritable {
+        option,
+        path: path.to_path_buf(),
+        problem,
+    };
+    if path.is_dir() {
+        return Err(unwritable(PathProblem::IsADirectory));
+    }
+    probe(directory).map_err(|error| unwritable(PathProblem::of(&error, directory)))?;
     if writing == Writing::InPlace && path.exists() {
         // Opened without truncating: nothing in it changes.
         std::fs::OpenOptions::new()
             .write(true)
             .open(path)
-            .map_err(unwritable)?;
+            .map_err(|error| unwritable(PathProblem::of(&error, directory)))?;
     }
     Ok(())
+}
+
+/// Why a path a run would write cannot be written, in terms of what the user can fix.
+#[derive(Debug)]
+pub enum PathProblem {
+    /// The directory it goes in does not exist (and is not the run's to create).
+    MissingDirectory(PathBuf),
+    /// A file stands where a directory must be.
+    NotADirectory(PathBuf),
+    /// A directory stands where the file goes.
+    IsADirectory,
+    /// This user may not create files in the directory.
+    PermissionDenied(PathBuf),
+    /// The file system is mounted read-only.
+    ReadOnly,
+    /// What the system said, for any other failure.
+    Io(std::io::Error),
+}
+
+impl PathProblem {
+    /// The problem `error` says, writing in `directory`.
+    fn of(error: &std::io::Error, directory: &Path) -> PathProblem {
+        use std::io::ErrorKind;
+        match error.kind() {
+            ErrorKind::NotFound => PathProblem::MissingDirectory(directory.to_path_buf()),
+            ErrorKind::NotADirectory => match first_file_among(directory) {
+                Some(file) => PathProblem::NotADirectory(file),
+                None => PathProblem::Io(std::io::Error::from(error.kind())),
+            },
+            ErrorKind::IsADirectory => PathProblem::IsADirectory,
+            // Where the run was refused: the directory, or the last of its parents that
+            // exists when it had to be created.
+            ErrorKind::PermissionDenied => PathProblem::PermissionDenied(
+                directory
+                    .ancestors()
+                    .find(|ancestor| ancestor.exists())
+                    .unwrap_or(directory)
+                    .to_path_buf(),
+            ),
+            ErrorKind::ReadOnlyFilesystem => PathProblem::ReadOnly,
+            _ => PathProblem::Io(std::io::Error::new(error.kind(), error.to_string())),
+        }
+    }
+}
+
+/// The first of `directory` and its parents, from the root down, that exists and is not a
+/// directory.
+fn first_file_among(directory: &Path) -> Option<PathBuf> {
+    let mut ancestors: Vec<&Path> = directory.ancestors().collect();
+    ancestors.reverse();
+    ancestors
+        .into_iter()
+        .find(|ancestor| ancestor.exists() && !ancestor.is_dir())
+        .map(Path::to_path_buf)
+}
+
+impl std::fmt::Display for PathProblem {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PathProblem::MissingDirectory(directory) => write!(
+                formatter,
+                "the directory {} does not exist: create it first",
+                directory.display()
+            ),
+            PathProblem::NotADirectory(file) => {
+                write!(formatter, "{} is a file, not a directory", file.display())
+            }
+            PathProblem::IsADirectory => formatter.write_str("it is a directory: name a file"),
+            PathProblem::PermissionDenied(directory) => write!(
+                formatter,
+                "this user may not create files in {}",
+                directory.display()
+            ),
+            PathProblem::ReadOnly => formatter.write_str("the file system is read-only"),
+            PathProblem::Io(error) => write!(formatter, "{error}"),
+        }
+    }
 }
 
 /// Creates a file in `directory` and removes it: the directory exists, is one, and takes
@@ -251,20 +339,29 @@ fn probe(directory: &Path) -> std::io::Result<()> {
     std::fs::remove_file(&path)
 }
 
-/// What a run that failed left as it was: the published sitemap, or (with stdout) nothing
-/// printed. Displayed as the end of an error line.
+/// What a run that failed left as it was, for the end of its error line: the sitemap an
+/// earlier run published, or (with stdout) nothing printed. A first run has published
+/// nothing that could be kept, and says nothing of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Untouched(OutputTarget);
+pub enum Untouched {
+    /// The root file an earlier run published.
+    Sitemap(PathBuf),
+    /// The run writes to stdout, and printed nothing.
+    NothingPrinted,
+    /// No sitemap was there to keep.
+    Nothing,
+}
 
-impl std::fmt::Display for Untouched {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            OutputTarget::Path(directory) => write!(
-                formatter,
-                "{} left as it was",
-                directory.join(sitemapper_sitemap::ROOT_FILE_NAME).display()
-            ),
-            OutputTarget::Stdout => formatter.write_str("nothing printed"),
+impl Untouched {
+    /// What the run left as it was after `separator` (`"; "`), or nothing when it left
+    /// nothing.
+    pub fn after(&self, separator: &str) -> String {
+        match self {
+            Untouched::Sitemap(path) => {
+                format!("{separator}{} left as it was", path.display())
+            }
+            Untouched::NothingPrinted => format!("{separator}nothing printed"),
+            Untouched::Nothing => String::new(),
         }
     }
 }

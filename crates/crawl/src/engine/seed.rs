@@ -10,6 +10,7 @@ use super::visit::{Visit, VisitEnd, VisitMode, visit};
 use crate::CrawlError;
 use crate::event::{CrawlEvent, SettledScope};
 use crate::frontier::QueuedUrl;
+use crate::robots::RobotsUnavailable;
 use crate::scope::Scope;
 
 /// The seed's visit and the scope the crawl goes on in.
@@ -93,6 +94,20 @@ pub(super) async fn visit_seed(
             url: seed.to_string(),
             robots: robots.clone(),
         }),
+        // robots.txt that cannot be read forbids the crawl (RFC 9309 section 2.3.1.4); when
+        // no response came, the seed cannot be reached, and that is what the user must fix.
+        VisitEnd::RobotsUnavailable(RobotsUnavailable::Unreachable(failure)) => {
+            Err(CrawlError::SeedUnreachable {
+                url: seed.to_string(),
+                reason: failure.to_string(),
+            })
+        }
+        VisitEnd::RobotsUnavailable(RobotsUnavailable::ServerError(status)) => {
+            Err(CrawlError::RobotsUnavailable {
+                url: seed.to_string(),
+                status: *status,
+            })
+        }
         VisitEnd::Failed(reason) => Err(CrawlError::SeedUnreachable {
             url: seed.to_string(),
             reason: reason.clone(),

@@ -18,7 +18,7 @@ use crate::fetch::{
 use crate::frontier::QueuedUrl;
 use crate::history::PreviousPage;
 use crate::render::{KeptPage, RenderCall};
-use crate::robots::RobotsPolicy;
+use crate::robots::{RobotsPolicy, RobotsUnavailable};
 use crate::scope::{Scope, adds_trailing_slash};
 
 /// How a visit treats a redirect out of its scope.
@@ -62,6 +62,8 @@ pub(super) enum VisitEnd {
     Reached,
     /// robots.txt refused a URL of the chain; the text says which rules.
     Disallowed(String),
+    /// robots.txt of a URL of the chain could not be read, which forbids its origin.
+    RobotsUnavailable(RobotsUnavailable),
     /// The chain ended without a successful response, for this reason.
     Failed(String),
 }
@@ -248,11 +250,11 @@ impl Hops for VisitHops<'_> {
             context
                 .emit(self.hop.skipped(Exclusion::RobotsDisallowed))
                 .await;
-            let rules = match policy.as_ref() {
-                RobotsPolicy::DisallowAll { reason } => reason.clone(),
-                _ => format!("robots.txt ({})", policy.describe()),
+            let end = match policy.as_ref() {
+                RobotsPolicy::DisallowAll { reason } => VisitEnd::RobotsUnavailable(reason.clone()),
+                _ => VisitEnd::Disallowed(format!("robots.txt ({})", policy.describe())),
             };
-            return Err(self.ended(VisitEnd::Disallowed(rules)));
+            return Err(self.ended(end));
         }
         if !context.reserve_request() {
             context

@@ -1,11 +1,13 @@
 //! Why a fetch gave nothing to read, as types: [`FetchFailure`] when a request got no
-//! response at all (its kind a stable code the crawl database keeps, beside its message in
+//! response at all (its kind a stable code the crawl database keeps, beside its cause in
 //! words), [`FetchError`] when a chain of redirects ended without the body asked for.
 
 use std::fmt;
 
 use reqwest::StatusCode;
+use url::Url;
 
+use super::cause::{Deadlines, FailureCause, Phase};
 use crate::address::PrivateAddress;
 
 /// What kind of failure left a request without a response.
@@ -52,35 +54,18 @@ impl FetchFailureKind {
     }
 }
 
-/// Why a request got no response: its kind, and its message in words (the kind's, and what
-/// the HTTP stack said: `connection failed: ...`; for a refused address, the policy's
-/// refusal), which is what the crawl database and reports show.
+/// Why a request got no response: its kind (whether to try again, and the code a store
+/// keeps) and its cause (what the crawl database, reports and error lines show, in words).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchFailure {
     kind: FetchFailureKind,
-    message: String,
+    cause: FailureCause,
 }
 
 impl FetchFailure {
-    /// A failure of `kind` whose message is `message`, as [`Self::message`] gave it (read
-    /// back from a store).
-    pub fn new(kind: FetchFailureKind, message: impl Into<String>) -> FetchFailure {
-        FetchFailure {
-            kind,
-            message: message.into(),
-        }
-    }
-
-    /// A failure of `kind`, with `detail` from the HTTP stack after the kind's words.
-    pub(crate) fn of(kind: FetchFailureKind, detail: &str) -> FetchFailure {
-        let message = match kind {
-            FetchFailureKind::Timeout => "timed out".to_string(),
-            FetchFailureKind::Connect => format!("connection failed: {detail}"),
-            FetchFailureKind::Body => format!("reading the body failed: {detail}"),
-            FetchFailureKind::Other => format!("request failed: {detail}"),
-            FetchFailureKind::Refused => detail.to_string(),
-        };
-        FetchFailure::new(kind, message)
+    /// A failure of `kind`, for `cause`.
+    pub fn new(kind: FetchFailureKind, cause: FailureCause) -> FetchFailure {
+        FetchFailure { kind, cause }
     }
 
     /// The kind of failure.
@@ -88,21 +73,38 @@ impl FetchFailure {
         self.kind
     }
 
-    /// The failure in words.
-    pub fn message(&self) -> &str {
-        &self.message
+    /// Why, as a type.
+    pub fn cause(&self) -> &FailureCause {
+        &self.cause
+    }
+
+    /// The failure in words: its cause, and what to do about it when the user can.
+    pub fn message(&self) -> String {
+        self.cause.to_string()
     }
 
     /// The address policy's refusal as a failure.
     pub(crate) fn refused(refusal: &PrivateAddress) -> FetchFailure {
-        FetchFailure::of(FetchFailureKind::Refused, &refusal.to_string())
+        FetchFailure::new(
+            FetchFailureKind::Refused,
+            FailureCause::PrivateAddress(refusal.clone()),
+        )
     }
 
-    pub(crate) fn from_reqwest(error: &reqwest::Error) -> FetchFailure {
-        if let Some(refused) = refusal_in(error) {
-            return FetchFailure::refused(&refused);
-        }
-        let kind = if error.is_timeout() {
+    /// The failure of a request to `url` that reqwest returned, `phase` saying whether its
+    /// response had begun. The whole chain of errors goes to the debug log; the failure
+    /// keeps its cause.
+    pub(crate) fn from_reqwest(
+        error: &reqwest::Error,
+        url: &Url,
+        phase: Phase,
+        deadlines: &Deadlines,
+    ) -> FetchFailure {
+        let cause = FailureCause::of_reqwest(error, url, phase, deadlines);
+        tracing::debug!(%url, error = error_chain(error), "request failed");
+        let kind = if matches!(cause, FailureCause::PrivateAddress(_)) {
+            FetchFailureKind::Refused
+        } else if error.is_timeout() {
             FetchFailureKind::Timeout
         } else if error.is_connect() || error.is_request() {
             // A connection reset or closed before any response came (a kept-alive
@@ -114,7 +116,7 @@ impl FetchFailure {
         } else {
             FetchFailureKind::Other
         };
-        FetchFailure::of(kind, &error_chain(error))
+        FetchFailure::new(kind, cause)
     }
 
     /// Whether trying again may get a response: a timeout or a failed connection.
@@ -128,7 +130,7 @@ impl FetchFailure {
 
 impl fmt::Display for FetchFailure {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(&self.message)
+        write!(formatter, "{}", self.cause)
     }
 }
 
@@ -161,18 +163,6 @@ pub enum FetchError {
     },
 }
 
-/// The address policy's refusal, when that is why the connection failed.
-fn refusal_in(error: &(dyn std::error::Error + 'static)) -> Option<PrivateAddress> {
-    let mut source = error.source();
-    while let Some(cause) = source {
-        if let Some(refused) = cause.downcast_ref::<PrivateAddress>() {
-            return Some(refused.clone());
-        }
-        source = cause.source();
-    }
-    None
-}
-
 /// The error and its sources on one line (a source whose words the line holds already is
 /// not repeated): reqwest's own message alone rarely says why.
 pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
@@ -194,34 +184,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn failures_read_as_the_crawl_database_shows_them() {
-        for (kind, detail, shown) in [
-            (FetchFailureKind::Timeout, "", "timed out"),
-            (
-                FetchFailureKind::Connect,
-                "tcp connect error",
-                "connection failed: tcp connect error",
-            ),
-            (
-                FetchFailureKind::Body,
-                "unexpected end",
-                "reading the body failed: unexpected end",
-            ),
-            (
-                FetchFailureKind::Other,
-                "builder error",
-                "request failed: builder error",
-            ),
-            (
-                FetchFailureKind::Refused,
-                "10.0.0.1 is on a private network",
-                "10.0.0.1 is on a private network",
-            ),
-        ] {
-            let failure = FetchFailure::of(kind, detail);
-            assert_eq!(failure.to_string(), shown);
-            assert_eq!(FetchFailure::new(kind, shown), failure, "{shown}");
-        }
+    fn a_failure_reads_as_its_cause_and_keeps_its_kind() {
+        let cause = FailureCause::ConnectionRefused {
+            authority: "e.com:443".to_string(),
+        };
+        let failure = FetchFailure::new(FetchFailureKind::Connect, cause.clone());
+        assert_eq!(failure.kind(), FetchFailureKind::Connect);
+        assert_eq!(failure.cause(), &cause);
+        assert_eq!(failure.to_string(), cause.to_string());
+        assert_eq!(failure.message(), cause.to_string());
+        assert!(failure.is_transient());
+        let refused = FetchFailure::refused(&PrivateAddress {
+            host: "intranet".to_string(),
+            address: std::net::IpAddr::from([10, 0, 0, 1]),
+        });
+        assert_eq!(refused.kind(), FetchFailureKind::Refused);
+        assert_eq!(
+            refused.to_string(),
+            "intranet is on a private network (10.0.0.1); not connecting (--allow-private allows it)"
+        );
+        assert!(!refused.is_transient());
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! other callers (`validate`, the audit's sitemaps, IndexNow) use [`Fetcher::get`] and
 //! [`Fetcher::post`] (`request`).
 
+mod cause;
 mod chain;
 mod failure;
 mod relay;
@@ -32,6 +33,8 @@ use crate::config::CrawlConfig;
 use crate::event::is_html_content_type;
 use crate::network::{NetworkOptions, shown_proxy, tls_config};
 
+pub use cause::{CertificateProblem, Deadline, FailureCause};
+use cause::{Deadlines, Phase};
 pub(crate) use chain::{Broken, Hops};
 pub use failure::error_chain;
 pub use failure::{FetchError, FetchFailure, FetchFailureKind};
@@ -211,6 +214,10 @@ pub struct FetchSettings {
     pub max_retry_after: Duration,
     /// Idle connections kept open to one host: about as many as requests run at once.
     pub idle_connections_per_host: usize,
+    /// Whether the deadlines, and the certificates of the fetcher's network, are the
+    /// crawl's options (`--connect-timeout`, `--timeout`, `--cacert`, `--insecure`): the
+    /// words of a failure then name the option to change.
+    pub crawl_options: bool,
 }
 
 impl Default for FetchSettings {
@@ -218,6 +225,7 @@ impl Default for FetchSettings {
         // reqwest's own default: a client of no crawl does not know how many requests run.
         FetchSettings {
             idle_connections_per_host: usize::MAX,
+            crawl_options: false,
             ..CrawlConfig::default().fetch_settings()
         }
     }
@@ -351,12 +359,14 @@ impl Fetcher {
         let mut response = request
             .send()
             .await
-            .map_err(|error| FetchFailure::from_reqwest(&error))?;
+            .map_err(|error| self.failure(&error, url, Phase::BeforeAnswer))?;
         let time_to_headers = started.elapsed();
         let status = response.status();
         let headers = response.headers().clone();
         let (body, truncated) = match body_cap(hop.wanted, status, &headers) {
-            Some(cap) => read_body(&mut response, cap).await?,
+            Some(cap) => read_body(&mut response, cap)
+                .await
+                .map_err(|error| self.failure(&error, url, Phase::Body))?,
             None => (Vec::new(), false),
         };
         Ok(FetchedResponse {
@@ -368,6 +378,16 @@ impl Fetcher {
             elapsed: started.elapsed(),
             time_to_headers,
         })
+    }
+
+    /// The failure of a request to `url` that reqwest returned in `phase`.
+    fn failure(&self, error: &reqwest::Error, url: &Url, phase: Phase) -> FetchFailure {
+        let deadlines = Deadlines {
+            connect: self.settings.connect_timeout,
+            request: self.settings.request_timeout,
+            options: self.settings.crawl_options,
+        };
+        FetchFailure::from_reqwest(error, url, phase, &deadlines)
     }
 
     /// `base * 2^attempt`, plus up to half of that again as jitter so that retries of many
@@ -415,7 +435,7 @@ fn body_cap(wanted: BodyWanted, status: StatusCode, headers: &HeaderMap) -> Opti
 async fn read_body(
     response: &mut reqwest::Response,
     cap: usize,
-) -> Result<(Vec<u8>, bool), FetchFailure> {
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
     // Sized once for a usual page (or the length the server announced), instead of doubling
     // from a few bytes and copying the page on every step.
     let expected = response
@@ -426,11 +446,7 @@ async fn read_body(
     let mut body = Vec::with_capacity(expected.min(cap));
     // Chunks arrive decompressed, so the cap bounds the expanded size: a gzip bomb costs at
     // most `cap` bytes.
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|error| FetchFailure::from_reqwest(&error))?
-    {
+    while let Some(chunk) = response.chunk().await? {
         let room = cap - body.len();
         if chunk.len() > room {
             body.extend_from_slice(&chunk[..room]);

@@ -2,7 +2,9 @@
 //! each one through the gate again), its own headers and cookies, the fetcher's checks
 //! (address policy, the site's secrets for its origins only), the body streamed back.
 
-use super::{FetchFailure, FetchFailureKind, Fetcher, error_chain, fetcher_client};
+use super::{
+    FailureCause, FetchFailure, FetchFailureKind, Fetcher, Phase, error_chain, fetcher_client,
+};
 use crate::CrawlError;
 use crate::render::{BrowserRequest, BrowserResponse};
 use futures_util::TryStreamExt;
@@ -60,14 +62,17 @@ impl Fetcher {
                     .map_err(|error| CrawlError::Client(error_chain(&error)))
             })
             .as_ref()
-            .map_err(|error| FetchFailure::of(FetchFailureKind::Other, &error.to_string()))?;
+            .map_err(|error| {
+                let detail = error.to_string();
+                FetchFailure::new(FetchFailureKind::Other, FailureCause::Other { detail })
+            })?;
         let response = client
-            .request(method, url)
+            .request(method, url.clone())
             .headers(headers)
             .body(body)
             .send()
             .await
-            .map_err(|error| FetchFailure::from_reqwest(&error))?;
+            .map_err(|error| self.failure(&error, &url, Phase::BeforeAnswer))?;
         let status = response.status();
         let mut headers = response.headers().clone();
         strip(&mut headers);
