@@ -140,6 +140,19 @@ pub(crate) enum Phase {
 }
 
 impl FailureCause {
+    /// Whether asking again may get an answer: not when the name does not resolve, the port
+    /// speaks another protocol or the certificate is refused, which no retry changes (and
+    /// each retry would only delay the one line that says so).
+    pub(crate) fn may_pass(&self) -> bool {
+        !matches!(
+            self,
+            FailureCause::UnknownHost { .. }
+                | FailureCause::NotTls { .. }
+                | FailureCause::NotHttp { .. }
+                | FailureCause::Certificate { .. }
+        )
+    }
+
     /// The cause of `error`, for a request to `url` that failed in `phase`. A timeout is
     /// told apart by reqwest (its own deadlines); a name that does not resolve, by its
     /// resolver's error type; the rest by the first error of the chain that says why.

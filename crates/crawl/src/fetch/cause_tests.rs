@@ -354,3 +354,43 @@ async fn a_refused_or_closed_connection_is_told_from_what_reqwest_returns() {
         assert_eq!((failure.kind(), failure.to_string()), (kind, words));
     }
 }
+
+#[test]
+fn only_what_a_retry_can_change_is_retried() {
+    let authority = || "127.0.0.1:8080".to_string();
+    let settled = [
+        FailureCause::UnknownHost {
+            host: "nonexistent.invalid".to_string(),
+        },
+        FailureCause::NotTls {
+            authority: authority(),
+        },
+        FailureCause::NotHttp {
+            authority: authority(),
+        },
+        FailureCause::Certificate {
+            host: "127.0.0.1".to_string(),
+            problem: CertificateProblem::Expired,
+            options: true,
+        },
+    ];
+    for cause in settled {
+        let failure = FetchFailure::new(FetchFailureKind::Connect, cause.clone());
+        assert!(!failure.is_transient(), "{cause:?} is not asked again");
+    }
+    let passing = [
+        FailureCause::ConnectionRefused {
+            authority: authority(),
+        },
+        FailureCause::ClosedBeforeAnswer {
+            authority: authority(),
+        },
+        FailureCause::ResetBeforeAnswer {
+            authority: authority(),
+        },
+    ];
+    for cause in passing {
+        let failure = FetchFailure::new(FetchFailureKind::Connect, cause.clone());
+        assert!(failure.is_transient(), "{cause:?} may pass on a retry");
+    }
+}

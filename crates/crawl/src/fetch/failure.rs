@@ -124,7 +124,7 @@ impl FetchFailure {
         matches!(
             self.kind,
             FetchFailureKind::Timeout | FetchFailureKind::Connect
-        )
+        ) && self.cause.may_pass()
     }
 }
 
