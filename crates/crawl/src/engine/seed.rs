@@ -110,7 +110,11 @@ pub(super) async fn visit_seed(
         }
         VisitEnd::Failed(reason) => Err(CrawlError::SeedUnreachable {
             url: seed.to_string(),
-            reason: reason.clone(),
+            // The line names the seed already: the seed answering is "it" (a URL it
+            // redirected to is still named).
+            reason: reason
+                .strip_prefix(&format!("{seed} "))
+                .map_or_else(|| reason.clone(), |rest| format!("it {rest}")),
         }),
     }
 }
