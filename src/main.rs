@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod exit;
+mod logging;
 mod memory;
 mod progress;
 mod report;
@@ -49,7 +50,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::from(ExitStatus::Success as u8),
         // The reader of stdout stopped reading (`| head`): its choice, said by no error line.
-        Err(_) if stdout::closed() => ExitCode::from(ExitStatus::Success as u8),
+        Err(_) if stdout::reader_gone() => ExitCode::from(ExitStatus::Success as u8),
         Err(failure) => fail(&failure),
     }
 }
@@ -98,7 +99,9 @@ const SECRET_TARGETS: &[&str] = &[
 ];
 
 /// Logs go to stderr, above the progress line while it shows. `RUST_LOG` wins over -q/-v.
-/// -v (info) logs each URL fetched; -vv (debug) adds sitemapper's own details.
+/// -v (info) logs each URL fetched; -vv (debug) adds sitemapper's own details. Without
+/// either, the warnings and errors a run has to say read as the summary does (`Warning:
+/// ...`, see `logging.rs`); with them, as logs.
 fn init_logging(verbosity: Verbosity) {
     let level = match (verbosity.quiet, verbosity.verbose) {
         (true, _) => "error",
@@ -112,19 +115,26 @@ fn init_logging(verbosity: Verbosity) {
     for name in OWN_CRATES {
         directive.push_str(&format!(",{name}={level}"));
     }
-    let mut filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(directive));
+    let from_environment = EnvFilter::try_from_default_env().ok();
+    let logs_asked = from_environment.is_some() || verbosity.verbose > 0;
+    let mut filter = from_environment.unwrap_or_else(|| EnvFilter::new(directive));
     for target in SECRET_TARGETS {
         if let Ok(off) = format!("{target}=off").parse() {
             filter = filter.add_directive(off);
         }
     }
-    tracing_subscriber::fmt()
+    let color = use_color(verbosity.color);
+    let subscriber = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(progress::LogWriter::default)
-        .with_ansi(use_color(verbosity.color))
-        .with_target(false)
-        .init();
+        .with_writer(progress::LogWriter::default);
+    if logs_asked {
+        subscriber.with_ansi(color).with_target(false).init();
+    } else {
+        subscriber
+            .fmt_fields(logging::ProseFields)
+            .event_format(logging::Prose { color })
+            .init();
+    }
 }
 
 /// Whether stderr gets colour: `auto` on a terminal unless NO_COLOR is set (not empty).

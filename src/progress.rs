@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sitemapper_crawl::CrawlProgress;
-use sitemapper_site::EventCounts;
+use sitemapper_site::{EventCounts, count};
 
 /// The progress line shown now, if any.
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
@@ -29,10 +29,11 @@ impl Progress {
             return Progress { bar: None };
         }
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        // `wide_msg` fills the terminal's width and cuts what does not fit: the line never
-        // wraps, and the URL at its end is what is cut first.
+        // The message is made to fit the terminal's width (see `line`); `wide_msg` cuts it
+        // all the same should the terminal narrow before the next update: the line never
+        // wraps.
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed:>4} {wide_msg}")
+            ProgressStyle::with_template("{spinner} {wide_msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
         bar.enable_steady_tick(Duration::from_millis(120));
@@ -42,13 +43,15 @@ impl Progress {
         std::thread::spawn(move || {
             let terminal = console::Term::stderr();
             while !updater.is_finished() {
+                let elapsed = started.elapsed();
                 let fetched = crawl.requests.load(Ordering::Relaxed);
                 let now = Counts {
                     fetched,
                     queued: crawl.queued.load(Ordering::Relaxed),
                     listed: counts.listed.load(Ordering::Relaxed),
                     errors: counts.errors.load(Ordering::Relaxed),
-                    rate: fetched as f64 / started.elapsed().as_secs_f64().max(0.001),
+                    rate: fetched as f64 / elapsed.as_secs_f64().max(0.001),
+                    rendering: crawl.rendering.load(Ordering::Relaxed),
                 };
                 let last_url = counts
                     .last_url
@@ -57,7 +60,7 @@ impl Progress {
                     .clone();
                 // Read each time: the terminal may be resized.
                 let width = usize::from(terminal.size().1);
-                updater.set_message(message(width, &now, &last_url));
+                updater.set_message(line(width, elapsed, &now, &last_url));
                 std::thread::sleep(Duration::from_millis(200));
             }
         });
@@ -79,40 +82,81 @@ struct Counts {
     queued: u64,
     listed: u64,
     errors: u64,
+    /// Requests a second since the start.
     rate: f64,
+    /// Pages in the browser now.
+    rendering: u64,
 }
 
-/// Columns taken before the message: the spinner, the elapsed time and the spaces.
-const BEFORE_MESSAGE: usize = 8;
+/// Columns taken before the message: the spinner and a space.
+const BEFORE_MESSAGE: usize = 2;
 
 /// The fewest columns worth giving the page's URL.
-const URL_COLUMNS: usize = 24;
+const URL_COLUMNS: usize = 12;
 
-/// The progress line's message on a terminal `width` columns wide: the counts (fewer of them
-/// when the terminal is narrow), then the page recorded last without its scheme, its start
-/// cut when it does not fit (the end of a path is what tells pages apart).
-fn message(width: usize, counts: &Counts, last_url: &str) -> String {
+/// Between two parts of the line.
+const SEPARATOR: &str = " · ";
+
+/// The progress line after its spinner, on a terminal `width` columns wide: the time since
+/// the start, the counts, whether the browser is rendering, then the page recorded last
+/// (without its scheme). What does not fit goes in this order: the URL's start (the end of a
+/// path is what tells pages apart), then the URL, the queue, the requests made, the rate;
+/// the time, the URLs listed and the errors stay, and "rendering" while the browser works,
+/// which is what a crawl that renders spends its time on.
+fn line(width: usize, elapsed: Duration, counts: &Counts, last_url: &str) -> String {
     let room = width.saturating_sub(BEFORE_MESSAGE);
-    let full = format!(
-        "fetched {} · queued {} · listed {} · errors {} · {:.1}/s",
-        counts.fetched, counts.queued, counts.listed, counts.errors, counts.rate
-    );
-    let short = format!("{} fetched · {} queued", counts.fetched, counts.queued);
-    let numbers = if full.chars().count() + 3 + URL_COLUMNS <= room {
-        full
-    } else if short.chars().count() + 3 + URL_COLUMNS <= room {
-        short
-    } else {
-        format!("{} fetched", counts.fetched)
+    // Each part with how long it stays as the room shrinks: the higher, the longer.
+    let mut parts: Vec<(String, u8)> = vec![
+        (elapsed_text(elapsed), u8::MAX),
+        (format!("{} fetched", counts.fetched), 2),
+        (format!("{} listed", counts.listed), 6),
+        (count(counts.errors, "error"), 5),
+        (format!("{:.1}/s", counts.rate), 3),
+        (format!("{} queued", counts.queued), 1),
+    ];
+    if counts.rendering > 0 {
+        parts.push((format!("rendering {}", count(counts.rendering, "page")), 7));
+    }
+    let columns = |parts: &[(String, u8)]| {
+        parts
+            .iter()
+            .map(|(text, _)| text.chars().count())
+            .sum::<usize>()
+            + SEPARATOR.chars().count() * parts.len().saturating_sub(1)
     };
+    while parts.len() > 1 && columns(&parts) > room {
+        let least = parts
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, (_, stays))| *stays)
+            .map_or(0, |(position, _)| position);
+        parts.remove(least);
+    }
+    let mut line: String = parts
+        .iter()
+        .map(|(text, _)| text.as_str())
+        .collect::<Vec<_>>()
+        .join(SEPARATOR);
     let url = last_url
         .split_once("://")
         .map_or(last_url, |(_, rest)| rest);
-    let left = room.saturating_sub(numbers.chars().count() + 3);
-    if url.is_empty() || left < 8 {
-        return numbers;
+    let left = room.saturating_sub(columns(&parts) + SEPARATOR.chars().count());
+    if !url.is_empty() && left >= URL_COLUMNS {
+        line.push_str(SEPARATOR);
+        line.push_str(&cut_start(url, left));
     }
-    format!("{numbers} · {}", cut_start(url, left))
+    line
+}
+
+/// The time since the start: `m:ss`, and `h:mm:ss` from an hour.
+fn elapsed_text(elapsed: Duration) -> String {
+    let seconds = elapsed.as_secs();
+    let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if hours > 0 {
+        format!("{hours}:{minutes:02}:{seconds:02}")
+    } else {
+        format!("{minutes}:{seconds:02}")
+    }
 }
 
 /// `text` in at most `columns` characters: its end, after an ellipsis, when it is longer.
@@ -178,39 +222,133 @@ mod tests {
         listed: 1100,
         errors: 3,
         rate: 12.5,
+        rendering: 0,
     };
+
+    const RENDERING: Counts = Counts {
+        rendering: 4,
+        ..COUNTS
+    };
+
+    /// Three minutes and five seconds.
+    const ELAPSED: Duration = Duration::from_secs(185);
+
+    const URL: &str = "https://example.com/a/very/long/path/page-17";
+
+    /// The columns the whole line takes, the spinner included.
+    fn columns(line: &str) -> usize {
+        BEFORE_MESSAGE + line.chars().count()
+    }
 
     #[test]
     fn a_wide_terminal_shows_every_count_and_the_whole_url() {
-        let line = message(160, &COUNTS, "https://example.com/docs/page");
         assert_eq!(
-            line,
-            "fetched 1200 · queued 45 · listed 1100 · errors 3 · 12.5/s · example.com/docs/page"
+            line(160, ELAPSED, &COUNTS, "https://example.com/docs/page"),
+            "3:05 · 1200 fetched · 1100 listed · 3 errors · 12.5/s · 45 queued · example.com/docs/page"
+        );
+        assert_eq!(
+            line(160, ELAPSED, &RENDERING, "https://example.com/docs/page"),
+            "3:05 · 1200 fetched · 1100 listed · 3 errors · 12.5/s · 45 queued · rendering 4 pages · example.com/docs/page"
         );
     }
 
     #[test]
-    fn a_narrow_terminal_keeps_the_end_of_the_url_and_fits() {
-        for width in [40, 60, 80] {
-            let line = message(
-                width,
-                &COUNTS,
-                "https://example.com/a/very/long/path/page-17",
-            );
-            assert!(
-                line.chars().count() + BEFORE_MESSAGE <= width,
-                "{width}: {line:?}"
-            );
-            assert!(line.ends_with("page-17"), "{width}: {line:?}");
+    fn eighty_columns_keep_listed_errors_the_rate_and_rendering() {
+        // The URL goes first: too few columns are left for it.
+        let plain = line(80, ELAPSED, &COUNTS, URL);
+        assert_eq!(
+            plain,
+            "3:05 · 1200 fetched · 1100 listed · 3 errors · 12.5/s · 45 queued"
+        );
+        assert!(columns(&plain) <= 80, "{plain:?}");
+        assert_eq!(
+            line(100, ELAPSED, &COUNTS, URL),
+            "3:05 · 1200 fetched · 1100 listed · 3 errors · 12.5/s · 45 queued · ….com/a/very/long/path/page-17"
+        );
+        // The browser at work takes the URL's room, then the queue's.
+        let rendering = line(80, ELAPSED, &RENDERING, URL);
+        assert_eq!(
+            rendering,
+            "3:05 · 1200 fetched · 1100 listed · 3 errors · 12.5/s · rendering 4 pages"
+        );
+        // Large numbers, a long run: what stays stays.
+        let large = Counts {
+            fetched: 1_234_567,
+            queued: 987_654,
+            listed: 1_200_000,
+            errors: 12_345,
+            rate: 1234.5,
+            rendering: 12,
+        };
+        let long = line(80, Duration::from_secs(36_000), &large, URL);
+        assert!(columns(&long) <= 80, "{long:?}");
+        for part in [
+            "10:00:00",
+            "1200000 listed",
+            "12345 errors",
+            "1234.5/s",
+            "rendering 12 pages",
+        ] {
+            assert!(long.contains(part), "{part:?} in {long:?}");
+        }
+    }
+
+    #[test]
+    fn a_narrow_terminal_fits_and_keeps_what_matters_most() {
+        for width in [20, 30, 40, 60, 80, 100, 120] {
+            for counts in [&COUNTS, &RENDERING] {
+                let line = line(width, ELAPSED, counts, URL);
+                assert!(
+                    columns(&line) <= width.max(BEFORE_MESSAGE + 4),
+                    "{width}: {line:?}"
+                );
+                assert!(line.starts_with("3:05"), "{width}: {line:?}");
+            }
         }
         assert_eq!(
-            message(60, &COUNTS, "https://example.com/a/very/long/path/page-17"),
-            "1200 fetched · 45 queued · …a/very/long/path/page-17"
+            line(40, ELAPSED, &COUNTS, URL),
+            "3:05 · 1100 listed · 3 errors · 12.5/s"
+        );
+        assert_eq!(
+            line(40, ELAPSED, &RENDERING, URL),
+            "3:05 · 1100 listed · rendering 4 pages"
+        );
+    }
+
+    #[test]
+    fn one_error_and_one_page_in_the_browser_are_singular() {
+        let one = Counts {
+            errors: 1,
+            rendering: 1,
+            ..COUNTS
+        };
+        let line = line(160, ELAPSED, &one, "");
+        assert!(
+            line.contains(" 1 error · ") && line.ends_with("rendering 1 page"),
+            "{line}"
         );
     }
 
     #[test]
     fn no_url_yet_shows_the_counts_alone() {
-        assert_eq!(message(60, &COUNTS, ""), "1200 fetched · 45 queued");
+        assert_eq!(
+            line(100, ELAPSED, &COUNTS, ""),
+            "3:05 · 1200 fetched · 1100 listed · 3 errors · 12.5/s · 45 queued"
+        );
+    }
+
+    #[test]
+    fn elapsed_time_reads_minutes_and_seconds_then_hours() {
+        for (seconds, text) in [
+            (0, "0:00"),
+            (7, "0:07"),
+            (185, "3:05"),
+            (3599, "59:59"),
+            (3600, "1:00:00"),
+            (3723, "1:02:03"),
+            (36_000, "10:00:00"),
+        ] {
+            assert_eq!(elapsed_text(Duration::from_secs(seconds)), text);
+        }
     }
 }

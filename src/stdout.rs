@@ -17,10 +17,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set once a write of a command's output to stdout has found the pipe's reader gone.
 static CLOSED: AtomicBool = AtomicBool::new(false);
 
+/// Set once the command has failed for a reason of its own (a missing database, `--fail-on`'s
+/// findings), whatever then becomes of what it writes on stdout.
+static FAILED: AtomicBool = AtomicBool::new(false);
+
 /// Whether a write of the command's output found stdout's reader gone: nothing more can be
-/// said there, and the error that ended the run is that one.
+/// said there.
 pub(crate) fn closed() -> bool {
     CLOSED.load(Ordering::Relaxed)
+}
+
+/// Notes that the command has failed for a reason of its own, before its summary is written
+/// on stdout: should the summary find the reader gone, the failure still ends the command,
+/// with its error line and its exit status.
+pub(crate) fn note_failure() {
+    FAILED.store(true, Ordering::Relaxed);
+}
+
+/// Whether the command ends quietly with success: stdout's reader went, and that is the
+/// error that ended it (the command had not failed otherwise).
+pub(crate) fn reader_gone() -> bool {
+    closed() && !FAILED.load(Ordering::Relaxed)
 }
 
 /// stdout for the command's output, locked for the writer's life: once the reader has gone,

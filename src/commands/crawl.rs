@@ -14,7 +14,7 @@ use sitemapper_site::{
 };
 use tokio::sync::watch;
 
-use self::summary::Report;
+pub(crate) use self::summary::{Facts, Report, write_resources};
 pub(crate) use self::summary_json::CrawlJson;
 use super::Output;
 use super::json;
@@ -44,8 +44,8 @@ pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(
 }
 
 /// Prints the summary of a finished run on stderr.
-pub(crate) fn print_summary(crawled: &SiteRun, settings: &CrawlSettings) -> anyhow::Result<()> {
-    Report::new(crawled, settings).print()
+fn print_summary(crawled: &SiteRun, settings: &CrawlSettings) -> anyhow::Result<()> {
+    Report::new(Facts::of(crawled)?, settings).print()
 }
 
 /// How a crawl runs inside a larger run (a fleet's site): it shares the pace of hosts with

@@ -52,6 +52,8 @@ pub(crate) fn print<T: Serialize>(
 /// written there again, nor is the write that finds it gone logged (see `crate::stdout`).
 pub(crate) fn failed(command: &'static str, format: SummaryFormat, failure: Failure) -> Failure {
     if format == SummaryFormat::Json && !crate::stdout::closed() {
+        // The failure is the command's own: a reader gone meanwhile does not make it a success.
+        crate::stdout::note_failure();
         let envelope: Envelope<'_, ()> = Envelope {
             version: SUMMARY_VERSION,
             command,

@@ -24,7 +24,7 @@ use crate::cli::{SummaryFormat, ValidateArgs};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{ConfigFile, summary_format};
 use crate::stdout::StdoutWriter;
-use sitemapper_site::gunzip_if_gzip;
+use sitemapper_site::{count, count_with, gunzip_if_gzip};
 
 /// Lines shown for a problem repeated in one file (and examples in JSON).
 const EXAMPLES: usize = 5;
@@ -144,6 +144,27 @@ struct Tally {
     entries: usize,
     problems: usize,
     warnings: usize,
+}
+
+impl Tally {
+    /// The summary line: `2 files, 3 entries, 0 problems, 1 warning.`
+    fn line(&self) -> String {
+        let warnings = match self.warnings {
+            0 => String::new(),
+            warnings => format!(", {}", count(warnings, "warning")),
+        };
+        format!(
+            "{}, {}, {}{warnings}.",
+            count(self.files, "file"),
+            entries_text(self.entries),
+            count(self.problems, "problem")
+        )
+    }
+}
+
+/// `1 entry`, `2 entries`.
+fn entries_text(entries: usize) -> String {
+    count_with(entries, "entry", "entries")
 }
 
 /// One kind of problem in one file: how often, and where first.
@@ -372,7 +393,10 @@ impl<W: Write> Checker<W> {
                 Some("index") => "sitemap index",
                 _ => "sitemap",
             };
-            self.print(format_args!("{source}: valid {kind}, {entries} entries"))?;
+            self.print(format_args!(
+                "{source}: valid {kind}, {}",
+                entries_text(entries)
+            ))?;
         }
         Ok(())
     }
@@ -416,17 +440,16 @@ impl<W: Write> Checker<W> {
         } = self.tally;
         let failure = (problems > 0).then(|| Failure {
             status: ExitStatus::Fatal,
-            error: anyhow::anyhow!("{problems} problems in {target} ({files} files checked)"),
+            error: anyhow::anyhow!(
+                "{} in {target} ({} checked)",
+                count(problems, "problem"),
+                count(files, "file")
+            ),
         });
         match self.format {
             SummaryFormat::Text => {
-                let warnings = match warnings {
-                    0 => String::new(),
-                    count => format!(", {count} warnings"),
-                };
-                self.print(format_args!(
-                    "{files} files, {entries} entries, {problems} problems{warnings}."
-                ))?;
+                let line = self.tally.line();
+                self.print(format_args!("{line}"))?;
             }
             SummaryFormat::Json => {
                 let (status, error) = match &failure {
@@ -538,4 +561,25 @@ fn read_capped(reader: impl Read) -> Result<Vec<u8>, String> {
         return Err(format!("larger than {MAX_BYTES_PER_FILE} bytes"));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_line_counts_each_noun_in_its_number() {
+        let line = |number: usize, warnings: usize| {
+            Tally {
+                files: number,
+                entries: number,
+                problems: number,
+                warnings,
+            }
+            .line()
+        };
+        assert_eq!(line(0, 0), "0 files, 0 entries, 0 problems.");
+        assert_eq!(line(1, 1), "1 file, 1 entry, 1 problem, 1 warning.");
+        assert_eq!(line(2, 2), "2 files, 2 entries, 2 problems, 2 warnings.");
+    }
 }

@@ -273,7 +273,8 @@ fn every_kind_of_finding_is_found_with_its_urls_and_referrers() {
         assert!(links_csv.contains(&line), "{line} in {links_csv}");
     }
     assert!(
-        run.stderr.contains("The site's sitemaps: 1 files, 5 URLs."),
+        run.stderr
+            .contains("Compared with the site's sitemaps: 1 file, 5 URLs."),
         "{}",
         run.stderr
     );
@@ -547,7 +548,8 @@ fn the_sites_sitemaps_are_read_through_indexes_and_gzip() {
     let run = audit(&server, report.path(), &[]);
     run.assert_success();
     assert!(
-        run.stderr.contains("The site's sitemaps: 3 files, 3 URLs."),
+        run.stderr
+            .contains("Compared with the site's sitemaps: 3 files, 3 URLs."),
         "{}",
         run.stderr
     );

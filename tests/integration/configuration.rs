@@ -296,7 +296,7 @@ fn the_progress_line_fits_the_terminal_and_shows_the_page() {
     let out = tempfile::tempdir().unwrap();
     let binary = env!("CARGO_BIN_EXE_sitemapper");
     let inner = format!(
-        "stty cols 60 rows 20; exec {binary} crawl {} --out {} --concurrency 1",
+        "stty cols 100 rows 20; exec {binary} crawl {} --out {} --concurrency 1",
         server.url("/"),
         out.path().display()
     );
@@ -318,9 +318,13 @@ fn the_progress_line_fits_the_terminal_and_shows_the_page() {
     assert!(!drawings.is_empty(), "no progress line drawn:\n{screen}");
     for drawing in &drawings {
         assert!(
-            drawing.chars().count() <= 60,
+            drawing.chars().count() <= 100,
             "{} columns: {drawing:?}",
             drawing.chars().count()
+        );
+        assert!(
+            drawing.contains(" listed · ") && drawing.contains(" errors · "),
+            "{drawing:?}"
         );
     }
     assert!(

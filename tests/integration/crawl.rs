@@ -318,7 +318,7 @@ fn a_seed_typed_without_its_slash_is_scoped_to_the_directory_it_redirects_to() {
         "{}",
         run.stderr
     );
-    assert!(!run.stderr.contains("WARN"), "{}", run.stderr);
+    assert!(!run.stderr.contains("Warning:"), "{}", run.stderr);
 
     // The log begins with the scope too, before the requests that settled it.
     let run = crawl(&server.url("/book"), out.path(), &["-v"]);
@@ -348,7 +348,7 @@ fn a_seed_answered_without_its_slash_maps_the_directory_above_and_says_how_to_na
     let lines: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one warning line:\n{}", run.stderr);
     assert!(
-        lines[0].contains(" WARN ")
+        lines[0].starts_with("Warning: ")
             && lines[0].contains(&format!(
                 "the scope is {}, wider than the seed {}",
                 server.url("/"),

@@ -47,6 +47,7 @@ mod shadow_dom;
 mod site_sitemaps;
 mod split;
 mod static_site;
+mod summary_text;
 mod upgrade;
 mod validate;
 mod values;

@@ -206,7 +206,7 @@ fn a_private_ca_is_trusted_with_cacert_and_any_certificate_with_insecure() {
     assert_eq!(insecure.code, 0, "{}", insecure.stderr);
     assert_eq!(listed_urls(insecure_out.path()), small_site_urls(&server));
     assert!(
-        insecure.stderr.contains("WARN")
+        insecure.stderr.contains("Warning: ")
             && insecure
                 .stderr
                 .contains("TLS certificates are NOT verified for this crawl (--insecure)"),

@@ -187,7 +187,7 @@ fn every_url_not_listed_goes_to_the_csv_without_state() {
     );
     assert!(
         run.stderr.contains(&format!(
-            "All 9 URLs not listed, with their reasons and referrers: {}",
+            "The URLs not listed (9 URLs), with their reasons and referrers: {}",
             list.display()
         )),
         "{}",

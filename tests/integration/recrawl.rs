@@ -145,7 +145,7 @@ fn three_nights_of_a_changing_site() {
     );
     assert!(
         run.stderr
-            .contains("Unchanged (304 Not Modified, not downloaded): 1 pages."),
+            .contains("Unchanged (304 Not Modified, not downloaded): 1 page."),
         "{}",
         run.stderr
     );

@@ -283,7 +283,7 @@ fn without_a_browser_auto_warns_that_the_sitemap_is_incomplete() {
     let warnings: Vec<&str> = run
         .stderr
         .lines()
-        .filter(|line| line.contains("WARN"))
+        .filter(|line| line.starts_with("Warning: "))
         .collect();
     assert_eq!(warnings.len(), 1, "{}", run.stderr);
     assert!(
@@ -549,7 +549,7 @@ fn the_browser_loads_no_images_opens_nothing_and_counts_other_hosts() {
         run.stderr
     );
     assert!(
-        run.stderr.contains("from 1 other hosts (-v lists them)"),
+        run.stderr.contains("to 1 other host (-v lists them)"),
         "{}",
         run.stderr
     );

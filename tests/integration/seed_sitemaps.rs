@@ -62,7 +62,7 @@ fn an_orphan_only_the_sitemap_lists_is_listed_with_seeding_and_not_without() {
     );
     assert!(
         run.stderr.contains(
-            "The site's sitemaps: 1 read, 0 skipped, 0 unreadable; they added 1 URLs no link had led to."
+            "The site's sitemaps: 1 read, 0 skipped, 0 unreadable; they added 1 URL no link had led to."
         ),
         "{}",
         run.stderr
@@ -191,7 +191,7 @@ fn an_index_with_a_gzip_child_is_followed_and_a_broken_sitemap_is_a_warning() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("WARN"), "{}", run.stderr);
+    assert!(run.stderr.contains("Warning: "), "{}", run.stderr);
     for path in ["/sitemap_index.xml", "/pages.xml.gz", "/broken.xml"] {
         let requests = server
             .targets()
@@ -240,7 +240,7 @@ fn sitemap_xml_is_read_when_robots_txt_names_none() {
     let out = tempfile::tempdir().unwrap();
     let run = crawl(&bare.url("/"), out.path(), &["--seed-sitemaps"]);
     run.assert_success();
-    assert!(!run.stderr.contains("WARN"), "{}", run.stderr);
+    assert!(!run.stderr.contains("Warning: "), "{}", run.stderr);
 }
 
 #[test]

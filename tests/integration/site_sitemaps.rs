@@ -100,7 +100,8 @@ fn a_gzip_sitemap_at_the_usual_path_is_read_and_robots_txt_is_told_to_name_it() 
     let run = audit(&server, report.path(), &[]);
     run.assert_success();
     assert!(
-        run.stderr.contains("The site's sitemaps: 1 files, 3 URLs."),
+        run.stderr
+            .contains("Compared with the site's sitemaps: 1 file, 3 URLs."),
         "{}",
         run.stderr
     );
@@ -151,7 +152,8 @@ fn a_sitemap_index_at_the_usual_path_is_followed_into_its_children() {
     let run = audit(&server, report.path(), &[]);
     run.assert_success();
     assert!(
-        run.stderr.contains("The site's sitemaps: 2 files, 2 URLs."),
+        run.stderr
+            .contains("Compared with the site's sitemaps: 2 files, 2 URLs."),
         "{}",
         run.stderr
     );
@@ -198,7 +200,8 @@ fn sitemaps_given_with_the_flag_are_read_and_nothing_else_is_looked_for() {
     let run = audit(&server, report.path(), &["--sitemap", &given]);
     run.assert_success();
     assert!(
-        run.stderr.contains("The site's sitemaps: 1 files, 2 URLs."),
+        run.stderr
+            .contains("Compared with the site's sitemaps: 1 file, 2 URLs."),
         "{}",
         run.stderr
     );
@@ -246,7 +249,8 @@ fn a_site_without_robots_txt_and_sitemaps_is_told_of_both() {
     let run = audit(&server, report.path(), &[]);
     run.assert_success();
     assert!(
-        run.stderr.contains("The site's sitemaps: none found."),
+        run.stderr
+            .contains("No sitemap of the site found to compare with."),
         "{}",
         run.stderr
     );
@@ -292,7 +296,8 @@ fn a_site_with_robots_txt_naming_its_sitemap_gets_no_such_finding() {
     let run = audit(&server, report.path(), &[]);
     run.assert_success();
     assert!(
-        run.stderr.contains("The site's sitemaps: 1 files, 2 URLs."),
+        run.stderr
+            .contains("Compared with the site's sitemaps: 1 file, 2 URLs."),
         "{}",
         run.stderr
     );

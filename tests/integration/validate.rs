@@ -64,7 +64,7 @@ fn a_local_index_listing_itself_is_a_cycle_read_once() {
         &run,
         &format!("{shown}:2: a cycle of sitemap indexes: {shown} -> {shown}; not read again"),
     );
-    assert_line(&run, "1 files, 1 entries, 1 problems.");
+    assert_line(&run, "1 file, 1 entry, 1 problem.");
 }
 
 #[test]
@@ -113,8 +113,8 @@ fn a_local_index_listing_a_child_twice_reads_it_once_with_a_warning() {
         &format!("{root}:3: warning: {child} is listed again (first at {root}:2); read once"),
     );
     assert_line(&run, &format!("{root}: valid sitemap index, 2 entries"));
-    assert_line(&run, &format!("{child}: valid sitemap, 1 entries"));
-    assert_line(&run, "2 files, 3 entries, 0 problems, 1 warnings.");
+    assert_line(&run, &format!("{child}: valid sitemap, 1 entry"));
+    assert_line(&run, "2 files, 3 entries, 0 problems, 1 warning.");
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn over_http_every_sitemap_is_requested_once() {
         &run,
         &format!("{root}:4: warning: {child} is listed again (first at {root}:2); read once"),
     );
-    assert_line(&run, "3 files, 6 entries, 3 problems, 1 warnings.");
+    assert_line(&run, "3 files, 6 entries, 3 problems, 1 warning.");
 }
 
 #[test]
@@ -225,7 +225,7 @@ fn validate_checks_files_and_urls_and_follows_indexes() {
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout
-            .contains("sitemap-00001.xml: valid sitemap, 1 entries"),
+            .contains("sitemap-00001.xml: valid sitemap, 1 entry"),
         "{}",
         run.stdout
     );
@@ -304,7 +304,7 @@ fn validate_groups_a_repeated_problem_into_one_line() {
         format!(
             "{shown}:2: <lastmod> \"day 1\" is not a W3C Datetime (2024-01-02T03:04:05+00:00) (8 times, at lines 2, 3, 4, 5, 6 and 3 more)\n\
              {shown}:10: <loc> \"relative\" is not an absolute http(s) URL\n\
-             1 files, 9 entries, 9 problems.\n"
+             1 file, 9 entries, 9 problems.\n"
         )
     );
 }
@@ -365,7 +365,7 @@ fn validate_reads_stdin_plain_or_gzip() {
         run.assert_success();
         assert_eq!(
             run.stdout,
-            "stdin: valid sitemap, 2 entries\n1 files, 2 entries, 0 problems.\n"
+            "stdin: valid sitemap, 2 entries\n1 file, 2 entries, 0 problems.\n"
         );
     }
     let broken = sitemap_with_repeated_problems();

@@ -189,7 +189,9 @@ pub(crate) fn auto_line(stderr: &str) -> Option<(usize, usize)> {
     let rest = stderr
         .lines()
         .find_map(|line| line.trim_start().strip_prefix("Concurrency (auto): "))?;
-    let (last, rest) = rest.split_once(" requests at once at the end, ")?;
+    let (last, rest) = rest
+        .split_once(" requests at once at the end, ")
+        .or_else(|| rest.split_once(" request at once at the end, "))?;
     let (most, _) = rest.split_once(" at most")?;
     Some((last.parse().ok()?, most.parse().ok()?))
 }
@@ -483,6 +485,8 @@ mod tests {
         let stderr = "Pace: none.\nConcurrency (auto): 9 requests at once at the end, 12 at \
                       most, cut 2 times.\nPeak memory: 20.0 MiB.\n";
         assert_eq!(auto_line(stderr), Some((9, 12)));
+        let one = "Concurrency (auto): 1 request at once at the end, 4 at most, cut 3 times.\n";
+        assert_eq!(auto_line(one), Some((1, 4)));
         assert_eq!(auto_line("Peak memory: 20.0 MiB.\n"), None);
     }
 

@@ -13,9 +13,9 @@ use sitemapper_crawl::{
 use sitemapper_store::{ChangeReport, RunId, Store};
 use url::Url;
 
-use crate::SiteError;
 use crate::settings::OutputTarget;
 use crate::stdout::Stdout;
+use crate::{SiteError, count};
 
 /// The IndexNow protocol's limit of URLs per request.
 const INDEXNOW_BATCH: usize = 10_000;
@@ -259,8 +259,10 @@ pub(crate) fn notify_indexnow(
     let host = published_root.host_str().unwrap_or_default();
     match runtime.block_on(indexnow.notify(host, changes, &summary.addresses)) {
         Ok(notified) => Some(format!(
-            "IndexNow: notified {} of {} URLs in {} request(s).",
-            indexnow.endpoint, notified.urls, notified.batches
+            "IndexNow: notified {} of {} in {}.",
+            indexnow.endpoint,
+            count(notified.urls, "URL"),
+            count(notified.batches, "request")
         )),
         Err(error) => {
             tracing::error!("{}", error_chain(&error));

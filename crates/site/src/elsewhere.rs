@@ -8,6 +8,8 @@ use sitemapper_crawl::{HostMap, suggested_mapping};
 use sitemapper_store::{RunId, Store, StoreError};
 use url::Url;
 
+use crate::count;
+
 /// Pages whose canonical names one other host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CanonicalsElsewhere {
@@ -23,11 +25,15 @@ impl CanonicalsElsewhere {
     /// The explanation, and with no host mapped, the mapping that would list them.
     pub fn explain(&self, host_map: &HostMap) -> String {
         let host = self.example.host_str().unwrap_or_default();
-        let pages = match self.pages {
-            1 => "1 page declares".to_string(),
-            many => format!("{many} pages declare"),
+        let declare = if self.pages == 1 {
+            "declares"
+        } else {
+            "declare"
         };
-        let mut text = format!("{pages} a canonical on {host}, another host: not listed");
+        let mut text = format!(
+            "{} {declare} a canonical on {host}, another host: not listed",
+            count(self.pages, "page")
+        );
         if host_map.is_empty() {
             text.push_str(&format!(
                 "; if this is a copy of {host}, use --map-host {}",

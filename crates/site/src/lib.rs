@@ -53,6 +53,7 @@
 //! ```
 
 mod changes;
+mod counted;
 mod database;
 mod elsewhere;
 mod error;
@@ -74,6 +75,7 @@ mod spreadsheet;
 mod stdout;
 
 pub use changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
+pub use counted::{count, count_with};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};

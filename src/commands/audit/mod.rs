@@ -3,22 +3,22 @@
 //! over: report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl
 //! database (crawl.db) for anything else, queryable with sqlite3; with `--pdf`, report.pdf.
 
+mod summary;
 mod summary_json;
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use sitemapper_audit::{
-    Assessment, Change, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
+    Assessment, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
 };
 use sitemapper_crawl::{RobotsFile, UrlNormalizer};
 use url::Url;
 
 use self::summary_json::AuditJson;
 use super::Output;
-use sitemapper_site::{ReadSitemaps, SiteRun, SitemapsFound};
+use sitemapper_site::{ReadSitemaps, SiteRun, SitemapsFound, count};
 
 use super::crawl::crawl_and_publish;
 use super::json;
@@ -49,10 +49,9 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => {
-            crate::commands::crawl::print_summary(&audited.crawled, &settings)?;
             let pdf =
                 matches!(audited.pdf, Some(Ok(()))).then(|| options.report.join("report.pdf"));
-            print_summary(&audited, &options.report, pdf.as_deref())?;
+            summary::print(&audited, &settings, &options.report, pdf.as_deref())?;
         }
         SummaryFormat::Json => {
             let (status, error) = match &verdict {
@@ -60,7 +59,14 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
                 Err(failure) => (failure.status, Some(format!("{:#}", failure.error))),
             };
             let summary = AuditJson::new(&audited, &settings, &options)?;
-            json::print("audit", status, error, &summary)?;
+            if verdict.is_err() {
+                // `--fail-on`'s verdict is the audit's, whether its summary finds a reader.
+                crate::stdout::note_failure();
+            }
+            let written = json::print("audit", status, error, &summary);
+            if verdict.is_ok() || !crate::stdout::closed() {
+                written?;
+            }
         }
     }
     verdict
@@ -77,7 +83,8 @@ impl AuditOptions {
             return Err(Failure {
                 status: ExitStatus::Findings,
                 error: anyhow::anyhow!(
-                    "{failing} findings at {} level or worse (--fail-on {})",
+                    "{} at {} level or worse (--fail-on {})",
+                    count(failing, "finding"),
                     level.as_str(),
                     level.as_str()
                 ),
@@ -300,65 +307,4 @@ fn write_report(
     let html = html::render(report)?;
     let path = directory.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn print_summary(
-    audited: &Audited,
-    directory: &std::path::Path,
-    pdf: Option<&std::path::Path>,
-) -> std::io::Result<()> {
-    let Audited {
-        findings,
-        sitemaps,
-        assessment,
-        ..
-    } = audited;
-    let mut out = std::io::stderr().lock();
-    match sitemaps.files.len() {
-        0 => writeln!(out, "The site's sitemaps: none found.")?,
-        files => writeln!(
-            out,
-            "The site's sitemaps: {files} files, {} URLs.",
-            sitemaps.urls.len()
-        )?,
-    }
-    match assessment.previous {
-        Some(previous) => {
-            let new = assessment
-                .comparison
-                .changes
-                .iter()
-                .filter(|change| **change == Change::New)
-                .count();
-            writeln!(
-                out,
-                "Health score: {} (was {} at run #{}). Findings: {}, {new} new, {} fixed.",
-                assessment.score,
-                previous.score,
-                previous.run.0,
-                findings.len(),
-                assessment.comparison.fixed.len()
-            )?;
-        }
-        None => writeln!(
-            out,
-            "Health score: {}. Findings: {}.",
-            assessment.score,
-            findings.len()
-        )?,
-    }
-    for ((severity, kind), count) in kind_counts(findings) {
-        writeln!(
-            out,
-            "  {:>7}  {:<8} {}",
-            count,
-            severity.as_str(),
-            kind.title()
-        )?;
-    }
-    writeln!(out, "Report: {}", directory.join("report.html").display())?;
-    if let Some(pdf) = pdf {
-        writeln!(out, "PDF: {}", pdf.display())?;
-    }
-    Ok(())
 }

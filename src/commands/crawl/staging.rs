@@ -1,13 +1,11 @@
 //! What the summary says about staging and protected sites: the host mappings, what was sent
-//! to the site (by name, never a value), the proxy, TLS checks turned off, and why pages whose
-//! canonical names another host are not listed.
+//! to the site (by name, never a value), the proxy, and TLS checks turned off. (Why pages
+//! whose canonical names another host are not listed is the site crate's `CanonicalsElsewhere`.)
 
 use std::io::Write;
 
-use sitemapper_crawl::{HostMap, shown_proxy};
-use sitemapper_site::canonicals_elsewhere;
-use sitemapper_store::{RunId, Store};
-use url::Url;
+use sitemapper_crawl::shown_proxy;
+use sitemapper_site::count;
 
 use crate::settings::{CrawlSettings, environment_proxies};
 
@@ -30,10 +28,8 @@ pub(super) fn print_access(out: &mut impl Write, settings: &CrawlSettings) -> st
         for header in &access.headers {
             sent.push(format!("the header {}", header.name()));
         }
-        match access.cookies.len() {
-            0 => {}
-            1 => sent.push("1 cookie".to_string()),
-            many => sent.push(format!("{many} cookies")),
+        if !access.cookies.is_empty() {
+            sent.push(count(access.cookies.len(), "cookie"));
         }
         writeln!(out, "Sent to the site's origins only: {}.", sent.join(", "))?;
     }
@@ -53,20 +49,6 @@ pub(super) fn print_access(out: &mut impl Write, settings: &CrawlSettings) -> st
             out,
             "TLS certificates were NOT verified (--insecure): what the site answered may not be what it served."
         )?;
-    }
-    Ok(())
-}
-
-/// Why pages whose canonical names another host are not listed.
-pub(super) fn print_canonicals_elsewhere(
-    out: &mut impl Write,
-    store: &Store,
-    run: RunId,
-    scope_root: &Url,
-    host_map: &HostMap,
-) -> anyhow::Result<()> {
-    for elsewhere in canonicals_elsewhere(store, run, scope_root)? {
-        writeln!(out, "{}.", elsewhere.explain(host_map))?;
     }
     Ok(())
 }

@@ -1,66 +1,159 @@
 //! The summary printed at the end of a crawl, on stderr (stdout stays free for data): what the
 //! run started from, how far it went and what stopped it, what is listed and why the rest is
-//! not, which files were written, and what changed since the previous run.
+//! not, which files were written, and what changed since the previous run. An audit's summary
+//! begins with it. Every number that counts something is said through `count`, so that one
+//! of a thing is singular.
+
+mod rendering;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use sitemapper_crawl::{BrowserReport, Refusal, RenderMode, SiteDecision, TrapKind};
-use sitemapper_store::{Reason, ReasonCount, Verdict};
-use url::Url;
-
-use sitemapper_site::{NotListedGroup, ScopeStatement, SiteRun};
+use sitemapper_crawl::{BrowserReport, CrawlSummary, TrapKind};
+use sitemapper_site::{
+    CanonicalsElsewhere, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun,
+    canonicals_elsewhere, count,
+};
+use sitemapper_sitemap::{Published, Written};
+use sitemapper_store::{ChangeCounts, Reason, ReasonCount, RunId, Verdict};
 
 use crate::settings::{CrawlSettings, OutputTarget};
 
 /// The most sitemap files the text summary names one by one.
 const MAX_FILES_SHOWN: usize = 40;
 
-/// The summary of one finished, published run.
+/// What the summary tells of one finished run: what the run reported, and what its crawl
+/// database says of it, read once, so that the summary is written from plain values (and a
+/// test can write it from values of its own).
+#[derive(Debug)]
+pub(crate) struct Facts<'a> {
+    pub crawl: &'a CrawlSummary,
+    pub notes: &'a Notes,
+    /// The run, when it continued an interrupted one.
+    pub resumed: Option<RunId>,
+    /// How long the run took, publishing included.
+    pub elapsed: Duration,
+    /// The run's pages, by verdict and reason.
+    pub reason_counts: Vec<ReasonCount>,
+    /// URLs listed that only the site's sitemaps led to, when they seeded the crawl.
+    pub only_from_sitemaps: Option<u64>,
+    pub not_listed: &'a NotListed,
+    /// Pages whose canonical names another host, by host.
+    pub canonicals_elsewhere: Vec<CanonicalsElsewhere>,
+    pub written: &'a [Written],
+    pub published: &'a Published,
+    /// Pages that served a new `Last-Modified` over the same content.
+    pub lastmod_kept: u64,
+    /// The previous complete run and what changed since, unless this is the first.
+    pub since: Option<(RunId, ChangeCounts)>,
+    /// The crawl database.
+    pub database: &'a Path,
+    /// What to say of IndexNow, when it was asked for.
+    pub notified: Option<&'a str>,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts of `crawled`, with what its crawl database holds of it.
+    pub(crate) fn of(crawled: &'a SiteRun) -> anyhow::Result<Facts<'a>> {
+        let crawl = &crawled.summary;
+        let seeded = crawl
+            .sitemap_seeding
+            .as_ref()
+            .is_some_and(|seeding| !(seeding.not_reached && seeding.read == 0));
+        let only_from_sitemaps = if seeded {
+            Some(crawled.store.listed_only_from_sitemaps(crawled.run)?)
+        } else {
+            None
+        };
+        let (written, published) = &crawled.published;
+        Ok(Facts {
+            crawl,
+            notes: &crawled.notes,
+            resumed: crawled.resumed.then_some(crawled.run),
+            elapsed: crawled.started.elapsed(),
+            reason_counts: crawled.store.reason_counts(crawled.run)?,
+            only_from_sitemaps,
+            not_listed: &crawled.not_listed,
+            canonicals_elsewhere: canonicals_elsewhere(
+                &crawled.store,
+                crawled.run,
+                &crawl.scope.root,
+            )?,
+            written,
+            published,
+            lastmod_kept: crawled.lastmod_kept,
+            since: crawled
+                .changes
+                .previous
+                .map(|previous| (previous, crawled.changes.counts())),
+            database: crawled.store.path(),
+            notified: crawled.notified.as_deref(),
+        })
+    }
+}
+
+/// The summary of one finished run: of a crawl, or of the crawl an audit made. The lines
+/// about the sitemap published (its files, what changed in it, IndexNow) are said only when
+/// the run published one: an audit that was given no `--out` keeps its sitemap beside the
+/// report and publishes nothing.
 #[derive(Debug)]
 pub(crate) struct Report<'a> {
-    crawled: &'a SiteRun,
+    facts: Facts<'a>,
     settings: &'a CrawlSettings,
 }
 
 impl<'a> Report<'a> {
-    pub(crate) fn new(crawled: &'a SiteRun, settings: &'a CrawlSettings) -> Report<'a> {
-        Report { crawled, settings }
+    pub(crate) fn new(facts: Facts<'a>, settings: &'a CrawlSettings) -> Report<'a> {
+        Report { facts, settings }
     }
 
-    /// Prints the summary, part after part, in one lock of stderr.
+    /// Prints the summary of a crawl, part after part, in one lock of stderr.
     pub(crate) fn print(&self) -> anyhow::Result<()> {
         let mut out = std::io::stderr().lock();
-        self.print_start(&mut out)?;
-        super::staging::print_access(&mut out, self.settings)?;
-        self.print_totals(&mut out)?;
-        self.print_limits_reached(&mut out)?;
-        self.print_pace(&mut out)?;
-        self.print_concurrency(&mut out)?;
-        self.print_urls_cut(&mut out)?;
-        self.print_sitemap_seeds(&mut out)?;
-        self.print_rendering(&mut out)?;
-        self.print_listing(&mut out)?;
-        super::staging::print_canonicals_elsewhere(
-            &mut out,
-            &self.crawled.store,
-            self.crawled.run,
-            &self.crawled.summary.scope.root,
-            &self.settings.site.crawl.host_map,
-        )?;
-        self.print_files(&mut out)?;
-        self.print_changes(&mut out)?;
-        self.print_indexnow(&mut out)?;
-        print_resources(&mut out, self.crawled.summary.render.browser.as_ref())?;
+        self.write_run(&mut out)?;
+        write_resources(&mut out, self.facts.crawl.render.browser.as_ref())?;
+        Ok(())
+    }
+
+    /// Writes what the run did, up to what it cost (see [`write_resources`]).
+    pub(crate) fn write_run(&self, out: &mut impl Write) -> std::io::Result<()> {
+        self.print_start(out)?;
+        super::staging::print_access(out, self.settings)?;
+        self.print_totals(out)?;
+        self.print_limits_reached(out)?;
+        self.print_pace(out)?;
+        self.print_concurrency(out)?;
+        self.print_urls_cut(out)?;
+        self.print_sitemap_seeds(out)?;
+        rendering::print(out, &self.facts.crawl.render, self.settings)?;
+        self.print_listing(out)?;
+        for elsewhere in &self.facts.canonicals_elsewhere {
+            writeln!(
+                out,
+                "{}.",
+                elsewhere.explain(&self.settings.site.crawl.host_map)
+            )?;
+        }
+        if self.settings.site.publishes_sitemaps {
+            self.print_files(out)?;
+        }
+        self.print_changes(out)?;
+        if self.settings.site.publishes_sitemaps
+            && let Some(notified) = self.facts.notified
+        {
+            writeln!(out, "{notified}")?;
+        }
         Ok(())
     }
 
     /// Where the run started: the scope first, a redirected seed, a resumed run, the
     /// robots.txt files read.
     fn print_start(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let notes = &self.crawled.notes;
-        let scope = &self.crawled.summary.scope;
+        let scope = &self.facts.crawl.scope;
         writeln!(out, "{}.", ScopeStatement(scope))?;
         if let Some(from) = &scope.moved_from {
             writeln!(
@@ -69,50 +162,47 @@ impl<'a> Report<'a> {
                 scope.root
             )?;
         }
-        if self.crawled.resumed {
-            writeln!(
-                out,
-                "Resumed run #{} where it was interrupted.",
-                self.crawled.run.0
-            )?;
+        if let Some(run) = self.facts.resumed {
+            writeln!(out, "Resumed run #{} where it was interrupted.", run.0)?;
         }
-        for (origin, policy) in &notes.robots {
+        for (origin, policy) in &self.facts.notes.robots {
             writeln!(out, "robots.txt of {origin}: {policy}")?;
         }
         Ok(())
     }
 
     fn print_totals(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let summary = &self.crawled.summary;
+        let crawl = self.facts.crawl;
         writeln!(
             out,
-            "Crawled {} in {:.1}s: {} pages visited, {} requests, {} URLs discovered.",
-            summary.scope.root,
-            self.crawled.started.elapsed().as_secs_f64(),
-            summary.pages_visited,
-            summary.requests,
-            summary.urls_discovered,
+            "Crawled {} in {:.1}s: {} visited, {}, {} discovered.",
+            crawl.scope.root,
+            self.facts.elapsed.as_secs_f64(),
+            count(crawl.pages_visited, "page"),
+            count(crawl.requests, "request"),
+            count(crawl.urls_discovered, "URL"),
         )
     }
 
     /// The limits that stopped the crawl before it ran out of URLs.
     fn print_limits_reached(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let summary = &self.crawled.summary;
-        if summary.left_by_max_pages > 0 {
+        let crawl = self.facts.crawl;
+        if crawl.left_by_max_pages > 0 {
             writeln!(
                 out,
-                "Stopped by --max-pages: {} queued URLs not visited.",
-                summary.left_by_max_pages
+                "Stopped by --max-pages: {} not visited.",
+                count(crawl.left_by_max_pages, "queued URL")
             )?;
         }
-        if summary.beyond_max_urls > 0 {
+        if crawl.beyond_max_urls > 0 {
             writeln!(
                 out,
-                "Stopped discovering at --max-urls {}: {} links to new URLs not followed.",
-                self.settings.site.crawl.max_urls, summary.beyond_max_urls
+                "Stopped discovering at --max-urls {}: {} to new URLs not followed.",
+                self.settings.site.crawl.max_urls,
+                count(crawl.beyond_max_urls, "link")
             )?;
         }
-        if summary.request_budget_exhausted {
+        if crawl.request_budget_exhausted {
             writeln!(
                 out,
                 "Stopped by --max-requests: the request budget ran out."
@@ -130,7 +220,7 @@ impl<'a> Report<'a> {
 
     /// How `--concurrency auto` adapted; a fixed limit is what the user set, and goes unsaid.
     fn print_concurrency(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let report = &self.crawled.summary.concurrency;
+        let report = &self.facts.crawl.concurrency;
         if !report.adaptive {
             return Ok(());
         }
@@ -141,8 +231,9 @@ impl<'a> Report<'a> {
         };
         writeln!(
             out,
-            "Concurrency (auto): {} requests at once at the end, {} at most, {cuts}.",
-            report.final_limit, report.max_reached
+            "Concurrency (auto): {} at once at the end, {} at most, {cuts}.",
+            count(report.final_limit, "request"),
+            report.max_reached
         )
     }
 
@@ -154,7 +245,7 @@ impl<'a> Report<'a> {
                 delay.as_secs_f64()
             ));
         }
-        self.crawled.notes.crawl_delay.then(|| {
+        self.facts.notes.crawl_delay.then(|| {
             format!(
                 "robots.txt Crawl-delay (at most {}s), see above",
                 self.settings.site.crawl.max_crawl_delay.as_secs()
@@ -165,204 +256,72 @@ impl<'a> Report<'a> {
     /// The URLs the crawl cut short or rewrote on the way: traps, session parameters,
     /// links deeper than --max-depth.
     fn print_urls_cut(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let summary = &self.crawled.summary;
-        for trap in &summary.traps {
+        let crawl = self.facts.crawl;
+        for trap in &crawl.traps {
             let what = match trap.kind {
                 TrapKind::RepeatedSegments => "paths repeating a segment",
                 TrapKind::PatternChain => "an endless chain of same-shaped pages",
             };
             writeln!(
                 out,
-                "Crawler trap cut short ({what}): {} URLs not followed, such as {}",
-                trap.urls_cut, trap.example
+                "Crawler trap cut short ({what}): {} not followed, such as {}",
+                count(trap.urls_cut, "URL"),
+                trap.example
             )?;
         }
-        if !summary.session_parameters.is_empty() {
+        if !crawl.session_parameters.is_empty() {
             writeln!(
                 out,
                 "Session parameters detected and stripped from every URL: {}.",
-                summary.session_parameters.join(", ")
+                crawl.session_parameters.join(", ")
             )?;
         }
-        if summary.beyond_max_depth > 0 {
+        if crawl.beyond_max_depth > 0 {
             writeln!(
                 out,
-                "Not followed, deeper than --max-depth: {} links.",
-                summary.beyond_max_depth
+                "Not followed, deeper than --max-depth: {}.",
+                count(crawl.beyond_max_depth, "link")
             )?;
         }
         Ok(())
     }
 
     /// What the site's own sitemaps added, when they seeded the crawl.
-    fn print_sitemap_seeds(&self, out: &mut impl Write) -> anyhow::Result<()> {
-        let Some(seeding) = &self.crawled.summary.sitemap_seeding else {
+    fn print_sitemap_seeds(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let Some(seeding) = &self.facts.crawl.sitemap_seeding else {
             return Ok(());
         };
-        if seeding.not_reached && seeding.read == 0 {
-            writeln!(
+        let Some(only_there) = self.facts.only_from_sitemaps else {
+            return writeln!(
                 out,
                 "The site's sitemaps were not read: the crawl stopped before its links ran out."
-            )?;
-            return Ok(());
-        }
-        let only_there = self
-            .crawled
-            .store
-            .listed_only_from_sitemaps(self.crawled.run)?;
+            );
+        };
         writeln!(
             out,
-            "The site's sitemaps: {} read, {} skipped, {} unreadable; they added {} URLs no link had led to.",
-            seeding.read, seeding.skipped, seeding.unreadable, seeding.urls_queued
+            "The site's sitemaps: {} read, {} skipped, {} unreadable; they added {} no link had led to.",
+            seeding.read,
+            seeding.skipped,
+            seeding.unreadable,
+            count(seeding.urls_queued, "URL")
         )?;
         writeln!(
             out,
             "Listed only from the site's sitemaps (no link of a crawled page leads there): {only_there}."
-        )?;
-        Ok(())
-    }
-
-    /// What rendering in the browser did, and what it could not do.
-    fn print_rendering(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let render = &self.crawled.summary.render;
-        let tried = render.rendered + render.timed_out + render.failed;
-        if tried > 0 {
-            let why = match (render.mode, render.decision) {
-                (RenderMode::Always, _) => "--render always".to_string(),
-                (_, SiteDecision::Renders) => {
-                    let probed = render.templates_probed;
-                    let kinds = if probed == 1 { "kind" } else { "kinds" };
-                    let builds = if render.templates_rendered == 1 { "builds" } else { "build" };
-                    format!(
-                        "{} of {probed} {kinds} of page (pages that load the same scripts) {builds} links in JavaScript",
-                        render.templates_rendered
-                    )
-                }
-                (_, SiteDecision::ReadAsServed) if render.templates_probed == 1 => {
-                    "one page stood for the others that load the same scripts, and linked to nothing the HTML does not reach, so the others were read as served".to_string()
-                }
-                (_, SiteDecision::ReadAsServed) => format!(
-                    "one page of each of {} kinds of page (pages that load the same scripts) linked to nothing the HTML does not reach, so the others were read as served",
-                    render.templates_probed
-                ),
-                (_, SiteDecision::Undecided) => "these pages looked built by JavaScript".to_string(),
-            };
-            writeln!(
-                out,
-                "Rendered {tried} of {} HTML pages: {why}.",
-                render.html_pages
-            )?;
-            let urls = if render.found_urls == 1 {
-                "URL"
-            } else {
-                "URLs"
-            };
-            writeln!(
-                out,
-                "  Rendering found {} {urls} that the HTML did not link to.",
-                render.found_urls
-            )?;
-        }
-        if render.timed_out > 0 {
-            writeln!(
-                out,
-                "  {} pages did not settle within --render-timeout {}s: read as served (render-timeout).",
-                render.timed_out,
-                self.settings.site.render.timeout.as_secs_f64()
-            )?;
-        }
-        if render.failed > 0 {
-            writeln!(
-                out,
-                "  {} pages failed to render: read as served.",
-                render.failed
-            )?;
-        }
-        if let Some(browser) = &render.browser
-            && browser.restarts > 0
-        {
-            writeln!(
-                out,
-                "  The browser crashed and was started again {} times.",
-                browser.restarts
-            )?;
-        }
-        if render.not_rendered > 0 {
-            let why = match &render.unavailable {
-                Some(reason) => format!("the browser could not render ({reason})"),
-                None => {
-                    "no browser was found (install chromium, or pass --chrome PATH)".to_string()
-                }
-            };
-            let example = render
-                .first_shell
-                .as_ref()
-                .map(|(url, reason)| format!(", such as {url} ({reason})"))
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "Not rendered: {} pages that needed it{example}, because {why}: the sitemap may be incomplete.",
-                render.not_rendered
-            )?;
-        }
-        let requests = &render.requests;
-        for (refusal, count) in &requests.refused {
-            writeln!(
-                out,
-                "  The browser was refused {}.",
-                refused_requests(*refusal, *count, requests.disallowed.first())
-            )?;
-        }
-        if let Some(browser) = &render.browser
-            && browser.not_from_a_page > 0
-        {
-            writeln!(
-                out,
-                "  The browser was refused {} requests no rendered page made (its own, or a page's after it was read).",
-                browser.not_from_a_page
-            )?;
-        }
-        if !requests.other_hosts.is_empty() {
-            let total: u64 = requests.other_hosts.values().sum();
-            writeln!(
-                out,
-                "  The browser fetched {total} scripts, styles and data from {} other hosts (-v lists them).",
-                requests.other_hosts.len()
-            )?;
-        }
-        if !render.hash_routes.is_empty() {
-            let shown: Vec<&str> = render
-                .hash_routes
-                .iter()
-                .take(3)
-                .map(String::as_str)
-                .collect();
-            writeln!(
-                out,
-                "Hash routes not listed: {} ({}{}). What follows # never reaches the server, so a sitemap cannot name them; routes served as paths (the History API) are listed.",
-                render.hash_routes.len(),
-                shown.join(", "),
-                if render.hash_routes.len() > shown.len() {
-                    ", ..."
-                } else {
-                    ""
-                }
-            )?;
-        }
-        Ok(())
+        )
     }
 
     /// How many URLs are listed, and why the others are not, with the first URLs of each
     /// reason and the page that linked to each.
-    fn print_listing(&self, out: &mut impl Write) -> anyhow::Result<()> {
-        let counts = self.crawled.store.reason_counts(self.crawled.run)?;
+    fn print_listing(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let counts = &self.facts.reason_counts;
         let listed: u64 = counts
             .iter()
             .filter(|count| count.verdict == Verdict::Indexable)
             .map(|count| count.count)
             .sum();
-        writeln!(out, "Listed: {listed} URLs.")?;
-        let not_listed = &self.crawled.not_listed;
+        writeln!(out, "Listed: {}.", count(listed, "URL"))?;
+        let not_listed = self.facts.not_listed;
         if !not_listed.groups.is_empty() {
             writeln!(out, "Not listed:")?;
             for group in &not_listed.groups {
@@ -372,14 +331,13 @@ impl<'a> Report<'a> {
             if let Some(OutputTarget::Path(path)) = &self.settings.site.list_not_listed {
                 writeln!(
                     out,
-                    "All {} URLs not listed, with their reasons and referrers: {}",
-                    not_listed.total(),
+                    "The URLs not listed ({}), with their reasons and referrers: {}",
+                    count(not_listed.total(), "URL"),
                     path.display()
                 )?;
             }
         }
-        print_listed_as_themselves(out, &counts)?;
-        Ok(())
+        print_listed_as_themselves(out, counts)
     }
 
     /// The first URLs of a reason, each with the page it was found on (the URL that
@@ -405,10 +363,14 @@ impl<'a> Report<'a> {
 
     /// The sitemap files written, and the stale ones of an earlier run removed.
     fn print_files(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let (written, published) = &self.crawled.published;
+        let (written, published) = (self.facts.written, self.facts.published);
         let OutputTarget::Path(directory) = &self.settings.site.out else {
             let urls: u64 = written.iter().map(|written| written.urls).sum();
-            return writeln!(out, "Printed the sitemap on stdout: {urls} URLs.");
+            return writeln!(
+                out,
+                "Printed the sitemap on stdout: {}.",
+                count(urls, "URL")
+            );
         };
         let kind = if written.iter().any(|written| written.is_index) {
             "sitemap index and children"
@@ -433,15 +395,14 @@ impl<'a> Report<'a> {
         } else {
             names.len()
         };
-        let mut hidden = 0;
+        let mut hidden = 0_usize;
         for (position, name) in names.iter().enumerate() {
             if position >= shown && urls.contains_key(name.as_str()) {
                 hidden += 1;
                 continue;
             }
             let what = match urls.get(name.as_str()) {
-                Some(1) => "1 URL".to_string(),
-                Some(count) => format!("{count} URLs"),
+                Some(urls) => count(*urls, "URL"),
                 None => "index".to_string(),
             };
             let same = if unchanged.contains(directory.join(name).as_path()) {
@@ -454,7 +415,8 @@ impl<'a> Report<'a> {
         if hidden > 0 {
             writeln!(
                 out,
-                "  ... and {hidden} more files ({} unchanged in all; --summary json lists each)",
+                "  ... and {} ({} unchanged in all; --summary json lists each)",
+                count(hidden, "more file"),
                 unchanged.len()
             )?;
         }
@@ -464,50 +426,41 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
-    /// What is unchanged since the pages were last fetched (a 304, or the same content
-    /// re-dated), and what changed since the previous run.
+    /// What is unchanged since the pages were last fetched (a 304), and, of a run that
+    /// published its sitemap, what changed in it since the previous run.
     fn print_changes(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let revalidated = self.crawled.summary.revalidated;
+        let revalidated = self.facts.crawl.revalidated;
         if revalidated > 0 {
             writeln!(
                 out,
-                "Unchanged (304 Not Modified, not downloaded): {revalidated} pages."
+                "Unchanged (304 Not Modified, not downloaded): {}.",
+                count(revalidated, "page")
             )?;
         }
-        let kept = self.crawled.lastmod_kept;
+        if !self.settings.site.publishes_sitemaps {
+            return Ok(());
+        }
+        let kept = self.facts.lastmod_kept;
         if kept > 0 {
             writeln!(
                 out,
-                "{kept} pages served a new Last-Modified with the same content: lastmod kept."
+                "{} served a new Last-Modified with the same content: lastmod kept.",
+                count(kept, "page")
             )?;
         }
-        let changes = &self.crawled.changes;
-        match changes.previous {
-            Some(previous) => {
-                let counts = changes.counts();
-                writeln!(
-                    out,
-                    "Since run #{}: {} added, {} removed, {} changed.",
-                    previous.0, counts.added, counts.removed, counts.changed
-                )?;
-            }
-            None if self.settings.site.state.is_some() => {
-                writeln!(
-                    out,
-                    "First run in {}: no changes to report.",
-                    self.crawled.store.path().display()
-                )?;
-            }
-            None => {}
+        match self.facts.since {
+            Some((previous, counts)) => writeln!(
+                out,
+                "Since run #{}: {} added, {} removed, {} changed.",
+                previous.0, counts.added, counts.removed, counts.changed
+            ),
+            None if self.settings.site.state.is_some() => writeln!(
+                out,
+                "First run in {}: no changes to report.",
+                self.facts.database.display()
+            ),
+            None => Ok(()),
         }
-        Ok(())
-    }
-
-    fn print_indexnow(&self, out: &mut impl Write) -> std::io::Result<()> {
-        if let Some(notified) = &self.crawled.notified {
-            writeln!(out, "{notified}")?;
-        }
-        Ok(())
     }
 }
 
@@ -530,8 +483,12 @@ fn print_listed_as_themselves(out: &mut impl Write, counts: &[ReasonCount]) -> s
     Ok(())
 }
 
-/// What the run cost this process, and the browser, where the platform tells.
-fn print_resources(out: &mut impl Write, browser: Option<&BrowserReport>) -> std::io::Result<()> {
+/// What the run cost this process, and the browser, where the platform tells: the summary's
+/// last lines.
+pub(crate) fn write_resources(
+    out: &mut impl Write,
+    browser: Option<&BrowserReport>,
+) -> std::io::Result<()> {
     let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
     if let Some(peak) = crate::memory::peak_rss_bytes() {
         match browser.and_then(|browser| browser.peak_memory) {
@@ -556,26 +513,4 @@ fn print_resources(out: &mut impl Write, browser: Option<&BrowserReport>) -> std
         }
     }
     Ok(())
-}
-
-/// What the browser was refused `count` times, for `refusal`, in words.
-fn refused_requests(refusal: Refusal, count: u64, disallowed: Option<&Url>) -> String {
-    match refusal {
-        Refusal::RobotsDisallowed => {
-            let example = disallowed
-                .map(|url| format!(", such as {url}"))
-                .unwrap_or_default();
-            format!("{count} requests robots.txt disallows (never sent){example}")
-        }
-        Refusal::PrivateAddress => format!("{count} requests to private networks (never sent)"),
-        Refusal::NotHttp => format!("{count} requests that are not http(s)"),
-        Refusal::RequestBudget => format!("{count} requests to the site past --max-requests"),
-        Refusal::OtherHostBudget => {
-            format!("{count} requests to other hosts past --render-other-host-requests (per page)")
-        }
-        Refusal::Method => {
-            format!("{count} requests whose method may change the server (PUT, DELETE, ...)")
-        }
-        Refusal::WebSocket => format!("{count} WebSockets"),
-    }
 }

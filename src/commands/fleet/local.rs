@@ -16,7 +16,7 @@ use crate::commands::crawl::Embedding;
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{FleetRunSettings, OutputTarget, SiteChoice};
 use crate::signals::{StopSignal, spawn_signal_thread};
-use sitemapper_site::RunLock;
+use sitemapper_site::{RunLock, count};
 
 pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Failure> {
     let registry = LocalRegistry::open(&settings.state_dir).map_err(Failure::fatal)?;
@@ -124,16 +124,20 @@ pub(super) fn finish(
         return Err(Failure {
             status: signal.exit_status(),
             error: anyhow::anyhow!(
-                "{}: {} sites interrupted, to be continued by the next run",
+                "{}: {} interrupted, to be continued by the next run",
                 signal.describe(),
-                report.interrupted
+                count(report.interrupted, "site")
             ),
         });
     }
     if report.failed > 0 {
         return Err(Failure {
             status: ExitStatus::SitesFailed,
-            error: anyhow::anyhow!("{} of {} sites failed", report.failed, report.sites.len()),
+            error: anyhow::anyhow!(
+                "{} of {} failed",
+                report.failed,
+                count(report.sites.len(), "site")
+            ),
         });
     }
     Ok(())

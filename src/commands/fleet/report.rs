@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use jiff::Timestamp;
 use serde::Serialize;
 use sitemapper_fleet::{RunRecord, RunResult, SiteStatus};
+use sitemapper_site::count;
 
 /// A site's run, as the report lists it.
 #[derive(Debug, Serialize)]
@@ -70,8 +71,12 @@ pub(crate) fn site_line(name: &str, run: &RunRecord) -> String {
     let took = seconds(run);
     match run.result {
         RunResult::Succeeded => format!(
-            "{name}: ok, {} listed (+{} -{} ~{}), {} requests, {took}",
-            run.listed, run.added, run.removed, run.changed, run.requests
+            "{name}: ok, {} listed (+{} -{} ~{}), {}, {took}",
+            run.listed,
+            run.added,
+            run.removed,
+            run.changed,
+            count(run.requests, "request")
         ),
         result => format!(
             "{name}: {result} after {took}: {}",
@@ -108,8 +113,8 @@ pub(crate) fn run_table(report: &FleetReport) -> String {
     );
     let _ = write!(
         text,
-        "{} sites run: {} ok, {} failed, {} interrupted; {} not due.",
-        report.sites.len(),
+        "{} run: {} ok, {} failed, {} interrupted; {} not due.",
+        count(report.sites.len(), "site"),
         report.succeeded,
         report.failed,
         report.interrupted,
@@ -193,6 +198,35 @@ fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn record(requests: u64) -> RunRecord {
+        let started = Timestamp::UNIX_EPOCH;
+        RunRecord {
+            started,
+            finished: started,
+            result: RunResult::Succeeded,
+            listed: requests,
+            added: 0,
+            removed: 0,
+            changed: 0,
+            requests,
+            error: None,
+            worker: None,
+        }
+    }
+
+    #[test]
+    fn the_lines_count_sites_and_requests_in_their_number() {
+        assert!(site_line("a", &record(1)).contains(", 1 request, "));
+        assert!(site_line("a", &record(2)).contains(", 2 requests, "));
+        for (sites, said) in [(0, "0 sites run"), (1, "1 site run"), (2, "2 sites run")] {
+            let runs = (0..sites)
+                .map(|site| SiteRunReport::new(&format!("s{site}"), "https://e.com/", record(1)))
+                .collect();
+            let table = run_table(&FleetReport::new("fleet.toml".to_string(), 0, runs));
+            assert!(table.contains(&format!("{said}: ")), "{table}");
+        }
+    }
 
     #[test]
     fn columns_line_up_and_the_last_is_not_padded() {

@@ -49,6 +49,8 @@ pub struct CrawlProgress {
     pub queued: AtomicU64,
     /// Pages that answered 304 Not Modified to a conditional request.
     pub revalidated: AtomicU64,
+    /// Pages in the browser now, being rendered: where a crawl that renders spends its time.
+    pub rendering: AtomicU64,
 }
 
 /// What a finished crawl reports besides its events.

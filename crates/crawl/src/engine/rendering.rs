@@ -11,6 +11,7 @@ use reqwest::Method;
 use sitemapper_extract::{Link, LinkKind, PageFacts, ResponseHeaders};
 use url::Url;
 
+use super::CrawlProgress;
 use super::context::JobContext;
 use super::page::extract_off_thread;
 use super::visit::Hop;
@@ -95,7 +96,9 @@ pub(super) async fn read_page(
         max_html_bytes: context.config.max_body_bytes,
         gate: Arc::clone(&gate) as Arc<dyn RequestGate>,
     };
+    let in_browser = InBrowser::enter(&context.progress);
     let mut rendered = renderer.render(request).await;
+    drop(in_browser);
     drop(body);
     // The page's requests, as the gate saw them, join what the browser itself noted.
     match &mut rendered {
@@ -157,6 +160,23 @@ pub(super) async fn read_page(
                 ..as_served(raw)
             }
         }
+    }
+}
+
+/// A page in the browser, counted in [`CrawlProgress::rendering`] from the moment it is
+/// handed to the browser until its render ends, or is dropped with a crawl that stops.
+struct InBrowser<'a>(&'a CrawlProgress);
+
+impl<'a> InBrowser<'a> {
+    fn enter(progress: &'a CrawlProgress) -> InBrowser<'a> {
+        progress.rendering.fetch_add(1, Ordering::Relaxed);
+        InBrowser(progress)
+    }
+}
+
+impl Drop for InBrowser<'_> {
+    fn drop(&mut self) {
+        self.0.rendering.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

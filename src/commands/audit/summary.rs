@@ -1,0 +1,163 @@
+//! The audit's summary on stderr: the crawl's summary, without what only a crawl that
+//! publishes its sitemap would say, then what the audit found (the site's own sitemaps
+//! compared, the health score, the findings by kind, where the report is), then what the run
+//! cost.
+
+use std::io::Write;
+use std::path::Path;
+
+use sitemapper_audit::{Assessment, Change, Finding};
+use sitemapper_site::count;
+
+use super::{Audited, kind_counts};
+use crate::commands::crawl::{Facts, Report, write_resources};
+use crate::settings::CrawlSettings;
+
+/// Prints the summary of `audited`, whose report is in `directory` (and `pdf`, when printed).
+pub(super) fn print(
+    audited: &Audited,
+    settings: &CrawlSettings,
+    directory: &Path,
+    pdf: Option<&Path>,
+) -> anyhow::Result<()> {
+    let crawled = &audited.crawled;
+    let mut out = std::io::stderr().lock();
+    Report::new(Facts::of(crawled)?, settings).write_run(&mut out)?;
+    let found = Found {
+        sitemap_files: audited.sitemaps.files.len(),
+        sitemap_urls: audited.sitemaps.urls.len(),
+        findings: &audited.findings,
+        assessment: &audited.assessment,
+    };
+    found.write(&mut out, directory, pdf)?;
+    write_resources(&mut out, crawled.summary.render.browser.as_ref())?;
+    Ok(())
+}
+
+/// What the audit found, as its summary tells it.
+#[derive(Debug)]
+struct Found<'a> {
+    /// The site's own sitemap files read, and the URLs they list.
+    sitemap_files: usize,
+    sitemap_urls: usize,
+    findings: &'a [Finding],
+    assessment: &'a Assessment,
+}
+
+impl Found<'_> {
+    /// The site's sitemaps compared, the score, the findings by kind, and the report's files.
+    fn write(
+        &self,
+        out: &mut impl Write,
+        directory: &Path,
+        pdf: Option<&Path>,
+    ) -> std::io::Result<()> {
+        match self.sitemap_files {
+            0 => writeln!(out, "No sitemap of the site found to compare with.")?,
+            files => writeln!(
+                out,
+                "Compared with the site's sitemaps: {}, {}.",
+                count(files, "file"),
+                count(self.sitemap_urls, "URL")
+            )?,
+        }
+        let assessment = self.assessment;
+        match assessment.previous {
+            Some(previous) => {
+                let new = assessment
+                    .comparison
+                    .changes
+                    .iter()
+                    .filter(|change| **change == Change::New)
+                    .count();
+                writeln!(
+                    out,
+                    "Health score: {} (was {} at run #{}). Findings: {}, {new} new, {} fixed.",
+                    assessment.score,
+                    previous.score,
+                    previous.run.0,
+                    self.findings.len(),
+                    assessment.comparison.fixed.len()
+                )?;
+            }
+            None => writeln!(
+                out,
+                "Health score: {}. Findings: {}.",
+                assessment.score,
+                self.findings.len()
+            )?,
+        }
+        for ((severity, kind), found) in kind_counts(self.findings) {
+            writeln!(
+                out,
+                "  {:>7}  {:<8} {}",
+                found,
+                severity.as_str(),
+                kind.title()
+            )?;
+        }
+        writeln!(out, "Report: {}", directory.join("report.html").display())?;
+        if let Some(pdf) = pdf {
+            writeln!(out, "PDF: {}", pdf.display())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sitemapper_audit::{Comparison, FindingKind};
+
+    use super::*;
+
+    /// What the audit says when the site's sitemaps are `files` files of `urls` URLs and
+    /// `findings` pages have no title.
+    fn found_text(files: usize, urls: usize, findings: usize) -> String {
+        let findings: Vec<Finding> = (0..findings)
+            .map(|page| Finding {
+                kind: FindingKind::MissingTitle,
+                url: format!("https://example.com/{page}"),
+                detail: String::new(),
+                referrers: Vec::new(),
+            })
+            .collect();
+        let assessment = Assessment {
+            score: 90,
+            audited: 3,
+            previous: None,
+            comparison: Comparison {
+                changes: Vec::new(),
+                fixed: Vec::new(),
+            },
+            trend: Vec::new(),
+        };
+        let found = Found {
+            sitemap_files: files,
+            sitemap_urls: urls,
+            findings: &findings,
+            assessment: &assessment,
+        };
+        let mut out = Vec::new();
+        found
+            .write(&mut out, Path::new("report"), None)
+            .unwrap_or_else(|error| panic!("{error}"));
+        String::from_utf8(out).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    #[test]
+    fn the_site_s_sitemaps_are_counted_in_their_number() {
+        assert!(found_text(0, 0, 0).starts_with("No sitemap of the site found to compare with.\n"));
+        assert!(
+            found_text(1, 1, 1).starts_with("Compared with the site's sitemaps: 1 file, 1 URL.\n")
+        );
+        assert!(
+            found_text(2, 2, 2)
+                .starts_with("Compared with the site's sitemaps: 2 files, 2 URLs.\n")
+        );
+        assert!(
+            found_text(1, 0, 0).starts_with("Compared with the site's sitemaps: 1 file, 0 URLs.\n")
+        );
+        assert!(found_text(1, 1, 1).contains("Findings: 1.\n"));
+        assert!(found_text(2, 2, 2).contains("\n        2  "));
+    }
+}

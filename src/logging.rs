@@ -1,0 +1,223 @@
+//! How a log line reads at the default verbosity: in the summary's prose, as a sentence that
+//! says what it is (`Warning: running as root: ...`), with no timestamp, level column or
+//! target, since the lines a user did not ask for sit among the summary's. `-v` and `-vv`
+//! (and `RUST_LOG`) ask for logs, and keep the log format.
+//!
+//! An event's fields follow its message in parentheses (`(sitemap: https://...)`); the fields
+//! of the spans it happens in come first (`site shop: ...`: a span's `name` field names the
+//! span's subject). Control characters in what is written (a reason that quotes a page) are
+//! escaped, so that a site cannot write to the terminal.
+
+use std::fmt::{self, Write as _};
+
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::field::RecordFields;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
+use tracing_subscriber::registry::LookupSpan;
+
+/// Formats each event as one line of prose: `Warning: MESSAGE (FIELD: VALUE, ...)`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prose {
+    /// Whether the label (`Warning:`) is coloured.
+    pub color: bool,
+}
+
+impl<S, N> FormatEvent<S, N> for Prose
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        context: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let (label, color) = match *event.metadata().level() {
+            Level::ERROR => ("Error:", "\x1b[1;31m"),
+            Level::WARN => ("Warning:", "\x1b[1;33m"),
+            Level::INFO => ("Note:", "\x1b[1m"),
+            Level::DEBUG => ("Debug:", "\x1b[2m"),
+            Level::TRACE => ("Trace:", "\x1b[2m"),
+        };
+        if self.color {
+            write!(writer, "{color}{label}\x1b[0m ")?;
+        } else {
+            write!(writer, "{label} ")?;
+        }
+        if let Some(scope) = context.event_scope() {
+            for span in scope.from_root() {
+                let extensions = span.extensions();
+                let fields = extensions
+                    .get::<FormattedFields<N>>()
+                    .map_or("", |fields| fields.fields.as_str());
+                if fields.is_empty() {
+                    write!(writer, "{}: ", span.name())?;
+                } else {
+                    write!(writer, "{} {fields}: ", span.name())?;
+                }
+            }
+        }
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        writer.write_str(&fields.message)?;
+        if !fields.others.is_empty() {
+            write!(writer, " ({})", fields.others.join(", "))?;
+        }
+        writeln!(writer)
+    }
+}
+
+/// Formats the fields of a span for [`Prose`]: `shop, worker: w1` for `name = shop, worker
+/// = w1` (its `name` is the span's subject, said without a label).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ProseFields;
+
+impl<'writer> FormatFields<'writer> for ProseFields {
+    fn format_fields<R: RecordFields>(
+        &self,
+        mut writer: Writer<'writer>,
+        fields: R,
+    ) -> fmt::Result {
+        let mut recorded = Fields::default();
+        fields.record(&mut recorded);
+        let mut parts = Vec::new();
+        if !recorded.name.is_empty() {
+            parts.push(recorded.name);
+        }
+        parts.extend(recorded.others);
+        writer.write_str(&parts.join(", "))
+    }
+}
+
+/// An event's or a span's fields, escaped: the message, a `name`, and the others as
+/// `field: value`.
+#[derive(Debug, Default)]
+struct Fields {
+    message: String,
+    name: String,
+    others: Vec<String>,
+}
+
+impl Fields {
+    fn add(&mut self, field: &Field, value: &str) {
+        let value = escaped(value);
+        match field.name() {
+            "message" => self.message = value,
+            "name" => self.name = value,
+            other => self.others.push(format!("{other}: {value}")),
+        }
+    }
+}
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.add(field, value);
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        // A message and a `%value` write through Debug what they would through Display.
+        self.add(field, &format!("{value:?}"));
+    }
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): a line of its own, that
+/// cannot move the cursor or colour the terminal.
+fn escaped(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        if character.is_control() {
+            let _ = write!(escaped, "{}", character.escape_default());
+        } else {
+            escaped.push(character);
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::fmt::MakeWriter;
+
+    use super::*;
+
+    /// Where the test's subscriber writes.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> MakeWriter<'a> for Captured {
+        type Writer = Captured;
+
+        fn make_writer(&'a self) -> Captured {
+            self.clone()
+        }
+    }
+
+    /// What `log` writes through a [`Prose`] subscriber.
+    fn prose(log: impl FnOnce()) -> String {
+        let captured = Captured::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(captured.clone())
+            .fmt_fields(ProseFields)
+            .event_format(Prose { color: false })
+            .finish();
+        tracing::subscriber::with_default(subscriber, log);
+        let bytes = captured.0.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn a_warning_reads_as_a_sentence_with_its_fields_after_it() {
+        assert_eq!(
+            prose(|| tracing::warn!("running as root: no sandbox")),
+            "Warning: running as root: no sandbox\n"
+        );
+        let url = "https://example.com/sitemap.xml";
+        assert_eq!(
+            prose(|| tracing::warn!(sitemap = %url, status = 404, "cannot be read")),
+            "Warning: cannot be read (sitemap: https://example.com/sitemap.xml, status: 404)\n"
+        );
+        assert_eq!(
+            prose(|| tracing::error!("{}", "the disk is full")),
+            "Error: the disk is full\n"
+        );
+    }
+
+    #[test]
+    fn the_span_it_happens_in_comes_first() {
+        let text = prose(|| {
+            let span = tracing::warn_span!("site", name = %"shop", worker = "w1");
+            let _entered = span.enter();
+            tracing::warn!("the site's sitemap cannot be read");
+        });
+        assert_eq!(
+            text,
+            "Warning: site shop, worker: w1: the site's sitemap cannot be read\n"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let reason = "bad\u{1b}[2Jtitle\nnext";
+        assert_eq!(
+            prose(|| tracing::warn!(%reason, "odd page")),
+            "Warning: odd page (reason: bad\\u{1b}[2Jtitle\\nnext)\n"
+        );
+    }
+}
