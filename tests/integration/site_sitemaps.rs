@@ -249,8 +249,7 @@ fn a_site_without_robots_txt_and_sitemaps_is_told_of_both() {
     let run = audit(&server, report.path(), &[]);
     run.assert_success();
     assert!(
-        run.stderr
-            .contains("No sitemap of the site found to compare with."),
+        run.stderr.contains("The site's sitemaps: none found."),
         "{}",
         run.stderr
     );

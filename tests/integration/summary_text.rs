@@ -253,3 +253,37 @@ fn a_reader_gone_does_not_hide_a_failure_of_the_command_s_own() {
         run.stderr
     );
 }
+
+#[test]
+fn an_audit_that_publishes_nothing_notifies_indexnow_of_nothing() {
+    let site = |pages: &[&str]| {
+        let links: String = pages
+            .iter()
+            .map(|page| format!("<a href=\"{page}\">{page}</a>"))
+            .collect();
+        pages.iter().fold(
+            Site::new().page("/", &format!("<title>Home page of the site</title>{links}")),
+            |site, page| site.page(page, "<title>A page of the site, one of a few</title>"),
+        )
+    };
+    let server = site(&["/a"]).serve();
+    let endpoint = Site::new().route("/indexnow", Route::new(202, "")).serve();
+    let report = tempfile::tempdir().unwrap();
+    let endpoint_url = endpoint.url("/indexnow");
+    let extra = [
+        "--indexnow-key",
+        "0123456789abcdef",
+        "--indexnow-endpoint",
+        endpoint_url.as_str(),
+    ];
+    audit(&server, report.path(), &extra).assert_success();
+    server.change(site(&["/a", "/b"]));
+    let second = audit(&server, report.path(), &extra);
+    second.assert_success();
+    assert!(
+        endpoint.requests().is_empty(),
+        "the audit's sitemap is not the site's: {:?}\n{}",
+        endpoint.requests(),
+        second.stderr
+    );
+}

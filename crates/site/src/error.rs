@@ -9,6 +9,7 @@ use sitemapper_render::BrowserMissing;
 use sitemapper_sitemap::SitemapError;
 use sitemapper_store::StoreError;
 
+use crate::counted::count;
 use crate::lock::LockError;
 use crate::settings::{PathProblem, Untouched};
 
@@ -231,7 +232,9 @@ fn stopped_line(
         None => String::new(),
     };
     format!(
-        "{how} after {pages} pages and {requests} requests: nothing published{}{kept}",
+        "{how} after {} and {}: nothing published{}{kept}",
+        count(pages, "page"),
+        count(requests, "request"),
         untouched.after(", ")
     )
 }
@@ -397,7 +400,7 @@ mod tests {
         };
         assert_eq!(
             error.stopped_line("interrupted").as_deref(),
-            Some("interrupted after 1 pages and 2 requests: nothing published, nothing printed")
+            Some("interrupted after 1 page and 2 requests: nothing published, nothing printed")
         );
     }
 
@@ -438,7 +441,7 @@ mod tests {
         };
         assert_eq!(
             stopped.to_string(),
-            "stopped after 1 pages and 2 requests: nothing published"
+            "stopped after 1 page and 2 requests: nothing published"
         );
     }
 

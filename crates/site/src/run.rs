@@ -147,9 +147,12 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
     let (changes, lastmod_kept) =
         report_changes(&mut store, run, settings, &summary, &mut guard, stdout)
             .map_err(|error| SiteError::AfterPublishing(Box::new(error)))?;
+    // IndexNow is told of what the site publishes: an audit's sitemap beside its report is
+    // not published.
     let notified = settings
         .indexnow
         .as_ref()
+        .filter(|_| settings.publishes_sitemaps)
         .and_then(|indexnow| notify_indexnow(&runtime, indexnow, &summary, &changes));
     Ok(SiteRun {
         store,

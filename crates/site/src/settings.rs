@@ -107,7 +107,7 @@ pub struct SiteSettings {
     pub report_changes: Option<OutputTarget>,
     /// Where the CSV of every URL not listed goes.
     pub list_not_listed: Option<OutputTarget>,
-    /// Whom to tell of what changed.
+    /// Whom to tell of what changed, when the run publishes its sitemaps.
     pub indexnow: Option<IndexNow>,
     /// The formats to write, without repeats, XML first.
     pub formats: Vec<Format>,

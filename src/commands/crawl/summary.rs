@@ -297,6 +297,9 @@ impl<'a> Report<'a> {
                 "The site's sitemaps were not read: the crawl stopped before its links ran out."
             );
         };
+        if seeding.read == 0 && seeding.skipped == 0 && seeding.unreadable == 0 {
+            return writeln!(out, "The site's sitemaps: none found.");
+        }
         writeln!(
             out,
             "The site's sitemaps: {} read, {} skipped, {} unreadable; they added {} no link had led to.",
