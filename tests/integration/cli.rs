@@ -5,12 +5,9 @@ use std::process::Command;
 
 use crate::fixture::Site;
 use crate::harness::{
-    Run, assert_one_line_error, crawl, listed_urls, previous_output, sitemapper, sitemapper_command,
+    Run, assert_one_line_error, crawl, listed_urls, previous_output, repository_file, sitemapper,
+    sitemapper_command,
 };
-
-fn repository_file(path: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
 
 #[test]
 fn an_invalid_seed_is_a_usage_error() {

@@ -34,6 +34,11 @@ impl From<std::process::Output> for Run {
     }
 }
 
+/// A file of the repository, by its path from the repository's root.
+pub(crate) fn repository_file(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
 /// `sitemapper ARGS` with a clean environment for the network (no proxies) and logging.
 pub(crate) fn sitemapper_command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sitemapper"));

@@ -2,7 +2,7 @@
 //! `--help` ends with examples that parse; the manual pages have the sections a manual page
 //! is expected to have; docs/options.md is the `--help` it shows.
 
-use crate::harness::{Run, sitemapper, sitemapper_command};
+use crate::harness::{Run, repository_file, sitemapper, sitemapper_command};
 
 /// Every command, by its words after `sitemapper`.
 const COMMANDS: [&[&str]; 12] = [
@@ -36,10 +36,6 @@ fn help_of(words: &[&str], flag: &str) -> String {
         .into();
     run.assert_success();
     run.stdout
-}
-
-fn repository_file(path: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 #[test]

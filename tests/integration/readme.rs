@@ -5,16 +5,14 @@
 //! `SITEMAPPER_BLESS=1 cargo test --test integration readme` writes the outputs into the
 //! README instead of comparing them, for a change that means to change what they say.
 
-use std::path::Path;
-
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{Run, sitemapper_command};
+use crate::harness::{Run, repository_file, sitemapper_command};
 
 /// What the README calls the site.
 const README_ORIGIN: &str = "https://example.com";
 
 fn readme_path() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")
+    repository_file("README.md")
 }
 
 /// When the site's pages were written, and when the second night's changes were.
@@ -414,9 +412,6 @@ fn the_readme_is_short_and_its_exit_codes_are_the_manual_s() {
             readme.contains(&format!("]({page})")),
             "the README links {page}"
         );
-        assert!(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(&page).is_file(),
-            "{page} exists"
-        );
+        assert!(repository_file(&page).is_file(), "{page} exists");
     }
 }

@@ -11,11 +11,7 @@ pub fn count<N>(number: N, noun: &str) -> String
 where
     N: Display + PartialEq + From<u8>,
 {
-    if number == N::from(1) {
-        format!("{number} {noun}")
-    } else {
-        format!("{number} {noun}s")
-    }
+    count_with(number, noun, &format!("{noun}s"))
 }
 
 /// `number` and `singular` for one, `plural` for any other number: `count_with(2, "query",
