@@ -140,14 +140,14 @@ pub(crate) enum Phase {
 }
 
 impl FailureCause {
-    /// Whether asking again may get an answer: not when the name does not resolve, the port
-    /// speaks another protocol or the certificate is refused, which no retry changes (and
-    /// each retry would only delay the one line that says so).
+    /// Whether asking again may get an answer: not when the port speaks another protocol or
+    /// the certificate is refused, which no retry changes (and each retry would only delay
+    /// the one line that says so). A name that does not resolve may: a resolver that fails
+    /// for a moment says so in the same words.
     pub(crate) fn may_pass(&self) -> bool {
         !matches!(
             self,
-            FailureCause::UnknownHost { .. }
-                | FailureCause::NotTls { .. }
+            FailureCause::NotTls { .. }
                 | FailureCause::NotHttp { .. }
                 | FailureCause::Certificate { .. }
         )
