@@ -8,8 +8,8 @@ use sitemapper_audit::{Assessment, Change, Finding, FindingKind, Priority, Sever
 use sitemapper_store::{RunId, Store, StoreError};
 
 use super::model::{
-    FindingRow, KindSummary, LINKS_PER_PAGE, LinkRow, Logo, PageCounts, PageRow, PreviousAudit,
-    Score, TrendPoint,
+    ActionRow, FindingRow, KindSummary, LINKS_PER_PAGE, LinkRow, Logo, PageCounts, PageRow,
+    PreviousAudit, Score, TrendPoint,
 };
 
 /// The agency's branding of the report.
@@ -125,6 +125,7 @@ pub(crate) fn score_parts(
     let score = Score {
         value: assessment.score,
         previous: assessment.previous.map(|previous| previous.score),
+        rule: sitemapper_audit::SCORE_RULE,
     };
     let trend = assessment
         .trend
@@ -143,6 +144,22 @@ pub(crate) fn score_parts(
             .to_string(),
     });
     (score, trend, compared_with)
+}
+
+/// The actions that would raise the score most, with their advice.
+pub(crate) fn actions(assessment: &Assessment) -> Vec<ActionRow> {
+    assessment
+        .actions
+        .iter()
+        .map(|action| ActionRow {
+            code: action.kind.code(),
+            title: action.kind.title(),
+            severity: action.kind.severity().as_str(),
+            count: action.findings as u64,
+            gain: (action.gain * 10.0).round() / 10.0,
+            fix: action.kind.fix(),
+        })
+        .collect()
 }
 
 /// Every URL of the run with its link counts, and the links between them for the

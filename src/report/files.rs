@@ -7,7 +7,10 @@ use anyhow::Context;
 use serde::Serialize;
 use sitemapper_store::{RunId, Store};
 
-use super::model::{FindingRow, KindSummary, PageCounts, PreviousAudit, Report, Score, TrendPoint};
+use super::model::{
+    ActionRow, FindingRow, KindSummary, Methodology, PageCounts, PreviousAudit, Report, Score,
+    TrendPoint,
+};
 
 use sitemapper_site::SpreadsheetCsv;
 
@@ -195,6 +198,10 @@ pub(crate) struct ReportJson<'a> {
     pub run: i64,
     pub generated_at: &'a str,
     pub score: &'a Score,
+    /// The kinds whose fixing would raise the score most.
+    pub actions: &'a [ActionRow],
+    /// How the audit was made.
+    pub methodology: &'a Methodology,
     pub trend: &'a [TrendPoint],
     pub compared_with: Option<&'a PreviousAudit>,
     pub counts: &'a PageCounts,
@@ -227,6 +234,8 @@ impl<'a> ReportJson<'a> {
             run: report.run,
             generated_at: &report.generated_at,
             score: &report.score,
+            actions: &report.actions,
+            methodology: &report.methodology,
             trend: &report.trend,
             compared_with: report.compared_with.as_ref(),
             counts: &report.counts,

@@ -6,6 +6,7 @@
 //! the embedded data, when it is asked for.
 
 mod charts;
+mod client;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -16,6 +17,9 @@ use super::model::{FindingRow, KindSummary, LinkRow, PageRow, Report};
 
 const STYLE: &str = include_str!("html/style.css");
 const SCRIPT: &str = include_str!("html/script.js");
+
+/// Where the score's rule is explained in full.
+const SCORE_DOCS: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/audit.md");
 
 /// URLs of each kind printed (the screen shows them all, on demand).
 const PRINTED_EXAMPLES: usize = 10;
@@ -35,6 +39,8 @@ pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
 {header}
 <main>
 {score}
+{actions}
+{methodology}
 {cards}
 {charts}
 {issues}
@@ -48,6 +54,8 @@ pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
         title = escape(&report.title),
         header = header(report),
         score = score_section(report),
+        actions = client::actions_section(report),
+        methodology = client::methodology_section(report),
         cards = cards(report),
         charts = charts_section(report),
         issues = issues_section(report),
@@ -118,7 +126,9 @@ fn score_section(report: &Report) -> String {
         r#"<section class="panel" id="score" aria-labelledby="score-heading"><h2 id="score-heading">Site health score</h2>
 <div class="score {band}"><div><div class="score-number">{score}<span class="of"> / 100</span></div>
 <div class="score-word">{word}</div>{change}
-<p class="score-note">The share of crawled URLs free of issues, weighted by how severe the issues are.</p></div>{trend}</div></section>"#
+<p class="score-note">{rule} <a href="{docs}#health-score">How the score is computed</a></p></div>{trend}</div></section>"#,
+        rule = escape(report.score.rule),
+        docs = SCORE_DOCS,
     )
 }
 

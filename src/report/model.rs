@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub(crate) use super::methodology::Methodology;
+
 /// Everything the report shows.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Report {
@@ -24,6 +26,10 @@ pub(crate) struct Report {
     pub host_map: Vec<String>,
     /// The site health score, and how it moved.
     pub score: Score,
+    /// The three to five kinds of finding whose fixing would raise the score most.
+    pub actions: Vec<ActionRow>,
+    /// How the audit was made.
+    pub methodology: Methodology,
     /// The score of every audit the crawl database keeps, oldest first (this one last).
     pub trend: Vec<TrendPoint>,
     /// The audit this one is compared with; `None` for a site's first audit.
@@ -69,6 +75,24 @@ pub(crate) struct Score {
     pub value: u32,
     /// The previous audit's score, when there is one.
     pub previous: Option<u32>,
+    /// How it is computed, in one sentence.
+    pub rule: &'static str,
+}
+
+/// Fixing every finding of one kind: one of the actions the report puts first.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ActionRow {
+    /// The kind's code.
+    pub code: &'static str,
+    pub title: &'static str,
+    /// `error`, `warning` or `notice`.
+    pub severity: &'static str,
+    /// Its findings now.
+    pub count: u64,
+    /// Points the score would gain, to a tenth.
+    pub gain: f64,
+    /// How to fix it.
+    pub fix: &'static str,
 }
 
 /// One audit in the score's trend.

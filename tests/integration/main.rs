@@ -10,6 +10,7 @@ mod access;
 mod adaptive;
 mod audit;
 mod audit_checks;
+mod audit_client;
 mod browser_gate;
 mod browser_process;
 mod causes;

@@ -119,7 +119,13 @@ impl FindingKind {
                 "Pages missing from the sitemap may be found later, or not at all, by search engines."
             }
             FindingKind::SitemapUnreadable => {
-                "Search engines cannot use a sitemap they cannot read, so none of its pages are submitted."
+                "The address answers, but not with a sitemap search engines can read (HTML, broken XML, the wrong root element, too large), so none of its pages are submitted."
+            }
+            FindingKind::SitemapNotFetched => {
+                "Search engines that look for the sitemap where it is named get an error or no answer, so it submits nothing, and they report it as a sitemap that could not be fetched."
+            }
+            FindingKind::SitemapOnOtherSite => {
+                "Search engines accept a sitemap on another host only for the hosts whose robots.txt names it, or when both hosts are verified in the same Search Console account; sitemapper does not read it, so its URLs were not compared with the crawl."
             }
             FindingKind::RenderedDiffers => {
                 "Search engines may read the page before or after its scripts run; when the two disagree, which one counts is a gamble."
@@ -253,6 +259,12 @@ impl FindingKind {
             }
             FindingKind::SitemapUnreadable => {
                 "Make the sitemap answer 200 with valid sitemap XML (gzip allowed) at the address given."
+            }
+            FindingKind::SitemapNotFetched => {
+                "Publish the sitemap at the address robots.txt names (answering 200 to search engines, not disallowed by robots.txt), or correct the Sitemap: line."
+            }
+            FindingKind::SitemapOnOtherSite => {
+                "Nothing to do if the other host is yours and robots.txt names the sitemap; otherwise publish a sitemap on this site and name it in robots.txt. Audit it with --sitemap on a crawl of that host."
             }
             FindingKind::RenderedDiffers => {
                 "Put the canonical and robots directives in the HTML the server sends, and keep scripts from changing them."

@@ -48,17 +48,24 @@ pub fn priority(kind: FindingKind, touched: usize, audited: usize) -> Priority {
     }
 }
 
-/// How much a URL's worst finding takes from the score.
+/// How much a URL's worst finding takes from the score: an error all of it, a warning a
+/// quarter, a notice nothing (notices are worth a look, not a fault: a site whose only
+/// findings are notices and a few warnings scores 80 or more).
 fn weight(severity: Severity) -> f64 {
     match severity {
         Severity::Error => 1.0,
-        Severity::Warning => 0.5,
-        Severity::Notice => 0.1,
+        Severity::Warning => 0.25,
+        Severity::Notice => 0.0,
     }
 }
 
+/// The score's rule in one sentence, for the report (docs/audit.md, "Health score", says more).
+pub const SCORE_RULE: &str = "Each audited URL counts 1 when it has no error or warning, 0.75 when its worst finding is a warning and 0 when it has an error; the score is their average times 100, rounded down. Notices do not lower it.";
+
 /// Each URL findings name, with its worst finding.
-fn worst_findings(findings: &[Finding]) -> HashMap<&str, Severity> {
+fn worst_findings<'a>(
+    findings: impl IntoIterator<Item = &'a Finding>,
+) -> HashMap<&'a str, Severity> {
     let mut worst: HashMap<&str, Severity> = HashMap::new();
     for finding in findings {
         let severity = finding.kind.severity();
@@ -77,19 +84,74 @@ pub fn audited_urls(findings: &[Finding], crawled: &BTreeSet<String>) -> usize {
     crawled.len() + worst.keys().filter(|url| !crawled.contains(**url)).count()
 }
 
-/// The site health score, 0 to 100: each of the [`audited_urls`] weighs by its worst finding
-/// (an error 1, a warning 0.5, a notice 0.1, none 0), and the score is 100 times one minus
-/// the mean weight, rounded down. A site where every URL is clean scores 100; one where
-/// every URL has an error scores 0.
-pub fn health_score(findings: &[Finding], crawled: &BTreeSet<String>) -> u32 {
-    let audited = audited_urls(findings, crawled);
+/// The score before it is rounded: 100 times one minus the mean weight of `audited` URLs.
+fn exact_score<'a>(findings: impl IntoIterator<Item = &'a Finding>, audited: usize) -> f64 {
     if audited == 0 {
-        return 100;
+        return 100.0;
     }
     let lost: f64 = worst_findings(findings).values().copied().map(weight).sum();
-    let score = 100.0 * (1.0 - lost / audited as f64);
+    100.0 * (1.0 - lost / audited as f64)
+}
+
+/// The site health score, 0 to 100: each of the [`audited_urls`] weighs by its worst finding
+/// (an error 1, a warning 0.25, a notice or none 0), and the score is 100 times one minus
+/// the mean weight, rounded down ([`SCORE_RULE`]). A site where every URL is clean scores
+/// 100; one where every URL has an error scores 0.
+pub fn health_score(findings: &[Finding], crawled: &BTreeSet<String>) -> u32 {
+    let score = exact_score(findings, audited_urls(findings, crawled));
     // Rounded down, so that one error among many URLs still shows as less than 100.
     (score.floor().clamp(0.0, 100.0)) as u32
+}
+
+/// Fixing every finding of one kind, and what it would do to the score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Action {
+    /// The kind to fix.
+    pub kind: FindingKind,
+    /// Its findings.
+    pub findings: usize,
+    /// Points the score would gain (before rounding) with the other findings as they are.
+    pub gain: f64,
+}
+
+/// The most actions the report puts first.
+pub const TOP_ACTIONS: usize = 5;
+
+/// What would raise the score most: for each kind of finding, the score with its findings
+/// fixed and every other finding as it is, against the score now (the audited URLs stay
+/// the same). At most [`TOP_ACTIONS`] kinds whose fixing raises the score, largest gain
+/// first (then the more severe, then the more findings). Fixing a kind raises nothing where
+/// its URLs have a finding as bad of another kind.
+pub fn top_actions(findings: &[Finding], crawled: &BTreeSet<String>) -> Vec<Action> {
+    let audited = audited_urls(findings, crawled);
+    let now = exact_score(findings, audited);
+    let mut counts: BTreeMap<FindingKind, usize> = BTreeMap::new();
+    for finding in findings {
+        *counts.entry(finding.kind).or_default() += 1;
+    }
+    let mut actions: Vec<Action> = counts
+        .into_iter()
+        .map(|(kind, count)| Action {
+            kind,
+            findings: count,
+            gain: exact_score(
+                findings.iter().filter(|finding| finding.kind != kind),
+                audited,
+            ) - now,
+        })
+        // Below a hundredth of a point, the gain is rounding noise.
+        .filter(|action| action.gain >= 0.01)
+        .collect();
+    actions.sort_by(|first, second| {
+        second
+            .gain
+            .total_cmp(&first.gain)
+            .then(first.kind.severity().cmp(&second.kind.severity()))
+            .then(second.findings.cmp(&first.findings))
+            .then(first.kind.cmp(&second.kind))
+    });
+    actions.truncate(TOP_ACTIONS);
+    actions
 }
 
 /// Whether a finding is new since the previous audit.
@@ -182,6 +244,8 @@ pub struct Assessment {
     pub comparison: Comparison,
     /// Every audit the database keeps, this one included, oldest first.
     pub trend: Vec<AuditRecord>,
+    /// What would raise the score most ([`top_actions`]).
+    pub actions: Vec<Action>,
 }
 
 impl Assessment {
@@ -207,6 +271,7 @@ impl Assessment {
             previous,
             comparison,
             trend: store.audits()?,
+            actions: top_actions(findings, crawled),
         })
     }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use sitemapper_store::RecordedFinding;
 
-use crate::{Change, Finding, FindingKind, Priority, compare, health_score, priority};
+use crate::{Change, Finding, FindingKind, Priority, compare, health_score, priority, top_actions};
 
 fn finding(kind: FindingKind, url: &str) -> Finding {
     Finding {
@@ -51,7 +51,7 @@ fn the_score_weighs_each_url_by_its_worst_finding() {
         90
     );
     // The worst finding of a URL counts, once: an error and a notice on one URL, a warning
-    // on another: (1 + 0.5) of 10.
+    // on another: (1 + 0.25) of 10.
     assert_eq!(
         health_score(
             &[
@@ -62,21 +62,21 @@ fn the_score_weighs_each_url_by_its_worst_finding() {
             ],
             &crawled
         ),
-        85
+        87
     );
-    // A notice on every URL: 100 - 10.
+    // A notice on every URL takes nothing.
     let notices: Vec<Finding> = crawled
         .iter()
         .map(|url| finding(FindingKind::MissingDescription, url))
         .collect();
-    assert_eq!(health_score(&notices, &crawled), 90);
-    // A finding about a URL the crawl did not record counts that URL too: 1 of 11.
+    assert_eq!(health_score(&notices, &crawled), 100);
+    // A finding about a URL the crawl did not record counts that URL too: a quarter of 11.
     assert_eq!(
         health_score(
             &[finding(FindingKind::SitemapOrphan, "https://e.com/orphan")],
             &crawled
         ),
-        95
+        97
     );
     // One error among many URLs still shows.
     assert_eq!(
@@ -153,4 +153,99 @@ fn docs_audit_md_lists_every_kind_with_its_severity() {
         let row = format!("| `{}` | {} |", kind.code(), kind.severity().as_str());
         assert!(docs.contains(&row), "docs/audit.md has no row {row}");
     }
+}
+
+#[test]
+fn a_site_with_notices_and_a_few_warnings_scores_80_or_more() {
+    // A documentation site of 100 pages: every page has notices (no description, a long
+    // title), and a third show images without alt text, once per page however many images.
+    let crawled = urls(100);
+    let mut findings: Vec<Finding> = Vec::new();
+    for (index, url) in crawled.iter().enumerate() {
+        findings.push(finding(FindingKind::MissingDescription, url));
+        findings.push(finding(FindingKind::TitleTooLong, url));
+        if index % 3 == 0 {
+            findings.push(finding(FindingKind::ImagesWithoutAlt, url));
+        }
+    }
+    let score = health_score(&findings, &crawled);
+    assert_eq!(score, 91, "34 warnings of a quarter each among 100 URLs");
+    // The most warnings can take is a quarter: a warning on every URL still scores 75, so
+    // "a few" (up to 80% of the URLs) keep 80.
+    let everywhere: Vec<Finding> = crawled
+        .iter()
+        .map(|url| finding(FindingKind::ImagesWithoutAlt, url))
+        .collect();
+    assert_eq!(health_score(&everywhere, &crawled), 75);
+    let most: Vec<Finding> = everywhere.iter().take(80).cloned().collect();
+    assert_eq!(health_score(&most, &crawled), 80);
+}
+
+#[test]
+fn the_top_actions_are_the_kinds_whose_fixing_raises_the_score_most() {
+    let crawled = urls(20);
+    let all: Vec<&String> = crawled.iter().collect();
+    let mut findings = vec![
+        // One broken link target, on a URL that is also slow and has no <h1>: fixing it
+        // leaves a warning there (0.75 of a URL: 3.75 points of 20 URLs).
+        finding(FindingKind::BrokenLink, all[0]),
+        // Slow pages on six URLs, one of them also the broken one: five URLs move from a
+        // quarter to nothing (6.25 points), the broken one stays an error.
+        finding(FindingKind::Slow, all[0]),
+    ];
+    for url in &all[1..6] {
+        findings.push(finding(FindingKind::Slow, url));
+    }
+    // Notices everywhere raise nothing when fixed.
+    for url in &all {
+        findings.push(finding(FindingKind::MissingDescription, url));
+    }
+    // A warning on a URL that also has an error raises nothing either.
+    findings.push(finding(FindingKind::MissingH1, all[0]));
+    let actions = sitemapper_audit_top_actions(&findings, &crawled);
+    assert_eq!(
+        actions,
+        [
+            (FindingKind::Slow, 6, 625),
+            (FindingKind::BrokenLink, 1, 375),
+        ]
+    );
+    assert!(top_actions(&[], &crawled).is_empty());
+    // At most five, largest gain first.
+    let many: Vec<Finding> = [
+        FindingKind::BrokenLink,
+        FindingKind::RedirectLoop,
+        FindingKind::CanonicalLoop,
+        FindingKind::SoftNotFound,
+        FindingKind::CanonicalToBroken,
+        FindingKind::Slow,
+    ]
+    .iter()
+    .zip(&all)
+    .map(|(kind, url)| finding(*kind, url))
+    .collect();
+    let actions = sitemapper_audit_top_actions(&many, &crawled);
+    assert_eq!(actions.len(), 5);
+    assert!(
+        actions
+            .iter()
+            .all(|(kind, _, _)| *kind != FindingKind::Slow)
+    );
+}
+
+/// [`top_actions`] as (kind, findings, gain in hundredths of a point).
+fn sitemapper_audit_top_actions(
+    findings: &[Finding],
+    crawled: &BTreeSet<String>,
+) -> Vec<(FindingKind, usize, i64)> {
+    top_actions(findings, crawled)
+        .into_iter()
+        .map(|action| {
+            (
+                action.kind,
+                action.findings,
+                (action.gain * 100.0).round() as i64,
+            )
+        })
+        .collect()
 }

@@ -99,8 +99,13 @@ pub enum FindingKind {
     SitemapNotIndexable,
     /// An indexable page the site's sitemaps leave out.
     NotInSitemap,
-    /// A sitemap of the site that cannot be fetched or parsed.
+    /// A sitemap of the site that answered, and is not a sitemap (or not a valid one).
     SitemapUnreadable,
+    /// A sitemap of the site that cannot be fetched: no answer, an error status, or
+    /// disallowed by robots.txt.
+    SitemapNotFetched,
+    /// A sitemap of the site on another site (host, scheme or port): not read.
+    SitemapOnOtherSite,
     /// A page whose canonical or noindex, once rendered, differs from its HTML as served.
     RenderedDiffers,
     /// A page whose rendering timed out or failed: its HTML as served was read.
@@ -115,7 +120,7 @@ pub enum FindingKind {
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 43] = [
+    pub const ALL: [FindingKind; 45] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
@@ -154,6 +159,8 @@ impl FindingKind {
         FindingKind::SitemapNotIndexable,
         FindingKind::NotInSitemap,
         FindingKind::SitemapUnreadable,
+        FindingKind::SitemapNotFetched,
+        FindingKind::SitemapOnOtherSite,
         FindingKind::RenderedDiffers,
         FindingKind::RenderIncomplete,
         FindingKind::NoRobotsTxt,
@@ -209,6 +216,8 @@ impl FindingKind {
             FindingKind::SitemapNotIndexable => "sitemap-not-indexable",
             FindingKind::NotInSitemap => "not-in-sitemap",
             FindingKind::SitemapUnreadable => "sitemap-unreadable",
+            FindingKind::SitemapNotFetched => "sitemap-not-fetched",
+            FindingKind::SitemapOnOtherSite => "sitemap-on-other-site",
             FindingKind::RenderedDiffers => "rendered-differs",
             FindingKind::RenderIncomplete => "render-incomplete",
             FindingKind::NoRobotsTxt => "no-robots-txt",
@@ -246,7 +255,8 @@ impl FindingKind {
             | FindingKind::SitemapOrphan
             | FindingKind::RenderedDiffers
             | FindingKind::RenderIncomplete
-            | FindingKind::NoSitemap => Severity::Warning,
+            | FindingKind::NoSitemap
+            | FindingKind::SitemapNotFetched => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::NoindexLinked
             | FindingKind::BlockedLinked
@@ -262,7 +272,8 @@ impl FindingKind {
             | FindingKind::DescriptionTooLong
             | FindingKind::MultipleH1
             | FindingKind::NoRobotsTxt
-            | FindingKind::SitemapNotInRobots => Severity::Notice,
+            | FindingKind::SitemapNotInRobots
+            | FindingKind::SitemapOnOtherSite => Severity::Notice,
         }
     }
 
@@ -306,7 +317,9 @@ impl FindingKind {
             FindingKind::SitemapOrphan => "In the sitemap, not reachable by links",
             FindingKind::SitemapNotIndexable => "In the sitemap, not indexable",
             FindingKind::NotInSitemap => "Indexable, not in the sitemap",
-            FindingKind::SitemapUnreadable => "Sitemap that cannot be read",
+            FindingKind::SitemapUnreadable => "Sitemap that is not a valid sitemap",
+            FindingKind::SitemapNotFetched => "Sitemap that cannot be fetched",
+            FindingKind::SitemapOnOtherSite => "Sitemap on another host",
             FindingKind::RenderedDiffers => "JavaScript changes the canonical or noindex",
             FindingKind::RenderIncomplete => "Page whose rendering did not finish",
             FindingKind::NoRobotsTxt => "No robots.txt",

@@ -12,8 +12,8 @@ mod on_page;
 mod sitemaps;
 
 pub use assessment::{
-    Assessment, Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority,
-    audited_urls, compare, health_score, priority, recorded,
+    Action, Assessment, Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority,
+    SCORE_RULE, TOP_ACTIONS, audited_urls, compare, health_score, priority, recorded, top_actions,
 };
 pub use kind::{FindingKind, Severity};
 pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};

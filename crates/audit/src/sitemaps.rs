@@ -15,8 +15,12 @@ pub struct SiteSitemaps<'a> {
     pub files_read: usize,
     /// Every distinct `<loc>` of those files, as written.
     pub urls: &'a BTreeSet<String>,
-    /// `(sitemap URL, problem)` for each sitemap that could not be read.
-    pub problems: &'a [(String, String)],
+    /// `(sitemap URL, problem)` for each sitemap that answered and is not a valid sitemap.
+    pub unreadable: &'a [(String, String)],
+    /// `(sitemap URL, why)` for each sitemap that could not be fetched.
+    pub not_fetched: &'a [(String, String)],
+    /// The sitemaps on another site, not read.
+    pub other_sites: &'a [String],
     /// The site's root (the crawl's scope): where a site without a sitemap is reported.
     pub site: &'a str,
     /// The URL of the site's robots.txt, and what it answered.
@@ -50,7 +54,8 @@ pub enum FoundBy {
 /// Whether search engines can find the site's sitemaps: no robots.txt at all, no sitemap
 /// anywhere, or a sitemap only at a usual path, which robots.txt does not name (search
 /// engines other than those the site submits it to may then never read it). A sitemap that
-/// is named but cannot be read is a `SitemapUnreadable` finding, not "no sitemap".
+/// is named but cannot be read or fetched, or is on another site, is a finding of its own,
+/// not "no sitemap".
 pub(crate) fn discovery_findings(sitemaps: &SiteSitemaps<'_>) -> Vec<Finding> {
     let mut findings = Vec::new();
     let (robots_url, robots_txt) = sitemaps.robots_txt;
@@ -61,7 +66,11 @@ pub(crate) fn discovery_findings(sitemaps: &SiteSitemaps<'_>) -> Vec<Finding> {
             "robots.txt answers 404 or 410".to_string(),
         ));
     }
-    if sitemaps.files_read == 0 && sitemaps.problems.is_empty() {
+    if sitemaps.files_read == 0
+        && sitemaps.unreadable.is_empty()
+        && sitemaps.not_fetched.is_empty()
+        && sitemaps.other_sites.is_empty()
+    {
         findings.push(finding(
             FindingKind::NoSitemap,
             sitemaps.site,
@@ -93,10 +102,23 @@ pub(crate) fn sitemap_findings(
     normalize: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Finding>, StoreError> {
     let mut findings: Vec<Finding> = sitemaps
-        .problems
+        .unreadable
         .iter()
         .map(|(url, problem)| finding(FindingKind::SitemapUnreadable, url, problem.clone()))
         .collect();
+    findings.extend(
+        sitemaps
+            .not_fetched
+            .iter()
+            .map(|(url, why)| finding(FindingKind::SitemapNotFetched, url, why.clone())),
+    );
+    findings.extend(sitemaps.other_sites.iter().map(|url| {
+        finding(
+            FindingKind::SitemapOnOtherSite,
+            url,
+            "not read: on another host than the site's".to_string(),
+        )
+    }));
     if sitemaps.files_read == 0 {
         return Ok(findings);
     }

@@ -63,7 +63,9 @@ pub(crate) fn audit(
     let sitemaps = SiteSitemaps {
         files_read: usize::from(!urls.is_empty()),
         urls: &urls,
-        problems: &[],
+        unreadable: &[],
+        not_fetched: &[],
+        other_sites: &[],
         site: "https://e.com/",
         robots_txt: ("https://e.com/robots.txt", RobotsTxt::Unknown),
         found: &[],
@@ -376,7 +378,9 @@ fn a_page_only_the_sitemaps_led_the_crawl_to_is_an_orphan_though_crawled() {
     let sitemaps = SiteSitemaps {
         files_read: 1,
         urls: &urls,
-        problems: &[],
+        unreadable: &[],
+        not_fetched: &[],
+        other_sites: &[],
         site: "https://e.com/",
         robots_txt: ("https://e.com/robots.txt", RobotsTxt::Unknown),
         found: &[],
@@ -406,11 +410,12 @@ fn a_page_only_the_sitemaps_led_the_crawl_to_is_an_orphan_though_crawled() {
 }
 
 /// The findings about how the site offers its sitemaps, with robots.txt answering as
-/// `robots_txt`, the sitemaps `found`, and `problems` with those that could not be read.
+/// `robots_txt`, the sitemaps `found`, and `not_fetched` with those that could not be
+/// fetched.
 fn discovery(
     robots_txt: RobotsTxt,
     found: &[(&str, FoundBy)],
-    problems: &[(String, String)],
+    not_fetched: &[(String, String)],
 ) -> Vec<(&'static str, String, String)> {
     let directory = tempfile::tempdir().unwrap();
     let mut store = Store::open(&directory.path().join("crawl.db")).unwrap();
@@ -425,7 +430,9 @@ fn discovery(
     let sitemaps = SiteSitemaps {
         files_read: found.len(),
         urls: &urls,
-        problems,
+        unreadable: &[],
+        not_fetched,
+        other_sites: &[],
         site: "https://e.com/",
         robots_txt: ("https://e.com/robots.txt", robots_txt),
         found: &found,
@@ -499,12 +506,64 @@ fn sitemaps_where_they_belong_give_no_discovery_finding() {
     // What robots.txt says is not known (ignored, refused): nothing is said about it.
     let usual = [("https://e.com/sitemap.xml", FoundBy::UsualPath)];
     assert!(discovery(RobotsTxt::Unknown, &usual, &[]).is_empty());
-    // A sitemap that is named but cannot be read is unreadable, not missing.
-    let unreadable = [(
+    // A sitemap that is named but cannot be fetched is that, not "no sitemap".
+    let not_fetched = [(
         "https://e.com/sitemap.xml".to_string(),
-        "not found (404)".to_string(),
+        "it answers 404".to_string(),
     )];
-    assert!(discovery(RobotsTxt::Found, &[], &unreadable).is_empty());
+    assert!(discovery(RobotsTxt::Found, &[], &not_fetched).is_empty());
+}
+
+#[test]
+fn sitemaps_not_read_are_unreadable_not_fetched_or_on_another_site_never_none() {
+    let directory = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&directory.path().join("crawl.db")).unwrap();
+    let run = store.begin_run("https://e.com/").unwrap();
+    store.record_pages(run, &[home_linking_to(&[])]).unwrap();
+    let urls = std::collections::BTreeSet::new();
+    let text = |url: &str, why: &str| (url.to_string(), why.to_string());
+    let sitemaps = SiteSitemaps {
+        files_read: 0,
+        urls: &urls,
+        unreadable: &[text("https://e.com/map.xml", "not a sitemap: an HTML page")],
+        not_fetched: &[text("https://e.com/gone.xml", "it answers 404")],
+        other_sites: &["https://www.other.org/sitemap.xml".to_string()],
+        site: "https://e.com/",
+        robots_txt: ("https://e.com/robots.txt", RobotsTxt::Found),
+        found: &[],
+    };
+    let normalize = |loc: &str| Some(loc.to_string());
+    let found: Vec<(&str, Severity, String)> =
+        findings(&store, run, &Thresholds::default(), &sitemaps, &normalize)
+            .unwrap()
+            .into_iter()
+            .filter(|finding| {
+                finding.kind.code().starts_with("sitemap-")
+                    || finding.kind == FindingKind::NoSitemap
+            })
+            .map(|finding| (finding.kind.code(), finding.kind.severity(), finding.url))
+            .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "sitemap-unreadable",
+                Severity::Error,
+                "https://e.com/map.xml".to_string()
+            ),
+            (
+                "sitemap-not-fetched",
+                Severity::Warning,
+                "https://e.com/gone.xml".to_string()
+            ),
+            (
+                "sitemap-on-other-site",
+                Severity::Notice,
+                "https://www.other.org/sitemap.xml".to_string()
+            ),
+        ],
+        "each its own kind, and none says the site has no sitemap"
+    );
 }
 
 #[test]

@@ -69,6 +69,14 @@ pub struct SettledScope {
     pub private_network: bool,
 }
 
+impl SettledScope {
+    /// Whether `url` is on the site crawled: the scope root's origin, or, with subdomains
+    /// allowed, its site. A sitemap elsewhere is not read as the site's.
+    pub fn is_same_site(&self, url: &Url) -> bool {
+        crate::scope::same_site(&self.root, self.subdomains_of.is_some(), url)
+    }
+}
+
 /// What an origin's `/robots.txt` answered (the policy says what the crawl makes of it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RobotsFile {

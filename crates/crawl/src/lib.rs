@@ -54,8 +54,8 @@ pub use render::{
 };
 pub use resume::{ResumeError, ResumeSource};
 pub use sitemaps::{
-    NoSeeds, SiteSitemap, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk,
-    USUAL_SITEMAP_PATHS, site_sitemaps,
+    NOT_READ_KEPT, NoSeeds, NotRead, SiteSitemap, SitemapFoundBy, SitemapReader, SitemapSeeding,
+    SitemapWalk, USUAL_SITEMAP_PATHS, site_sitemaps,
 };
 pub use traps::{TrapKind, TrapReport};
 

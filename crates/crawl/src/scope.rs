@@ -97,25 +97,7 @@ impl Scope {
 
     /// Whether `url` shares the scope's origin (or, with subdomains allowed, its site).
     pub(crate) fn is_same_site(&self, url: &Url) -> bool {
-        if url.scheme() != self.root.scheme()
-            || url.port_or_known_default() != self.root.port_or_known_default()
-        {
-            return false;
-        }
-        let (Some(host), Some(own_host)) = (url.host_str(), self.root.host_str()) else {
-            return false;
-        };
-        if host == own_host {
-            return true;
-        }
-        if !self.options.allow_subdomains {
-            return false;
-        }
-        let site = own_host.strip_prefix("www.").unwrap_or(own_host);
-        host == site
-            || host
-                .strip_suffix(site)
-                .is_some_and(|prefix| prefix.ends_with('.'))
+        same_site(&self.root, self.options.allow_subdomains, url)
     }
 
     fn passes_filters(&self, url: &Url) -> bool {
@@ -153,6 +135,29 @@ fn directory_of(path: &str) -> &str {
         Some(index) => &path[..=index],
         None => "/",
     }
+}
+
+/// Whether `url` shares the origin of `root` (its scheme, host and port), or, with
+/// `subdomains` allowed, its site: the root's host without `www.`, or a subdomain of it.
+pub(crate) fn same_site(root: &Url, subdomains: bool, url: &Url) -> bool {
+    if url.scheme() != root.scheme() || url.port_or_known_default() != root.port_or_known_default()
+    {
+        return false;
+    }
+    let (Some(host), Some(own_host)) = (url.host_str(), root.host_str()) else {
+        return false;
+    };
+    if host == own_host {
+        return true;
+    }
+    if !subdomains {
+        return false;
+    }
+    let site = own_host.strip_prefix("www.").unwrap_or(own_host);
+    host == site
+        || host
+            .strip_suffix(site)
+            .is_some_and(|prefix| prefix.ends_with('.'))
 }
 
 #[cfg(test)]

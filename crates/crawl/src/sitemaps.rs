@@ -95,9 +95,66 @@ pub enum NoSeeds {
     Unreadable(String),
 }
 
+/// Why a sitemap of the site was not read: the one list of reasons the crawl's summary, the
+/// audit's and the report give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotRead {
+    /// On another site than the one crawled (its origin): not requested. Search engines
+    /// take a sitemap on another host only when the site's robots.txt names it or both
+    /// hosts are verified together in their webmaster tools.
+    OtherSite(String),
+    /// Written by sitemapper (this crawl's own output, or another run's): what it lists came
+    /// from a crawl, not from the site.
+    OwnOutput,
+    /// robots.txt of its origin disallows it.
+    Disallowed,
+    /// Not a URL the crawl can request.
+    NotRequestable,
+    /// No answer, or an error status: why.
+    NotFetched(String),
+    /// It answered, and is not a sitemap: why.
+    NotASitemap(String),
+}
+
+impl NotRead {
+    /// Not requested at all (another site's, sitemapper's own, disallowed, not requestable),
+    /// rather than requested and found unreadable.
+    pub fn is_skipped(&self) -> bool {
+        matches!(
+            self,
+            NotRead::OtherSite(_)
+                | NotRead::OwnOutput
+                | NotRead::Disallowed
+                | NotRead::NotRequestable
+        )
+    }
+}
+
+impl std::fmt::Display for NotRead {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotRead::OtherSite(origin) => write!(formatter, "on another site ({origin})"),
+            NotRead::OwnOutput => formatter.write_str("written by sitemapper, not by the site"),
+            NotRead::Disallowed => formatter.write_str("disallowed by robots.txt"),
+            NotRead::NotRequestable => formatter.write_str("not a URL that can be requested"),
+            NotRead::NotFetched(why) => write!(formatter, "cannot be fetched: {why}"),
+            NotRead::NotASitemap(why) => write!(formatter, "not a sitemap: {why}"),
+        }
+    }
+}
+
+/// At most this many sitemaps not read are named, each with its reason.
+pub const NOT_READ_KEPT: usize = 100;
+
 /// What seeding from the site's own sitemaps did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SitemapSeeding {
+    /// Where they were looked for: how the sitemaps started from were found (`None` when
+    /// seeding did not begin).
+    pub looked: Option<SitemapFoundBy>,
+    /// The sitemaps requested or skipped that gave no seeds, with why (at most
+    /// [`NOT_READ_KEPT`]; the counts below count them all).
+    pub not_read: Vec<(Url, NotRead)>,
     /// Sitemap files read (indexes included).
     pub read: u64,
     /// Sitemap URLs not requested: this crawl's own output, another site's, or disallowed by
@@ -110,6 +167,15 @@ pub struct SitemapSeeding {
     /// Whether the sitemaps were left unread because a limit (`max_pages`, `max_requests`)
     /// or a stop ended the crawl first.
     pub not_reached: bool,
+}
+
+impl SitemapSeeding {
+    /// Notes `sitemap` as not read, for `why`.
+    pub(crate) fn note(&mut self, sitemap: &Url, why: NotRead) {
+        if self.not_read.len() < NOT_READ_KEPT {
+            self.not_read.push((sitemap.clone(), why));
+        }
+    }
 }
 
 /// The files this crawl's output directory holds from earlier runs, where they are published:

@@ -70,6 +70,7 @@ mod settings;
 mod site_sitemaps;
 mod sitemap_seeds;
 mod sitemap_source;
+mod sitemap_story;
 mod spill;
 mod spreadsheet;
 mod stdout;
@@ -89,5 +90,6 @@ pub use settings::{
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_seeds::ReadSitemaps;
 pub use sitemap_source::{GunzipError, gunzip_if_gzip, listed_sitemaps};
+pub use sitemap_story::SitemapStory;
 pub use spreadsheet::{SpreadsheetCsv, neutralize_formula};
 pub use stdout::{ProcessStdout, Stdout};

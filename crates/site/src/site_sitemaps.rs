@@ -16,7 +16,7 @@ use sitemapper_sitemap::{
 };
 
 use sitemapper_crawl::{
-    CrawlConfig, CrawlSummary, FetchError, Fetcher, HostMap, SitemapFoundBy, site_sitemaps,
+    CrawlConfig, CrawlSummary, FetchError, Fetcher, HostMap, NotRead, SitemapFoundBy, site_sitemaps,
 };
 use url::Url;
 
@@ -30,16 +30,29 @@ pub struct SitemapsFound {
     pub files: Vec<Url>,
     /// Every `<loc>` of every urlset.
     pub urls: BTreeSet<String>,
-    /// `(sitemap URL, why it could not be read)`.
-    pub problems: Vec<(String, String)>,
+    /// The sitemaps looked for and not read, with why: skipped (another site's, disallowed)
+    /// or unreadable (no answer, an error status, not a sitemap).
+    pub not_read: Vec<(Url, NotRead)>,
     /// The files read that no index listed, and how each was found.
     pub found_by: Vec<(Url, FoundBy)>,
+    /// How the sitemaps started from were found (`None`: there were none to look for).
+    pub looked: Option<SitemapFoundBy>,
+}
+
+impl SitemapsFound {
+    /// Notes `url` as not read, for `why`.
+    fn note(&mut self, url: &Url, why: NotRead) {
+        self.not_read.push((url.clone(), why));
+    }
 }
 
 /// Reads the sitemaps `given` by the user; or, when none is, those `declared` in robots.txt
 /// (its `Sitemap:` lines); or, when robots.txt names none, those at the usual paths of the
 /// crawl's scope's origin, where a 404 or 410, or a page that is not a sitemap at all (a
 /// site that answers every path with its HTML), is simply "not there", not a problem.
+/// The crawl's rules hold (docs/design.md, robots.txt): a sitemap on another site is not
+/// read, and a sitemap the crawl found it could not read (`crawl.sitemap_seeding`) is not
+/// requested again, so that the crawl, the audit and the report tell one story.
 /// Requests go as the crawl's did: its fetcher's settings, address policy, proxy and
 /// certificates, and its session for the site's own origins. With `--map-host`, sitemaps on
 /// the production host are read from the staging copy, as the crawl read its pages. A
@@ -61,11 +74,19 @@ pub async fn read_site_sitemaps(
     ) {
         Ok(fetcher) => fetcher,
         Err(error) => {
-            found.problems.push((root.to_string(), error.to_string()));
+            found.note(root, NotRead::NotFetched(error.to_string()));
             return found;
         }
     };
     let roots = roots(given, declared, root, &config.host_map);
+    found.looked = site_sitemaps(given, declared, root)
+        .first()
+        .map(|sitemap| sitemap.found_by);
+    let crawl_noted: Vec<&(Url, NotRead)> = crawl
+        .sitemap_seeding
+        .iter()
+        .flat_map(|seeding| &seeding.not_read)
+        .collect();
     let mut walk = IndexWalk::new(
         roots
             .iter()
@@ -78,6 +99,15 @@ pub async fn read_site_sitemaps(
             .find(|(url, _)| *url == visit.source)
             .map(|(_, found_by)| *found_by);
         let guessed = found_by == Some(FoundBy::UsualPath);
+        if let Some((_, why)) = crawl_noted.iter().find(|(url, _)| *url == visit.source) {
+            found.note(&visit.source, why.clone());
+            continue;
+        }
+        if !crawl.scope.is_same_site(&visit.source) {
+            let origin = visit.source.origin().ascii_serialization();
+            found.note(&visit.source, NotRead::OtherSite(origin));
+            continue;
+        }
         let document = match read_as_seeds.take(&visit.source) {
             Some(document) => Ok(document),
             None => {
@@ -131,20 +161,20 @@ async fn fetch_noted(
     optional: bool,
     found: &mut SitemapsFound,
 ) -> Option<Vec<u8>> {
-    let problem = match fetcher.get(url, MAX_BYTES_PER_FILE).await {
+    let why = match fetcher.get(url, MAX_BYTES_PER_FILE).await {
         Ok(fetched) => match gunzip_if_gzip(fetched.body) {
             Ok(body) => return Some(body),
-            Err(problem) => problem.to_string(),
+            Err(problem) => NotRead::NotASitemap(problem.to_string()),
         },
         Err(FetchError::Status(status)) if matches!(status.as_u16(), 404 | 410) => {
             if optional {
                 return None;
             }
-            "not found (404)".to_string()
+            NotRead::NotFetched(format!("it answers {}", status.as_u16()))
         }
-        Err(error) => error.to_string(),
+        Err(error) => NotRead::NotFetched(error.to_string()),
     };
-    found.problems.push((url.to_string(), problem));
+    found.note(url, why);
     None
 }
 
@@ -170,13 +200,11 @@ impl SitemapsFound {
                     // too strong for it.
                     if problem.kind.severity() == Severity::Error {
                         let detail = format!("line {}: {}", problem.line, problem.kind);
-                        self.problems.push((problem.index.to_string(), detail));
+                        self.note(&problem.index, NotRead::NotASitemap(detail));
                     }
                 }
             }
-            Err(error) => self
-                .problems
-                .push((visit.source.to_string(), error.to_string())),
+            Err(error) => self.note(&visit.source, NotRead::NotASitemap(error.to_string())),
         }
         self.files.push(visit.source);
     }

@@ -13,18 +13,18 @@ use anyhow::Context;
 use sitemapper_audit::{
     Assessment, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
 };
-use sitemapper_crawl::{RobotsFile, UrlNormalizer};
+use sitemapper_crawl::{NotRead, RobotsFile, UrlNormalizer};
 use url::Url;
 
 use self::summary_json::AuditJson;
 use super::Output;
-use sitemapper_site::{ReadSitemaps, SiteRun, SitemapsFound, count};
+use sitemapper_site::{ReadSitemaps, SiteRun, SitemapStory, SitemapsFound, count};
 
 use super::crawl::crawl_and_publish;
 use super::json;
 use crate::cli::{AuditArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
-use crate::report::{build, files, html, model, pdf};
+use crate::report::{build, files, html, methodology, model, pdf};
 use crate::settings::{AuditOptions, AuditSettings, ConfigFile, CrawlSettings, summary_format};
 
 pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
@@ -161,10 +161,13 @@ fn audit(
         .iter()
         .map(|(url, found_by)| (url.to_string(), *found_by))
         .collect();
+    let not_read = NotReadSitemaps::of(&sitemaps);
     let site_sitemaps = SiteSitemaps {
         files_read: sitemaps.files.len(),
         urls: &sitemaps.urls,
-        problems: &sitemaps.problems,
+        unreadable: &not_read.unreadable,
+        not_fetched: &not_read.not_fetched,
+        other_sites: &not_read.other_sites,
         site: &site,
         robots_txt: (&robots_url, robots_txt),
         found: &found,
@@ -189,16 +192,26 @@ fn audit(
     let kinds = build::kind_summaries(&findings, &assessment);
     let (finding_rows, fixed) = build::finding_rows(&findings, &assessment, &kinds);
     let (score, trend, compared_with) = build::score_parts(&assessment);
+    let generated_at = jiff::Timestamp::now()
+        .strftime("%Y-%m-%d %H:%M UTC")
+        .to_string();
+    let methodology = methodology::methodology(
+        settings,
+        &crawled,
+        &generated_at,
+        &sitemap_story(&sitemaps),
+        "not checked".to_string(),
+    );
     let report = model::Report {
         title: build::title(options.branding.title.as_deref(), &site),
         site,
         logo: options.branding.logo.clone(),
-        generated_at: jiff::Timestamp::now()
-            .strftime("%Y-%m-%d %H:%M UTC")
-            .to_string(),
+        generated_at,
         run: crawled.run.0,
         host_map: settings.site.crawl.host_map.describe(),
         score,
+        actions: build::actions(&assessment),
+        methodology,
         trend,
         compared_with,
         counts,
@@ -227,6 +240,46 @@ fn audit(
         assessment,
         pdf,
     })
+}
+
+/// The site's sitemaps not read, sorted for the findings: answered and not a sitemap, not
+/// fetched (or disallowed), on another site. Sitemapper's own output is no finding.
+#[derive(Debug, Default)]
+struct NotReadSitemaps {
+    unreadable: Vec<(String, String)>,
+    not_fetched: Vec<(String, String)>,
+    other_sites: Vec<String>,
+}
+
+impl NotReadSitemaps {
+    fn of(sitemaps: &SitemapsFound) -> NotReadSitemaps {
+        let mut sorted = NotReadSitemaps::default();
+        for (url, why) in &sitemaps.not_read {
+            let url = url.to_string();
+            match why {
+                NotRead::NotASitemap(problem) => sorted.unreadable.push((url, problem.clone())),
+                NotRead::NotFetched(_) | NotRead::Disallowed | NotRead::NotRequestable => {
+                    sorted.not_fetched.push((url, why.to_string()));
+                }
+                NotRead::OtherSite(_) => sorted.other_sites.push(url),
+                NotRead::OwnOutput => {}
+            }
+        }
+        sorted
+    }
+}
+
+/// The story of the site's sitemaps as the audit read them.
+pub(crate) fn sitemap_story(sitemaps: &SitemapsFound) -> SitemapStory<'_> {
+    let (skipped, unreadable) = SitemapStory::counts(&sitemaps.not_read);
+    SitemapStory {
+        looked: sitemaps.looked,
+        read: sitemaps.files.len() as u64,
+        skipped,
+        unreadable,
+        not_read: &sitemaps.not_read,
+        added: None,
+    }
 }
 
 /// Findings counted by severity and kind, most severe first.
@@ -270,9 +323,10 @@ fn read_site_sitemaps(
         Ok(runtime) => runtime,
         Err(error) => {
             let mut found = SitemapsFound::default();
-            found
-                .problems
-                .push((crawled.summary.scope.root.to_string(), error.to_string()));
+            found.not_read.push((
+                crawled.summary.scope.root.clone(),
+                NotRead::NotFetched(error.to_string()),
+            ));
             return found;
         }
     };

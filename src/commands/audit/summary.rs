@@ -22,7 +22,9 @@ pub(super) fn print(
 ) -> anyhow::Result<()> {
     let crawled = &audited.crawled;
     let mut out = std::io::stderr().lock();
-    Report::new(Facts::of(crawled)?, settings).write_run(&mut out)?;
+    Report::new(Facts::of(crawled)?, settings)
+        .with_audit_sitemaps(super::sitemap_story(&audited.sitemaps).to_string())
+        .write_run(&mut out)?;
     let found = Found {
         sitemap_files: audited.sitemaps.files.len(),
         sitemap_urls: audited.sitemaps.urls.len(),
@@ -52,7 +54,7 @@ impl Found<'_> {
         directory: &Path,
         pdf: Option<&Path>,
     ) -> std::io::Result<()> {
-        // None found is said by the crawl's line on the site's sitemaps, and by the finding.
+        // None found is said by the story of the site's sitemaps, and by the finding.
         match self.sitemap_files {
             0 => {}
             files => writeln!(
@@ -131,6 +133,7 @@ mod tests {
                 fixed: Vec::new(),
             },
             trend: Vec::new(),
+            actions: Vec::new(),
         };
         let found = Found {
             sitemap_files: files,

@@ -27,7 +27,20 @@ pub(super) struct AuditJson {
 struct SiteSitemapsJson {
     files: Vec<String>,
     urls: usize,
+    /// Sitemaps requested that gave no sitemap (no answer, an error status, not a sitemap).
     problems: usize,
+    /// Sitemaps not requested (another site's, disallowed by robots.txt).
+    skipped: usize,
+    /// Every sitemap not read, with why.
+    not_read: Vec<NotReadJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct NotReadJson {
+    url: String,
+    /// `skipped` or `unreadable`.
+    verdict: &'static str,
+    why: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -112,7 +125,32 @@ impl AuditJson {
                     .map(ToString::to_string)
                     .collect(),
                 urls: audited.sitemaps.urls.len(),
-                problems: audited.sitemaps.problems.len(),
+                problems: audited
+                    .sitemaps
+                    .not_read
+                    .iter()
+                    .filter(|(_, why)| !why.is_skipped())
+                    .count(),
+                skipped: audited
+                    .sitemaps
+                    .not_read
+                    .iter()
+                    .filter(|(_, why)| why.is_skipped())
+                    .count(),
+                not_read: audited
+                    .sitemaps
+                    .not_read
+                    .iter()
+                    .map(|(url, why)| NotReadJson {
+                        url: url.to_string(),
+                        verdict: if why.is_skipped() {
+                            "skipped"
+                        } else {
+                            "unreadable"
+                        },
+                        why: why.to_string(),
+                    })
+                    .collect(),
             },
             findings: FindingsJson {
                 total: findings.len(),

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use sitemapper_crawl::{BrowserReport, CrawlSummary, TrapKind};
 use sitemapper_site::{
-    CanonicalsElsewhere, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun,
+    CanonicalsElsewhere, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun, SitemapStory,
     canonicals_elsewhere, count,
 };
 use sitemapper_sitemap::{Published, Written};
@@ -104,11 +104,26 @@ impl<'a> Facts<'a> {
 pub(crate) struct Report<'a> {
     facts: Facts<'a>,
     settings: &'a CrawlSettings,
+    /// The story of the site's sitemaps as the audit read them, told instead of the crawl's.
+    audit_sitemaps: Option<String>,
 }
 
 impl<'a> Report<'a> {
     pub(crate) fn new(facts: Facts<'a>, settings: &'a CrawlSettings) -> Report<'a> {
-        Report { facts, settings }
+        Report {
+            facts,
+            settings,
+            audit_sitemaps: None,
+        }
+    }
+
+    /// The summary with the audit's story of the site's sitemaps in place of the crawl's:
+    /// the audit read them all, the crawl only as seeds.
+    pub(crate) fn with_audit_sitemaps(self, story: String) -> Report<'a> {
+        Report {
+            audit_sitemaps: Some(story),
+            ..self
+        }
     }
 
     /// Prints the summary of a crawl, part after part, in one lock of stderr.
@@ -288,6 +303,9 @@ impl<'a> Report<'a> {
 
     /// What the site's own sitemaps added, when they seeded the crawl.
     fn print_sitemap_seeds(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if let Some(story) = &self.audit_sitemaps {
+            return writeln!(out, "{story}");
+        }
         let Some(seeding) = &self.facts.crawl.sitemap_seeding else {
             return Ok(());
         };
@@ -297,17 +315,18 @@ impl<'a> Report<'a> {
                 "The site's sitemaps were not read: the crawl stopped before its links ran out."
             );
         };
-        if seeding.read == 0 && seeding.skipped == 0 && seeding.unreadable == 0 {
-            return writeln!(out, "The site's sitemaps: none found.");
+        let story = SitemapStory {
+            looked: seeding.looked,
+            read: seeding.read,
+            skipped: seeding.skipped,
+            unreadable: seeding.unreadable,
+            not_read: &seeding.not_read,
+            added: Some(seeding.urls_queued),
+        };
+        writeln!(out, "{story}")?;
+        if seeding.read == 0 {
+            return Ok(());
         }
-        writeln!(
-            out,
-            "The site's sitemaps: {} read, {} skipped, {} unreadable; they added {} no link had led to.",
-            seeding.read,
-            seeding.skipped,
-            seeding.unreadable,
-            count(seeding.urls_queued, "URL")
-        )?;
         writeln!(
             out,
             "Listed only from the site's sitemaps (no link of a crawled page leads there): {only_there}."

@@ -1,5 +1,7 @@
 use super::*;
-use crate::report::model::{Logo, PageCounts, PreviousAudit, Score, TrendPoint};
+use crate::report::model::{
+    ActionRow, Logo, Methodology, PageCounts, PreviousAudit, Score, TrendPoint,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -138,6 +140,20 @@ fn report() -> Report {
         score: Score {
             value: 82,
             previous: Some(76),
+            rule: sitemapper_audit::SCORE_RULE,
+        },
+        actions: vec![ActionRow {
+            code: "broken-link",
+            title: "Broken internal link target",
+            severity: "error",
+            count: 2,
+            gain: 12.5,
+            fix: "Fix the links.",
+        }],
+        methodology: Methodology {
+            user_agent: HOSTILE.to_string(),
+            sitemaps: HOSTILE.to_string(),
+            ..Methodology::default()
         },
         trend: vec![
             TrendPoint {
@@ -254,7 +270,12 @@ fn the_summary_tells_the_score_its_change_and_what_is_new_or_fixed() {
     let html = render(&report()).unwrap();
     assert!(html.contains(r#"<div class="score-number">82<span class="of"> / 100</span></div>"#));
     assert!(html.contains(r#"<p class="score-change up">+6 since the last audit</p>"#));
-    assert!(html.contains("weighted by how severe the issues are"));
+    assert!(html.contains("Notices do not lower it."));
+    assert!(html.contains("/blob/main/docs/audit.md#health-score\">How the score is computed</a>"));
+    assert!(html.contains(
+        r##"<a href="#kind-broken-link">Broken internal link target</a></div>
+<p class="action-gain"><strong>+12.5 points</strong> · 2 findings</p>"##
+    ));
     assert!(html.contains(r#"class="trend-chart" viewBox="#));
     assert!(html.contains(
         r#"<div class="value">4</div><div class="label">new issues since run #3 (2025-04-01 10:00 UTC)</div>"#
@@ -291,6 +312,21 @@ fn crawled_text_reaches_the_page_as_text_only() {
     let written = markup(&html);
     assert!(!written.contains("<script>alert"), "{written}");
     assert!(written.contains("&lt;/script&gt;&lt;script&gt;alert(1)"));
+    // The methodology block names the user agent and the site's sitemaps as text.
+    let methodology = written
+        .split("id=\"methodology\"")
+        .nth(1)
+        .unwrap()
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert_eq!(
+        methodology
+            .matches("&lt;/script&gt;&lt;script&gt;alert(1)")
+            .count(),
+        2,
+        "{methodology}"
+    );
     assert_eq!(
         html.matches("<script").count(),
         2,

@@ -16,7 +16,8 @@ use super::owner::FrontierOwner;
 use crate::fetch::{BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops};
 use crate::scope::Scope;
 use crate::sitemaps::{
-    NoSeeds, OwnSitemaps, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk, site_sitemaps,
+    NoSeeds, NotRead, OwnSitemaps, SitemapFoundBy, SitemapReader, SitemapSeeding, SitemapWalk,
+    site_sitemaps,
 };
 
 /// Where the site's sitemaps are, and which of them are this crawl's own.
@@ -34,12 +35,12 @@ struct SiteSitemaps {
 #[derive(Debug)]
 enum Fetched {
     Body(Vec<u8>),
-    /// Not requested (the reason is logged).
-    Skipped,
+    /// Not requested: why (also logged).
+    Skipped(NotRead),
     /// The guessed `/sitemap.xml` is not there.
     Missing,
-    /// Requested, and no sitemap came back (the reason is logged).
-    Unreadable,
+    /// Requested, and no sitemap came back: why (also logged).
+    Unreadable(NotRead),
 }
 
 /// Reads the site's sitemaps through `reader` and queues what they list in `owner`'s
@@ -50,8 +51,11 @@ pub(super) async fn seed(
     stopped: &watch::Receiver<bool>,
 ) -> SitemapSeeding {
     let mut sitemaps = SiteSitemaps::new(owner.context(), owner.scope());
-    let roots = sitemaps.roots().await;
-    let mut seeding = SitemapSeeding::default();
+    let (roots, looked) = sitemaps.roots().await;
+    let mut seeding = SitemapSeeding {
+        looked,
+        ..SitemapSeeding::default()
+    };
     let cap = reader.max_bytes();
     let mut walk = reader.walk(roots);
     while let Some(sitemap) = walk.next_to_read() {
@@ -61,13 +65,15 @@ pub(super) async fn seed(
         }
         let body = match sitemaps.fetch(&sitemap, cap).await {
             Fetched::Body(body) => body,
-            Fetched::Skipped => {
+            Fetched::Skipped(why) => {
                 seeding.skipped += 1;
+                seeding.note(&sitemap, why);
                 continue;
             }
             Fetched::Missing => continue,
-            Fetched::Unreadable => {
+            Fetched::Unreadable(why) => {
                 seeding.unreadable += 1;
+                seeding.note(&sitemap, why);
                 continue;
             }
         };
@@ -87,6 +93,7 @@ pub(super) async fn seed(
                     "written by sitemapper: not read as a seed, so that no earlier output keeps a page alive"
                 );
                 seeding.skipped += 1;
+                seeding.note(&sitemap, NotRead::OwnOutput);
             }
             Err(NoSeeds::Unreadable(problem)) if sitemaps.guessed.contains(&sitemap) => {
                 tracing::info!(%sitemap, %problem, "no sitemap there");
@@ -94,6 +101,7 @@ pub(super) async fn seed(
             Err(NoSeeds::Unreadable(problem)) => {
                 tracing::warn!(%sitemap, "the site's sitemap cannot be read: {problem}");
                 seeding.unreadable += 1;
+                seeding.note(&sitemap, NotRead::NotASitemap(problem));
             }
         }
     }
@@ -145,9 +153,9 @@ impl SiteSitemaps {
         }
     }
 
-    /// The sitemaps to start from ([`site_sitemaps`]): robots.txt of the scope's origin is
-    /// read for them unless the user named some.
-    async fn roots(&mut self) -> Vec<Url> {
+    /// The sitemaps to start from ([`site_sitemaps`]), and how they were found: robots.txt
+    /// of the scope's origin is read for them unless the user named some.
+    async fn roots(&mut self) -> (Vec<Url>, Option<SitemapFoundBy>) {
         let given = &self.context.config.sitemap_roots;
         let root = self.scope.root();
         let policy = if given.is_empty() {
@@ -167,14 +175,18 @@ impl SiteSitemaps {
             .filter(|sitemap| sitemap.found_by == SitemapFoundBy::UsualPath)
             .map(|sitemap| sitemap.url.clone())
             .collect();
-        roots.into_iter().map(|sitemap| sitemap.url).collect()
+        let looked = roots.first().map(|sitemap| sitemap.found_by);
+        (
+            roots.into_iter().map(|sitemap| sitemap.url).collect(),
+            looked,
+        )
     }
 
     /// Fetches `sitemap`, following its redirects hop by hop, each hop checked first.
     async fn fetch(&self, sitemap: &Url, cap: usize) -> Fetched {
         let Some(url) = self.context.normalizer.normalize(sitemap) else {
             tracing::info!(%sitemap, "not a sitemap URL the crawl can request: not read");
-            return Fetched::Skipped;
+            return Fetched::Skipped(NotRead::NotRequestable);
         };
         let hops = SeedHops {
             sitemaps: self,
@@ -186,8 +198,8 @@ impl SiteSitemaps {
     }
 
     /// Whether `url` (normalized) may be requested as a sitemap of the site: not one this
-    /// crawl publishes, on the site, and allowed by robots.txt of its origin.
-    async fn may_request(&self, url: &Url) -> bool {
+    /// crawl publishes, on the site, and allowed by robots.txt of its origin; or why not.
+    async fn may_request(&self, url: &Url) -> Result<(), NotRead> {
         let config = &self.context.config;
         let published = config.host_map.to_published(url);
         if self.own.contains(&published) {
@@ -195,11 +207,11 @@ impl SiteSitemaps {
                 sitemap = %published,
                 "this crawl's own earlier output: not read as a seed, so that no earlier output keeps a page alive"
             );
-            return false;
+            return Err(NotRead::OwnOutput);
         }
         if !self.scope.is_same_site(url) {
             tracing::info!(sitemap = %url, "a sitemap on another site: not read");
-            return false;
+            return Err(NotRead::OtherSite(url.origin().ascii_serialization()));
         }
         let policy = self
             .context
@@ -208,9 +220,9 @@ impl SiteSitemaps {
             .await;
         if !policy.is_allowed(url) {
             tracing::warn!(sitemap = %url, "the site's sitemap is disallowed by robots.txt: not read");
-            return false;
+            return Err(NotRead::Disallowed);
         }
-        true
+        Ok(())
     }
 }
 
@@ -236,9 +248,10 @@ impl Hops for SeedHops<'_> {
     }
 
     async fn before(&mut self, url: &Url) -> Result<HopRequest, Fetched> {
-        if !self.sitemaps.may_request(url).await {
-            return Err(Fetched::Skipped);
-        }
+        self.sitemaps
+            .may_request(url)
+            .await
+            .map_err(Fetched::Skipped)?;
         self.sitemaps.context.origins.pace(url).await;
         Ok(HopRequest::get(BodyWanted::AnySuccess { cap: self.cap }))
     }
@@ -264,32 +277,34 @@ impl Hops for SeedHops<'_> {
         }
         if !response.status.is_success() {
             tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: it answered {status}");
-            return Fetched::Unreadable;
+            return Fetched::Unreadable(NotRead::NotFetched(format!("it answers {status}")));
         }
         if response.truncated {
             let cap = self.cap;
             tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: larger than {cap} bytes");
-            return Fetched::Unreadable;
+            return Fetched::Unreadable(NotRead::NotASitemap(format!("larger than {cap} bytes")));
         }
         Fetched::Body(response.body)
     }
 
     async fn failed(self, url: Url, failure: FetchFailure) -> Fetched {
         tracing::warn!(sitemap = %url, "the site's sitemap cannot be read: {failure}");
-        Fetched::Unreadable
+        Fetched::Unreadable(NotRead::NotFetched(failure.to_string()))
     }
 
     async fn broken(self, url: Url, response: FetchedResponse, broken: Broken) -> Fetched {
-        match broken {
+        let why = match broken {
             Broken::UnusableLocation(_) => {
                 let status = response.status.as_u16();
                 tracing::warn!(sitemap = %url, status, "the site's sitemap redirects without a usable Location");
+                format!("it answers {status} without a usable Location")
             }
             Broken::TooManyRedirects => {
                 let sitemap = self.sitemap;
                 tracing::warn!(%sitemap, "the site's sitemap cannot be read: too many redirects");
+                "too many redirects".to_string()
             }
-        }
-        Fetched::Unreadable
+        };
+        Fetched::Unreadable(NotRead::NotFetched(why))
     }
 }

@@ -171,6 +171,8 @@ fn crawl_summary(n: u64) -> CrawlSummary {
         },
         interrupted: false,
         sitemap_seeding: Some(SitemapSeeding {
+            looked: Some(sitemapper_crawl::SitemapFoundBy::RobotsTxt),
+            not_read: Vec::new(),
             read: n,
             skipped: n,
             unreadable: n,

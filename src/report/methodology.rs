@@ -1,0 +1,191 @@
+//! How the audit was made, for the client's first page: what was crawled, as whom, within
+//! which limits, whether pages were rendered, what robots.txt said, and what was left out.
+
+use serde::Serialize;
+use sitemapper_crawl::{Concurrency, RenderMode};
+use sitemapper_site::{ScopeStatement, SiteRun, SitemapStory, count};
+
+use crate::settings::CrawlSettings;
+
+/// The methodology block of the report: each field a sentence or a short phrase.
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct Methodology {
+    /// The site audited (the crawl's scope root).
+    pub site: String,
+    /// When, `YYYY-MM-DD HH:MM UTC`.
+    pub date: String,
+    /// `sitemapper 1.2.3`.
+    pub version: String,
+    /// The `User-Agent` every request carried.
+    pub user_agent: String,
+    /// What the crawl covered: the scope, as the crawl's summary states it.
+    pub scope: String,
+    /// What the crawl was allowed: pages, depth, requests, concurrency, pace.
+    pub limits: String,
+    /// Whether and why pages were rendered in a browser.
+    pub rendering: String,
+    /// Pages rendered in the browser.
+    pub pages_rendered: u64,
+    /// What each robots.txt said, or that it was ignored.
+    pub robots_txt: String,
+    /// The site's own sitemaps: where they were looked for, what was read, what was not
+    /// and why (the story the audit's summary tells).
+    pub sitemaps: String,
+    /// Whether links to other sites were checked, and how.
+    pub external_checks: String,
+    /// What the crawl left out, and why.
+    pub out_of_scope: String,
+}
+
+impl Methodology {
+    /// The block as labelled rows, in the order the report shows them.
+    pub(crate) fn rows(&self) -> [(&'static str, String); 12] {
+        [
+            ("Site", self.site.clone()),
+            ("Date", self.date.clone()),
+            ("Tool", self.version.clone()),
+            ("User agent", self.user_agent.clone()),
+            ("Scope", self.scope.clone()),
+            ("Limits", self.limits.clone()),
+            ("Rendering", self.rendering.clone()),
+            ("Pages rendered", self.pages_rendered.to_string()),
+            ("robots.txt", self.robots_txt.clone()),
+            ("Sitemaps", self.sitemaps.clone()),
+            ("Links to other sites", self.external_checks.clone()),
+            ("Not crawled", self.out_of_scope.clone()),
+        ]
+    }
+}
+
+/// How the crawl of `crawled` was made with `settings`, on `date`; `sitemaps` is the story
+/// of the site's sitemaps, `external_checks` what the audit did with links to other sites.
+pub(crate) fn methodology(
+    settings: &CrawlSettings,
+    crawled: &SiteRun,
+    date: &str,
+    sitemaps: &SitemapStory<'_>,
+    external_checks: String,
+) -> Methodology {
+    let crawl = &settings.site.crawl;
+    let summary = &crawled.summary;
+    let scope = ScopeStatement(&summary.scope).to_string();
+    Methodology {
+        site: summary.scope.root.to_string(),
+        date: date.to_string(),
+        version: format!("sitemapper {}", env!("CARGO_PKG_VERSION")),
+        user_agent: crawl.user_agent.clone(),
+        scope: scope.strip_prefix("Scope: ").unwrap_or(&scope).to_string(),
+        limits: limits(settings),
+        rendering: rendering(crawl.render).to_string(),
+        pages_rendered: summary.render.rendered,
+        robots_txt: robots_txt(settings, crawled),
+        sitemaps: one_paragraph(&sitemaps.to_string()),
+        external_checks,
+        out_of_scope: out_of_scope(crawled),
+    }
+}
+
+/// The story's lines as one paragraph, without its opening words.
+fn one_paragraph(story: &str) -> String {
+    let text: Vec<&str> = story.lines().map(str::trim).collect();
+    let text = text.join(" ");
+    text.strip_prefix("The site's sitemaps: ")
+        .unwrap_or(&text)
+        .to_string()
+}
+
+/// The limits the crawl ran within.
+fn limits(settings: &CrawlSettings) -> String {
+    let crawl = &settings.site.crawl;
+    let mut parts = vec![
+        match crawl.max_pages {
+            Some(pages) => format!("at most {}", count(pages, "page")),
+            None => "no page limit".to_string(),
+        },
+        match crawl.max_depth {
+            Some(depth) => format!("{} from the start page at most", count(depth, "click")),
+            None => "no depth limit".to_string(),
+        },
+    ];
+    if let Some(requests) = crawl.max_requests {
+        parts.push(format!("at most {}", count(requests, "request")));
+    }
+    parts.push(match crawl.concurrency {
+        Concurrency::Fixed(limit) => format!("{} at once", count(limit.max(1), "request")),
+        Concurrency::Auto => "requests at once adapted to the site's response times".to_string(),
+    });
+    parts.push(match crawl.delay {
+        Some(delay) => format!("{}s between requests to one host", delay.as_secs_f64()),
+        None if crawl.respect_robots => format!(
+            "robots.txt Crawl-delay obeyed, up to {}s",
+            crawl.max_crawl_delay.as_secs()
+        ),
+        None => "no delay between requests".to_string(),
+    });
+    parts.push(format!(
+        "{}s per request",
+        crawl.request_timeout.as_secs_f64()
+    ));
+    parts.join("; ")
+}
+
+/// The rendering mode, in words.
+fn rendering(mode: RenderMode) -> &'static str {
+    match mode {
+        RenderMode::Never => "off: every page read as served (--render never)",
+        RenderMode::Auto => {
+            "when needed: a page of each kind that looks built by JavaScript is rendered in headless Chromium, and the others of its kind when rendering finds links the HTML lacks"
+        }
+        RenderMode::Always => "every HTML page rendered in headless Chromium (--render always)",
+    }
+}
+
+/// What each robots.txt read said, or that robots.txt was not obeyed.
+fn robots_txt(settings: &CrawlSettings, crawled: &SiteRun) -> String {
+    if !settings.site.crawl.respect_robots {
+        return "ignored (--ignore-robots): every URL was crawled".to_string();
+    }
+    let said: Vec<String> = crawled
+        .notes
+        .robots
+        .iter()
+        .map(|(origin, policy)| format!("{origin}: {policy}"))
+        .collect();
+    if said.is_empty() {
+        "obeyed; none was read".to_string()
+    } else {
+        format!("obeyed; {}", said.join("; "))
+    }
+}
+
+/// What the crawl did not reach, and why.
+fn out_of_scope(crawled: &SiteRun) -> String {
+    let summary = &crawled.summary;
+    let mut parts =
+        vec!["URLs outside the scope (other sites, other directories) are not crawled".to_string()];
+    if summary.beyond_max_depth > 0 {
+        parts.push(format!(
+            "{} deeper than the depth limit not followed",
+            count(summary.beyond_max_depth, "link")
+        ));
+    }
+    if summary.left_by_max_pages > 0 {
+        parts.push(format!(
+            "{} left by the page limit",
+            count(summary.left_by_max_pages, "queued URL")
+        ));
+    }
+    if summary.beyond_max_urls > 0 {
+        parts.push(format!(
+            "{} to new URLs past the URL limit not followed",
+            count(summary.beyond_max_urls, "link")
+        ));
+    }
+    if summary.request_budget_exhausted {
+        parts.push("the request budget ran out".to_string());
+    }
+    if summary.interrupted {
+        parts.push("the crawl was stopped before its end".to_string());
+    }
+    parts.join("; ")
+}
