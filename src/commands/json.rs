@@ -7,6 +7,9 @@ use std::io::Write;
 use anyhow::Context;
 use serde::Serialize;
 
+use sitemapper_crawl::NotRead;
+use url::Url;
+
 use crate::cli::SummaryFormat;
 use crate::exit::{ExitStatus, Failure};
 
@@ -118,5 +121,32 @@ mod tests {
             serde_json::to_string(&bare).unwrap(),
             r#"{"version":1,"command":"runs","ok":false,"exit_code":2,"error":"no crawl database at x.db"}"#
         );
+    }
+}
+
+/// A sitemap of the site not read, with why: in the crawl's summary and the audit's.
+#[derive(Debug, Serialize)]
+pub(crate) struct NotReadJson {
+    url: String,
+    /// `skipped` (not requested) or `unreadable` (requested, and no sitemap came back).
+    verdict: &'static str,
+    why: String,
+}
+
+impl NotReadJson {
+    /// Each of `not_read`.
+    pub(crate) fn list(not_read: &[(Url, NotRead)]) -> Vec<NotReadJson> {
+        not_read
+            .iter()
+            .map(|(url, why)| NotReadJson {
+                url: url.to_string(),
+                verdict: if why.is_skipped() {
+                    "skipped"
+                } else {
+                    "unreadable"
+                },
+                why: why.to_string(),
+            })
+            .collect()
     }
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::audit::{audit, findings};
 use crate::fixture::{Route, Site};
-use crate::harness::crawl;
+use crate::harness::{crawl, summary_json};
 use crate::site_sitemaps::{urlset, xml};
 
 fn page(title: &str, body: &str) -> String {
@@ -86,6 +86,17 @@ fn a_sitemap_on_another_host_is_one_story_and_a_notice_not_an_error() {
     for never in ["sitemap-unreadable", "no-sitemap", "sitemap-not-fetched"] {
         assert!(!kinds.contains(&never.to_string()), "{never}: {kinds:?}");
     }
+    // The JSON summaries name it too.
+    let json_out = tempfile::tempdir().unwrap();
+    let crawled_json = crawl(
+        &site.url("/"),
+        json_out.path(),
+        &["--seed-sitemaps", "--summary", "json"],
+    );
+    let summary = summary_json(&crawled_json);
+    let not_read = &summary["sitemap_seeds"]["not_read"][0];
+    assert_eq!(not_read["url"], sitemap.as_str(), "{summary}");
+    assert_eq!(not_read["verdict"], "skipped");
     assert!(other.requests().is_empty(), "{:?}", other.targets());
     // Two images without alt on one page are one finding; the decorative one is none.
     let without_alt = kinds

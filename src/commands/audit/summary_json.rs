@@ -8,7 +8,7 @@ use sitemapper_audit::{Change, Severity};
 
 use super::{AuditOptions, Audited, failing, kind_counts};
 use crate::commands::crawl::CrawlJson;
-use crate::commands::json::path_text;
+use crate::commands::json::{NotReadJson, path_text};
 use crate::settings::CrawlSettings;
 
 /// The fields of `sitemapper audit --summary json` after the envelope.
@@ -33,14 +33,6 @@ struct SiteSitemapsJson {
     skipped: usize,
     /// Every sitemap not read, with why.
     not_read: Vec<NotReadJson>,
-}
-
-#[derive(Debug, Serialize)]
-struct NotReadJson {
-    url: String,
-    /// `skipped` or `unreadable`.
-    verdict: &'static str,
-    why: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -137,20 +129,7 @@ impl AuditJson {
                     .iter()
                     .filter(|(_, why)| why.is_skipped())
                     .count(),
-                not_read: audited
-                    .sitemaps
-                    .not_read
-                    .iter()
-                    .map(|(url, why)| NotReadJson {
-                        url: url.to_string(),
-                        verdict: if why.is_skipped() {
-                            "skipped"
-                        } else {
-                            "unreadable"
-                        },
-                        why: why.to_string(),
-                    })
-                    .collect(),
+                not_read: NotReadJson::list(&audited.sitemaps.not_read),
             },
             findings: FindingsJson {
                 total: findings.len(),

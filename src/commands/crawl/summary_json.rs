@@ -12,7 +12,7 @@ use url::Url;
 
 use sitemapper_site::{NotListedGroup, SiteRun};
 
-use crate::commands::json::path_text;
+use crate::commands::json::{NotReadJson, path_text};
 use crate::settings::{CrawlSettings, OutputTarget};
 
 /// The fields of `sitemapper crawl --summary json` after the envelope, and the `crawl` field
@@ -123,6 +123,8 @@ struct SitemapSeedsJson {
     skipped: u64,
     unreadable: u64,
     urls_queued: u64,
+    /// The sitemaps skipped or unreadable, each with why (the first 100).
+    not_read: Vec<NotReadJson>,
     /// Listed URLs no link of a crawled page led to: only the sitemaps did.
     listed_only_from_sitemaps: u64,
     /// Whether a limit or a stop ended the crawl before the sitemaps were read.
@@ -282,6 +284,7 @@ impl CrawlJson {
                         skipped: seeding.skipped,
                         unreadable: seeding.unreadable,
                         urls_queued: seeding.urls_queued,
+                        not_read: NotReadJson::list(&seeding.not_read),
                         listed_only_from_sitemaps: crawled
                             .store
                             .listed_only_from_sitemaps(crawled.run)?,
