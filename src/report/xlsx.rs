@@ -550,6 +550,49 @@ mod tests {
     }
 
     #[test]
+    fn past_a_sheets_last_link_urls_are_text() {
+        let mut workbook = Workbook::new();
+        let mut sheet = SheetWriter::new(&mut workbook, "Links", &[column("url", 5.0)]).unwrap();
+        sheet.row(&[Cell::Url("https://e.com/a")]).unwrap();
+        assert_eq!(sheet.links, 1);
+        sheet.links = MAX_LINKS_PER_SHEET;
+        sheet.row(&[Cell::Url("https://e.com/b")]).unwrap();
+        assert_eq!(sheet.links, MAX_LINKS_PER_SHEET, "no link past the last");
+        assert_eq!(sheet.finish().unwrap().rows, 2);
+    }
+
+    #[test]
+    fn the_overview_names_a_sheet_cut_at_the_last_row() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("report.xlsx");
+        let mut workbook = Workbook::new();
+        let overview = workbook.add_worksheet();
+        let report = Report {
+            site: "https://e.com/".to_string(),
+            ..Report::default()
+        };
+        let sheets = [SheetWritten {
+            name: "Links".to_string(),
+            rows: 1_048_575,
+            cut: 12,
+        }];
+        write_overview(overview, &report, &sheets).unwrap();
+        workbook.save(&path).unwrap();
+        let mut archive = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+        let mut strings = String::new();
+        std::io::Read::read_to_string(
+            &mut archive.by_name("xl/sharedStrings.xml").unwrap(),
+            &mut strings,
+        )
+        .unwrap();
+        assert!(strings.contains("sheet Links cut"), "{strings}");
+        assert!(
+            strings.contains("12 rows past Excel's last row are left out (1048575 written)"),
+            "{strings}"
+        );
+    }
+
+    #[test]
     fn only_http_urls_excel_can_take_become_links() {
         assert!(takes_as_link("https://example.com/a?b=c#d"));
         assert!(!takes_as_link("javascript:alert(1)"));
