@@ -581,3 +581,20 @@ fn junit_of_hostile_urls_parses_back_to_them() {
         }
     }
 }
+
+#[test]
+fn a_sarif_or_junit_file_that_cannot_be_written_stops_the_audit_before_any_request() {
+    let server = counted_site();
+    let report = tempfile::tempdir().unwrap();
+    for option in ["--sarif", "--junit"] {
+        let missing = report.path().join("missing").join("findings.out");
+        let run = audit(&server, report.path(), &[option, missing.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(option) && run.stderr.contains("missing"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+}

@@ -39,6 +39,12 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     // Checked before any request, as the run checks the paths it writes.
     sitemapper_site::writable_directory("--report", &options.report)
         .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+    for (option, path) in [("--sarif", &options.sarif), ("--junit", &options.junit)] {
+        if let Some(path) = path {
+            sitemapper_site::writable_output_file(option, path)
+                .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+        }
+    }
     let audited = audit(&settings, &options, output)
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
     // A PDF that could not be written fails the run, once the summary is out.
