@@ -16,8 +16,8 @@ use super::values::{CHECKPOINT, DEEP, LARGE, LEASE, MAX_SITES, SITES_AT_ONCE, SL
 pub(crate) struct AuditArgs {
     /// Where to write the report (required)
     ///
-    /// report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl database
-    /// crawl.db (unless --state); required, here or in the config file
+    /// report.html, report.xlsx, findings.csv, pages.csv, links.csv, report.json, and the
+    /// crawl database crawl.db (unless --state); required, here or in the config file
     #[arg(long, value_name = "DIR", help_heading = "Audit")]
     pub(crate) report: Option<PathBuf>,
 
@@ -51,6 +51,38 @@ pub(crate) struct AuditArgs {
         help_heading = "Audit"
     )]
     pub(crate) fail_on: Option<SeverityName>,
+
+    /// Write the findings as SARIF, for code scanning
+    ///
+    /// SARIF 2.1.0: one rule per kind of finding, one result per finding with the page as
+    /// its location, for GitHub code scanning and other SARIF viewers. Written even when
+    /// --fail-on fails the run.
+    #[arg(long, value_name = "FILE", help_heading = "Audit")]
+    pub(crate) sarif: Option<PathBuf>,
+
+    /// Write the findings as JUnit XML, for CI
+    ///
+    /// A test report with one test case per kind of finding: a failure when the kind has
+    /// findings at the --fail-on level or worse (errors without --fail-on). Written even when
+    /// --fail-on fails the run.
+    #[arg(long, value_name = "FILE", help_heading = "Audit")]
+    pub(crate) junit: Option<PathBuf>,
+
+    /// Start the CSV files with a UTF-8 byte order mark
+    ///
+    /// So that Excel reads them as UTF-8; =false leaves it out, for tools that do not expect
+    /// one [default: true]
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        hide_possible_values = true,
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) csv_bom: Option<bool>,
 
     /// The site's own sitemap to compare (repeatable)
     ///

@@ -198,6 +198,8 @@ pub(crate) fn pages_and_links(
             verdict: page.verdict.to_string(),
             reason: page.reason.map(|reason| reason.code().into_owned()),
             depth: page.depth,
+            title_length: title_length(page.title.as_deref()),
+            word_count: page.details.as_ref().and_then(|details| details.word_count),
             title: page.title,
             bytes: page.body_bytes,
             elapsed_ms: page.elapsed_ms,
@@ -252,6 +254,11 @@ pub(crate) fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
             .or_default() += 1;
     }
     severities
+}
+
+/// A page title's length as search engines count it: in characters, not bytes.
+pub(crate) fn title_length(title: Option<&str>) -> Option<u64> {
+    title.map(|title| title.chars().count() as u64)
 }
 
 /// The report's title: the one given, or "Site audit: SITE".

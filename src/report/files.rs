@@ -1,21 +1,41 @@
 //! The audit's data files: findings.csv, pages.csv, links.csv and report.json.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
 use serde::Serialize;
 use sitemapper_store::{RunId, Store};
 
+use super::build::title_length;
 use super::model::{
-    ActionRow, FindingRow, KindSummary, Methodology, PageCounts, PreviousAudit, Report, Score,
-    TrendPoint,
+    ActionRow, FindingRow, KindSummary, Methodology, PageCounts, PageRow, PreviousAudit, Report,
+    Score, TrendPoint,
 };
 
 use sitemapper_site::SpreadsheetCsv;
 
+/// The UTF-8 byte order mark. Excel opens a CSV file in the system's legacy code page unless
+/// the file starts with it, and shows every accented or non-Latin character garbled; other
+/// spreadsheets and CSV readers skip it (RFC 3629, section 6).
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A CSV file of the report at `path`, replacing any there: with `bom` (`--csv-bom`, on by
+/// default) it starts with the UTF-8 byte order mark. Every CSV file of the report is opened
+/// here.
+pub(crate) fn create_csv(path: &Path, bom: bool) -> anyhow::Result<SpreadsheetCsv> {
+    let cannot = || format!("cannot write {}", path.display());
+    let mut file = File::create(path).with_context(cannot)?;
+    if bom {
+        file.write_all(UTF8_BOM).with_context(cannot)?;
+    }
+    Ok(SpreadsheetCsv::new(file))
+}
+
 /// The fixed columns of pages.csv; the custom extractions' follow, one per name.
-pub(crate) const PAGE_COLUMNS: [&str; 18] = [
+pub(crate) const PAGE_COLUMNS: [&str; 22] = [
     "url",
     "status",
     "verdict",
@@ -34,20 +54,32 @@ pub(crate) const PAGE_COLUMNS: [&str; 18] = [
     "h1",
     "lang",
     "images_without_alt",
+    "inlinks",
+    "outlinks",
+    "title_length",
+    "word_count",
 ];
 
 /// Between the values of one extraction in a pages.csv cell.
 pub(crate) const VALUE_SEPARATOR: &str = " | ";
 
 /// Writes pages.csv, one row per URL of the run. The fixed columns come first, then one per
-/// custom extraction in `extract_names`, its values joined by " | ".
+/// custom extraction of the report, its values joined by " | ". The link counts are the
+/// report's (`report.pages`).
 pub(crate) fn write_pages(
     store: &Store,
     run: RunId,
-    extract_names: &[String],
+    report: &Report,
     path: &Path,
+    bom: bool,
 ) -> anyhow::Result<()> {
-    let mut csv = SpreadsheetCsv::create(path)?;
+    let extract_names = &report.extract_names;
+    let page_rows: HashMap<&str, &PageRow> = report
+        .pages
+        .iter()
+        .map(|row| (row.url.as_str(), row))
+        .collect();
+    let mut csv = create_csv(path, bom)?;
     csv.write_row(
         PAGE_COLUMNS
             .iter()
@@ -75,6 +107,19 @@ pub(crate) fn write_pages(
                     .join(VALUE_SEPARATOR)
             })
             .collect();
+        let row = page_rows.get(page.url.as_str()).copied();
+        let link_count =
+            |count: fn(&PageRow) -> u64| row.map_or_else(String::new, |row| count(row).to_string());
+        let counts = [
+            link_count(|row| row.inlinks),
+            link_count(|row| row.outlinks),
+            optional(title_length(page.title.as_deref()).map(|length| length.to_string())),
+            optional(
+                details
+                    .and_then(|details| details.word_count)
+                    .map(|words| words.to_string()),
+            ),
+        ];
         let fixed = [
             page.url,
             status,
@@ -94,8 +139,10 @@ pub(crate) fn write_pages(
             optional(details.and_then(|details| details.h1.clone())),
             optional(details.and_then(|details| details.lang.clone())),
             optional(details.map(|details| details.images_without_alt.to_string())),
-        ];
-        csv.write_row(fixed.into_iter().chain(extracted_cells))?;
+        ]
+        .into_iter()
+        .chain(counts);
+        csv.write_row(fixed.chain(extracted_cells))?;
         Ok(())
     })?;
     csv.finish()?;
@@ -103,8 +150,8 @@ pub(crate) fn write_pages(
 }
 
 /// Writes links.csv: every link of every page of the run.
-pub(crate) fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Result<()> {
-    let mut csv = SpreadsheetCsv::create(path)?;
+pub(crate) fn write_links(store: &Store, run: RunId, path: &Path, bom: bool) -> anyhow::Result<()> {
+    let mut csv = create_csv(path, bom)?;
     csv.write_row(["source", "target", "kind", "anchor", "nofollow"])?;
     store.for_each_link(run, |link| -> anyhow::Result<()> {
         csv.write_row([
@@ -122,8 +169,8 @@ pub(crate) fn write_links(store: &Store, run: RunId, path: &Path) -> anyhow::Res
 
 /// Writes findings.csv: one row per finding of this audit, then one per finding of the
 /// previous audit fixed since; referrers space-separated.
-pub(crate) fn write_findings(report: &Report, path: &Path) -> anyhow::Result<()> {
-    let mut csv = SpreadsheetCsv::create(path)?;
+pub(crate) fn write_findings(report: &Report, path: &Path, bom: bool) -> anyhow::Result<()> {
+    let mut csv = create_csv(path, bom)?;
     csv.write_row([
         "severity",
         "priority",
@@ -166,7 +213,7 @@ pub(crate) struct FindingJson<'a> {
 
 impl<'a> FindingJson<'a> {
     /// The findings of `report`, then the fixed ones, each with its kind's words.
-    fn all(report: &'a Report) -> impl Iterator<Item = FindingJson<'a>> {
+    pub(crate) fn all(report: &'a Report) -> impl Iterator<Item = FindingJson<'a>> {
         report
             .findings
             .iter()

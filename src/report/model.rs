@@ -170,6 +170,11 @@ pub(crate) struct PageRow {
     pub reason: Option<String>,
     pub depth: u32,
     pub title: Option<String>,
+    /// The title's length in characters (Unicode scalar values); `None` without a title.
+    pub title_length: Option<u64>,
+    /// Words of the visible text (`None` when the page's details were not read: not HTML,
+    /// or a row of a release that did not count them).
+    pub word_count: Option<u32>,
     /// Body size after decompression.
     pub bytes: Option<u64>,
     /// Response time, body included.

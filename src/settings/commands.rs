@@ -70,6 +70,12 @@ pub(crate) struct AuditOptions {
     pub(crate) branding: Branding,
     /// `--pdf`: also print the report into report.pdf.
     pub(crate) pdf: bool,
+    /// `--sarif FILE`: also write the findings as SARIF.
+    pub(crate) sarif: Option<PathBuf>,
+    /// `--junit FILE`: also write the findings as JUnit XML.
+    pub(crate) junit: Option<PathBuf>,
+    /// `--csv-bom`: start the CSV files with a UTF-8 byte order mark (default on).
+    pub(crate) csv_bom: bool,
 }
 
 impl AuditSettings {
@@ -103,6 +109,9 @@ impl AuditSettings {
             .map(|path| read_logo(&path))
             .transpose()?;
         let pdf = switch(args.pdf, file.pdf);
+        let sarif = args.sarif.or(file.sarif.take());
+        let junit = args.junit.or(file.junit.take());
+        let csv_bom = args.csv_bom.or(file.csv_bom).unwrap_or(true);
         // An audit compares the crawl with the site's sitemaps, and checks the pages only
         // they lead to as well: it seeds from them unless told not to.
         let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
@@ -138,6 +147,9 @@ impl AuditSettings {
             sitemaps,
             branding: Branding { title, logo },
             pdf,
+            sarif,
+            junit,
+            csv_bom,
         };
         Ok(AuditSettings { crawl, options })
     }

@@ -99,6 +99,9 @@ pub(crate) struct ConfigFile {
     pub(super) title: Option<String>,
     pub(super) logo: Option<PathBuf>,
     pub(super) pdf: Option<bool>,
+    pub(super) sarif: Option<PathBuf>,
+    pub(super) junit: Option<PathBuf>,
+    pub(super) csv_bom: Option<bool>,
     // fleet and worker.
     pub(super) state_dir: Option<PathBuf>,
     pub(super) sites_at_once: Option<usize>,

@@ -244,10 +244,11 @@ fn every_kind_of_finding_is_found_with_its_urls_and_referrers() {
         assert!(report.path().join(file).is_file(), "{file}");
     }
     let pages_csv = std::fs::read_to_string(report.path().join("pages.csv")).unwrap();
-    assert!(pages_csv.starts_with("url,status,verdict,reason,depth"));
+    // Each CSV file starts with a UTF-8 byte order mark, for Excel (--csv-bom).
+    assert!(pages_csv.starts_with("\u{feff}url,status,verdict,reason,depth"));
     assert!(pages_csv.contains(&format!("{},404,excluded,http-404", server.url("/broken"))));
     let links_csv = std::fs::read_to_string(report.path().join("links.csv")).unwrap();
-    assert!(links_csv.starts_with("source,target,kind,anchor,nofollow\n"));
+    assert!(links_csv.starts_with("\u{feff}source,target,kind,anchor,nofollow\n"));
     for line in [
         format!(
             "{},{},a,broken again,false",

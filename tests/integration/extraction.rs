@@ -83,8 +83,9 @@ fn extracted_values_are_columns_of_pages_csv_in_the_order_given() {
     assert_eq!(
         pages_csv.lines().next(),
         Some(
-            "url,status,verdict,reason,depth,referrer,title,description,canonical,target,lastmod,\
-             elapsed_ms,bytes,rendering,h1_count,h1,lang,images_without_alt,price,sku,tags"
+            "\u{feff}url,status,verdict,reason,depth,referrer,title,description,canonical,target,\
+             lastmod,elapsed_ms,bytes,rendering,h1_count,h1,lang,images_without_alt,inlinks,\
+             outlinks,title_length,word_count,price,sku,tags"
         )
     );
     let rows = csv_rows(&report.path().join("pages.csv"));

@@ -40,6 +40,7 @@ mod readme;
 mod recrawl;
 mod render;
 mod report;
+mod report_files;
 mod robots;
 mod same_output;
 mod schema;

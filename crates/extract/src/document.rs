@@ -138,6 +138,7 @@ fn read_details(
     details.h1_count = raw.h1_count;
     details.h1 = raw.h1;
     details.lang = raw.lang;
+    details.word_count = raw.word_count;
     details.images_without_alt = u32::try_from(raw.images_without_alt.len()).unwrap_or(u32::MAX);
     details.images_without_alt_examples = raw
         .images_without_alt

@@ -41,6 +41,7 @@ mod fingerprint;
 mod images;
 mod refresh;
 mod tokens;
+mod words;
 
 use std::collections::HashMap;
 
@@ -177,6 +178,9 @@ pub struct PageDetails {
     /// On an https page, what it loads over plain http (images, scripts, style sheets,
     /// frames, media): at most [`MAX_DETAIL_EXAMPLES`], deduplicated.
     pub insecure_resources: Vec<Url>,
+    /// Words of the visible text: runs between whitespace that hold a letter or digit, each
+    /// Chinese or Japanese character one word (the module `words` says why).
+    pub word_count: u32,
 }
 
 /// At most this many examples of images without alt text and insecure resources are kept.

@@ -599,6 +599,20 @@ fn headings_language_and_images_without_alt_are_counted() {
 }
 
 #[test]
+fn words_of_the_visible_text_are_counted() {
+    let details = details_of(
+        r#"<html><head><title>Four words of title</title>
+        <style>p { color: red }</style><script>var hidden = "no words here";</script></head>
+        <body><h1>One&nbsp;two</h1><p>three<b>four</b></p><p>five, - six.</p>
+        <noscript>Enable JavaScript please</noscript>
+        <template><p>inert words</p></template>
+        <textarea>seven</textarea><p>你好</p><!-- a comment --><img alt="no words"></body></html>"#,
+    );
+    assert_eq!(details.word_count, 9);
+    assert_eq!(details_of("").word_count, 0);
+}
+
+#[test]
 fn an_https_page_loading_http_resources_is_noted_and_links_are_not() {
     let details = details_of(
         r#"<head><link rel="stylesheet" href="http://cdn.example.net/s.css">

@@ -21,6 +21,7 @@ pub(crate) mod reference;
 
 use crate::fingerprint::{VisibleText, push_legacy_words};
 use crate::refresh::instant_refresh_target;
+use crate::words::WordCount;
 use crate::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals};
 
 /// Elements that may stand in the head; any other start tag (or text) starts the body
@@ -91,6 +92,8 @@ pub(crate) struct RawDetails {
     pub(crate) images_without_alt: Vec<String>,
     /// References of what the page loads: images, scripts, style sheets, frames, media.
     pub(crate) resources: Vec<String>,
+    /// Words of the visible text (`words::WordCount`).
+    pub(crate) word_count: u32,
 }
 
 /// An anchor's text is kept up to this many characters.
@@ -118,6 +121,8 @@ struct State {
     document: RawDocument,
     /// The fingerprint's text being read.
     text: Option<VisibleText>,
+    /// The words of the visible text (details only).
+    words: Option<WordCount>,
     in_body: bool,
     /// Inside a raw-text element (script, style, noscript...): its text is not content.
     raw_text: bool,
@@ -221,6 +226,7 @@ impl State {
                 ..RawDocument::default()
             },
             text: wanted.text.then(VisibleText::default),
+            words: wanted.details.then(WordCount::default),
             ..State::default()
         }
     }
@@ -229,6 +235,9 @@ impl State {
     fn finish(mut self) -> RawDocument {
         self.end_anchor();
         self.document.text = self.text.map(VisibleText::finish);
+        if let (Some(words), Some(details)) = (self.words, &mut self.document.details) {
+            details.word_count = words.finish();
+        }
         self.document
     }
 
@@ -238,6 +247,9 @@ impl State {
         self.noscript_tail.clear();
         if let Some(text) = &mut self.text {
             text.end_word();
+        }
+        if let Some(words) = &mut self.words {
+            words.end_word();
         }
     }
 
@@ -530,6 +542,9 @@ impl State {
         }
         if let Some(visible) = &mut self.text {
             visible.push(text);
+        }
+        if let Some(words) = &mut self.words {
+            words.push(text);
         }
         if let Some(legacy) = &mut self.document.legacy_text {
             push_legacy_words(legacy, text);

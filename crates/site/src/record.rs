@@ -485,6 +485,7 @@ fn page_details(details: PageDetails) -> RecordedDetails {
             .into_iter()
             .map(String::from)
             .collect(),
+        word_count: Some(details.word_count),
     }
 }
 

@@ -208,6 +208,13 @@ pub fn writable_directory(option: &'static str, directory: &Path) -> Result<(), 
     probe(directory).map_err(unwritable)
 }
 
+/// Checks that a file a program writes besides the run's (an audit's `--sarif`) can be
+/// written at `path`: its directory exists and takes a file, and a file already there opens
+/// for writing. `option` names the path in the error.
+pub fn writable_output_file(option: &'static str, path: &Path) -> Result<(), SiteError> {
+    writable_file(option, path, Writing::InPlace)
+}
+
 /// How a file is written, which says what must be writable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Writing {

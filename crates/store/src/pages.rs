@@ -109,6 +109,8 @@ pub struct PageDetails {
     pub images_without_alt_examples: Vec<String>,
     /// On an https page, what it loads over plain http.
     pub insecure_resources: Vec<String>,
+    /// Words of the visible text; `None` in rows of releases that did not count them.
+    pub word_count: Option<u32>,
 }
 
 /// One entry for the sitemap writer.
@@ -169,9 +171,9 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
         invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex,
         h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources,
-        lastmod_kept, failure, fingerprint_version)
+        lastmod_kept, failure, fingerprint_version, word_count)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
-        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34, ?35)
+        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34, ?35, ?38)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail,
@@ -224,7 +226,9 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
                                            THEN pages.images_without_alt_examples
                                            ELSE excluded.images_without_alt_examples END,
         insecure_resources = CASE WHEN excluded.revalidated THEN pages.insecure_resources
-                                  ELSE excluded.insecure_resources END";
+                                  ELSE excluded.insecure_resources END,
+        word_count = CASE WHEN excluded.revalidated THEN pages.word_count
+                          ELSE excluded.word_count END";
 
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
@@ -290,6 +294,7 @@ impl Store {
                     page.legacy_fingerprint
                         .as_ref()
                         .map(|fingerprint| fingerprint.version),
+                    details.and_then(|details| details.word_count),
                 ])?;
             }
             crate::links::write_links(&transaction, &mut self.url_ids, pages)?;
@@ -633,10 +638,10 @@ const PAGE_COLUMNS: &str =
     target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
     description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals,
     rendering, served_canonical, served_noindex, h1_count, h1, lang, images_without_alt,
-    images_without_alt_examples, insecure_resources, failure, fingerprint_version";
+    images_without_alt_examples, insecure_resources, failure, fingerprint_version, word_count";
 
 /// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
-const PAGE_COLUMN_COUNT: usize = 34;
+const PAGE_COLUMN_COUNT: usize = 35;
 
 /// A page row selected with [`PAGE_COLUMNS`].
 fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
@@ -708,6 +713,7 @@ fn page_details(row: &Row<'_>) -> rusqlite::Result<Option<PageDetails>> {
         images_without_alt: row.get::<_, Option<u32>>(29)?.unwrap_or(0),
         images_without_alt_examples: lines(30)?,
         insecure_resources: lines(31)?,
+        word_count: row.get(34)?,
     }))
 }
 

@@ -251,6 +251,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE link_rows RENAME TO links;
     ALTER TABLE pages ADD COLUMN fingerprint_version INTEGER;
     UPDATE pages SET fingerprint_version = 1 WHERE fingerprint IS NOT NULL;",
+    // 14: the words of a page's visible text, read with its details (an audit's). Rows
+    // written before have no count.
+    "ALTER TABLE pages ADD COLUMN word_count INTEGER;",
 ];
 
 /// The schema version this build writes.

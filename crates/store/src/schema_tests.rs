@@ -364,3 +364,33 @@ fn a_fingerprint_of_the_first_version_is_compared_once_with_the_legacy_one_then_
         print(CURRENT, "new-edited")
     );
 }
+
+#[test]
+fn details_written_before_words_were_counted_are_read_without_a_count() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("old.db");
+    let connection = rusqlite::Connection::open(&path).unwrap();
+    for migration in &crate::schema::MIGRATIONS[..13] {
+        connection.execute_batch(migration).unwrap();
+    }
+    connection
+        .execute_batch(
+            "PRAGMA user_version = 13;
+             INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+             INSERT INTO pages (url, depth, html_ok, verdict, first_seen_run, last_seen_run, h1_count, h1)
+                VALUES ('https://e.com/', 0, 1, 'indexable', 1, 1, 1, 'Welcome');",
+        )
+        .unwrap();
+    drop(connection);
+    let store = Store::open(&path).unwrap();
+    let details = store.page("https://e.com/").unwrap().unwrap().details;
+    assert_eq!(
+        details,
+        Some(PageDetails {
+            h1_count: 1,
+            h1: Some("Welcome".to_string()),
+            word_count: None,
+            ..PageDetails::default()
+        })
+    );
+}

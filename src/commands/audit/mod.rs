@@ -1,7 +1,8 @@
 //! `sitemapper audit URL --report DIR`: crawl like `crawl` (keeping the link graph), then
 //! report what is wrong with the site and with its own sitemaps, for a consultant to hand
-//! over: report.html, findings.csv, pages.csv, links.csv, report.json, and the crawl
-//! database (crawl.db) for anything else, queryable with sqlite3; with `--pdf`, report.pdf.
+//! over: report.html, report.xlsx, findings.csv, pages.csv, links.csv, report.json, and the
+//! crawl database (crawl.db) for anything else, queryable with sqlite3; with `--pdf`,
+//! report.pdf; with `--sarif` and `--junit`, the findings for CI.
 
 mod summary;
 mod summary_json;
@@ -24,7 +25,7 @@ use super::crawl::crawl_and_publish;
 use super::json;
 use crate::cli::{AuditArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
-use crate::report::{build, files, html, methodology, model, pdf};
+use crate::report::{build, files, html, junit, methodology, model, pdf, sarif, xlsx};
 use crate::settings::{AuditOptions, AuditSettings, ConfigFile, CrawlSettings, summary_format};
 
 pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
@@ -38,6 +39,12 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     // Checked before any request, as the run checks the paths it writes.
     sitemapper_site::writable_directory("--report", &options.report)
         .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+    for (option, path) in [("--sarif", &options.sarif), ("--junit", &options.junit)] {
+        if let Some(path) = path {
+            sitemapper_site::writable_output_file(option, path)
+                .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+        }
+    }
     let audited = audit(&settings, &options, output)
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
     // A PDF that could not be written fails the run, once the summary is out.
@@ -107,8 +114,9 @@ impl AuditOptions {
 }
 
 /// The files every audit writes into its report directory.
-const REPORT_FILES: [&str; 5] = [
+const REPORT_FILES: [&str; 6] = [
     "report.html",
+    "report.xlsx",
     "findings.csv",
     "pages.csv",
     "links.csv",
@@ -226,6 +234,7 @@ fn audit(
         links,
     };
     write_report(&crawled, &report, options)?;
+    write_ci_files(&findings, &report.site, options)?;
     let pdf = options.pdf.then(|| {
         pdf::write_pdf(
             settings.site.render.chrome.as_deref(),
@@ -346,19 +355,45 @@ fn write_report(
     options: &AuditOptions,
 ) -> anyhow::Result<()> {
     let directory = &options.report;
+    let bom = options.csv_bom;
     files::write_pages(
         &crawled.store,
         crawled.run,
-        &options.extract_names,
+        report,
         &directory.join("pages.csv"),
+        bom,
     )?;
-    files::write_links(&crawled.store, crawled.run, &directory.join("links.csv"))?;
-    files::write_findings(report, &directory.join("findings.csv"))?;
+    files::write_links(
+        &crawled.store,
+        crawled.run,
+        &directory.join("links.csv"),
+        bom,
+    )?;
+    files::write_findings(report, &directory.join("findings.csv"), bom)?;
     files::write_json(
         &files::ReportJson::of(report),
         &directory.join("report.json"),
     )?;
+    xlsx::write_workbook(
+        &crawled.store,
+        crawled.run,
+        report,
+        &directory.join("report.xlsx"),
+    )?;
     let html = html::render(report)?;
     let path = directory.join("report.html");
     std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes the findings for CI, `--sarif` and `--junit`, before `--fail-on` decides the run:
+/// a failed run's findings are the ones CI shows.
+fn write_ci_files(findings: &[Finding], site: &str, options: &AuditOptions) -> anyhow::Result<()> {
+    if let Some(path) = &options.sarif {
+        sarif::write_sarif(findings, path)?;
+    }
+    if let Some(path) = &options.junit {
+        let failing = options.fail_on.unwrap_or(Severity::Error);
+        junit::write_junit(findings, site, failing, path)?;
+    }
+    Ok(())
 }

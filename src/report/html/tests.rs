@@ -118,6 +118,8 @@ fn page(url: &str) -> PageRow {
         reason: None,
         depth: 1,
         title: Some(HOSTILE.to_string()),
+        title_length: Some(HOSTILE.chars().count() as u64),
+        word_count: Some(12),
         bytes: Some(2048),
         elapsed_ms: Some(120),
         inlinks: 1,
