@@ -16,6 +16,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
+use sitemapper_site::count;
 use sitemapper_store::{RunId, Store};
 
 use super::files::FindingJson;
@@ -349,6 +350,35 @@ fn write_overview(
         ("warnings".into(), severity("warning")),
         ("notices".into(), severity("notice")),
     ];
+    // What to fix first, then how the audit was made: the report's first page.
+    let actions: Vec<(String, String)> = (1..)
+        .zip(&report.actions)
+        .map(|(rank, action)| {
+            (
+                format!("fix first {rank}"),
+                format!(
+                    "{}: +{:.1} points, {} ({})",
+                    action.title,
+                    action.gain,
+                    count(action.count, "finding"),
+                    action.severity
+                ),
+            )
+        })
+        .collect();
+    let methodology: Vec<(String, String)> = report
+        .methodology
+        .rows()
+        .into_iter()
+        .skip(2) // the site and the date are above
+        .map(|(label, value)| (label.to_lowercase(), value))
+        .collect();
+    summary.extend(
+        actions
+            .iter()
+            .chain(&methodology)
+            .map(|(item, value)| (item.clone(), Cell::Text(value))),
+    );
     let notes: Vec<(String, String)> = sheets
         .iter()
         .filter(|sheet| sheet.cut > 0)

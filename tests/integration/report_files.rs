@@ -187,6 +187,14 @@ fn the_workbook_has_its_sheets_with_links_numbers_and_hostile_text_as_strings() 
     assert_eq!(value("site"), (Some("s".to_string()), server.url("/")));
     assert_eq!(value("pages crawled").0, None, "a number");
     assert!(value("score").1.parse::<u32>().is_ok());
+    // The report's first page: what to fix first, and how the audit was made.
+    assert!(
+        value("fix first 1").1.contains(" points, "),
+        "{:?}",
+        value("fix first 1")
+    );
+    assert!(value("user agent").1.contains("sitemapper"));
+    assert!(!value("limits").1.is_empty());
     assert_eq!(
         overview.header()[2..],
         [
