@@ -314,7 +314,40 @@ fn the_quick_starts_do_what_the_readme_says() {
     }
     actual.push((audit.to_string(), machine.as_shown(&run.stderr)));
 
+    // The CI gate: the site's broken link fails the step (exit code 4), and the findings
+    // are in the SARIF file the next step uploads.
+    let gate = ci_command(&readme);
+    let run = machine.run(&gate);
+    assert_eq!(run.code, 4, "{gate}: {}", run.stderr);
+    let sarif: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(machine.root.path().join("sitemapper.sarif")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        sarif["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|result| result["ruleId"] == "broken-link" && result["level"] == "error"),
+        "{sarif}"
+    );
+    assert!(readme.contains("sarif_file: sitemapper.sarif"));
+
     compare_or_bless(&readme, &actual);
+}
+
+/// The command of the README's GitHub Actions step: the folded lines after `run: >`.
+fn ci_command(readme: &str) -> String {
+    let after = readme
+        .split("run: >\n")
+        .nth(1)
+        .expect("the README has a GitHub Actions step");
+    after
+        .lines()
+        .take_while(|line| line.starts_with("          "))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Compares each output the README shows with the actual one of its command; with
