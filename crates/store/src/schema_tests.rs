@@ -364,3 +364,42 @@ fn a_fingerprint_of_the_first_version_is_compared_once_with_the_legacy_one_then_
         print(CURRENT, "new-edited")
     );
 }
+
+#[test]
+fn a_database_of_version_13_gains_the_outbound_checks_and_keeps_its_links() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("crawl.db");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        for migration in &crate::schema::MIGRATIONS[..13] {
+            connection.execute_batch(migration).unwrap();
+        }
+        connection
+            .execute_batch(
+                "PRAGMA user_version = 13;
+                 INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+                 INSERT INTO urls (id, url) VALUES (1, 'https://e.com/'), (2, 'https://other.example/');
+                 INSERT INTO links (source, target, kind) VALUES (1, 2, 1);",
+            )
+            .unwrap();
+    }
+    let mut store = Store::open(&path).unwrap();
+    let version: i64 = store
+        .connection
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, 14);
+    assert_eq!(store.links_of("https://e.com/").unwrap().len(), 1);
+    let run = RunId(1);
+    let outbound = ["https://other.example/".to_string()];
+    store.record_outbound_links(run, &outbound).unwrap();
+    let check = OutboundCheck {
+        outcome: OutboundOutcome::Answered { status: 404 },
+        final_url: None,
+        checked_at: at(7),
+    };
+    store
+        .record_outbound_check(run, &outbound[0], &check)
+        .unwrap();
+    assert_eq!(store.outbound_links(run).unwrap()[0].check, Some(check));
+}
