@@ -7,7 +7,9 @@ use anyhow::Context;
 use serde::Serialize;
 use sitemapper_store::{RunId, Store};
 
-use super::model::{FindingRow, KindSummary, PageCounts, PreviousAudit, Report, Score, TrendPoint};
+use super::model::{
+    FindingRow, KindSummary, OutboundRow, PageCounts, PreviousAudit, Report, Score, TrendPoint,
+};
 
 use sitemapper_site::SpreadsheetCsv;
 
@@ -212,6 +214,8 @@ pub(crate) struct ReportJson<'a> {
     pub findings: Vec<FindingJson<'a>>,
     /// The previous audit's findings this one no longer has.
     pub fixed: Vec<FindingJson<'a>>,
+    /// The links to other sites and what their check found (outbound.csv).
+    pub outbound: &'a [OutboundRow],
 }
 
 impl<'a> ReportJson<'a> {
@@ -238,6 +242,7 @@ impl<'a> ReportJson<'a> {
             kinds: &report.kinds,
             findings: rows(&report.findings),
             fixed: rows(&report.fixed),
+            outbound: &report.outbound,
         }
     }
 }

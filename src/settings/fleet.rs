@@ -39,6 +39,9 @@ const MANAGED_KEYS: &[(&str, &str)] = &[
     ("title", "an audit option: a fleet crawls"),
     ("logo", "an audit option: a fleet crawls"),
     ("pdf", "an audit option: a fleet crawls"),
+    ("check-external", "an audit option: a fleet crawls"),
+    ("external-timeout", "an audit option: a fleet crawls"),
+    ("external-max-age", "an audit option: a fleet crawls"),
 ];
 
 /// How a fleet's site runs this time.

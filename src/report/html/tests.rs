@@ -187,6 +187,7 @@ fn report() -> Report {
             anchor: HOSTILE.to_string(),
             nofollow: false,
         }],
+        outbound: Vec::new(),
     }
 }
 
