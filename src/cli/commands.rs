@@ -10,7 +10,9 @@ use clap::{Args, Subcommand};
 
 use super::CrawlArgs;
 use super::names::{SeverityName, SummaryFormat};
-use super::values::{CHECKPOINT, DEEP, LARGE, LEASE, MAX_SITES, SITES_AT_ONCE, SLOW};
+use super::values::{
+    CHECKPOINT, DEEP, EXTERNAL_TIMEOUT, LARGE, LEASE, MAX_SITES, SITES_AT_ONCE, SLOW, max_age,
+};
 
 #[derive(Debug, Args)]
 pub(crate) struct AuditArgs {
@@ -134,6 +136,47 @@ pub(crate) struct AuditArgs {
         hide_short_help = true
     )]
     pub(crate) large: Option<u64>,
+
+    /// Check the links to other sites
+    ///
+    /// Each outbound URL once (HEAD, then GET where HEAD is refused), robots.txt obeyed, one
+    /// request a second per host; results kept in the crawl database for --external-max-age.
+    /// [default: true; =false turns it off]
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        hide_possible_values = true,
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) check_external: Option<bool>,
+
+    /// Seconds one request to another site may take
+    ///
+    /// [default: 10] [range: 0.001 to 86400]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = EXTERNAL_TIMEOUT.parser::<f64>(),
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) external_timeout: Option<f64>,
+
+    /// Reuse checks of links to other sites younger than this
+    ///
+    /// A duration such as 7d, 12h, 90m or 0s (0s checks every link again). [default: 7d]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = max_age,
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) external_max_age: Option<std::time::Duration>,
 
     // Last, so that the audit's own options come first in its help.
     #[command(flatten)]

@@ -101,6 +101,8 @@ pub(crate) const DEEP: NumericOption = NumericOption::whole("deep", 0, DEEPEST);
 /// Milliseconds: at most a day, as the longest time an option takes.
 pub(crate) const SLOW: NumericOption = NumericOption::whole("slow", 0, 86_400_000);
 pub(crate) const LARGE: NumericOption = NumericOption::whole("large", 0, MOST_PAGE_BYTES);
+pub(crate) const EXTERNAL_TIMEOUT: NumericOption =
+    NumericOption::seconds("external-timeout", SHORTEST_SECONDS, LONGEST_SECONDS);
 pub(crate) const SITES_AT_ONCE: NumericOption = NumericOption::whole("sites-at-once", 1, 64);
 /// At least a second: the lease is renewed every third of it.
 pub(crate) const LEASE: NumericOption = NumericOption::seconds("lease", 1.0, LONGEST_SECONDS);
@@ -265,9 +267,38 @@ impl NumericValue for ConcurrencyName {
     }
 }
 
+/// `--external-max-age` (and its config key): a duration written as the fleet file's `every`
+/// is (`7d`, `12h`, `90m`, `1h 30m`, ISO 8601's `P7D`), a day being 24 hours; zero too (`0s`),
+/// which reuses no earlier check.
+pub(crate) fn max_age(text: &str) -> Result<std::time::Duration, sitemapper_fleet::DurationError> {
+    match sitemapper_fleet::parse_duration(text) {
+        Err(sitemapper_fleet::DurationError::NotPositive { .. })
+            if text
+                .trim()
+                .parse::<jiff::Span>()
+                .is_ok_and(|span| span.is_zero()) =>
+        {
+            Ok(std::time::Duration::ZERO)
+        }
+        read => read,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_max_age_is_a_duration_or_zero_never_negative() {
+        let day = std::time::Duration::from_secs(24 * 60 * 60);
+        assert_eq!(max_age("7d").ok(), Some(7 * day));
+        assert_eq!(max_age(" 12h ").ok(), Some(day / 2));
+        assert_eq!(max_age("0s").ok(), Some(std::time::Duration::ZERO));
+        assert_eq!(max_age("0").ok(), None, "a number alone is no duration");
+        for text in ["-1d", "soon", ""] {
+            assert!(max_age(text).is_err(), "{text:?}");
+        }
+    }
 
     #[test]
     fn a_value_is_read_within_its_range_or_refused_with_the_range() {

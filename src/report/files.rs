@@ -11,8 +11,8 @@ use sitemapper_store::{RunId, Store};
 
 use super::build::title_length;
 use super::model::{
-    ActionRow, FindingRow, KindSummary, Methodology, PageCounts, PageRow, PreviousAudit, Report,
-    Score, TrendPoint,
+    ActionRow, FindingRow, KindSummary, Methodology, OutboundRow, PageCounts, PageRow,
+    PreviousAudit, Report, Score, TrendPoint,
 };
 
 use sitemapper_site::SpreadsheetCsv;
@@ -266,6 +266,8 @@ pub(crate) struct ReportJson<'a> {
     pub findings: Vec<FindingJson<'a>>,
     /// The previous audit's findings this one no longer has.
     pub fixed: Vec<FindingJson<'a>>,
+    /// The links to other sites and what their check found (outbound.csv).
+    pub outbound: &'a [OutboundRow],
 }
 
 impl<'a> ReportJson<'a> {
@@ -294,6 +296,7 @@ impl<'a> ReportJson<'a> {
             kinds: &report.kinds,
             findings: rows(&report.findings),
             fixed: rows(&report.fixed),
+            outbound: &report.outbound,
         }
     }
 }

@@ -3,7 +3,9 @@
 
 use serde::Serialize;
 use sitemapper_crawl::{Concurrency, RenderMode};
-use sitemapper_site::{ScopeStatement, SiteRun, SitemapStory, count};
+use sitemapper_site::{
+    OutboundChecked, OutboundSettings, ScopeStatement, SiteRun, SitemapStory, count,
+};
 
 use crate::settings::CrawlSettings;
 
@@ -92,6 +94,27 @@ fn one_paragraph(story: &str) -> String {
     text.strip_prefix("The site's sitemaps: ")
         .unwrap_or(&text)
         .to_string()
+}
+
+/// Whether and how the links to other sites were checked (`settings` `None`: not at all).
+pub(crate) fn external_checks(
+    settings: Option<&OutboundSettings>,
+    checked: Option<&OutboundChecked>,
+) -> String {
+    let (Some(settings), Some(checked)) = (settings, checked) else {
+        return "not checked (--check-external=false)".to_string();
+    };
+    format!(
+        "{} on {} checked: {} now, {} reused from a check younger than {}; HEAD, then GET where HEAD is refused; robots.txt of each host obeyed; one request at a time per host, {}s apart; {}s per request",
+        count(checked.urls, "outbound URL"),
+        count(checked.hosts, "host"),
+        checked.checked,
+        checked.from_cache,
+        jiff::SignedDuration::try_from(settings.max_age)
+            .map_or_else(|_| "the limit".to_string(), |age| format!("{age:#}")),
+        settings.delay.as_secs_f64(),
+        settings.timeout.as_secs_f64(),
+    )
 }
 
 /// The limits the crawl ran within.

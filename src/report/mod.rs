@@ -2,8 +2,9 @@
 //! `build.rs` from the findings and the crawl database), report.html (`html.rs`, its style,
 //! script and charts in `html/`), the CSV files and report.json (`files.rs`), report.xlsx
 //! (`xlsx.rs`), report.pdf printed by Chromium (`pdf.rs`), the logo of its heading
-//! (`logo.rs`), and how the audit was made (`methodology.rs`); for CI, the findings as SARIF
-//! (`sarif.rs`) and JUnit XML (`junit.rs`).
+//! (`logo.rs`), how the audit was made (`methodology.rs`), and the links to other sites with
+//! their checks (`outbound.rs`: outbound.csv); for CI, the findings as SARIF (`sarif.rs`) and
+//! JUnit XML (`junit.rs`).
 
 pub(crate) mod build;
 pub(crate) mod files;
@@ -12,6 +13,7 @@ pub(crate) mod junit;
 pub(crate) mod logo;
 pub(crate) mod methodology;
 pub(crate) mod model;
+pub(crate) mod outbound;
 pub(crate) mod pdf;
 pub(crate) mod sarif;
 pub(crate) mod xlsx;

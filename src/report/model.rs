@@ -57,6 +57,33 @@ pub(crate) struct Report {
     /// Links between pages of `pages` (indices into it), for the drill-down. At most
     /// [`LINKS_PER_PAGE`] outlinks and as many inlinks per page are kept; links.csv has all.
     pub links: Vec<LinkRow>,
+    /// The links to other sites and what their check found, by URL (outbound.csv); empty
+    /// when they were not checked.
+    pub outbound: Vec<OutboundRow>,
+}
+
+/// One URL of another site that pages of the crawl link to, and its check
+/// (docs/audit.md, Outbound links).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct OutboundRow {
+    pub url: String,
+    /// The status it answered (at the end of its redirects); `None` without an answer.
+    pub status: Option<u16>,
+    /// Where its redirects led, when they led elsewhere.
+    pub final_url: Option<String>,
+    /// `ok`, `redirected`, `broken`, `blocked`, `disallowed by robots.txt` or `not checked`.
+    pub result: &'static str,
+    /// The same, as the audit decided it.
+    #[serde(skip)]
+    pub outcome: sitemapper_audit::OutboundResult,
+    /// Why it is broken or not checked, in words (a failure's cause); empty otherwise.
+    pub detail: String,
+    /// Pages of the crawl that link to it.
+    pub referrers: usize,
+    /// When it was checked, `YYYY-MM-DD HH:MM UTC`; `None` when it was not.
+    pub checked_at: Option<String>,
+    /// Whether the check was an earlier audit's, reused.
+    pub cached: bool,
 }
 
 /// At most this many inlinks and outlinks of a page are embedded in the report.

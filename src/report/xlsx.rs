@@ -263,8 +263,9 @@ fn mark_escapes(text: &str) -> String {
     marked
 }
 
-/// Writes report.xlsx: the Overview, then Findings, Pages and Links (every link of the run,
-/// read from the crawl database as links.csv is).
+/// Writes report.xlsx: the Overview, then Findings, Pages, Links (every link of the run,
+/// read from the crawl database as links.csv is) and Outbound (the links to other sites and
+/// their checks).
 pub(crate) fn write_workbook(
     store: &Store,
     run: RunId,
@@ -289,6 +290,7 @@ pub(crate) fn write_workbook(
         findings_sheet(&mut workbook, report).with_context(cannot)?,
         pages_sheet(&mut workbook, report).with_context(cannot)?,
         links_sheet(&mut workbook, store, run).with_context(cannot)?,
+        outbound_sheet(&mut workbook, report).with_context(cannot)?,
     ];
     let overview = workbook.worksheet_from_index(0).with_context(cannot)?;
     write_overview(overview, report, &sheets).with_context(cannot)?;
@@ -513,6 +515,34 @@ fn pages_sheet(workbook: &mut Workbook, report: &Report) -> Result<SheetWritten,
         cells
     });
     write_sheet(workbook, "Pages", &columns, rows)
+}
+
+const OUTBOUND_COLUMNS: [Column<'static>; 8] = [
+    column("url", 60.0),
+    column("status", 8.0),
+    column("final url", 60.0),
+    column("result", 14.0),
+    column("referrers", 10.0),
+    column("checked at", 20.0),
+    column("cached", 8.0),
+    column("detail", 40.0),
+];
+
+/// The links to other sites, one row per URL, as outbound.csv.
+fn outbound_sheet(workbook: &mut Workbook, report: &Report) -> Result<SheetWritten, XlsxError> {
+    let rows = report.outbound.iter().map(|row| {
+        vec![
+            Cell::Url(&row.url),
+            Cell::number(row.status.map(u64::from)),
+            row.final_url.as_deref().map_or(Cell::Empty, Cell::Url),
+            Cell::Text(row.result),
+            Cell::Number(row.referrers as u64),
+            Cell::text(row.checked_at.as_deref()),
+            Cell::Bool(row.cached),
+            Cell::Text(&row.detail),
+        ]
+    });
+    write_sheet(workbook, "Outbound", &OUTBOUND_COLUMNS, rows)
 }
 
 const LINK_COLUMNS: [Column<'static>; 5] = [

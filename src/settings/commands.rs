@@ -2,14 +2,17 @@
 //! the audit adds to a crawl, what `runs` reads, and the summary's format.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::bail;
 use sitemapper_extract::CustomExtraction;
 use url::Url;
 
 use sitemapper_audit::Severity;
+use sitemapper_site::OutboundSettings;
 
 use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
+use crate::cli::values::max_age;
 use crate::cli::{AuditArgs, ColorName, RunsArgs, SeverityName, SummaryFormat};
 use crate::report::build::Branding;
 use crate::report::files::PAGE_COLUMNS;
@@ -76,6 +79,9 @@ pub(crate) struct AuditOptions {
     pub(crate) junit: Option<PathBuf>,
     /// `--csv-bom`: start the CSV files with a UTF-8 byte order mark (default on).
     pub(crate) csv_bom: bool,
+    /// How the links to other sites are checked; `None`: they are not
+    /// (`--check-external=false`).
+    pub(crate) outbound: Option<OutboundSettings>,
 }
 
 impl AuditSettings {
@@ -112,6 +118,14 @@ impl AuditSettings {
         let sarif = args.sarif.or(file.sarif.take());
         let junit = args.junit.or(file.junit.take());
         let csv_bom = args.csv_bom.or(file.csv_bom).unwrap_or(true);
+        let outbound = outbound_settings(
+            (
+                args.check_external,
+                args.external_timeout,
+                args.external_max_age,
+            ),
+            &mut file,
+        )?;
         // An audit compares the crawl with the site's sitemaps, and checks the pages only
         // they lead to as well: it seeds from them unless told not to.
         let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
@@ -150,9 +164,42 @@ impl AuditSettings {
             sarif,
             junit,
             csv_bom,
+            outbound,
         };
         Ok(AuditSettings { crawl, options })
     }
+}
+
+/// `--check-external`, `--external-timeout` and `--external-max-age` (flags, then the config
+/// file, then the defaults): `None` when the links to other sites are not checked.
+fn outbound_settings(
+    (check_external, external_timeout, external_max_age): (
+        Option<bool>,
+        Option<f64>,
+        Option<Duration>,
+    ),
+    file: &mut ConfigFile,
+) -> anyhow::Result<Option<OutboundSettings>> {
+    if !check_external.or(file.check_external).unwrap_or(true) {
+        return Ok(None);
+    }
+    let defaults = OutboundSettings::default();
+    let timeout = match external_timeout.or(file.external_timeout) {
+        Some(seconds) => super::seconds_option("external-timeout", seconds)?,
+        None => defaults.timeout,
+    };
+    let max_age = match (external_max_age, file.external_max_age.take()) {
+        (Some(max_age), _) => max_age,
+        (None, Some(text)) => {
+            max_age(&text).map_err(|error| anyhow::anyhow!("external-max-age: {error}"))?
+        }
+        (None, None) => defaults.max_age,
+    };
+    Ok(Some(OutboundSettings {
+        timeout,
+        max_age,
+        ..defaults
+    }))
 }
 
 /// `--extract NAME=SELECTOR[@attr]`, each parsed once. A name is a pages.csv column: it may

@@ -9,10 +9,10 @@ use serde::Deserialize;
 
 use super::keys::{config_keys, nearest_key};
 use crate::cli::values::{
-    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, LARGE, LEASE, MAX_BODY_SIZE,
-    MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SITES, MAX_URLS,
-    MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT,
-    RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
+    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_TIMEOUT, LARGE, LEASE,
+    MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS,
+    MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY,
+    RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
 };
 use crate::cli::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
@@ -102,6 +102,9 @@ pub(crate) struct ConfigFile {
     pub(super) sarif: Option<PathBuf>,
     pub(super) junit: Option<PathBuf>,
     pub(super) csv_bom: Option<bool>,
+    pub(super) check_external: Option<bool>,
+    pub(super) external_timeout: Option<f64>,
+    pub(super) external_max_age: Option<String>,
     // fleet and worker.
     pub(super) state_dir: Option<PathBuf>,
     pub(super) sites_at_once: Option<usize>,
@@ -226,6 +229,7 @@ impl ConfigFile {
             DEEP.check(self.deep),
             SLOW.check(self.slow),
             LARGE.check(self.large),
+            EXTERNAL_TIMEOUT.check(self.external_timeout),
             SITES_AT_ONCE.check(self.sites_at_once),
             LEASE.check(self.lease),
             CHECKPOINT.check(self.checkpoint),

@@ -42,6 +42,9 @@ const MANAGED_KEYS: &[(&str, &str)] = &[
     ("sarif", "an audit option: a fleet crawls"),
     ("junit", "an audit option: a fleet crawls"),
     ("csv-bom", "an audit option: a fleet crawls"),
+    ("check-external", "an audit option: a fleet crawls"),
+    ("external-timeout", "an audit option: a fleet crawls"),
+    ("external-max-age", "an audit option: a fleet crawls"),
 ];
 
 /// How a fleet's site runs this time.

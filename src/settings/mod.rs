@@ -453,7 +453,7 @@ fn public_exceptions() -> anyhow::Result<Vec<std::net::IpAddr>> {
 
 /// Seconds as a duration. The value is within its option's range already (`cli::values`);
 /// the conversion still refuses what no duration can be rather than panic.
-fn seconds_option(name: &str, seconds: f64) -> anyhow::Result<Duration> {
+pub(super) fn seconds_option(name: &str, seconds: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(seconds)
         .map_err(|_| anyhow::anyhow!("{name} must be a number of seconds, not {seconds}"))
 }

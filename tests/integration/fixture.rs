@@ -306,6 +306,8 @@ pub(crate) struct Seen {
     pub headers: HashMap<String, String>,
     /// The request body (a POST's).
     pub body: Vec<u8>,
+    /// When it arrived (its head and body read).
+    pub at: std::time::Instant,
 }
 
 /// A running fixture server; it stops when dropped.
@@ -517,6 +519,7 @@ async fn respond(
         target: target.clone(),
         headers,
         body,
+        at: std::time::Instant::now(),
     };
     let routes = Arc::clone(&routes.read().expect("routes lock"));
     let guarded = routes.guard.as_ref().and_then(|guard| guard(&seen));

@@ -33,6 +33,7 @@ mod kill_resume;
 mod mistakes;
 mod network;
 mod normalization;
+mod outbound;
 mod output;
 mod postgres;
 mod private_networks;

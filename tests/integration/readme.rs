@@ -295,9 +295,11 @@ fn the_quick_starts_do_what_the_readme_says() {
     run.assert_success();
     for file in [
         "report.html",
+        "report.xlsx",
         "findings.csv",
         "pages.csv",
         "links.csv",
+        "outbound.csv",
         "report.json",
         "crawl.db",
         "sitemap.xml",

@@ -97,7 +97,10 @@ fn the_workbook_has_its_sheets_with_links_numbers_and_hostile_text_as_strings() 
         .iter()
         .map(|(name, _)| name.as_str())
         .collect();
-    assert_eq!(names, ["Overview", "Findings", "Pages", "Links"]);
+    assert_eq!(
+        names,
+        ["Overview", "Findings", "Pages", "Links", "Outbound"]
+    );
 
     for (name, sheet) in &workbook.sheets {
         assert_eq!(

@@ -19,6 +19,15 @@ impl FindingKind {
             FindingKind::LinkToRedirect => {
                 "Links that go through a redirect cost every visitor an extra request and dilute the signals the link passes on."
             }
+            FindingKind::OutboundBroken => {
+                "Visitors who follow these links land on an error page on another site, which makes the page look neglected. It does not stop search engines indexing this site: the page linking out is still indexed."
+            }
+            FindingKind::OutboundBlocked => {
+                "The other site refused the check (429 Too Many Requests, or 999, which some sites answer to anything that is not a browser), so whether the link works is not known."
+            }
+            FindingKind::OutboundRedirected => {
+                "The link still works, through a redirect: the other site has moved the page, and redirects like this one are often removed one day."
+            }
             FindingKind::CanonicalToBroken => {
                 "The canonical tells search engines to index a page that does not work, so they ignore the hint and may index the wrong URL."
             }
@@ -159,6 +168,15 @@ impl FindingKind {
             }
             FindingKind::LinkToRedirect => {
                 "Update the links on the listed pages to point at the redirect's final URL."
+            }
+            FindingKind::OutboundBroken => {
+                "Point the links on the listed pages at the page's new address on the other site, or at another source, or remove them."
+            }
+            FindingKind::OutboundBlocked => {
+                "Open the link in a browser: if it works, nothing needs doing; if not, fix it as a broken link."
+            }
+            FindingKind::OutboundRedirected => {
+                "Update the links on the listed pages to point at the address the redirect ends on."
             }
             FindingKind::CanonicalToBroken => {
                 "Point the canonical at a working page, usually the page itself, or fix the page it names."

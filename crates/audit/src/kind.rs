@@ -33,6 +33,12 @@ pub enum FindingKind {
     RedirectChain,
     /// An internal link to a URL that redirects.
     LinkToRedirect,
+    /// A link to another site whose URL answers 400 or more, or cannot be fetched at all.
+    OutboundBroken,
+    /// A link to another site whose URL answers 429 or 999: the site refuses automated checks.
+    OutboundBlocked,
+    /// A link to another site whose URL redirects.
+    OutboundRedirected,
     /// A canonical whose target does not answer 200 with HTML (or was never fetched).
     CanonicalToBroken,
     /// A canonical whose target redirects.
@@ -120,11 +126,14 @@ pub enum FindingKind {
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 45] = [
+    pub const ALL: [FindingKind; 48] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
         FindingKind::LinkToRedirect,
+        FindingKind::OutboundBroken,
+        FindingKind::OutboundBlocked,
+        FindingKind::OutboundRedirected,
         FindingKind::CanonicalToBroken,
         FindingKind::CanonicalToRedirect,
         FindingKind::CanonicalToDisallowed,
@@ -182,6 +191,9 @@ impl FindingKind {
             FindingKind::RedirectLoop => "redirect-loop",
             FindingKind::RedirectChain => "redirect-chain",
             FindingKind::LinkToRedirect => "link-to-redirect",
+            FindingKind::OutboundBroken => "outbound-broken",
+            FindingKind::OutboundBlocked => "outbound-blocked",
+            FindingKind::OutboundRedirected => "outbound-redirected",
             FindingKind::CanonicalToBroken => "canonical-to-broken",
             FindingKind::CanonicalToRedirect => "canonical-to-redirect",
             FindingKind::CanonicalToDisallowed => "canonical-to-disallowed",
@@ -238,6 +250,7 @@ impl FindingKind {
             | FindingKind::SitemapUnreadable
             | FindingKind::SoftNotFound => Severity::Error,
             FindingKind::RedirectChain
+            | FindingKind::OutboundBroken
             | FindingKind::CanonicalToRedirect
             | FindingKind::CanonicalToNoindex
             | FindingKind::ConflictingCanonicals
@@ -258,6 +271,8 @@ impl FindingKind {
             | FindingKind::NoSitemap
             | FindingKind::SitemapNotFetched => Severity::Warning,
             FindingKind::LinkToRedirect
+            | FindingKind::OutboundBlocked
+            | FindingKind::OutboundRedirected
             | FindingKind::NoindexLinked
             | FindingKind::BlockedLinked
             | FindingKind::TooDeep
@@ -284,6 +299,9 @@ impl FindingKind {
             FindingKind::RedirectLoop => "Redirect loop",
             FindingKind::RedirectChain => "Redirect chain (more than one hop)",
             FindingKind::LinkToRedirect => "Internal link to a redirect",
+            FindingKind::OutboundBroken => "Broken link to another site",
+            FindingKind::OutboundBlocked => "Link to another site that blocks checks",
+            FindingKind::OutboundRedirected => "Link to another site that redirects",
             FindingKind::CanonicalToBroken => "Canonical to a page that does not answer 200",
             FindingKind::CanonicalToRedirect => "Canonical to a redirect",
             FindingKind::CanonicalToDisallowed => "Canonical to a page blocked by robots.txt",
@@ -338,6 +356,9 @@ impl FindingKind {
                 | FindingKind::RedirectChain
                 | FindingKind::RedirectLoop
                 | FindingKind::LinkToRedirect
+                | FindingKind::OutboundBroken
+                | FindingKind::OutboundBlocked
+                | FindingKind::OutboundRedirected
                 | FindingKind::NoindexLinked
                 | FindingKind::BlockedLinked
                 | FindingKind::TooDeep

@@ -9,6 +9,7 @@ mod assessment;
 mod database;
 mod kind;
 mod on_page;
+mod outbound;
 mod sitemaps;
 
 pub use assessment::{
@@ -16,6 +17,7 @@ pub use assessment::{
     SCORE_RULE, TOP_ACTIONS, audited_urls, compare, health_score, priority, recorded, top_actions,
 };
 pub use kind::{FindingKind, Severity};
+pub use outbound::{OUTBOUND_LINK_KINDS, OutboundResult};
 pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};
 
 use sitemapper_store::{RunId, Store, StoreError};
@@ -63,8 +65,8 @@ impl Default for Thresholds {
     }
 }
 
-/// Every finding for `run`, in report order: what the crawl database supports, and how the
-/// site's own sitemaps compare with the crawl (`normalize` turns a `<loc>` into the crawl's
+/// Every finding for `run`, in report order: what the crawl database supports (the checks of
+/// the links to other sites among it), and how the site's own sitemaps compare with the crawl (`normalize` turns a `<loc>` into the crawl's
 /// form of the URL, or says it is not an absolute http(s) URL).
 pub fn findings(
     store: &Store,
@@ -76,6 +78,7 @@ pub fn findings(
     let mut findings = database::site_findings(store, run, thresholds)?;
     findings.extend(sitemaps::discovery_findings(sitemaps));
     findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
+    findings.extend(outbound::outbound_findings(store, run)?);
     sort(&mut findings);
     Ok(findings)
 }

@@ -17,6 +17,7 @@ mod frontier;
 mod history;
 mod host_map;
 mod lastmod;
+mod link_check;
 mod network;
 mod normalize;
 mod origins;
@@ -44,6 +45,7 @@ pub use fetch::{
 pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use host_map::{HostMap, suggested_mapping};
+pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, refuses_head};
 pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};
 pub use normalize::UrlNormalizer;
 pub use pace::PaceBoard;

@@ -29,7 +29,8 @@ pub(crate) struct Origins {
     max_crawl_delay: Duration,
     /// When the next request to each host may start.
     pace: Arc<PaceBoard>,
-    events: mpsc::Sender<CrawlEvent>,
+    /// Where each robots.txt read is told; none outside a crawl (a link's check).
+    events: Option<mpsc::Sender<CrawlEvent>>,
 }
 
 #[derive(Debug, Default)]
@@ -60,7 +61,7 @@ impl Origins {
         delay: Option<Duration>,
         max_crawl_delay: Duration,
         pace: Arc<PaceBoard>,
-        events: mpsc::Sender<CrawlEvent>,
+        events: Option<mpsc::Sender<CrawlEvent>>,
     ) -> Origins {
         Origins {
             entries: DashMap::new(),
@@ -102,17 +103,20 @@ impl Origins {
             (policy, RobotsFile::Ignored)
         };
         // The event is logged by whoever records it, in the order of the crawl's events.
-        let origin = url.origin().ascii_serialization();
-        let _ = self
-            .events
-            .send(CrawlEvent::Robots {
-                origin,
-                policy: policy.describe(),
-                sitemaps: policy.sitemaps().to_vec(),
-                crawl_delay: policy.crawl_delay(),
-                file,
-            })
-            .await;
+        if let Some(events) = &self.events {
+            let origin = url.origin().ascii_serialization();
+            let _ = events
+                .send(CrawlEvent::Robots {
+                    origin,
+                    policy: policy.describe(),
+                    sitemaps: policy.sitemaps().to_vec(),
+                    crawl_delay: policy.crawl_delay(),
+                    file,
+                })
+                .await;
+        } else {
+            tracing::debug!(%url, policy = policy.describe(), "robots.txt read");
+        }
         let policy = Arc::new(policy);
         if let Ok(mut robots) = state.robots.write() {
             *robots = Some((Instant::now(), Arc::clone(&policy)));

@@ -62,6 +62,7 @@ mod fixture;
 mod history;
 mod lock;
 mod not_listed;
+mod outbound;
 mod publish;
 mod record;
 mod resume;
@@ -81,6 +82,7 @@ pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};
 pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};
+pub use outbound::{OutboundChecked, OutboundError, OutboundSettings, check_outbound};
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use settings::{

@@ -546,7 +546,7 @@ impl StoredReason {
 }
 
 /// The store's word for the kind of a failed request.
-fn failure_kind(kind: FetchFailureKind) -> FailureKind {
+pub(crate) fn failure_kind(kind: FetchFailureKind) -> FailureKind {
     match kind {
         FetchFailureKind::Timeout => FailureKind::Timeout,
         FetchFailureKind::Connect => FailureKind::Connect,

@@ -254,6 +254,27 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 14: the words of a page's visible text, read with its details (an audit's). Rows
     // written before have no count.
     "ALTER TABLE pages ADD COLUMN word_count INTEGER;",
+    // 15: the audit's outbound links. `outbound_checks`: the last check of each URL outside
+    // the site, with its time (seconds since the epoch), what it found as a code
+    // (`OutboundOutcome`), the status or the failure's kind and words, and where its
+    // redirects led; kept across runs, so that a later audit reuses a recent one.
+    // `outbound_links`: the outbound URLs of the latest audited run, and whether the run
+    // checked each (0), reused a check (1), or neither (NULL).
+    "CREATE TABLE outbound_checks (
+        url INTEGER PRIMARY KEY REFERENCES urls(id),
+        checked_at INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER,
+        failure TEXT,
+        detail TEXT,
+        final_url TEXT
+    );
+    CREATE TABLE outbound_links (
+        run INTEGER NOT NULL REFERENCES runs(id),
+        url INTEGER NOT NULL REFERENCES urls(id),
+        from_cache INTEGER,
+        PRIMARY KEY (run, url)
+    ) WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

@@ -394,3 +394,42 @@ fn details_written_before_words_were_counted_are_read_without_a_count() {
         })
     );
 }
+
+#[test]
+fn a_database_of_version_13_gains_the_word_counts_and_the_outbound_checks_and_keeps_its_links() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("crawl.db");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        for migration in &crate::schema::MIGRATIONS[..13] {
+            connection.execute_batch(migration).unwrap();
+        }
+        connection
+            .execute_batch(
+                "PRAGMA user_version = 13;
+                 INSERT INTO runs (id, seed, started_at, status) VALUES (1, 'https://e.com/', 0, 'complete');
+                 INSERT INTO urls (id, url) VALUES (1, 'https://e.com/'), (2, 'https://other.example/');
+                 INSERT INTO links (source, target, kind) VALUES (1, 2, 1);",
+            )
+            .unwrap();
+    }
+    let mut store = Store::open(&path).unwrap();
+    let version: i64 = store
+        .connection
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, 15);
+    assert_eq!(store.links_of("https://e.com/").unwrap().len(), 1);
+    let run = RunId(1);
+    let outbound = ["https://other.example/".to_string()];
+    store.record_outbound_links(run, &outbound).unwrap();
+    let check = OutboundCheck {
+        outcome: OutboundOutcome::Answered { status: 404 },
+        final_url: None,
+        checked_at: at(7),
+    };
+    store
+        .record_outbound_check(run, &outbound[0], &check)
+        .unwrap();
+    assert_eq!(store.outbound_links(run).unwrap()[0].check, Some(check));
+}

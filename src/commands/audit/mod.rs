@@ -1,8 +1,10 @@
 //! `sitemapper audit URL --report DIR`: crawl like `crawl` (keeping the link graph), then
 //! report what is wrong with the site and with its own sitemaps, for a consultant to hand
-//! over: report.html, report.xlsx, findings.csv, pages.csv, links.csv, report.json, and the
-//! crawl database (crawl.db) for anything else, queryable with sqlite3; with `--pdf`,
-//! report.pdf; with `--sarif` and `--junit`, the findings for CI.
+//! over: report.html, report.xlsx, findings.csv, pages.csv, links.csv, outbound.csv,
+//! report.json, and the crawl database (crawl.db) for anything else, queryable with sqlite3;
+//! with `--pdf`, report.pdf; with `--sarif` and `--junit`, the findings for CI. Between the
+//! crawl and the findings, the links to other sites are checked
+//! (`sitemapper_site::check_outbound`) unless `--check-external=false`.
 
 mod summary;
 mod summary_json;
@@ -19,13 +21,15 @@ use url::Url;
 
 use self::summary_json::AuditJson;
 use super::Output;
-use sitemapper_site::{ReadSitemaps, SiteRun, SitemapStory, SitemapsFound, count};
+use sitemapper_site::{
+    OutboundChecked, ReadSitemaps, SiteRun, SitemapStory, SitemapsFound, check_outbound, count,
+};
 
 use super::crawl::crawl_and_publish;
 use super::json;
 use crate::cli::{AuditArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
-use crate::report::{build, files, html, junit, methodology, model, pdf, sarif, xlsx};
+use crate::report::{self, build, files, html, junit, methodology, model, pdf, sarif, xlsx};
 use crate::settings::{AuditOptions, AuditSettings, ConfigFile, CrawlSettings, summary_format};
 
 pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
@@ -114,12 +118,13 @@ impl AuditOptions {
 }
 
 /// The files every audit writes into its report directory.
-const REPORT_FILES: [&str; 6] = [
+const REPORT_FILES: [&str; 7] = [
     "report.html",
     "report.xlsx",
     "findings.csv",
     "pages.csv",
     "links.csv",
+    "outbound.csv",
     "report.json",
 ];
 
@@ -139,6 +144,10 @@ struct Audited {
     findings: Vec<Finding>,
     sitemaps: SitemapsFound,
     assessment: Assessment,
+    /// What the check of the links to other sites did; `None` with `--check-external=false`.
+    outbound: Option<OutboundChecked>,
+    /// The links to other sites and their results, as the report has them.
+    outbound_rows: Vec<model::OutboundRow>,
     /// With `--pdf`: whether report.pdf was written.
     pdf: Option<anyhow::Result<()>>,
 }
@@ -152,6 +161,22 @@ fn audit(
     let read_as_seeds = ReadSitemaps::default();
     let mut crawled = crawl_and_publish(settings, output, Some(read_as_seeds.clone()), None)?;
     let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps, &read_as_seeds);
+    let outbound = options
+        .outbound
+        .as_ref()
+        .map(|outbound| {
+            check_outbound(
+                &mut crawled.store,
+                crawled.run,
+                &crawled.summary,
+                &settings.site.crawl,
+                outbound,
+            )
+        })
+        .transpose()
+        .map_err(|error| {
+            Failure::fatal(anyhow::anyhow!("cannot check the outbound links: {error}"))
+        })?;
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
     // knows them (`--map-host`).
     let normalizer = UrlNormalizer::new(&settings.site.crawl.strip_parameters)
@@ -208,8 +233,9 @@ fn audit(
         &crawled,
         &generated_at,
         &sitemap_story(&sitemaps),
-        "not checked".to_string(),
+        methodology::external_checks(options.outbound.as_ref(), outbound.as_ref()),
     );
+    let outbound_rows = report::outbound::outbound_rows(&crawled.store, crawled.run)?;
     let report = model::Report {
         title: build::title(options.branding.title.as_deref(), &site),
         site,
@@ -232,6 +258,7 @@ fn audit(
         extract_names,
         pages,
         links,
+        outbound: outbound_rows,
     };
     write_report(&crawled, &report, options)?;
     write_ci_files(&findings, &report.site, options)?;
@@ -247,6 +274,8 @@ fn audit(
         findings,
         sitemaps,
         assessment,
+        outbound,
+        outbound_rows: report.outbound,
         pdf,
     })
 }
@@ -370,6 +399,7 @@ fn write_report(
         bom,
     )?;
     files::write_findings(report, &directory.join("findings.csv"), bom)?;
+    report::outbound::write_outbound(&report.outbound, &directory.join("outbound.csv"), bom)?;
     files::write_json(
         &files::ReportJson::of(report),
         &directory.join("report.json"),

@@ -6,11 +6,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use sitemapper_audit::{Assessment, Change, Finding};
+use sitemapper_audit::{Assessment, Change, Finding, OutboundResult};
 use sitemapper_site::count;
 
 use super::{Audited, kind_counts};
 use crate::commands::crawl::{Facts, Report, write_resources};
+use crate::report::model::OutboundRow;
 use crate::settings::CrawlSettings;
 
 /// Prints the summary of `audited`, whose report is in `directory` (and `pdf`, when printed).
@@ -30,6 +31,10 @@ pub(super) fn print(
         sitemap_urls: audited.sitemaps.urls.len(),
         findings: &audited.findings,
         assessment: &audited.assessment,
+        outbound: audited
+            .outbound
+            .is_some()
+            .then(|| OutboundTally::of(&audited.outbound_rows)),
     };
     found.write(&mut out, directory, pdf)?;
     write_resources(&mut out, crawled.summary.render.browser.as_ref())?;
@@ -44,6 +49,74 @@ struct Found<'a> {
     sitemap_urls: usize,
     findings: &'a [Finding],
     assessment: &'a Assessment,
+    /// The links to other sites counted; `None` when they were not checked.
+    outbound: Option<OutboundTally>,
+}
+
+/// The links to other sites, counted by what their checks found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct OutboundTally {
+    /// Distinct URLs.
+    pub(super) urls: usize,
+    /// Checked by this audit.
+    pub(super) checked: usize,
+    /// Whose earlier check this audit reused.
+    pub(super) from_cache: usize,
+    pub(super) broken: usize,
+    pub(super) blocked: usize,
+    pub(super) redirected: usize,
+    /// Disallowed by robots.txt, or not checked at all.
+    pub(super) unchecked: usize,
+}
+
+impl OutboundTally {
+    pub(super) fn of(rows: &[OutboundRow]) -> OutboundTally {
+        let mut tally = OutboundTally {
+            urls: rows.len(),
+            ..OutboundTally::default()
+        };
+        for row in rows {
+            match row.outcome {
+                OutboundResult::Broken => tally.broken += 1,
+                OutboundResult::Blocked => tally.blocked += 1,
+                OutboundResult::Redirected => tally.redirected += 1,
+                OutboundResult::Disallowed | OutboundResult::NotChecked => {
+                    tally.unchecked += 1;
+                    continue;
+                }
+                OutboundResult::Working => {}
+            }
+            if row.cached {
+                tally.from_cache += 1;
+            } else {
+                tally.checked += 1;
+            }
+        }
+        tally
+    }
+
+    /// `Links to other sites: 12 URLs, 9 checked, 3 from cache; 2 broken, 1 blocked, 1
+    /// redirected.`, and how many were not checked when some were not.
+    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        write!(
+            out,
+            "Links to other sites: {}, {} checked, {} from cache; {} broken, {} blocked, {} redirected",
+            count(self.urls, "URL"),
+            self.checked,
+            self.from_cache,
+            self.broken,
+            self.blocked,
+            self.redirected
+        )?;
+        if self.unchecked > 0 {
+            write!(
+                out,
+                ", {} not checked (robots.txt, or private addresses)",
+                self.unchecked
+            )?;
+        }
+        writeln!(out, ".")
+    }
 }
 
 impl Found<'_> {
@@ -63,6 +136,10 @@ impl Found<'_> {
                 count(files, "file"),
                 count(self.sitemap_urls, "URL")
             )?,
+        }
+        // A site that links nowhere else has nothing to say here.
+        if let Some(outbound) = self.outbound.filter(|outbound| outbound.urls > 0) {
+            outbound.write(out)?;
         }
         let assessment = self.assessment;
         match assessment.previous {
@@ -140,6 +217,7 @@ mod tests {
             sitemap_urls: urls,
             findings: &findings,
             assessment: &assessment,
+            outbound: None,
         };
         let mut out = Vec::new();
         found
@@ -163,5 +241,26 @@ mod tests {
         );
         assert!(found_text(1, 1, 1).contains("Findings: 1.\n"));
         assert!(found_text(2, 2, 2).contains("\n        2  "));
+    }
+
+    #[test]
+    fn the_links_to_other_sites_are_one_line_of_counts() {
+        let tally = OutboundTally {
+            urls: 7,
+            checked: 5,
+            from_cache: 2,
+            broken: 2,
+            blocked: 1,
+            redirected: 1,
+            unchecked: 1,
+        };
+        let mut out = Vec::new();
+        tally
+            .write(&mut out)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            String::from_utf8(out).unwrap_or_else(|error| panic!("{error}")),
+            "Links to other sites: 7 URLs, 5 checked, 2 from cache; 2 broken, 1 blocked, 1 redirected, 1 not checked (robots.txt, or private addresses).\n"
+        );
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sitemapper_audit::{Change, Severity};
 
+use super::summary::OutboundTally;
 use super::{AuditOptions, Audited, failing, kind_counts};
 use crate::commands::crawl::CrawlJson;
 use crate::commands::json::{NotReadJson, path_text};
@@ -19,8 +20,22 @@ pub(super) struct AuditJson {
     site_sitemaps: SiteSitemapsJson,
     findings: FindingsJson,
     health: HealthJson,
+    /// The links to other sites; null with `--check-external=false`.
+    outbound: Option<OutboundJson>,
     report: ReportFilesJson,
     fail_on: Option<FailOnJson>,
+}
+
+/// The links to other sites, counted by what their checks found.
+#[derive(Debug, Serialize)]
+struct OutboundJson {
+    urls: usize,
+    checked: usize,
+    from_cache: usize,
+    broken: usize,
+    blocked: usize,
+    redirected: usize,
+    not_checked: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -151,6 +166,18 @@ impl AuditJson {
                     .count(),
                 fixed: audited.assessment.comparison.fixed.len(),
             },
+            outbound: audited.outbound.map(|_| {
+                let tally = OutboundTally::of(&audited.outbound_rows);
+                OutboundJson {
+                    urls: tally.urls,
+                    checked: tally.checked,
+                    from_cache: tally.from_cache,
+                    broken: tally.broken,
+                    blocked: tally.blocked,
+                    redirected: tally.redirected,
+                    not_checked: tally.unchecked,
+                }
+            }),
             report: ReportFilesJson {
                 directory: path_text(&options.report),
                 files: options

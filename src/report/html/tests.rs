@@ -205,6 +205,7 @@ fn report() -> Report {
             anchor: HOSTILE.to_string(),
             nofollow: false,
         }],
+        outbound: Vec::new(),
     }
 }
 

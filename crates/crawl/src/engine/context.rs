@@ -79,7 +79,7 @@ impl JobContext {
                 config.delay,
                 config.max_crawl_delay,
                 Arc::clone(&crawler.pace),
-                events.clone(),
+                Some(events.clone()),
             ),
             fetcher: Arc::new(Fetcher::new(
                 &config.fetch_settings(),

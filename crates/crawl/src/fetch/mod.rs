@@ -9,7 +9,8 @@
 //! same checks and the caller's own (scope, robots.txt) before it is requested
 //! (docs/design.md, Fetching and politeness). The crawl drives chains with its own rules;
 //! other callers (`validate`, the audit's sitemaps, IndexNow) use [`Fetcher::get`] and
-//! [`Fetcher::post`] (`request`).
+//! [`Fetcher::post`] (`request`); the audit's check of a link that leaves the site uses
+//! [`crate::LinkChecker`].
 
 mod cause;
 mod chain;
@@ -72,6 +73,8 @@ pub(crate) struct Validators {
 #[derive(Debug, Clone)]
 pub(crate) enum Method {
     Get,
+    /// The head of a GET without its body (RFC 9110 section 9.3.2): a link's check.
+    Head,
     /// A body of `content_type`.
     Post {
         content_type: String,
@@ -341,6 +344,7 @@ impl Fetcher {
         let fetched_at = Timestamp::now();
         let mut request = match &hop.method {
             Method::Get => self.client.get(url.clone()),
+            Method::Head => self.client.head(url.clone()),
             Method::Post { content_type, body } => self
                 .client
                 .post(url.clone())
