@@ -110,11 +110,23 @@ pub(crate) fn external_checks(
         count(checked.hosts, "host"),
         checked.checked,
         checked.from_cache,
-        jiff::SignedDuration::try_from(settings.max_age)
-            .map_or_else(|_| "the limit".to_string(), |age| format!("{age:#}")),
+        age(settings.max_age),
         settings.delay.as_secs_f64(),
         settings.timeout.as_secs_f64(),
     )
+}
+
+/// A duration as `--external-max-age` takes it: in days, hours, minutes or seconds, the
+/// largest unit that divides it.
+fn age(duration: std::time::Duration) -> String {
+    let seconds = duration.as_secs();
+    [(86_400, "d"), (3_600, "h"), (60, "m")]
+        .iter()
+        .find(|(unit, _)| seconds > 0 && seconds.is_multiple_of(*unit))
+        .map_or_else(
+            || format!("{seconds}s"),
+            |(unit, name)| format!("{}{name}", seconds / unit),
+        )
 }
 
 /// The limits the crawl ran within.
@@ -211,4 +223,21 @@ fn out_of_scope(crawled: &SiteRun) -> String {
         parts.push("the crawl was stopped before its end".to_string());
     }
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::age;
+
+    #[test]
+    fn an_age_is_said_in_its_largest_whole_unit() {
+        let said = |seconds| age(Duration::from_secs(seconds));
+        assert_eq!(said(7 * 86_400), "7d");
+        assert_eq!(said(12 * 3_600), "12h");
+        assert_eq!(said(90 * 60), "90m");
+        assert_eq!(said(61), "61s");
+        assert_eq!(said(0), "0s");
+    }
 }
