@@ -10,10 +10,11 @@ use url::Url;
 use sitemapper_audit::Severity;
 
 use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
-use crate::cli::{AuditArgs, ColorName, RunsArgs, SeverityName, SummaryFormat};
+use crate::cli::{AuditArgs, ColorName, PaperName, RunsArgs, SeverityName, SummaryFormat};
 use crate::report::build::Branding;
 use crate::report::files::PAGE_COLUMNS;
 use crate::report::logo::read_logo;
+use crate::report::pdf::Paper;
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -70,6 +71,8 @@ pub(crate) struct AuditOptions {
     pub(crate) branding: Branding,
     /// `--pdf`: also print the report into report.pdf.
     pub(crate) pdf: bool,
+    /// `--paper`, else the locale's: the sheet report.pdf is printed on.
+    pub(crate) paper: Paper,
 }
 
 impl AuditSettings {
@@ -103,6 +106,10 @@ impl AuditSettings {
             .map(|path| read_logo(&path))
             .transpose()?;
         let pdf = switch(args.pdf, file.pdf);
+        let paper = args.paper.or(file.paper).map_or_else(
+            || Paper::of_locale(|name| std::env::var(name).ok()),
+            PaperName::paper,
+        );
         // An audit compares the crawl with the site's sitemaps, and checks the pages only
         // they lead to as well: it seeds from them unless told not to.
         let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
@@ -138,6 +145,7 @@ impl AuditSettings {
             sitemaps,
             branding: Branding { title, logo },
             pdf,
+            paper,
         };
         Ok(AuditSettings { crawl, options })
     }

@@ -15,8 +15,8 @@ use crate::cli::values::{
     RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
 };
 use crate::cli::{
-    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
-    SummaryFormat,
+    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
+    SeverityName, SummaryFormat,
 };
 
 /// The config file read when none is named, if it is there.
@@ -99,6 +99,7 @@ pub(crate) struct ConfigFile {
     pub(super) title: Option<String>,
     pub(super) logo: Option<PathBuf>,
     pub(super) pdf: Option<bool>,
+    pub(super) paper: Option<PaperName>,
     // fleet and worker.
     pub(super) state_dir: Option<PathBuf>,
     pub(super) sites_at_once: Option<usize>,

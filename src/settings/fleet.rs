@@ -39,6 +39,7 @@ const MANAGED_KEYS: &[(&str, &str)] = &[
     ("title", "an audit option: a fleet crawls"),
     ("logo", "an audit option: a fleet crawls"),
     ("pdf", "an audit option: a fleet crawls"),
+    ("paper", "an audit option: a fleet crawls"),
 ];
 
 /// How a fleet's site runs this time.

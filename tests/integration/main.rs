@@ -39,6 +39,7 @@ mod readme;
 mod recrawl;
 mod render;
 mod report;
+mod report_print;
 mod robots;
 mod same_output;
 mod schema;
