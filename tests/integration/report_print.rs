@@ -234,11 +234,14 @@ impl Gray {
         }
     }
 
-    /// Whether row `row` has a pixel that is not (nearly) white.
+    /// Whether row `row` holds content: at least 1% of its pixels darker than a light grey.
+    /// A panel's side borders, a pixel or two each, do not make a row of content.
     fn row_has_ink(&self, row: usize) -> bool {
-        self.pixels[row * self.width..(row + 1) * self.width]
+        let dark = self.pixels[row * self.width..(row + 1) * self.width]
             .iter()
-            .any(|&pixel| pixel < 200)
+            .filter(|&&pixel| pixel < 200)
+            .count();
+        dark * 100 >= self.width
     }
 
     /// How much of the page's printable height is used: the share of the rows between the
@@ -392,7 +395,7 @@ const CUT_CELLS: &str = "(() => {
       const box = cell.getBoundingClientRect();
       if (box.width === 0 || box.height === 0) continue;
       const inside = box.left >= Math.max(0, wrap.left) - 1 && box.right <= Math.min(window.innerWidth, wrap.right) + 1;
-      if (!inside) cut.push(cell.dataset.column + ': ' + row.rowIndex);
+      if (!inside) cut.push((cell.dataset.column || 'column ' + cell.cellIndex) + ': row ' + row.rowIndex);
     }
   }
   return cut;
