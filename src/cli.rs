@@ -30,8 +30,8 @@ pub(crate) use self::commands::{
 };
 pub(crate) use self::crawl::CrawlArgs;
 pub(crate) use self::names::{
-    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
-    SummaryFormat,
+    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
+    SeverityName, SummaryFormat,
 };
 use self::values::OutOfRange;
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::CrawlArgs;
-use super::names::{SeverityName, SummaryFormat};
+use super::names::{PaperName, SeverityName, SummaryFormat};
 use super::values::{
     CHECKPOINT, DEEP, EXTERNAL_TIMEOUT, LARGE, LEASE, MAX_SITES, SITES_AT_ONCE, SLOW, max_age,
 };
@@ -41,6 +41,19 @@ pub(crate) struct AuditArgs {
     /// once the other files are written.
     #[arg(long, help_heading = "Audit")]
     pub(crate) pdf: bool,
+
+    /// The paper of report.pdf: a4 or letter
+    ///
+    /// [default: from the locale: letter when LC_ALL, else LC_PAPER, else LANG names the
+    /// territory US or CA (en_US.UTF-8, fr_CA), a4 otherwise, C and POSIX included]
+    #[arg(
+        long,
+        value_name = "PAPER",
+        hide_possible_values = true,
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) paper: Option<PaperName>,
 
     /// Exit with 4 on findings of SEVERITY or worse
     ///

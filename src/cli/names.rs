@@ -35,6 +35,25 @@ impl SeverityName {
     }
 }
 
+/// The sheet report.pdf is printed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PaperName {
+    /// ISO A4, 210 x 297 mm
+    A4,
+    /// US Letter, 8.5 x 11 inches
+    Letter,
+}
+
+impl PaperName {
+    pub(crate) fn paper(self) -> crate::report::pdf::Paper {
+        match self {
+            PaperName::A4 => crate::report::pdf::Paper::A4,
+            PaperName::Letter => crate::report::pdf::Paper::Letter,
+        }
+    }
+}
+
 /// How a command prints its summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]

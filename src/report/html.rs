@@ -7,12 +7,14 @@
 
 mod charts;
 mod client;
+mod contents;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::Serialize;
 
+use self::contents::Entry;
 use super::model::{FindingRow, KindSummary, LinkRow, PageRow, Report};
 
 const STYLE: &str = include_str!("html/style.css");
@@ -23,6 +25,10 @@ const SCORE_DOCS: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/
 
 /// URLs of each kind printed (the screen shows them all, on demand).
 const PRINTED_EXAMPLES: usize = 10;
+
+/// Characters of a finding's detail printed: a detail that lists every other page sharing a
+/// title would fill pages of its own; findings.csv and the screen have it whole.
+const PRINTED_DETAIL: usize = 160;
 
 /// The HTML report.
 pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
@@ -38,6 +44,7 @@ pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
 <body>
 {header}
 <main>
+{contents}
 {score}
 {actions}
 {methodology}
@@ -53,6 +60,7 @@ pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
 "#,
         title = escape(&report.title),
         header = header(report),
+        contents = contents::render(&contents_entries(report)),
         score = score_section(report),
         actions = client::actions_section(report),
         methodology = client::methodology_section(report),
@@ -63,6 +71,52 @@ pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
         drill = DRILL_DOWN,
     )?;
     Ok(html)
+}
+
+/// The table of contents, in the order `render` writes the sections: a new section adds
+/// its line here, linking to its heading's element.
+fn contents_entries(report: &Report) -> Vec<Entry> {
+    let (others, notices) = issue_groups(report);
+    let kinds = |kinds: &[&KindSummary]| -> Vec<Entry> {
+        kinds
+            .iter()
+            .map(|kind| {
+                let note = if kind.count == 0 && kind.fixed > 0 {
+                    "all fixed".to_string()
+                } else {
+                    counted(kind.count, "URL", "URLs")
+                };
+                Entry::new(format!("kind-{}", kind.code), kind.title).note(note)
+            })
+            .collect()
+    };
+    let mut groups = Vec::new();
+    if !others.is_empty() {
+        groups.push(
+            Entry::new("errors-and-warnings", "Errors and warnings").children(kinds(&others)),
+        );
+    }
+    if !notices.is_empty() {
+        groups.push(Entry::new("notices", "Notices").children(kinds(&notices)));
+    }
+    vec![
+        Entry::new("score", "Site health score"),
+        Entry::new("actions", "What to fix first"),
+        Entry::new("methodology", "How this audit was made"),
+        Entry::new("summary", "Summary"),
+        Entry::new("charts", "Status codes and depth"),
+        Entry::new("issues", "Issues by kind").children(groups),
+        Entry::new("pages-section", "Pages"),
+    ]
+}
+
+/// The kinds of issue in report order, split into errors and warnings, and notices.
+fn issue_groups(report: &Report) -> (Vec<&KindSummary>, Vec<&KindSummary>) {
+    let (notices, others): (Vec<&KindSummary>, Vec<&KindSummary>) = report
+        .kinds
+        .iter()
+        .partition(|kind| kind.severity == "notice");
+    (others, notices)
 }
 
 /// The heading: logo, title, what was audited when, and the `--map-host` mappings.
@@ -176,7 +230,7 @@ fn charts_section(report: &Report) -> String {
         .map(|(depth, count)| (depth.to_string(), *count))
         .collect();
     format!(
-        r#"<div class="charts"><section class="panel chart"><h2>Status codes</h2>{}</section>
+        r#"<div class="charts" id="charts"><section class="panel chart"><h2>Status codes</h2>{}</section>
 <section class="panel chart"><h2>Indexable pages by clicks from the start page</h2>{}</section></div>"#,
         charts::bar_chart(
             &report.counts.status_codes,
@@ -201,10 +255,7 @@ fn issues_section(report: &Report) -> String {
             kind.push(finding);
         }
     }
-    let (notices, others): (Vec<&KindSummary>, Vec<&KindSummary>) = report
-        .kinds
-        .iter()
-        .partition(|kind| kind.severity == "notice");
+    let (others, notices) = issue_groups(report);
     let compared = report.compared_with.is_some();
     let kinds_html = |kinds: &[&KindSummary]| -> String {
         kinds
@@ -234,7 +285,7 @@ fn issues_section(report: &Report) -> String {
     if !notices.is_empty() {
         let _ = write!(
             html,
-            r#"<div class="group notices"><h3><button type="button" class="group-toggle" aria-expanded="false" aria-controls="notice-kinds">Notices: {}, {}</button></h3><div class="group-body" id="notice-kinds" hidden>{}</div></div>"#,
+            r#"<div class="group notices" id="notices"><h3><button type="button" class="group-toggle" aria-expanded="false" aria-controls="notice-kinds">Notices: {}, {}</button></h3><div class="group-body" id="notice-kinds" hidden>{}</div></div>"#,
             counted(notices.len() as u64, "kind", "kinds"),
             counted(findings(&notices), "finding", "findings"),
             kinds_html(&notices),
@@ -304,7 +355,7 @@ fn kind_row(kind: &KindSummary, examples: &[&FindingRow], compared: bool) -> Str
             let detail = if finding.detail.is_empty() {
                 String::new()
             } else {
-                format!(" — {}", escape(&finding.detail))
+                format!(" — {}", escape(&shortened(&finding.detail, PRINTED_DETAIL)))
             };
             let fixed = if finding.change == Some("fixed") {
                 r#" <span class="badge change-fixed">fixed</span>"#
@@ -465,6 +516,17 @@ fn script_json(value: &impl Serialize) -> serde_json::Result<String> {
 /// Text for HTML text and attribute values (quotes included).
 fn escape(text: &str) -> String {
     quick_xml::escape::escape(text).into_owned()
+}
+
+/// `text` cut to at most `limit` characters, an ellipsis ending it when cut.
+fn shortened(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(limit) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => {
+            let kept = text[..end].trim_end();
+            std::borrow::Cow::Owned(format!("{kept}…"))
+        }
+    }
 }
 
 /// `1234567` as `1,234,567`.

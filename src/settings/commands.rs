@@ -13,10 +13,11 @@ use sitemapper_site::OutboundSettings;
 
 use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
 use crate::cli::values::max_age;
-use crate::cli::{AuditArgs, ColorName, RunsArgs, SeverityName, SummaryFormat};
+use crate::cli::{AuditArgs, ColorName, PaperName, RunsArgs, SeverityName, SummaryFormat};
 use crate::report::build::Branding;
 use crate::report::files::PAGE_COLUMNS;
 use crate::report::logo::read_logo;
+use crate::report::pdf::Paper;
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +83,8 @@ pub(crate) struct AuditOptions {
     /// How the links to other sites are checked; `None`: they are not
     /// (`--check-external=false`).
     pub(crate) outbound: Option<OutboundSettings>,
+    /// `--paper`, else the locale's: the sheet report.pdf is printed on.
+    pub(crate) paper: Paper,
 }
 
 impl AuditSettings {
@@ -126,6 +129,10 @@ impl AuditSettings {
             ),
             &mut file,
         )?;
+        let paper = args.paper.or(file.paper).map_or_else(
+            || Paper::of_locale(|name| std::env::var(name).ok()),
+            PaperName::paper,
+        );
         // An audit compares the crawl with the site's sitemaps, and checks the pages only
         // they lead to as well: it seeds from them unless told not to.
         let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
@@ -165,6 +172,7 @@ impl AuditSettings {
             junit,
             csv_bom,
             outbound,
+            paper,
         };
         Ok(AuditSettings { crawl, options })
     }

@@ -15,8 +15,8 @@ use crate::cli::values::{
     RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
 };
 use crate::cli::{
-    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PriorityRule, RenderName, SeverityName,
-    SummaryFormat,
+    ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
+    SeverityName, SummaryFormat,
 };
 
 /// The config file read when none is named, if it is there.
@@ -105,6 +105,7 @@ pub(crate) struct ConfigFile {
     pub(super) check_external: Option<bool>,
     pub(super) external_timeout: Option<f64>,
     pub(super) external_max_age: Option<String>,
+    pub(super) paper: Option<PaperName>,
     // fleet and worker.
     pub(super) state_dir: Option<PathBuf>,
     pub(super) sites_at_once: Option<usize>,

@@ -45,6 +45,7 @@ const MANAGED_KEYS: &[(&str, &str)] = &[
     ("check-external", "an audit option: a fleet crawls"),
     ("external-timeout", "an audit option: a fleet crawls"),
     ("external-max-age", "an audit option: a fleet crawls"),
+    ("paper", "an audit option: a fleet crawls"),
 ];
 
 /// How a fleet's site runs this time.

@@ -42,6 +42,7 @@ mod recrawl;
 mod render;
 mod report;
 mod report_files;
+mod report_print;
 mod robots;
 mod same_output;
 mod schema;

@@ -19,17 +19,17 @@ use crate::fixture::Site;
 use crate::harness::{assert_one_line_error, chromium, sitemapper_command};
 
 /// report.html open in a headless Chromium of its own.
-struct OpenReport {
+pub(crate) struct OpenReport {
     runtime: tokio::runtime::Runtime,
     browser: Browser,
     page: Page,
-    url: String,
+    pub(crate) url: String,
     _profile: tempfile::TempDir,
 }
 
 impl OpenReport {
     /// Starts the browser and opens `report`'s report.html, `width` pixels wide.
-    fn open(executable: &Path, report: &Path, width: u32) -> OpenReport {
+    pub(crate) fn open(executable: &Path, report: &Path, width: u32) -> OpenReport {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -73,14 +73,14 @@ impl OpenReport {
     }
 
     /// The viewport as a device `width` pixels wide (a phone under 500), 900 high.
-    fn resize(&self, width: u32) {
+    pub(crate) fn resize(&self, width: u32) {
         let metrics = SetDeviceMetricsOverrideParams::new(width, 900, 1.0, width < 500);
         self.runtime.block_on(self.page.execute(metrics)).unwrap();
     }
 
     /// Loads `url` afresh (from a blank page: a new fragment alone would not reload) and
     /// waits until it has loaded.
-    fn go(&self, url: &str) {
+    pub(crate) fn go(&self, url: &str) {
         self.runtime.block_on(async {
             self.page.goto("about:blank").await.unwrap();
             self.page.goto(url).await.unwrap();
@@ -89,7 +89,7 @@ impl OpenReport {
     }
 
     /// The value of a JavaScript expression (a promise is awaited).
-    fn eval<T: DeserializeOwned>(&self, expression: &str) -> T {
+    pub(crate) fn eval<T: DeserializeOwned>(&self, expression: &str) -> T {
         let result = self
             .runtime
             .block_on(self.page.evaluate_expression(expression))
@@ -100,7 +100,7 @@ impl OpenReport {
     }
 
     /// Waits, in the page, until `condition` holds (at each animation frame, at most 5 s).
-    fn wait_for(&self, condition: &str) {
+    pub(crate) fn wait_for(&self, condition: &str) {
         let held: bool = self.eval(&format!(
             "new Promise(resolve => {{ const until = Date.now() + 5000; \
              const check = () => {{ if ({condition}) resolve(true); \
@@ -110,7 +110,7 @@ impl OpenReport {
     }
 
     /// A click on the element `selector` finds, as a mouse makes it.
-    fn click(&self, selector: &str) {
+    pub(crate) fn click(&self, selector: &str) {
         self.runtime.block_on(async {
             let element = self
                 .page

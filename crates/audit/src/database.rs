@@ -187,7 +187,7 @@ impl Pages {
             self.findings.push(finding(
                 FindingKind::Large,
                 &page.url,
-                format!("{body_bytes} bytes{cut}"),
+                format!("{}{cut}", size_text(body_bytes)),
             ));
         }
         if page.verdict != Verdict::Indexable {
@@ -443,6 +443,38 @@ fn hreflang_findings(
 }
 
 /// A finding that names no linking pages (yet).
+/// A size as people read it, and as report.html's pages table writes it: `512 B`,
+/// `12.3 KiB`, `1.8 MiB` (binary units, one decimal, thousands grouped).
+pub(crate) fn size_text(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * 1024;
+    let (unit, divisor) = match bytes {
+        0..KIB => return format!("{} B", grouped(bytes)),
+        KIB..MIB => ("KiB", KIB),
+        _ => ("MiB", MIB),
+    };
+    // Tenths, rounded half up, in integers: exact at any size.
+    let tenths = (u128::from(bytes) * 10 + u128::from(divisor) / 2) / u128::from(divisor);
+    let whole = u64::try_from(tenths / 10).unwrap_or(u64::MAX);
+    match tenths % 10 {
+        0 => format!("{} {unit}", grouped(whole)),
+        tenth => format!("{}.{tenth} {unit}", grouped(whole)),
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
 pub(crate) fn finding(kind: FindingKind, url: &str, detail: String) -> Finding {
     Finding {
         kind,

@@ -617,3 +617,22 @@ fn what_javascript_changes_and_renderings_that_did_not_finish_are_warnings() {
         .collect();
     assert!(about.is_empty(), "{about:?}");
 }
+
+#[test]
+fn sizes_read_as_the_report_writes_them() {
+    use crate::database::size_text;
+    for (bytes, text) in [
+        (0, "0 B"),
+        (1023, "1,023 B"),
+        (1024, "1 KiB"),
+        (1126, "1.1 KiB"),
+        (10_000, "9.8 KiB"),
+        (1_048_575, "1,024 KiB"),
+        (1_048_576, "1 MiB"),
+        (1_877_626, "1.8 MiB"),
+        (5_000_000_000, "4,768.4 MiB"),
+        (u64::MAX, "17,592,186,044,416 MiB"),
+    ] {
+        assert_eq!(size_text(bytes), text, "{bytes}");
+    }
+}

@@ -353,22 +353,36 @@ async fn start(
     options: &ChromiumOptions,
     gate: &Gate,
 ) -> Result<(BrowserProcess, Browser, Handler), LaunchError> {
-    let profile = new_profile().await.map_err(LaunchError::Profile)?;
     let as_root = running_as_root();
     if as_root {
         tracing::warn!(
             "running as root: Chromium runs without its sandbox (run sitemapper as another user to keep it)"
         );
     }
-    let arguments = arguments(options, gate, profile.path(), as_root);
-    let mut process = BrowserProcess::start(&options.executable, &arguments, profile).await?;
+    start_connected(&options.executable, handler_config(), |profile| {
+        arguments(options, gate, profile, as_root)
+    })
+    .await
+}
+
+/// Starts `executable` with the command line `arguments` makes for a new profile directory,
+/// guarded (see the process module), and connects to its DevTools address with `config`. The
+/// command line must ask for `--remote-debugging-port=0`: the address is read from stderr.
+pub(crate) async fn start_connected(
+    executable: &Path,
+    config: HandlerConfig,
+    arguments: impl FnOnce(&Path) -> Vec<String>,
+) -> Result<(BrowserProcess, Browser, Handler), LaunchError> {
+    let profile = new_profile().await.map_err(LaunchError::Profile)?;
+    let arguments = arguments(profile.path());
+    let mut process = BrowserProcess::start(executable, &arguments, profile).await?;
     let stderr = process
         .take_stderr()
         .ok_or_else(|| LaunchError::Ended("its stderr was not kept".to_string()))?;
     let address = tokio::time::timeout(LAUNCH_TIMEOUT, devtools_address(stderr))
         .await
         .map_err(|_| LaunchError::TimedOut)??;
-    let (browser, handler) = Browser::connect_with_config(address, handler_config())
+    let (browser, handler) = Browser::connect_with_config(address, config)
         .await
         .map_err(|error| LaunchError::Connect(first_line(&error.to_string())))?;
     Ok((process, browser, handler))

@@ -9,10 +9,13 @@
 //! element was added for [`QUIET`]; a tab that is not done within the timeout is closed, one
 //! whose page was read shows the next page. A browser that dies is started again, at most
 //! [`MAX_RESTARTS`] times per run.
+//!
+//! [`print_to_pdf`] prints one local page to PDF in a browser started for it alone.
 
 mod browser;
 mod gate;
 mod memory;
+mod print;
 mod process;
 mod tab;
 
@@ -27,6 +30,7 @@ use sitemapper_crawl::{
 use tokio::sync::{Mutex, Semaphore};
 
 use browser::LiveBrowser;
+pub use print::{PdfLayout, PrintError, print_to_pdf};
 
 /// How long a page must stay quiet (no request in flight, no element added) to be done.
 pub const QUIET: Duration = Duration::from_millis(500);

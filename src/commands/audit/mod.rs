@@ -267,6 +267,8 @@ fn audit(
             settings.site.render.chrome.as_deref(),
             &options.report.join("report.html"),
             &options.report.join("report.pdf"),
+            options.paper,
+            &report.site,
         )
     });
     Ok(Audited {

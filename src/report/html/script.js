@@ -138,22 +138,26 @@ document.querySelectorAll('.kind .toggle').forEach(button =>
   toggle(button, panel => buildKind(panel, button.closest('.kind').dataset.code)));
 
 // --- Pages: filtered, sorted, shown TABLE_PAGE rows at a time. ---
+// Each cell says its column (`data-column`, which the phone's card layout places by) and
+// its header's words (`data-label`, which a card shows before the value).
 const pageColumns = [
-  { value: page => page[0], cell: page => { const td = element('td', 'url-cell'); td.append(urlNode(page[0])); return td; } },
-  { value: page => page[1], numeric: true, cell: page => element('td', 'number', page[1] === null ? 'none' : page[1]) },
-  { value: page => page[2], cell: page => element('td', 'word', page[2]) },
-  { value: page => page[3] || '', cell: page => element('td', 'word', page[3] || '') },
-  { value: page => page[4], numeric: true, cell: page => element('td', 'number', page[4]) },
-  { value: page => page[5] || '', cell: page => element('td', 'text', page[5] || '') },
-  { value: page => page[6], numeric: true, cell: page => element('td', 'number', bytesText(page[6])) },
-  { value: page => page[7], numeric: true, cell: page => element('td', 'number', millisecondsText(page[7])) },
-  { value: page => page[8], numeric: true, cell: page => element('td', 'number', numbers.format(page[8])) },
-  { value: page => page[9], numeric: true, cell: page => element('td', 'number', numbers.format(page[9])) },
+  { key: 'url', value: page => page[0], cell: page => { const td = element('td', 'url-cell'); td.append(urlNode(page[0])); return td; } },
+  { key: 'status', value: page => page[1], numeric: true, cell: page => element('td', 'number', page[1] === null ? 'none' : page[1]) },
+  { key: 'verdict', value: page => page[2], cell: page => element('td', 'word', page[2]) },
+  { key: 'reason', value: page => page[3] || '', cell: page => element('td', 'word', page[3] || '') },
+  { key: 'depth', value: page => page[4], numeric: true, cell: page => element('td', 'number', page[4]) },
+  { key: 'title', value: page => page[5] || '', cell: page => element('td', 'text', page[5] || '') },
+  { key: 'size', value: page => page[6], numeric: true, cell: page => element('td', 'number', bytesText(page[6])) },
+  { key: 'time', value: page => page[7], numeric: true, cell: page => element('td', 'number', millisecondsText(page[7])) },
+  { key: 'inlinks', value: page => page[8], numeric: true, cell: page => element('td', 'number', numbers.format(page[8])) },
+  { key: 'outlinks', value: page => page[9], numeric: true, cell: page => element('td', 'number', numbers.format(page[9])) },
 ];
 data.extract.forEach((name, index) => pageColumns.push({
+  key: 'extract',
   value: page => page[10][index] || '',
   cell: page => element('td', 'text', page[10][index] || ''),
 }));
+const pageLabels = [...document.querySelectorAll('#pages thead th')].map(header => header.textContent);
 const pagesState = { query: '', column: null, ascending: true, limit: TABLE_PAGE, rows: null };
 let searchText = null;
 function matchingPages() {
@@ -187,7 +191,12 @@ function renderPages() {
   for (const index of rows.slice(0, pagesState.limit)) {
     const page = data.pages[index];
     const row = element('tr', 'page');
-    for (const column of pageColumns) row.append(column.cell(page));
+    pageColumns.forEach((column, index) => {
+      const cell = column.cell(page);
+      cell.dataset.column = column.key;
+      cell.dataset.label = pageLabels[index];
+      row.append(cell);
+    });
     fragment.append(row);
   }
   body.replaceChildren(fragment);

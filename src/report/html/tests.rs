@@ -251,7 +251,9 @@ fn every_kind_has_its_row_with_badges_counts_and_texts() {
 #[test]
 fn notices_are_folded_in_their_own_group_and_the_rest_are_not() {
     let html = render(&report()).unwrap();
-    let (before, notices) = html.split_once(r#"<div class="group notices">"#).unwrap();
+    let (before, notices) = html
+        .split_once(r#"<div class="group notices" id="notices">"#)
+        .unwrap();
     let notices = notices.split("</section>").next().unwrap();
     assert!(notices.contains(
         r#"<button type="button" class="group-toggle" aria-expanded="false" aria-controls="notice-kinds">Notices: 2 kinds, 2 findings</button>"#
@@ -400,4 +402,57 @@ fn numbers_are_grouped_by_thousands() {
     }
     assert_eq!(counted(1, "URL", "URLs"), "1 URL");
     assert_eq!(counted(2000, "URL", "URLs"), "2,000 URLs");
+}
+
+#[test]
+fn printed_details_are_cut_at_a_character_with_an_ellipsis() {
+    assert_eq!(shortened("short", 10), "short");
+    assert_eq!(shortened("exactly10!", 10), "exactly10!");
+    assert_eq!(shortened("one two three", 8), "one two…");
+    assert_eq!(shortened("ééééé", 3), "ééé…");
+}
+
+#[test]
+fn the_contents_link_to_every_section_group_and_kind_of_the_report() {
+    let html = render(&report()).unwrap();
+    let markup = markup(&html);
+    let nav = markup
+        .split(r#"<nav class="panel contents""#)
+        .nth(1)
+        .unwrap()
+        .split("</nav>")
+        .next()
+        .unwrap();
+    let anchors: Vec<&str> = nav
+        .split(r##"href="#"##)
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert_eq!(
+        anchors,
+        [
+            "score",
+            "summary",
+            "charts",
+            "issues",
+            "errors-and-warnings",
+            "kind-broken-link",
+            "kind-redirect-loop",
+            "kind-slow",
+            "notices",
+            "kind-too-deep",
+            "kind-large",
+            "pages-section",
+        ]
+    );
+    for anchor in anchors {
+        assert_eq!(
+            markup.matches(&format!(r#" id="{anchor}""#)).count(),
+            1,
+            "one element is #{anchor}"
+        );
+    }
+    assert!(nav.contains(r##"<a href="#kind-slow">"##));
+    assert!(nav.contains(r#"<span class="muted">all fixed</span>"#));
+    assert!(nav.contains(r#"<span class="muted">1 URL</span>"#));
 }
