@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::Serialize;
+use sitemapper_audit::thousands;
 
 use self::contents::Entry;
 use super::model::{FindingRow, KindSummary, LinkRow, PageRow, Report};
@@ -527,19 +528,6 @@ fn shortened(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
             std::borrow::Cow::Owned(format!("{kept}…"))
         }
     }
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    grouped
 }
 
 /// `1 URL`, `1,234 URLs`.

@@ -229,6 +229,7 @@ fn a_header_goes_to_the_site_and_never_to_another_host() {
             )
             .header("Content-Type", "application/xml"),
         )
+        .page("/elsewhere", "<html><body>another site</body></html>")
         .serve_on("127.0.0.2");
     let robots = format!(
         "User-agent: *\nAllow: /\nSitemap: {}\n",
@@ -238,6 +239,14 @@ fn a_header_goes_to_the_site_and_never_to_another_host() {
         .route(
             "/robots.txt",
             Route::new(200, &robots).header("Content-Type", "text/plain"),
+        )
+        // A link to the other host: the audit checks it.
+        .page(
+            "/c",
+            &format!(
+                "<html><head><title>C</title></head><body><a href=\"{}\">elsewhere</a></body></html>",
+                other.url("/elsewhere")
+            ),
         )
         .guarded(|seen| {
             (header(seen, "x-staging-token") != Some(TOKEN))
@@ -257,6 +266,7 @@ fn a_header_goes_to_the_site_and_never_to_another_host() {
         "never",
         "--header",
         token.as_str(),
+        "--check-external",
     ]));
     assert_eq!(audit.code, 0, "{}", audit.stderr);
     assert_eq!(listed_urls(report.path()), small_site_urls(&site));
@@ -264,13 +274,18 @@ fn a_header_goes_to_the_site_and_never_to_another_host() {
         site.targets().contains(&"/robots.txt".to_string()),
         "robots.txt is read with the header too"
     );
+    // The other host is asked for its robots.txt and the link's target, never for the
+    // sitemap robots.txt names there, which is not the site's.
     let other_requests = other.requests();
+    let asked: Vec<&str> = other_requests
+        .iter()
+        .map(|seen| seen.target.as_str())
+        .collect();
     assert!(
-        other_requests
-            .iter()
-            .any(|seen| seen.target == "/sitemap.xml"),
-        "the site's sitemap on another host is read"
+        asked.contains(&"/elsewhere"),
+        "the link is checked: {asked:?}"
     );
+    assert!(!asked.contains(&"/sitemap.xml"), "{asked:?}");
     for seen in other_requests {
         for name in ["x-staging-token", "authorization", "cookie"] {
             assert!(

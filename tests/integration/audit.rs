@@ -139,11 +139,14 @@ pub(crate) fn audit(server: &Server, report: &Path, extra: &[&str]) -> Run {
     sitemapper(&args)
 }
 
+/// The report's report.json, read.
+pub(crate) fn report_json(report: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap()).unwrap()
+}
+
 /// `(kind, path) -> referrer paths` of every finding in report.json.
 pub(crate) fn findings(report: &Path, server: &Server) -> Vec<(String, String, Vec<String>)> {
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
-            .unwrap();
+    let json = report_json(report);
     let path = |url: &str| url.trim_start_matches(&server.origin()).to_string();
     json["findings"]
         .as_array()

@@ -2,9 +2,7 @@
 //! score's rule) and the one story of the site's sitemaps, told alike by the crawl's summary,
 //! the audit's and the report.
 
-use serde_json::Value;
-
-use crate::audit::{audit, findings};
+use crate::audit::{audit, findings, report_json};
 use crate::fixture::{Route, Site};
 use crate::harness::{crawl, summary_json};
 use crate::site_sitemaps::{urlset, xml};
@@ -13,10 +11,6 @@ fn page(title: &str, body: &str) -> String {
     format!(
         "<html><head><title>{title}</title><meta name=\"description\" content=\"About {title}\"></head><body><h1>{title}</h1>{body}</body></html>"
     )
-}
-
-fn report_json(report: &std::path::Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap()).unwrap()
 }
 
 fn text(content: &str) -> Route {

@@ -9,9 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use crate::audit::csv_rows;
+use crate::audit::{csv_rows, report_json};
 use crate::fixture::{Route, Seen, Server, Site};
 use crate::harness::{Run, sitemapper, sitemapper_command};
 
@@ -107,9 +105,7 @@ fn outbound_findings(
     report: &Path,
     other: &Server,
 ) -> BTreeMap<(String, String), (String, Vec<String>)> {
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
-            .unwrap();
+    let json = report_json(report);
     json["findings"]
         .as_array()
         .unwrap()

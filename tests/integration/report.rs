@@ -12,9 +12,8 @@ use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
-use crate::audit::{HOSTILE, audit, hostile_site, troubled_site};
+use crate::audit::{HOSTILE, audit, hostile_site, report_json, troubled_site};
 use crate::fixture::Site;
 use crate::harness::{assert_one_line_error, chromium, sitemapper_command};
 
@@ -136,9 +135,7 @@ impl Drop for OpenReport {
 
 /// The kinds of finding report.json holds.
 fn kinds_in_report_json(report: &Path) -> BTreeSet<String> {
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
-            .unwrap();
+    let json = report_json(report);
     json["findings"]
         .as_array()
         .unwrap()

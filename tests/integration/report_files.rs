@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value;
 use sitemapper_audit::{FindingKind, Severity};
 
-use crate::audit::{HOSTILE, audit, csv_rows, hostile_site, troubled_site};
+use crate::audit::{HOSTILE, audit, csv_rows, hostile_site, report_json, troubled_site};
 use crate::fixture::{Server, Site};
 use crate::harness::repository_file;
 
@@ -214,9 +214,7 @@ fn the_workbook_has_its_sheets_with_links_numbers_and_hostile_text_as_strings() 
 
 /// The findings of report.json as `(kind, url)`.
 fn findings_of(report: &Path) -> BTreeSet<(String, String)> {
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
-            .unwrap();
+    let json = report_json(report);
     json["findings"]
         .as_array()
         .unwrap()

@@ -282,7 +282,7 @@ impl FindingKind {
                 "Publish the sitemap at the address robots.txt names (answering 200 to search engines, not disallowed by robots.txt), or correct the Sitemap: line."
             }
             FindingKind::SitemapOnOtherSite => {
-                "Nothing to do if the other host is yours and robots.txt names the sitemap; otherwise publish a sitemap on this site and name it in robots.txt. Audit it with --sitemap on a crawl of that host."
+                "Nothing to do if the other host is yours and robots.txt names the sitemap; otherwise publish a sitemap on this site and name it in robots.txt. To compare the sitemap with a crawl, audit the host it is on."
             }
             FindingKind::RenderedDiffers => {
                 "Put the canonical and robots directives in the HTML the server sends, and keep scripts from changing them."

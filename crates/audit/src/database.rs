@@ -449,7 +449,7 @@ pub(crate) fn size_text(bytes: u64) -> String {
     const KIB: u64 = 1024;
     const MIB: u64 = 1024 * 1024;
     let (unit, divisor) = match bytes {
-        0..KIB => return format!("{} B", grouped(bytes)),
+        0..KIB => return format!("{} B", thousands(bytes)),
         KIB..MIB => ("KiB", KIB),
         _ => ("MiB", MIB),
     };
@@ -457,13 +457,13 @@ pub(crate) fn size_text(bytes: u64) -> String {
     let tenths = (u128::from(bytes) * 10 + u128::from(divisor) / 2) / u128::from(divisor);
     let whole = u64::try_from(tenths / 10).unwrap_or(u64::MAX);
     match tenths % 10 {
-        0 => format!("{} {unit}", grouped(whole)),
-        tenth => format!("{}.{tenth} {unit}", grouped(whole)),
+        0 => format!("{} {unit}", thousands(whole)),
+        tenth => format!("{}.{tenth} {unit}", thousands(whole)),
     }
 }
 
-/// `1234567` as `1,234,567`.
-fn grouped(value: u64) -> String {
+/// `1234567` as `1,234,567`: how reports write a count.
+pub fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {

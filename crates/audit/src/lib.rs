@@ -16,6 +16,7 @@ pub use assessment::{
     Action, Assessment, Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority,
     SCORE_RULE, TOP_ACTIONS, audited_urls, compare, health_score, priority, recorded, top_actions,
 };
+pub use database::thousands;
 pub use kind::{FindingKind, Severity};
 pub use outbound::{OUTBOUND_LINK_KINDS, OutboundResult};
 pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};

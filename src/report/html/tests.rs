@@ -432,6 +432,8 @@ fn the_contents_link_to_every_section_group_and_kind_of_the_report() {
         anchors,
         [
             "score",
+            "actions",
+            "methodology",
             "summary",
             "charts",
             "issues",
