@@ -48,7 +48,7 @@ pub use host_map::{HostMap, suggested_mapping};
 pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, refuses_head};
 pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};
 pub use normalize::UrlNormalizer;
-pub use pace::PaceBoard;
+pub use pace::{PaceBoard, pace_key};
 pub use render::{
     BodyStream, BoxFuture, BrowserReport, BrowserRequest, BrowserResponse, GateError,
     MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode, RenderReport, RenderRequest,

@@ -19,14 +19,19 @@ pub struct PaceBoard {
 impl PaceBoard {
     /// The slot of `url`'s host and port.
     pub(crate) fn slot(&self, url: &Url) -> Arc<Mutex<Option<Instant>>> {
-        let key = format!(
-            "{}:{}",
-            url.host_str().unwrap_or_default(),
-            url.port_or_known_default().unwrap_or_default()
-        );
+        let key = pace_key(url);
         if let Some(slot) = self.slots.get(&key) {
             return Arc::clone(&slot);
         }
         Arc::clone(&self.slots.entry(key).or_default())
     }
+}
+
+/// What one host's pace is kept by: its host and port (`example.com:443`).
+pub fn pace_key(url: &Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or_default(),
+        url.port_or_known_default().unwrap_or_default()
+    )
 }

@@ -18,7 +18,7 @@ use jiff::{SignedDuration, Timestamp};
 use sitemapper_audit::OUTBOUND_LINK_KINDS;
 use sitemapper_crawl::{
     CrawlConfig, CrawlError, CrawlSummary, FetchSettings, LinkCheck, LinkCheckSettings,
-    LinkChecker, SettledScope,
+    LinkChecker, SettledScope, pace_key,
 };
 use sitemapper_store::{OutboundCheck, OutboundOutcome, RunId, Store, StoreError};
 use tokio::sync::{Semaphore, mpsc};
@@ -114,7 +114,7 @@ pub fn check_outbound(
             store.reuse_outbound_check(run, target)?;
             done.from_cache += 1;
         } else if let Ok(url) = Url::parse(target) {
-            by_host.entry(host_key(&url)).or_default().push(url);
+            by_host.entry(pace_key(&url)).or_default().push(url);
         }
     }
     done.hosts = by_host.len();
@@ -228,43 +228,10 @@ fn stored(url: &Url, check: LinkCheck, checked_at: Timestamp) -> OutboundCheck {
     }
 }
 
-/// What one host's requests are told apart by: its host and port, as the pace is kept.
-fn host_key(url: &Url) -> String {
-    format!(
-        "{}:{}",
-        url.host_str().unwrap_or_default(),
-        url.port_or_known_default().unwrap_or_default()
-    )
-}
-
 /// Whether `target` is an http(s) URL of another site than the crawl's `scope`.
 fn is_outbound(target: &str, scope: &SettledScope) -> bool {
-    let Ok(url) = Url::parse(target) else {
-        return false;
-    };
-    if !matches!(url.scheme(), "http" | "https") {
-        return false;
-    }
-    let root = &scope.root;
-    if url.scheme() != root.scheme() || url.port_or_known_default() != root.port_or_known_default()
-    {
-        return true;
-    }
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    if Some(host) == root.host_str() {
-        return false;
-    }
-    match &scope.subdomains_of {
-        Some(site) => {
-            host != site
-                && !host
-                    .strip_suffix(site.as_str())
-                    .is_some_and(|prefix| prefix.ends_with('.'))
-        }
-        None => true,
-    }
+    Url::parse(target)
+        .is_ok_and(|url| matches!(url.scheme(), "http" | "https") && !scope.is_same_site(&url))
 }
 
 #[cfg(test)]
