@@ -16,7 +16,8 @@ use sitemapper_sitemap::{
 };
 
 use sitemapper_crawl::{
-    CrawlConfig, CrawlSummary, FetchError, Fetcher, HostMap, NotRead, SitemapFoundBy, site_sitemaps,
+    CrawlConfig, CrawlSummary, FetchError, Fetcher, HostMap, NotRead, SiteSitemap, SitemapFoundBy,
+    site_sitemaps,
 };
 use url::Url;
 
@@ -78,10 +79,9 @@ pub async fn read_site_sitemaps(
             return found;
         }
     };
-    let roots = roots(given, declared, root, &config.host_map);
-    found.looked = site_sitemaps(given, declared, root)
-        .first()
-        .map(|sitemap| sitemap.found_by);
+    let sitemaps = site_sitemaps(given, declared, root);
+    found.looked = sitemaps.first().map(|sitemap| sitemap.found_by);
+    let roots = roots(sitemaps, &config.host_map);
     let crawl_noted: Vec<&(Url, NotRead)> = crawl
         .sitemap_seeding
         .iter()
@@ -131,15 +131,10 @@ pub async fn read_site_sitemaps(
     found
 }
 
-/// The sitemaps to start from ([`site_sitemaps`]), and how each was found. Those on a
-/// production host (`--map-host`) are read on its staging copy.
-fn roots(
-    given: &[Url],
-    declared: &[String],
-    root: &Url,
-    host_map: &HostMap,
-) -> Vec<(Url, FoundBy)> {
-    site_sitemaps(given, declared, root)
+/// The sitemaps to start from (those [`site_sitemaps`] found), and how each was found. Those
+/// on a production host (`--map-host`) are read on its staging copy.
+fn roots(sitemaps: Vec<SiteSitemap>, host_map: &HostMap) -> Vec<(Url, FoundBy)> {
+    sitemaps
         .into_iter()
         .map(|sitemap| {
             let url = host_map.to_crawled(&sitemap.url).unwrap_or(sitemap.url);

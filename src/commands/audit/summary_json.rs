@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use sitemapper_audit::{Change, Severity};
+use sitemapper_site::SitemapStory;
 
 use super::summary::OutboundTally;
 use super::{AuditOptions, Audited, failing, kind_counts};
@@ -43,9 +44,9 @@ struct SiteSitemapsJson {
     files: Vec<String>,
     urls: usize,
     /// Sitemaps requested that gave no sitemap (no answer, an error status, not a sitemap).
-    problems: usize,
+    problems: u64,
     /// Sitemaps not requested (another site's, disallowed by robots.txt).
-    skipped: usize,
+    skipped: u64,
     /// Every sitemap not read, with why.
     not_read: Vec<NotReadJson>,
 }
@@ -122,6 +123,7 @@ impl AuditJson {
                 count,
             })
             .collect();
+        let (skipped, unreadable) = SitemapStory::counts(&audited.sitemaps.not_read);
         Ok(AuditJson {
             crawl: CrawlJson::new(&audited.crawled, settings)?,
             site_sitemaps: SiteSitemapsJson {
@@ -132,18 +134,8 @@ impl AuditJson {
                     .map(ToString::to_string)
                     .collect(),
                 urls: audited.sitemaps.urls.len(),
-                problems: audited
-                    .sitemaps
-                    .not_read
-                    .iter()
-                    .filter(|(_, why)| !why.is_skipped())
-                    .count(),
-                skipped: audited
-                    .sitemaps
-                    .not_read
-                    .iter()
-                    .filter(|(_, why)| why.is_skipped())
-                    .count(),
+                problems: unreadable,
+                skipped,
                 not_read: NotReadJson::list(&audited.sitemaps.not_read),
             },
             findings: FindingsJson {
