@@ -33,6 +33,7 @@ pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
         links: None,
         images: None,
         alternates: None,
+        structured: None,
         rendering: None,
         served_differences: Vec::new(),
         details: None,

@@ -40,6 +40,7 @@ mod document;
 mod fingerprint;
 mod images;
 mod refresh;
+mod structured;
 mod tokens;
 mod words;
 
@@ -53,6 +54,9 @@ pub use custom::{
 };
 pub use directives::RobotsDirectives;
 pub use fingerprint::{FINGERPRINT_VERSION, LEGACY_FINGERPRINT_VERSION, looks_like_a_token};
+pub use structured::{
+    Item, JsonLdError, MAX_STRUCTURED_BYTES, Source, StructuredData, Value, VideoElement,
+};
 
 /// The response headers extraction reads.
 #[derive(Debug, Clone, Default)]
@@ -91,6 +95,8 @@ pub struct ExtractOptions {
     pub details: bool,
     /// The user's custom extractions, in the order given (see [`PageFacts::extracted`]).
     pub custom: Vec<CustomExtraction>,
+    /// Read [`PageFacts::structured`]: for an audit, and for video and news entries.
+    pub structured: bool,
 }
 
 impl Default for ExtractOptions {
@@ -101,6 +107,7 @@ impl Default for ExtractOptions {
             legacy_fingerprint: false,
             details: false,
             custom: Vec::new(),
+            structured: false,
         }
     }
 }
@@ -153,6 +160,8 @@ pub struct PageFacts {
     /// The values of [`ExtractOptions::custom`], one entry per extraction in its order; empty
     /// when none is asked for (the document is then not parsed into a tree).
     pub extracted: Vec<ExtractedValues>,
+    /// The page's structured data, when [`ExtractOptions::structured`].
+    pub structured: Option<StructuredData>,
 }
 
 /// What a page says that only an audit reads: link texts, headings, language, images

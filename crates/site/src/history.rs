@@ -202,6 +202,7 @@ mod tests {
             links: None,
             images: None,
             alternates: None,
+            structured: None,
             rendering: None,
             served_differences: Vec::new(),
             details: None,

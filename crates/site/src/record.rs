@@ -433,6 +433,8 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
                 .map(|(hreflang, url)| (hreflang, url.into()))
                 .collect()
         }),
+        // Filled from the page's facts once the crawl reads structured data.
+        structured: None,
         rendering: outcome.rendering.as_ref().map(|rendering| match rendering {
             Rendering::Rendered(_) => RecordedRendering::Rendered,
             Rendering::TimedOut => RecordedRendering::TimedOut,

@@ -13,6 +13,7 @@ mod runs;
 mod schema;
 mod site;
 mod sitemap_files;
+mod structured;
 mod urls;
 mod verdict;
 

@@ -74,6 +74,9 @@ pub struct PageRecord {
     pub images: Option<Vec<String>>,
     /// `(hreflang, href)` alternates the page declares; `None` leaves the recorded ones.
     pub alternates: Option<Vec<(String, String)>>,
+    /// The page's structured data as JSON (`Some("")` when it declares none, which forgets
+    /// what was recorded); `None` leaves the recorded data.
+    pub structured: Option<String>,
     /// Whether the page was rendered in a browser, and how that went (a revalidated page
     /// keeps what its last rendering found).
     pub rendering: Option<Rendering>,
@@ -311,6 +314,7 @@ impl Store {
                     image.execute(params![page.url, url])?;
                 }
             }
+            crate::structured::write_structured(&transaction, pages)?;
             let mut forget_alternates =
                 transaction.prepare_cached("DELETE FROM alternates WHERE page = ?1")?;
             let mut alternate = transaction.prepare_cached(
@@ -688,6 +692,7 @@ fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         links: None,
         images: None,
         alternates: None,
+        structured: None,
         rendering: row.get(23)?,
         served_differences: served_from_columns(row.get(24)?, row.get(25)?),
         details: page_details(row)?,

@@ -275,6 +275,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         from_cache INTEGER,
         PRIMARY KEY (run, url)
     ) WITHOUT ROWID;",
+    // 16: the structured data a page declares (JSON-LD, microdata, its videos), as the JSON
+    // the extractor's `StructuredData` writes; only for pages whose crawl read it.
+    "CREATE TABLE structured_data (
+        page TEXT PRIMARY KEY,
+        data TEXT NOT NULL
+    ) WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

@@ -32,6 +32,7 @@ pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
         links: None,
         images: None,
         alternates: None,
+        structured: None,
         rendering: None,
         served_differences: Vec::new(),
         details: None,
@@ -762,4 +763,38 @@ fn the_pages_a_run_does_not_list_come_by_url_with_their_referrer() {
             ),
         ]
     );
+}
+
+#[test]
+fn structured_data_is_replaced_when_read_and_kept_when_revalidated() {
+    let (_directory, mut store) = open();
+    let url = "https://e.com/video";
+    let first = store.begin_run("https://e.com/").unwrap();
+    let with = |json: Option<&str>, revalidated: bool| PageRecord {
+        structured: json.map(str::to_string),
+        revalidated,
+        ..page(url, Verdict::Indexable)
+    };
+    store
+        .record_pages(first, &[with(Some("{\"items\":[1]}"), false)])
+        .unwrap();
+    assert_eq!(
+        store.structured_of(url).unwrap().as_deref(),
+        Some("{\"items\":[1]}")
+    );
+    let second = store.begin_run("https://e.com/").unwrap();
+    store.record_pages(second, &[with(None, true)]).unwrap();
+    let mut seen = Vec::new();
+    store
+        .for_each_structured(second, |page, json| -> Result<(), StoreError> {
+            seen.push((page.to_string(), json.to_string()));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(seen, [(url.to_string(), "{\"items\":[1]}".to_string())]);
+    store
+        .record_pages(second, &[with(Some(""), false)])
+        .unwrap();
+    assert_eq!(store.structured_of(url).unwrap(), None);
+    assert_eq!(store.structured_of("https://e.com/other").unwrap(), None);
 }

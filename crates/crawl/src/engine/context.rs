@@ -71,6 +71,7 @@ impl JobContext {
             legacy_fingerprint: false,
             details: config.page_details,
             custom: config.extractions.clone(),
+            structured: false,
         };
         Ok(JobContext {
             origins: Origins::new(
