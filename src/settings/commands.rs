@@ -158,6 +158,7 @@ impl AuditSettings {
         site.state.get_or_insert_with(|| report.join("crawl.db"));
         site.crawl.record_links = true;
         site.crawl.page_details = true;
+        site.crawl.structured_data = true;
         site.crawl.collect_alternates = true;
         let options = AuditOptions {
             report,

@@ -117,6 +117,9 @@ pub struct CrawlConfig {
     pub page_details: bool,
     /// Report the images each page shows (image sitemaps).
     pub collect_images: bool,
+    /// Read each page's structured data (JSON-LD, microdata, `<video>` elements): for an
+    /// audit's rich-result checks and for video and news entries.
+    pub structured_data: bool,
     /// Report each page's hreflang alternates, normalized.
     pub collect_alternates: bool,
     /// When pages are rendered in a browser (the browser itself is given with
@@ -180,6 +183,7 @@ impl Default for CrawlConfig {
             record_links: false,
             page_details: false,
             collect_images: false,
+            structured_data: false,
             collect_alternates: false,
             render: RenderMode::Auto,
             render_other_host_requests: DEFAULT_OTHER_HOST_REQUESTS,

@@ -71,7 +71,7 @@ impl JobContext {
             legacy_fingerprint: false,
             details: config.page_details,
             custom: config.extractions.clone(),
-            structured: false,
+            structured: config.structured_data,
         };
         Ok(JobContext {
             origins: Origins::new(
