@@ -151,6 +151,9 @@ impl FindingKind {
             FindingKind::SitemapNotInRobots => {
                 "Search engines look for sitemaps in robots.txt; one it does not name may be found late or not at all."
             }
+            FindingKind::VideoEntryIncomplete => {
+                "A video sitemap entry needs a thumbnail, a title, a description and the video file or a player; without them the video is left out of the sitemap (--video) and may not show in video results."
+            }
         }
     }
 
@@ -298,6 +301,9 @@ impl FindingKind {
             }
             FindingKind::SitemapNotInRobots => {
                 "Add a Sitemap: line with the sitemap's full URL to robots.txt."
+            }
+            FindingKind::VideoEntryIncomplete => {
+                "Complete the page's VideoObject (thumbnailUrl, name, description, contentUrl or embedUrl, as absolute URLs), or give the <video> a poster, a src and a title and the page a meta description."
             }
         }
     }

@@ -122,11 +122,14 @@ pub enum FindingKind {
     NoSitemap,
     /// A sitemap found at a usual path that robots.txt does not name.
     SitemapNotInRobots,
+    /// A video a page declares that a video sitemap leaves out: it lacks a thumbnail, a
+    /// title, a description, or a video or player URL.
+    VideoEntryIncomplete,
 }
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 48] = [
+    pub const ALL: [FindingKind; 49] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
@@ -175,6 +178,7 @@ impl FindingKind {
         FindingKind::NoRobotsTxt,
         FindingKind::NoSitemap,
         FindingKind::SitemapNotInRobots,
+        FindingKind::VideoEntryIncomplete,
     ];
 
     /// The kind a code names.
@@ -235,6 +239,7 @@ impl FindingKind {
             FindingKind::NoRobotsTxt => "no-robots-txt",
             FindingKind::NoSitemap => "no-sitemap",
             FindingKind::SitemapNotInRobots => "sitemap-not-in-robots",
+            FindingKind::VideoEntryIncomplete => "video-entry-incomplete",
         }
     }
 
@@ -269,7 +274,8 @@ impl FindingKind {
             | FindingKind::RenderedDiffers
             | FindingKind::RenderIncomplete
             | FindingKind::NoSitemap
-            | FindingKind::SitemapNotFetched => Severity::Warning,
+            | FindingKind::SitemapNotFetched
+            | FindingKind::VideoEntryIncomplete => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::OutboundBlocked
             | FindingKind::OutboundRedirected
@@ -343,6 +349,7 @@ impl FindingKind {
             FindingKind::NoRobotsTxt => "No robots.txt",
             FindingKind::NoSitemap => "No sitemap found",
             FindingKind::SitemapNotInRobots => "Sitemap not named in robots.txt",
+            FindingKind::VideoEntryIncomplete => "Video a video sitemap cannot list",
         }
     }
 }

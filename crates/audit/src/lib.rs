@@ -11,6 +11,7 @@ mod kind;
 mod on_page;
 mod outbound;
 mod sitemaps;
+mod videos;
 
 pub use assessment::{
     Action, Assessment, Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority,
@@ -20,6 +21,7 @@ pub use database::thousands;
 pub use kind::{FindingKind, Severity};
 pub use outbound::{OUTBOUND_LINK_KINDS, OutboundResult};
 pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};
+pub use videos::describe_incomplete_video;
 
 use sitemapper_store::{RunId, Store, StoreError};
 
@@ -80,6 +82,7 @@ pub fn findings(
     findings.extend(sitemaps::discovery_findings(sitemaps));
     findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
     findings.extend(outbound::outbound_findings(store, run)?);
+    findings.extend(videos::video_findings(store, run)?);
     sort(&mut findings);
     Ok(findings)
 }
