@@ -12,7 +12,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use regex::Regex;
 use sitemapper_crawl::{AddressPolicy, Concurrency, CrawlConfig, ScopeOptions, default_user_agent};
-use sitemapper_site::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, RenderSettings, SiteSettings};
+use sitemapper_site::{
+    DEFAULT_INDEXNOW_ENDPOINT, IndexNow, NewsSettings, RenderSettings, SiteSettings,
+};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, SplitRule};
 use url::Url;
 
@@ -99,6 +101,9 @@ struct MergedOptions {
     split_by: Vec<String>,
     images: bool,
     hreflang: bool,
+    video: bool,
+    news: Option<String>,
+    news_language: Option<String>,
     priority: Option<PriorityRule>,
     changefreq: Option<ChangefreqRule>,
     report_changes: Option<PathBuf>,
@@ -191,6 +196,9 @@ impl MergedOptions {
             split_by: list(args.split_by, file.split_by).unwrap_or_default(),
             images: switch(args.images, file.images),
             hreflang: switch(args.hreflang, file.hreflang),
+            video: args.video.or(file.video).unwrap_or(false),
+            news: args.news.or(file.news),
+            news_language: args.news_language.or(file.news_language),
             priority: args.priority.or(file.priority),
             changefreq: args.changefreq.or(file.changefreq),
             report_changes: args.report_changes.or(file.report_changes),
@@ -230,6 +238,11 @@ impl MergedOptions {
         // By language: each page's own hreflang, else its <html lang>.
         crawl.page_details |= split.needs_language();
         crawl.collect_alternates |= split.needs_language();
+        let news = self.news_settings()?;
+        // Videos and articles are read from structured data; an article's language from
+        // its <html lang>.
+        crawl.structured_data |= self.video || news.is_some();
+        crawl.page_details |= news.is_some();
         crawl.access = self.site_access(seed_credentials)?;
         crawl.network = self.network()?;
         crawl.host_map = self.host_map()?;
@@ -259,6 +272,8 @@ impl MergedOptions {
             publishes_sitemaps: true,
             images: self.images,
             hreflang: self.hreflang,
+            video: self.video,
+            news,
             priority: self.priority.map(PriorityRule::rule),
             changefreq: self.changefreq.map(ChangefreqRule::rule),
         };
@@ -315,6 +330,38 @@ impl MergedOptions {
             render_other_host_requests: self.render_other_host_requests,
             ..defaults
         })
+    }
+
+    /// `--news` and `--news-language`, checked: a publication name, a language Google reads,
+    /// and the XML format the news sitemap is written in.
+    fn news_settings(&self) -> anyhow::Result<Option<NewsSettings>> {
+        let Some(name) = self.news.as_deref().map(str::trim) else {
+            if self.news_language.is_some() {
+                bail!("--news-language is the language of the news sitemap: give --news NAME too");
+            }
+            return Ok(None);
+        };
+        if name.is_empty() {
+            bail!("--news needs the publication's name, as Google News knows it");
+        }
+        if !self.formats.contains(&FormatName::Xml) {
+            bail!("--news writes an XML sitemap: add xml to --format");
+        }
+        let language = self
+            .news_language
+            .as_deref()
+            .map(|tag| {
+                sitemapper_extract::news_language(tag).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--news-language {tag:?} is not a language code: give an ISO 639 code such as en, de or zh-cn"
+                    )
+                })
+            })
+            .transpose()?;
+        Ok(Some(NewsSettings {
+            publication: name.to_string(),
+            language,
+        }))
     }
 
     fn render_settings(&self) -> anyhow::Result<RenderSettings> {

@@ -10,7 +10,8 @@ use sitemapper_sitemap::Format;
 use sitemapper_store::Verdict;
 use url::Url;
 
-use sitemapper_site::{NotListedGroup, SiteRun};
+use sitemapper_audit::describe_incomplete_video;
+use sitemapper_site::{MediaReport, NotListedGroup, SiteRun};
 
 use crate::commands::json::{NotReadJson, path_text};
 use crate::settings::{CrawlSettings, OutputTarget};
@@ -53,6 +54,10 @@ pub(crate) struct CrawlJson {
     pace: Option<PaceJson>,
     concurrency: ConcurrencyJson,
     files: FilesJson,
+    /// The video entries (`--video`); `null` without it.
+    videos: Option<VideosJson>,
+    /// The news sitemap (`--news`); `null` without it.
+    news: Option<NewsJson>,
     changes: Option<ChangesJson>,
     /// Where `--report-changes` wrote the change report: a path, `-` for stdout.
     change_report: Option<String>,
@@ -173,6 +178,32 @@ struct FilesJson {
     removed_stale: Vec<String>,
     /// The files of URLs, with their group and URL count.
     children: Vec<ChildJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct VideosJson {
+    entries: u64,
+    pages: u64,
+    left_out: u64,
+    /// The first videos left out, with their page and what they lack.
+    left_out_examples: Vec<VideoLeftOutJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct VideoLeftOutJson {
+    page: String,
+    video: String,
+    missing: Vec<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+struct NewsJson {
+    /// The news sitemap's name; `null` when no article was recent enough to write one.
+    file: Option<String>,
+    articles: u64,
+    cut: u64,
+    without_language: u64,
+    without_title: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -304,6 +335,14 @@ impl CrawlJson {
             pace: pace(crawled, settings),
             concurrency: concurrency(&summary.concurrency),
             files: files(crawled, settings),
+            videos: settings.site.video.then(|| videos(&crawled.media)),
+            news: crawled.media.news.as_ref().map(|news| NewsJson {
+                file: news.file.clone(),
+                articles: news.articles,
+                cut: news.cut,
+                without_language: news.without_language,
+                without_title: news.without_title,
+            }),
             changes: crawled.changes.previous.map(|previous| {
                 let counts = crawled.changes.counts();
                 ChangesJson {
@@ -318,6 +357,23 @@ impl CrawlJson {
             rendering: rendering(crawled),
             resources: resources(crawled),
         })
+    }
+}
+
+fn videos(media: &MediaReport) -> VideosJson {
+    VideosJson {
+        entries: media.videos,
+        pages: media.video_pages,
+        left_out: media.videos_left_out,
+        left_out_examples: media
+            .left_out
+            .iter()
+            .map(|(page, video)| VideoLeftOutJson {
+                page: page.clone(),
+                video: describe_incomplete_video(video),
+                missing: video.missing.iter().map(|field| field.element()).collect(),
+            })
+            .collect(),
     }
 }
 

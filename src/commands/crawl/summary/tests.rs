@@ -233,6 +233,7 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         unchanged: Vec::new(),
         removed_stale: Vec::new(),
     };
+    let media = sitemapper_site::MediaReport::default();
     let facts = Facts {
         crawl: &crawl,
         notes: &notes,
@@ -252,6 +253,7 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         }],
         written: &written,
         published: &published,
+        media: &media,
         lastmod_kept: n,
         since: (!first_run).then_some((
             RunId(1),
