@@ -424,6 +424,9 @@ impl MergedOptions {
         if out && !self.split_by.is_empty() {
             bail!("--out - prints one sitemap: --split-by writes several files, give --out DIR");
         }
+        if out && self.news.is_some() {
+            bail!("--out - prints one sitemap: --news writes sitemap-news.xml too, give --out DIR");
+        }
         Ok(())
     }
 

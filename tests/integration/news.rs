@@ -263,3 +263,33 @@ fn with_no_recent_article_the_news_sitemap_is_removed() {
     );
     assert_all_valid(out.path());
 }
+
+#[test]
+fn news_options_that_cannot_work_are_usage_errors_before_any_request() {
+    let server = news_site().serve();
+    let out = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (vec!["--news-language", "en"], "give --news NAME too"),
+        (
+            vec!["--news", PUBLICATION, "--news-language", "english"],
+            "is not a language code",
+        ),
+        (vec!["--news", "  "], "needs the publication's name"),
+        (
+            vec!["--news", PUBLICATION, "--format", "txt"],
+            "add xml to --format",
+        ),
+    ] {
+        let run = crawl(&server.url("/"), out.path(), &args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    }
+    let run = crate::harness::sitemapper(&["crawl", &server.url("/"), "--out", "-", "--news", "T"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--news writes sitemap-news.xml too"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty(), "no request was made");
+}
