@@ -155,3 +155,142 @@ pub(crate) fn news_entries(
     })?;
     Ok((entries, report))
 }
+
+#[cfg(test)]
+mod tests {
+    use jiff::SignedDuration;
+    use sitemapper_crawl::CrawlConfig;
+    use sitemapper_extract::{Item, Source, Value, VideoElement, VideoField};
+    use sitemapper_store::{PageDetails, PageRecord, Verdict};
+
+    use super::*;
+    use crate::settings::OutputTarget;
+
+    fn listed(url: &str, lang: Option<&str>, data: &StructuredData) -> PageRecord {
+        PageRecord {
+            url: url.to_string(),
+            depth: 1,
+            referrer: None,
+            status: Some(200),
+            content_type: Some("text/html".to_string()),
+            html_ok: true,
+            verdict: Verdict::Indexable,
+            reason: None,
+            detail: None,
+            failure: None,
+            ignored_hints: Vec::new(),
+            target: None,
+            canonical: None,
+            last_modified: None,
+            etag: None,
+            fetched_at: None,
+            fingerprint: None,
+            legacy_fingerprint: None,
+            title: Some("Page title".to_string()),
+            revalidated: false,
+            description: Some("Page description".to_string()),
+            elapsed_ms: None,
+            body_bytes: None,
+            truncated: false,
+            links: None,
+            images: None,
+            alternates: None,
+            structured: Some(data.to_json()),
+            rendering: None,
+            served_differences: Vec::new(),
+            details: Some(PageDetails {
+                lang: lang.map(str::to_string),
+                ..PageDetails::default()
+            }),
+        }
+    }
+
+    fn article(published: Timestamp) -> StructuredData {
+        StructuredData {
+            items: vec![Item {
+                types: vec!["NewsArticle".to_string()],
+                source: Source::JsonLd,
+                properties: vec![(
+                    "datePublished".to_string(),
+                    Value::Text(published.to_string()),
+                )],
+            }],
+            ..StructuredData::default()
+        }
+    }
+
+    #[test]
+    fn entries_come_from_the_structured_data_the_store_keeps() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let mut store = Store::open(&directory.path().join("crawl.db"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let run = store
+            .begin_run("https://e.com/")
+            .unwrap_or_else(|error| panic!("{error}"));
+        let now = Timestamp::now();
+        let hour = SignedDuration::from_hours(1);
+        let videos = StructuredData {
+            videos: vec![
+                VideoElement {
+                    poster: "https://e.com/a.jpg".to_string(),
+                    src: Some("https://e.com/a.mp4".to_string()),
+                    title: None,
+                },
+                VideoElement {
+                    poster: "https://e.com/b.jpg".to_string(),
+                    src: None,
+                    title: Some("B".to_string()),
+                },
+            ],
+            ..StructuredData::default()
+        };
+        store
+            .record_pages(
+                run,
+                &[
+                    listed("https://e.com/new", Some("en-GB"), &article(now - hour)),
+                    listed("https://e.com/old", Some("en"), &article(now - 49 * hour)),
+                    listed("https://e.com/unsaid", None, &article(now - hour)),
+                    listed("https://e.com/videos", Some("en"), &videos),
+                ],
+            )
+            .unwrap_or_else(|error| panic!("{error}"));
+        let settings = SiteSettings::new(
+            "https://e.com/",
+            OutputTarget::Stdout,
+            CrawlConfig::default(),
+        );
+        let news = NewsSettings {
+            publication: "E".to_string(),
+            language: None,
+        };
+
+        let (entries, report) = news_entries(&store, run, &settings, &news, now)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let found: Vec<(&str, &str, &str)> = entries
+            .iter()
+            .map(|entry| {
+                (
+                    entry.loc.as_str(),
+                    entry.title.as_str(),
+                    entry.language.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(found, [("https://e.com/new", "Page title", "en")]);
+        assert_eq!(report.without_language, 1);
+
+        let page = video_entries(&store, &settings, "https://e.com/videos")
+            .unwrap_or_else(|error| panic!("{error}"));
+        let titles: Vec<(&str, &str)> = page
+            .entries
+            .iter()
+            .map(|video| (video.title.as_str(), video.description.as_str()))
+            .collect();
+        assert_eq!(titles, [("Page title", "Page description")]);
+        assert_eq!(page.incomplete[0].missing, [VideoField::Location]);
+        let none = video_entries(&store, &settings, "https://e.com/new")
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(none.entries.is_empty() && none.incomplete.is_empty());
+    }
+}
