@@ -230,10 +230,7 @@ fn thumbnail(object: &Item) -> Option<String> {
 /// `text` when it is an absolute http(s) URL.
 fn absolute_http(text: &str) -> Option<String> {
     let url = url::Url::parse(text.trim()).ok()?;
-    matches!(url.scheme(), "http" | "https")
-        .then(|| url.host_str().is_some())
-        .filter(|&has_host| has_host)
-        .map(|_| url.to_string())
+    (matches!(url.scheme(), "http" | "https") && url.host_str().is_some()).then(|| url.to_string())
 }
 
 /// Whitespace collapsed to single spaces, trimmed.
