@@ -184,7 +184,10 @@ impl Problems {
 
     /// The dates and URLs `item` declares in text.
     fn check_formats(&mut self, item: &Item) {
-        let type_name = item.types.first().map(String::as_str).unwrap_or("item");
+        let type_name = item
+            .types
+            .first()
+            .map_or_else(|| "item".to_string(), |name| type_label(name));
         for (property, value) in &item.properties {
             let Value::Text(text) = value else {
                 continue;
@@ -194,21 +197,13 @@ impl Problems {
             if DATE_PROPERTIES.contains(&property) && !is_date(text) {
                 push_once(
                     &mut self.invalid_dates,
-                    format!(
-                        "{}.{property} {:?}",
-                        cut(type_name, 40),
-                        cut(text, MAX_QUOTED_CHARS)
-                    ),
+                    format!("{type_name}.{property} {:?}", cut(text, MAX_QUOTED_CHARS)),
                 );
             }
             if URL_PROPERTIES.contains(&property) && !is_absolute_http(text) {
                 push_once(
                     &mut self.invalid_urls,
-                    format!(
-                        "{}.{property} {:?}",
-                        cut(type_name, 40),
-                        cut(text, MAX_QUOTED_CHARS)
-                    ),
+                    format!("{type_name}.{property} {:?}", cut(text, MAX_QUOTED_CHARS)),
                 );
             }
         }
@@ -296,6 +291,16 @@ pub(crate) fn is_absolute_http(text: &str) -> bool {
         matches!(url.scheme(), "http" | "https")
             && url.host_str().is_some_and(|host| !host.is_empty())
     })
+}
+
+/// A type as the page wrote it, for a detail: a schema.org name as it is, anything else
+/// quoted and cut short.
+fn type_label(name: &str) -> String {
+    if !name.is_empty() && name.len() <= 40 && name.chars().all(|c| c.is_ascii_alphanumeric()) {
+        name.to_string()
+    } else {
+        format!("{:?}", cut(name, 40))
+    }
 }
 
 /// Adds `problem` unless it is there already.

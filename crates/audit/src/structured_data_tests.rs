@@ -376,11 +376,13 @@ fn urls_must_be_absolute_and_http() {
     let mut recipe = valid("Recipe");
     recipe["image"] = json!(["https://e.com/pie.jpg", "/pie-4x3.jpg"]);
     recipe["author"]["url"] = json!("javascript:alert(1)");
+    recipe["author"]["@type"] = json!("<b>Person; x");
     assert_eq!(
         problems(&[recipe]),
         [(
             "structured-data-invalid-url",
-            "Recipe.image \"/pie-4x3.jpg\"; Person.url \"javascript:alert(1)\"".to_string()
+            "Recipe.image \"/pie-4x3.jpg\"; \"<b>Person; x\".url \"javascript:alert(1)\""
+                .to_string()
         )]
     );
 }
