@@ -122,11 +122,22 @@ pub enum FindingKind {
     NoSitemap,
     /// A sitemap found at a usual path that robots.txt does not name.
     SitemapNotInRobots,
+    /// A JSON-LD block of a listed page that does not parse.
+    StructuredDataInvalidJson,
+    /// An item of a rich result's type without a property the rich result requires.
+    RichResultMissingRequired,
+    /// An item of a rich result's type without a property the rich result recommends.
+    RichResultMissingRecommended,
+    /// A date in a rich result's structured data that is not ISO 8601 (with an offset, when
+    /// it has a time).
+    StructuredDataInvalidDate,
+    /// A URL in a rich result's structured data that is not an absolute http(s) URL.
+    StructuredDataInvalidUrl,
 }
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 48] = [
+    pub const ALL: [FindingKind; 53] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
@@ -175,6 +186,11 @@ impl FindingKind {
         FindingKind::NoRobotsTxt,
         FindingKind::NoSitemap,
         FindingKind::SitemapNotInRobots,
+        FindingKind::StructuredDataInvalidJson,
+        FindingKind::RichResultMissingRequired,
+        FindingKind::RichResultMissingRecommended,
+        FindingKind::StructuredDataInvalidDate,
+        FindingKind::StructuredDataInvalidUrl,
     ];
 
     /// The kind a code names.
@@ -235,6 +251,11 @@ impl FindingKind {
             FindingKind::NoRobotsTxt => "no-robots-txt",
             FindingKind::NoSitemap => "no-sitemap",
             FindingKind::SitemapNotInRobots => "sitemap-not-in-robots",
+            FindingKind::StructuredDataInvalidJson => "structured-data-invalid-json",
+            FindingKind::RichResultMissingRequired => "rich-result-missing-required",
+            FindingKind::RichResultMissingRecommended => "rich-result-missing-recommended",
+            FindingKind::StructuredDataInvalidDate => "structured-data-invalid-date",
+            FindingKind::StructuredDataInvalidUrl => "structured-data-invalid-url",
         }
     }
 
@@ -269,7 +290,11 @@ impl FindingKind {
             | FindingKind::RenderedDiffers
             | FindingKind::RenderIncomplete
             | FindingKind::NoSitemap
-            | FindingKind::SitemapNotFetched => Severity::Warning,
+            | FindingKind::SitemapNotFetched
+            | FindingKind::StructuredDataInvalidJson
+            | FindingKind::RichResultMissingRequired
+            | FindingKind::StructuredDataInvalidDate
+            | FindingKind::StructuredDataInvalidUrl => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::OutboundBlocked
             | FindingKind::OutboundRedirected
@@ -288,7 +313,8 @@ impl FindingKind {
             | FindingKind::MultipleH1
             | FindingKind::NoRobotsTxt
             | FindingKind::SitemapNotInRobots
-            | FindingKind::SitemapOnOtherSite => Severity::Notice,
+            | FindingKind::SitemapOnOtherSite
+            | FindingKind::RichResultMissingRecommended => Severity::Notice,
         }
     }
 
@@ -343,6 +369,17 @@ impl FindingKind {
             FindingKind::NoRobotsTxt => "No robots.txt",
             FindingKind::NoSitemap => "No sitemap found",
             FindingKind::SitemapNotInRobots => "Sitemap not named in robots.txt",
+            FindingKind::StructuredDataInvalidJson => {
+                "Structured data (JSON-LD) that does not parse"
+            }
+            FindingKind::RichResultMissingRequired => "Rich result without a required property",
+            FindingKind::RichResultMissingRecommended => {
+                "Rich result without a recommended property"
+            }
+            FindingKind::StructuredDataInvalidDate => "Structured data with an invalid date",
+            FindingKind::StructuredDataInvalidUrl => {
+                "Structured data with a URL that is not absolute"
+            }
         }
     }
 }
