@@ -324,7 +324,7 @@ impl FindingKind {
                 "Add the properties named where the page has the information; leave out what it does not show."
             }
             FindingKind::StructuredDataInvalidDate => {
-                "Write dates as 2024-01-05, or with a time and its offset from UTC as 2024-01-05T08:00:00+01:00."
+                "Write dates as 2024-01-05, or with a time and, best, its offset from UTC as 2024-01-05T08:00:00+01:00."
             }
             FindingKind::StructuredDataInvalidUrl => {
                 "Write each URL in full, starting with https:// and the host."

@@ -128,8 +128,8 @@ pub enum FindingKind {
     RichResultMissingRequired,
     /// An item of a rich result's type without a property the rich result recommends.
     RichResultMissingRecommended,
-    /// A date in a rich result's structured data that is not ISO 8601 (with an offset, when
-    /// it has a time).
+    /// A date in a rich result's structured data that is not an ISO 8601 date or date and
+    /// time.
     StructuredDataInvalidDate,
     /// A URL in a rich result's structured data that is not an absolute http(s) URL.
     StructuredDataInvalidUrl,

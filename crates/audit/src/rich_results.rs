@@ -99,8 +99,8 @@ impl Part {
     }
 }
 
-/// Properties whose value is a date: an ISO 8601 date (`2024-01-05`), or a date and time with
-/// its offset from UTC (`2024-01-05T08:00:00+08:00`, `...Z`).
+/// Properties whose value is a date: an ISO 8601 date (`2024-01-05`), or a date and time, best
+/// with its offset from UTC (`2024-01-05T08:00:00+08:00`, `...Z`).
 pub const DATE_PROPERTIES: &[&str] = &[
     "datePublished",
     "dateModified",

@@ -273,16 +273,17 @@ fn holds(item: &Item, has: &Has) -> bool {
     }
 }
 
-/// Whether `text` is an ISO 8601 date (`2024-01-05`) or a date and time with an offset
-/// (`2024-01-05T08:00:00+08:00`, `2024-01-05T00:00Z`): without one, the time is nowhere in
-/// particular, and Google reads it in a time zone of its choosing.
+/// Whether `text` is an ISO 8601 date (`2024-01-05`) or date and time (`2024-01-05T08:00`,
+/// with or without an offset: `2024-01-05T08:00:00+08:00`, `2024-01-05T00:00Z`). Google
+/// reads a time without an offset in a time zone of its choosing, and recommends one, but
+/// the value is valid.
 pub(crate) fn is_date(text: &str) -> bool {
-    let has_time = text.contains(['T', 't', ' ']);
-    if has_time {
-        text.parse::<jiff::Timestamp>().is_ok()
-    } else {
-        text.len() == 10 && text.parse::<jiff::civil::Date>().is_ok()
+    if !text.contains(['T', 't']) {
+        return text.len() == 10 && text.parse::<jiff::civil::Date>().is_ok();
     }
+    !text.contains(' ')
+        && (text.parse::<jiff::Timestamp>().is_ok()
+            || text.parse::<jiff::civil::DateTime>().is_ok())
 }
 
 /// Whether `text` is an absolute http(s) URL with a host.
