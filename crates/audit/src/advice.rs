@@ -151,6 +151,21 @@ impl FindingKind {
             FindingKind::SitemapNotInRobots => {
                 "Search engines look for sitemaps in robots.txt; one it does not name may be found late or not at all."
             }
+            FindingKind::StructuredDataInvalidJson => {
+                "Search engines skip a block of structured data they cannot parse, and with it every rich result it describes."
+            }
+            FindingKind::RichResultMissingRequired => {
+                "Without the properties a rich result requires, the page is not eligible for it: search shows a plain result instead of stars, prices, dates or a video thumbnail."
+            }
+            FindingKind::RichResultMissingRecommended => {
+                "The page can show as a rich result without them, but a plainer one: recommended properties add details that make the result stand out."
+            }
+            FindingKind::StructuredDataInvalidDate => {
+                "Search engines cannot read a date that is not in ISO 8601, so the result shows no date or a wrong one, and an event or job may not show at all."
+            }
+            FindingKind::StructuredDataInvalidUrl => {
+                "A relative URL, or one that is not http(s), in structured data may be read against the wrong address or dropped, and the image or page it names left out."
+            }
             FindingKind::VideoEntryIncomplete => {
                 "A video sitemap entry needs a thumbnail, a title, a description and the video file or a player; without them the video is left out of the sitemap (--video) and may not show in video results."
             }
@@ -301,6 +316,21 @@ impl FindingKind {
             }
             FindingKind::SitemapNotInRobots => {
                 "Add a Sitemap: line with the sitemap's full URL to robots.txt."
+            }
+            FindingKind::StructuredDataInvalidJson => {
+                "Fix the JSON at the block, line and column given (a missing comma or quote, a trailing comma), and check it with Google's Rich Results Test."
+            }
+            FindingKind::RichResultMissingRequired => {
+                "Add the properties named to the item in the page's structured data, with the values the page shows."
+            }
+            FindingKind::RichResultMissingRecommended => {
+                "Add the properties named where the page has the information; leave out what it does not show."
+            }
+            FindingKind::StructuredDataInvalidDate => {
+                "Write dates as 2024-01-05, or with a time and, best, its offset from UTC as 2024-01-05T08:00:00+01:00."
+            }
+            FindingKind::StructuredDataInvalidUrl => {
+                "Write each URL in full, starting with https:// and the host."
             }
             FindingKind::VideoEntryIncomplete => {
                 "Complete the page's VideoObject (thumbnailUrl, name, description, contentUrl or embedUrl, as absolute URLs), or give the <video> a poster, a src and a title and the page a meta description."

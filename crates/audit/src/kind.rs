@@ -122,6 +122,17 @@ pub enum FindingKind {
     NoSitemap,
     /// A sitemap found at a usual path that robots.txt does not name.
     SitemapNotInRobots,
+    /// A JSON-LD block of a listed page that does not parse.
+    StructuredDataInvalidJson,
+    /// An item of a rich result's type without a property the rich result requires.
+    RichResultMissingRequired,
+    /// An item of a rich result's type without a property the rich result recommends.
+    RichResultMissingRecommended,
+    /// A date in a rich result's structured data that is not an ISO 8601 date or date and
+    /// time.
+    StructuredDataInvalidDate,
+    /// A URL in a rich result's structured data that is not an absolute http(s) URL.
+    StructuredDataInvalidUrl,
     /// A video a page declares that a video sitemap leaves out: it lacks a thumbnail, a
     /// title, a description, or a video or player URL.
     VideoEntryIncomplete,
@@ -129,7 +140,7 @@ pub enum FindingKind {
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 49] = [
+    pub const ALL: [FindingKind; 54] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
@@ -178,6 +189,11 @@ impl FindingKind {
         FindingKind::NoRobotsTxt,
         FindingKind::NoSitemap,
         FindingKind::SitemapNotInRobots,
+        FindingKind::StructuredDataInvalidJson,
+        FindingKind::RichResultMissingRequired,
+        FindingKind::RichResultMissingRecommended,
+        FindingKind::StructuredDataInvalidDate,
+        FindingKind::StructuredDataInvalidUrl,
         FindingKind::VideoEntryIncomplete,
     ];
 
@@ -239,6 +255,11 @@ impl FindingKind {
             FindingKind::NoRobotsTxt => "no-robots-txt",
             FindingKind::NoSitemap => "no-sitemap",
             FindingKind::SitemapNotInRobots => "sitemap-not-in-robots",
+            FindingKind::StructuredDataInvalidJson => "structured-data-invalid-json",
+            FindingKind::RichResultMissingRequired => "rich-result-missing-required",
+            FindingKind::RichResultMissingRecommended => "rich-result-missing-recommended",
+            FindingKind::StructuredDataInvalidDate => "structured-data-invalid-date",
+            FindingKind::StructuredDataInvalidUrl => "structured-data-invalid-url",
             FindingKind::VideoEntryIncomplete => "video-entry-incomplete",
         }
     }
@@ -275,6 +296,10 @@ impl FindingKind {
             | FindingKind::RenderIncomplete
             | FindingKind::NoSitemap
             | FindingKind::SitemapNotFetched
+            | FindingKind::StructuredDataInvalidJson
+            | FindingKind::RichResultMissingRequired
+            | FindingKind::StructuredDataInvalidDate
+            | FindingKind::StructuredDataInvalidUrl
             | FindingKind::VideoEntryIncomplete => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::OutboundBlocked
@@ -294,7 +319,8 @@ impl FindingKind {
             | FindingKind::MultipleH1
             | FindingKind::NoRobotsTxt
             | FindingKind::SitemapNotInRobots
-            | FindingKind::SitemapOnOtherSite => Severity::Notice,
+            | FindingKind::SitemapOnOtherSite
+            | FindingKind::RichResultMissingRecommended => Severity::Notice,
         }
     }
 
@@ -349,6 +375,17 @@ impl FindingKind {
             FindingKind::NoRobotsTxt => "No robots.txt",
             FindingKind::NoSitemap => "No sitemap found",
             FindingKind::SitemapNotInRobots => "Sitemap not named in robots.txt",
+            FindingKind::StructuredDataInvalidJson => {
+                "Structured data (JSON-LD) that does not parse"
+            }
+            FindingKind::RichResultMissingRequired => "Rich result without a required property",
+            FindingKind::RichResultMissingRecommended => {
+                "Rich result without a recommended property"
+            }
+            FindingKind::StructuredDataInvalidDate => "Structured data with an invalid date",
+            FindingKind::StructuredDataInvalidUrl => {
+                "Structured data with a URL that is not absolute"
+            }
             FindingKind::VideoEntryIncomplete => "Video a video sitemap cannot list",
         }
     }

@@ -10,7 +10,9 @@ mod database;
 mod kind;
 mod on_page;
 mod outbound;
+pub mod rich_results;
 mod sitemaps;
+mod structured_data;
 mod videos;
 
 pub use assessment::{
@@ -69,7 +71,7 @@ impl Default for Thresholds {
 }
 
 /// Every finding for `run`, in report order: what the crawl database supports (the checks of
-/// the links to other sites among it), and how the site's own sitemaps compare with the crawl (`normalize` turns a `<loc>` into the crawl's
+/// the links to other sites among it, and of the listed pages' structured data), and how the site's own sitemaps compare with the crawl (`normalize` turns a `<loc>` into the crawl's
 /// form of the URL, or says it is not an absolute http(s) URL).
 pub fn findings(
     store: &Store,
@@ -82,6 +84,7 @@ pub fn findings(
     findings.extend(sitemaps::discovery_findings(sitemaps));
     findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
     findings.extend(outbound::outbound_findings(store, run)?);
+    findings.extend(structured_data::structured_findings(store, run)?);
     findings.extend(videos::video_findings(store, run)?);
     sort(&mut findings);
     Ok(findings)
@@ -102,5 +105,7 @@ fn sort(findings: &mut [Finding]) {
 mod assessment_tests;
 #[cfg(test)]
 mod on_page_tests;
+#[cfg(test)]
+mod structured_data_tests;
 #[cfg(test)]
 mod tests;
