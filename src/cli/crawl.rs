@@ -326,6 +326,22 @@ pub(crate) struct CrawlArgs {
     #[arg(long, help_heading = "Output")]
     pub(crate) hreflang: bool,
 
+    /// List linked documents of these types: pdf,docx,...
+    ///
+    /// PDF and office files linked from the site's pages are listed under their own URLs, as
+    /// search engines index them: pdf, doc, docx, xls, xlsx, ppt, pptx, odt, ods, odp, rtf.
+    /// A link ending in such an extension is checked with HEAD (its body is never
+    /// downloaded), and listed when it answers 200 with the type's content type, without
+    /// X-Robots-Tag noindex or a Link canonical to another URL. [default: none]
+    #[arg(
+        long,
+        value_name = "TYPES",
+        value_delimiter = ',',
+        help_heading = "Output",
+        hide_short_help = true
+    )]
+    pub(crate) documents: Vec<String>,
+
     /// Write every URL not listed, and why (CSV)
     ///
     /// With its reason, status and referrer; - for stdout.

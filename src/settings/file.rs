@@ -73,6 +73,7 @@ pub(crate) struct ConfigFile {
     pub(super) split_by: Option<Vec<String>>,
     pub(super) images: Option<bool>,
     pub(super) hreflang: Option<bool>,
+    pub(super) documents: Option<Vec<String>>,
     pub(super) priority: Option<PriorityRule>,
     pub(super) changefreq: Option<ChangefreqRule>,
     pub(super) report_changes: Option<PathBuf>,

@@ -11,7 +11,10 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use regex::Regex;
-use sitemapper_crawl::{AddressPolicy, Concurrency, CrawlConfig, ScopeOptions, default_user_agent};
+use sitemapper_crawl::{
+    AddressPolicy, Concurrency, CrawlConfig, DocumentKind, Documents, ScopeOptions,
+    default_user_agent,
+};
 use sitemapper_site::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, RenderSettings, SiteSettings};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, SplitRule};
 use url::Url;
@@ -99,6 +102,7 @@ struct MergedOptions {
     split_by: Vec<String>,
     images: bool,
     hreflang: bool,
+    documents: Vec<String>,
     priority: Option<PriorityRule>,
     changefreq: Option<ChangefreqRule>,
     report_changes: Option<PathBuf>,
@@ -191,6 +195,7 @@ impl MergedOptions {
             split_by: list(args.split_by, file.split_by).unwrap_or_default(),
             images: switch(args.images, file.images),
             hreflang: switch(args.hreflang, file.hreflang),
+            documents: list(args.documents, file.documents).unwrap_or_default(),
             priority: args.priority.or(file.priority),
             changefreq: args.changefreq.or(file.changefreq),
             report_changes: args.report_changes.or(file.report_changes),
@@ -313,6 +318,7 @@ impl MergedOptions {
             max_url_length: sitemapper_sitemap::MAX_URL_LENGTH,
             render: self.render.into(),
             render_other_host_requests: self.render_other_host_requests,
+            documents: documents(&self.documents)?,
             ..defaults
         })
     }
@@ -456,6 +462,24 @@ fn public_exceptions() -> anyhow::Result<Vec<std::net::IpAddr>> {
 pub(super) fn seconds_option(name: &str, seconds: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(seconds)
         .map_err(|_| anyhow::anyhow!("{name} must be a number of seconds, not {seconds}"))
+}
+
+/// The document types `--documents` names (`pdf`, `docx`, ...), each as its kind.
+fn documents(names: &[String]) -> anyhow::Result<Documents> {
+    let kinds = names
+        .iter()
+        .map(|name| {
+            DocumentKind::named(name).with_context(|| {
+                let accepted: Vec<&str> =
+                    DocumentKind::ALL.iter().map(|kind| kind.name()).collect();
+                format!(
+                    "--documents: {name:?} is not a document type; accepted: {}",
+                    accepted.join(", ")
+                )
+            })
+        })
+        .collect::<anyhow::Result<Vec<DocumentKind>>>()?;
+    Ok(Documents::new(kinds))
 }
 
 fn compile_patterns(name: &str, patterns: &[String]) -> anyhow::Result<Vec<Regex>> {
