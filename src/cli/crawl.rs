@@ -368,6 +368,21 @@ pub(crate) struct CrawlArgs {
         help_heading = "Output"
     )]
     pub(crate) news_language: Option<String>,
+    /// List linked documents of these types: pdf,docx,...
+    ///
+    /// PDF and office files linked from the site's pages are listed under their own URLs, as
+    /// search engines index them: pdf, doc, docx, xls, xlsx, ppt, pptx, odt, ods, odp, rtf.
+    /// A link ending in such an extension is checked with HEAD (its body is never
+    /// downloaded), and listed when it answers 200 with the type's content type, without
+    /// X-Robots-Tag noindex or a Link canonical to another URL. [default: none]
+    #[arg(
+        long,
+        value_name = "TYPES",
+        value_delimiter = ',',
+        help_heading = "Output",
+        hide_short_help = true
+    )]
+    pub(crate) documents: Vec<String>,
 
     /// Write every URL not listed, and why (CSV)
     ///

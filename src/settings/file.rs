@@ -76,6 +76,7 @@ pub(crate) struct ConfigFile {
     pub(super) video: Option<bool>,
     pub(super) news: Option<String>,
     pub(super) news_language: Option<String>,
+    pub(super) documents: Option<Vec<String>>,
     pub(super) priority: Option<PriorityRule>,
     pub(super) changefreq: Option<ChangefreqRule>,
     pub(super) report_changes: Option<PathBuf>,

@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use regex::Regex;
-use sitemapper_crawl::{AddressPolicy, Concurrency, CrawlConfig, ScopeOptions, default_user_agent};
-use sitemapper_site::{
-    DEFAULT_INDEXNOW_ENDPOINT, IndexNow, NewsSettings, RenderSettings, SiteSettings,
+use sitemapper_crawl::{
+    AddressPolicy, Concurrency, CrawlConfig, DocumentKind, Documents, ScopeOptions,
+    default_user_agent,
 };
+use sitemapper_site::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, RenderSettings, SiteSettings};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, SplitRule};
 use url::Url;
 
@@ -26,6 +27,7 @@ mod file;
 mod fleet;
 mod keys;
 mod meant;
+mod news;
 #[cfg(test)]
 mod numeric_tests;
 
@@ -104,6 +106,7 @@ struct MergedOptions {
     video: bool,
     news: Option<String>,
     news_language: Option<String>,
+    documents: Vec<String>,
     priority: Option<PriorityRule>,
     changefreq: Option<ChangefreqRule>,
     report_changes: Option<PathBuf>,
@@ -199,6 +202,7 @@ impl MergedOptions {
             video: args.video.or(file.video).unwrap_or(false),
             news: args.news.or(file.news),
             news_language: args.news_language.or(file.news_language),
+            documents: list(args.documents, file.documents).unwrap_or_default(),
             priority: args.priority.or(file.priority),
             changefreq: args.changefreq.or(file.changefreq),
             report_changes: args.report_changes.or(file.report_changes),
@@ -238,7 +242,11 @@ impl MergedOptions {
         // By language: each page's own hreflang, else its <html lang>.
         crawl.page_details |= split.needs_language();
         crawl.collect_alternates |= split.needs_language();
-        let news = self.news_settings()?;
+        let news = news::news_settings(
+            self.news.as_deref(),
+            self.news_language.as_deref(),
+            &self.formats,
+        )?;
         // Videos and articles are read from structured data; an article's language from
         // its <html lang>.
         crawl.structured_data |= self.video || news.is_some();
@@ -328,40 +336,9 @@ impl MergedOptions {
             max_url_length: sitemapper_sitemap::MAX_URL_LENGTH,
             render: self.render.into(),
             render_other_host_requests: self.render_other_host_requests,
+            documents: documents(&self.documents)?,
             ..defaults
         })
-    }
-
-    /// `--news` and `--news-language`, checked: a publication name, a language Google reads,
-    /// and the XML format the news sitemap is written in.
-    fn news_settings(&self) -> anyhow::Result<Option<NewsSettings>> {
-        let Some(name) = self.news.as_deref().map(str::trim) else {
-            if self.news_language.is_some() {
-                bail!("--news-language is the language of the news sitemap: give --news NAME too");
-            }
-            return Ok(None);
-        };
-        if name.is_empty() {
-            bail!("--news needs the publication's name, as Google News knows it");
-        }
-        if !self.formats.contains(&FormatName::Xml) {
-            bail!("--news writes an XML sitemap: add xml to --format");
-        }
-        let language = self
-            .news_language
-            .as_deref()
-            .map(|tag| {
-                sitemapper_extract::news_language(tag).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "--news-language {tag:?} is not a language code: give an ISO 639 code such as en, de or zh-cn"
-                    )
-                })
-            })
-            .transpose()?;
-        Ok(Some(NewsSettings {
-            publication: name.to_string(),
-            language,
-        }))
     }
 
     fn render_settings(&self) -> anyhow::Result<RenderSettings> {
@@ -506,6 +483,24 @@ fn public_exceptions() -> anyhow::Result<Vec<std::net::IpAddr>> {
 pub(super) fn seconds_option(name: &str, seconds: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(seconds)
         .map_err(|_| anyhow::anyhow!("{name} must be a number of seconds, not {seconds}"))
+}
+
+/// The document types `--documents` names (`pdf`, `docx`, ...), each as its kind.
+fn documents(names: &[String]) -> anyhow::Result<Documents> {
+    let kinds = names
+        .iter()
+        .map(|name| {
+            DocumentKind::named(name).with_context(|| {
+                let accepted: Vec<&str> =
+                    DocumentKind::ALL.iter().map(|kind| kind.name()).collect();
+                format!(
+                    "--documents: {name:?} is not a document type; accepted: {}",
+                    accepted.join(", ")
+                )
+            })
+        })
+        .collect::<anyhow::Result<Vec<DocumentKind>>>()?;
+    Ok(Documents::new(kinds))
 }
 
 fn compile_patterns(name: &str, patterns: &[String]) -> anyhow::Result<Vec<Regex>> {

@@ -19,6 +19,7 @@ mod chunking;
 mod cli;
 mod configuration;
 mod crawl;
+mod documents;
 mod extensions;
 mod extraction;
 mod fixture;

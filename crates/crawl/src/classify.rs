@@ -46,18 +46,24 @@ pub(crate) fn classify(
     } else if facts.robots.noindex {
         Verdict::Excluded(Exclusion::NoIndex)
     } else {
-        match &canonical {
-            None => Verdict::Indexable,
-            Some(target) if target == page_url => Verdict::Indexable,
-            Some(target) if scope.contains(target) => Verdict::Canonicalised { to: target.clone() },
-            Some(target) => Verdict::Excluded(Exclusion::CanonicalOutOfScope(target.clone())),
-        }
+        canonical_verdict(page_url, canonical.as_ref(), scope)
     };
     Classification {
         verdict,
         canonical,
         follow_links,
         ignored_hints,
+    }
+}
+
+/// The verdict on a page that may be listed, from its distinct canonical hint: listed as
+/// itself without one (or with one naming it), else canonicalised to an in-scope target.
+pub(crate) fn canonical_verdict(page_url: &Url, canonical: Option<&Url>, scope: &Scope) -> Verdict {
+    match canonical {
+        None => Verdict::Indexable,
+        Some(target) if target == page_url => Verdict::Indexable,
+        Some(target) if scope.contains(target) => Verdict::Canonicalised { to: target.clone() },
+        Some(target) => Verdict::Excluded(Exclusion::CanonicalOutOfScope(target.clone())),
     }
 }
 

@@ -9,6 +9,7 @@ use url::Url;
 use crate::access::SiteAccess;
 use crate::address::AddressPolicy;
 use crate::concurrency::Concurrency;
+use crate::documents::Documents;
 use crate::fetch::FetchSettings;
 use crate::host_map::HostMap;
 use crate::network::NetworkOptions;
@@ -151,6 +152,8 @@ pub struct CrawlConfig {
     /// an audit's report directory, which the site does not serve): under `published_base`,
     /// they are this crawl's own output, never requested as seeds.
     pub own_sitemaps: Vec<String>,
+    /// The types of linked documents listed (PDF, office files): none by default.
+    pub documents: Documents,
 }
 
 impl Default for CrawlConfig {
@@ -195,6 +198,7 @@ impl Default for CrawlConfig {
             sitemap_roots: Vec::new(),
             published_base: None,
             own_sitemaps: Vec::new(),
+            documents: Documents::default(),
         }
     }
 }

@@ -49,6 +49,7 @@ impl PreviousPage {
 
 /// The crawl database as the crawler sees it: looked up once per URL, before its request.
 pub trait History: Send + Sync + std::fmt::Debug {
-    /// The page `url` was when last fetched as a 200 HTML page, if it was.
+    /// The page `url` was when last fetched as a 200 HTML page or document, if it was (the
+    /// crawl decides whether a document's record may stand in this run).
     fn previous(&self, url: &Url) -> Option<PreviousPage>;
 }

@@ -10,6 +10,7 @@ mod address;
 mod classify;
 mod concurrency;
 mod config;
+mod documents;
 mod engine;
 mod event;
 mod fetch;
@@ -33,6 +34,7 @@ pub use access::{BasicAuth, SiteAccess, SiteCookie, SiteHeader, SiteSession};
 pub use address::{AddressPolicy, PrivateAddress};
 pub use concurrency::{AUTO_CEILING, AUTO_START, Concurrency, ConcurrencyReport};
 pub use config::{CrawlConfig, DEFAULT_OTHER_HOST_REQUESTS, ScopeOptions, default_user_agent};
+pub use documents::{DocumentKind, DocumentMiss, DocumentReport, Documents};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler};
 pub use event::{
     CrawlEvent, Exclusion, Fingerprint, IgnoredHint, PageDetails, PageLink, PageLinkKind,

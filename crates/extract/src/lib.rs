@@ -280,9 +280,9 @@ fn extract_by(
     facts
 }
 
-/// Extracts what the headers alone say: for responses whose body is not parsed, canonical
-/// `Link` headers and `X-Robots-Tag` still count.
-pub(crate) fn extract_headers(
+/// Extracts what the headers alone say: for responses whose body is not parsed (a PDF, an
+/// office file), canonical `Link` headers and `X-Robots-Tag` still count.
+pub fn extract_headers(
     url: &Url,
     headers: &ResponseHeaders,
     options: &ExtractOptions,

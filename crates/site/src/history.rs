@@ -103,7 +103,9 @@ impl History for StoreHistory {
                 .page(url.as_str())
                 .inspect_err(|error| tracing::debug!(%url, %error, "the history cannot be read"))
                 .ok()??;
-            if page.status != Some(200) || !page.html_ok {
+            // A 200 that was neither a page nor a document the crawl read has a verdict no
+            // revalidation can reuse (`content_verdict`): its links are not looked up.
+            if page.status != Some(200) || content_verdict(&page).is_none() {
                 return None;
             }
             let ids = store
@@ -349,7 +351,7 @@ mod tests {
     }
 
     #[test]
-    fn a_page_that_was_not_a_200_html_page_has_no_previous_page() {
+    fn a_page_that_was_not_a_200_html_page_nor_a_document_has_no_previous_page() {
         let missing = PageRecord {
             status: Some(404),
             html_ok: false,
@@ -366,9 +368,21 @@ mod tests {
             etag: Some("\"pdf\"".to_string()),
             ..fetched("https://e.com/report.pdf")
         };
-        let (_directory, history) = history_of(&[missing, document]);
+        let listed_document = PageRecord {
+            content_type: Some("application/pdf".to_string()),
+            html_ok: false,
+            etag: Some("\"listed\"".to_string()),
+            ..fetched("https://e.com/listed.pdf")
+        };
+        let (_directory, history) = history_of(&[missing, document, listed_document]);
         assert!(history.previous(&url("https://e.com/missing")).is_none());
         assert!(history.previous(&url("https://e.com/report.pdf")).is_none());
+        let listed = history.previous(&url("https://e.com/listed.pdf"));
+        assert_eq!(
+            listed.map(|previous| (previous.verdict, previous.content_type)),
+            Some((Verdict::Indexable, Some("application/pdf".to_string()))),
+            "a document the crawl listed is revalidated"
+        );
     }
 
     #[test]

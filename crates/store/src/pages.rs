@@ -337,7 +337,7 @@ impl Store {
     }
 
     /// docs/design.md, Inclusion: a canonical whose target is broken (not seen in this run, or not a
-    /// 200 HTML page) is ignored, and the page is listed as itself, keeping its target and the
+    /// 200 HTML page or document: a 200 recorded `not-html`) is ignored, and the page is listed as itself, keeping its target and the
     /// reason `broken-canonical` for the audit. A target that is itself canonicalised is a chain,
     /// resolved to its final self-canonical page. A chain that comes back on itself has no such
     /// page: the smallest URL of the loop is listed, with the reason `canonical-loop`, so that
@@ -353,12 +353,14 @@ impl Store {
                  WHERE last_seen_run = ?1 AND verdict = ?4 AND target IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM pages AS target_page
                                    WHERE target_page.url = pages.target
-                                     AND target_page.last_seen_run = ?1 AND target_page.html_ok = 1)",
+                                     AND target_page.last_seen_run = ?1 AND target_page.status = 200
+                                     AND (target_page.html_ok = 1 OR target_page.reason IS NOT ?5))",
                 params![
                     run.0,
                     Verdict::Indexable,
                     Reason::BrokenCanonical,
-                    Verdict::Canonicalised
+                    Verdict::Canonicalised,
+                    Reason::NotHtml
                 ],
             )
             .map_err(|source| sql_error(&self.path, source))?;

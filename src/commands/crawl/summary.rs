@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sitemapper_audit::{describe_incomplete_video, thousands};
-use sitemapper_crawl::{BrowserReport, CrawlSummary, TrapKind};
+use sitemapper_crawl::{BrowserReport, CrawlSummary, DocumentReport, TrapKind};
 use sitemapper_site::{
     CanonicalsElsewhere, MediaReport, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun,
     SitemapStory, canonicals_elsewhere, count,
@@ -100,6 +100,35 @@ impl<'a> Facts<'a> {
     }
 }
 
+/// What became of the linked documents `--documents` selects: those listed by type, and
+/// why the others are not.
+pub(crate) fn documents_line(report: &DocumentReport) -> String {
+    let listed: u64 = report.listed.values().sum();
+    let not_listed: u64 = report.not_listed.values().sum();
+    if listed + not_listed == 0 {
+        return "Documents: none linked.".to_string();
+    }
+    let mut line = format!("Documents: {listed} listed");
+    if listed > 0 {
+        let kinds: Vec<String> = report
+            .listed
+            .iter()
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        line.push_str(&format!(" ({})", kinds.join(", ")));
+    }
+    if not_listed > 0 {
+        let why: Vec<String> = report
+            .not_listed
+            .iter()
+            .map(|(miss, n)| format!("{n} {}", miss.describe()))
+            .collect();
+        line.push_str(&format!(", {not_listed} not listed: {}", why.join(", ")));
+    }
+    line.push('.');
+    line
+}
+
 /// The summary of one finished run: of a crawl, or of the crawl an audit made. The lines
 /// about the sitemap published (its files, what changed in it, IndexNow) are said only when
 /// the run published one: an audit that was given no `--out` keeps its sitemap beside the
@@ -150,6 +179,9 @@ impl<'a> Report<'a> {
         self.print_sitemap_seeds(out)?;
         rendering::print(out, &self.facts.crawl.render, self.settings)?;
         self.print_listing(out)?;
+        if let Some(documents) = &self.facts.crawl.documents {
+            writeln!(out, "{}", documents_line(documents))?;
+        }
         for elsewhere in &self.facts.canonicals_elsewhere {
             writeln!(
                 out,

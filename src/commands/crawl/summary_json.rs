@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sitemapper_crawl::{ConcurrencyReport, Refusal, RenderMode, SiteDecision, TrapKind};
+use sitemapper_crawl::{
+    ConcurrencyReport, DocumentReport, Refusal, RenderMode, SiteDecision, TrapKind,
+};
 use sitemapper_sitemap::Format;
 use sitemapper_store::Verdict;
 use url::Url;
@@ -65,6 +67,31 @@ pub(crate) struct CrawlJson {
     indexnow: Option<String>,
     rendering: RenderingJson,
     resources: Resources,
+    /// With `--documents`, the documents listed by type and the others by why not.
+    documents: Option<DocumentsJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct DocumentsJson {
+    listed: BTreeMap<&'static str, u64>,
+    not_listed: BTreeMap<&'static str, u64>,
+}
+
+impl DocumentsJson {
+    fn of(report: &DocumentReport) -> DocumentsJson {
+        DocumentsJson {
+            listed: report
+                .listed
+                .iter()
+                .map(|(kind, n)| (kind.name(), *n))
+                .collect(),
+            not_listed: report
+                .not_listed
+                .iter()
+                .map(|(miss, n)| (miss.code(), *n))
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -356,6 +383,7 @@ impl CrawlJson {
             indexnow: crawled.notified.clone(),
             rendering: rendering(crawled),
             resources: resources(crawled),
+            documents: summary.documents.as_ref().map(DocumentsJson::of),
         })
     }
 }

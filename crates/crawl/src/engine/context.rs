@@ -15,6 +15,7 @@ use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::concurrency::ConcurrencyLimit;
 use crate::config::CrawlConfig;
+use crate::documents::DocumentTally;
 use crate::event::{CrawlEvent, PageOutcome};
 use crate::fetch::Fetcher;
 use crate::frontier::SeenSet;
@@ -51,6 +52,8 @@ pub(super) struct JobContext {
     pub browser_hosts: DashMap<String, bool>,
     /// What requests to the site carry (the fetcher's, and the browser's).
     pub session: Arc<SiteSession>,
+    /// The documents met, counted as their outcomes are reported.
+    pub documents: DocumentTally,
 }
 
 impl JobContext {
@@ -107,6 +110,7 @@ impl JobContext {
             browser_hosts: DashMap::new(),
             addresses,
             session,
+            documents: DocumentTally::default(),
         })
     }
 
@@ -143,6 +147,9 @@ impl JobContext {
 
     /// Reports the decision on one URL.
     pub(super) async fn emit(&self, outcome: PageOutcome) {
+        if !self.config.documents.is_empty() {
+            self.documents.count(&self.config.documents, &outcome);
+        }
         // A closed channel means the caller stopped listening; the crawl winds down by itself.
         let _ = self.events.send(CrawlEvent::Page(Box::new(outcome))).await;
     }

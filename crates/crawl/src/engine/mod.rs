@@ -26,6 +26,7 @@ use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::concurrency::ConcurrencyReport;
 use crate::config::{CrawlConfig, ScopeOptions};
+use crate::documents::DocumentReport;
 use crate::event::{CrawlEvent, SettledScope};
 use crate::frontier::FrontierSpill;
 use crate::history::History;
@@ -99,6 +100,8 @@ pub struct CrawlSummary {
     /// What seeding from the site's own sitemaps did, when
     /// [`CrawlConfig::seed_sitemaps`] asked for it.
     pub sitemap_seeding: Option<SitemapSeeding>,
+    /// What became of the linked documents, when [`CrawlConfig::documents`] selects any.
+    pub documents: Option<DocumentReport>,
     /// How long the crawl took.
     pub elapsed: Duration,
 }

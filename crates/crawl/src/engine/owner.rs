@@ -457,6 +457,8 @@ impl FrontierOwner {
             concurrency: self.context.concurrency.report(),
             interrupted: self.interrupted,
             sitemap_seeding: self.sitemap_seeding.clone(),
+            documents: (!self.context.config.documents.is_empty())
+                .then(|| self.context.documents.report()),
             elapsed,
         }
     }

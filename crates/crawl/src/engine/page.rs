@@ -1,5 +1,6 @@
-//! The end of a chain: the response it ended on parsed and classified (or, after a 304, the
-//! earlier run's findings reused), reported as one outcome, with the links to follow.
+//! The end of a chain: the response it ended on parsed and classified (a document by its
+//! headers alone; or, after a 304, the earlier run's findings reused), reported as one
+//! outcome, with the links to follow.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -7,13 +8,16 @@ use std::sync::atomic::Ordering;
 
 use jiff::Timestamp;
 use reqwest::header;
-use sitemapper_extract::{Document, LinkKind, PageDetails, PageFacts, ResponseHeaders};
+use sitemapper_extract::{
+    Document, LinkKind, PageDetails, PageFacts, ResponseHeaders, extract_headers,
+};
 use url::Url;
 
 use super::context::JobContext;
 use super::rendering::{ReadPage, read_page};
 use super::visit::{Hop, Visit, VisitEnd};
 use crate::classify::{Classification, classify};
+use crate::documents;
 use crate::event::{Fingerprint, PageLink, PageLinkKind, PageOutcome, ResponseFacts};
 use crate::fetch::FetchedResponse;
 use crate::history::PreviousPage;
@@ -139,6 +143,39 @@ pub(super) async fn finish_page(
         render_differs: differs,
         ..Visit::found(hop.url, hop.depth, links, end)
     }
+}
+
+/// Classifies a document the chain ended on by what its headers say (`documents`), and
+/// reports it. A document is a leaf: its canonical target is the only link to follow.
+pub(super) async fn finish_document(
+    context: &Arc<JobContext>,
+    scope: &Arc<Scope>,
+    hop: Hop,
+    response: &FetchedResponse,
+    facts: ResponseFacts,
+) -> Visit {
+    let headers = extraction_headers(response);
+    let page_facts = extract_headers(&hop.url, &headers, &context.extract_options);
+    let classification = documents::classify(&hop.url, &page_facts, scope, &context.normalizer);
+    let links = links_to_follow(&classification, None);
+    let recorded = context
+        .config
+        .record_links
+        .then(|| recorded_links(context, &hop.url, &classification, None));
+    let outcome = PageOutcome {
+        canonical: classification.canonical,
+        ignored_hints: classification.ignored_hints,
+        links: recorded,
+        ..PageOutcome::fetched(
+            hop.url.clone(),
+            hop.depth,
+            hop.referrer,
+            facts,
+            classification.verdict,
+        )
+    };
+    context.emit(outcome).await;
+    Visit::found(hop.url, hop.depth, links, VisitEnd::Reached)
 }
 
 /// Why a URL that answered `status` could not be crawled, in words; for a protected site,

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use url::Url;
 
 use super::context::JobContext;
-use super::page::{Answer, finish_page, response_facts, revalidated_page};
+use super::page::{Answer, finish_document, finish_page, response_facts, revalidated_page};
 use crate::concurrency::ConcurrencyLimit;
+use crate::documents;
 use crate::event::{Exclusion, PageOutcome, ResponseFacts, Verdict};
 use crate::fetch::{
-    BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops, Validators,
+    BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops, Method, Validators,
 };
 use crate::frontier::QueuedUrl;
 use crate::history::PreviousPage;
@@ -176,6 +177,8 @@ pub(super) async fn visit(
         },
         render,
         previous: None,
+        head: false,
+        asked_again: false,
     };
     context.fetcher.follow(url, hops).await
 }
@@ -224,6 +227,11 @@ struct VisitHops<'a> {
     render: Option<RenderCall>,
     /// The earlier run's page of the URL requested now, when it was requested conditionally.
     previous: Option<PreviousPage>,
+    /// The URL requested now is a document candidate asked with HEAD (`documents`).
+    head: bool,
+    /// The URL requested now is a document candidate asked again with a GET: its HEAD was
+    /// refused, or answered a page.
+    asked_again: bool,
 }
 
 impl VisitHops<'_> {
@@ -242,7 +250,8 @@ impl Hops for VisitHops<'_> {
 
     /// Requests the hop when robots.txt and the request budget allow it, conditionally
     /// when an earlier run left validators (unless the page is visited to be rendered,
-    /// which needs its body). A URL that is not requested is reported here.
+    /// which needs its body), with HEAD when it is a document candidate. A URL that is not
+    /// requested is reported here.
     async fn before(&mut self, url: &Url) -> Result<HopRequest, Visit> {
         let context = self.context;
         let policy = context.origins.robots(url, &context.fetcher).await;
@@ -268,18 +277,42 @@ impl Hops for VisitHops<'_> {
             .as_ref()
             .filter(|_| self.render.is_none())
             .and_then(|history| history.previous(url))
-            .filter(PreviousPage::can_revalidate);
+            .filter(|previous| {
+                previous.can_revalidate()
+                    && documents::may_reuse(&context.config.documents, previous)
+            });
         let validators = self.previous.as_ref().map(|previous| Validators {
             etag: previous.etag.clone(),
             last_modified: previous.last_modified,
         });
+        self.head = self.render.is_none()
+            && !self.asked_again
+            && context.config.documents.candidate(url).is_some();
         context.origins.pace(url).await;
+        if self.head {
+            return Ok(HopRequest {
+                method: Method::Head,
+                wanted: BodyWanted::Nothing,
+                validators,
+            });
+        }
         Ok(HopRequest {
             validators,
             ..HopRequest::get(BodyWanted::Html200 {
                 cap: context.config.max_body_bytes,
             })
         })
+    }
+
+    /// A document candidate whose HEAD was refused, or answered a page, is asked again
+    /// with a GET (once: a GET is never asked again).
+    fn ask_again(&mut self, url: &Url, response: &FetchedResponse) -> bool {
+        if !self.head || !documents::asks_again_with_get(&response_facts(response)) {
+            return false;
+        }
+        tracing::debug!(%url, status = response.status.as_u16(), "asking a document's URL with GET");
+        self.asked_again = true;
+        true
     }
 
     fn target(&self, target: Url) -> Option<Url> {
@@ -348,10 +381,12 @@ impl Hops for VisitHops<'_> {
             depth: self.hop.depth,
             referrer: Some(url.clone()),
         };
+        self.asked_again = false;
         Ok(())
     }
 
-    /// Classifies the page the chain ends on (or, after a 304, reuses the earlier run's).
+    /// Classifies the page or document the chain ends on (or, after a 304, reuses the
+    /// earlier run's).
     async fn answered(mut self, _url: Url, response: FetchedResponse) -> Visit {
         let context = self.context;
         let facts = response_facts(&response);
@@ -366,11 +401,15 @@ impl Hops for VisitHops<'_> {
             let scope = moved_scope
                 .clone()
                 .map_or_else(|| Arc::clone(self.scope), Arc::new);
-            let answer = Answer {
-                legacy_fingerprint,
-                ..Answer::new(self.hop, response, facts)
-            };
-            finish_page(context, &scope, answer, self.render.clone()).await
+            if context.config.documents.served(&facts).is_some() {
+                finish_document(context, &scope, self.hop, &response, facts).await
+            } else {
+                let answer = Answer {
+                    legacy_fingerprint,
+                    ..Answer::new(self.hop, response, facts)
+                };
+                finish_page(context, &scope, answer, self.render.clone()).await
+            }
         };
         Visit {
             chain: self.chain,

@@ -59,6 +59,13 @@ pub(crate) trait Hops: Send + Sync {
         None
     }
 
+    /// `url` answered `response`, which is not a redirect: whether to ask `url` again, with
+    /// the request [`Hops::before`] then gives (a HEAD refused, asked again with a GET). The
+    /// caller makes sure it does not ask for ever.
+    fn ask_again(&mut self, _url: &Url, _response: &FetchedResponse) -> bool {
+        false
+    }
+
     /// `url` redirected to `target` (resolved, counted within the limit): `Ok` follows it,
     /// an error ends the chain there (out of scope, seen before).
     fn redirected(
@@ -105,6 +112,9 @@ impl Fetcher {
                 Err(failure) => return hops.failed(url, failure).await,
             };
             if !is_redirect(response.status.as_u16()) {
+                if hops.ask_again(&url, &response) {
+                    continue;
+                }
                 return hops.answered(url, response).await;
             }
             let location = response.header(header::LOCATION);

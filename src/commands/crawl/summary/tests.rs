@@ -179,6 +179,7 @@ fn crawl_summary(n: u64) -> CrawlSummary {
             urls_queued: n,
             not_reached: false,
         }),
+        documents: None,
         elapsed: Duration::from_secs(1),
     }
 }
@@ -412,4 +413,29 @@ fn the_agreement_check_finds_what_it_is_for() {
     );
     assert_eq!(disagreements("0 page"), ["0 page"]);
     assert!(disagreements("1 file, 2 files, 0 URLs, 1 queued URL, run #1 pages").is_empty());
+}
+
+#[test]
+fn documents_are_counted_by_type_and_by_why_not() {
+    use sitemapper_crawl::{DocumentKind, DocumentMiss, DocumentReport};
+    assert_eq!(
+        super::documents_line(&DocumentReport::default()),
+        "Documents: none linked."
+    );
+    let report = DocumentReport {
+        listed: [(DocumentKind::Docx, 1), (DocumentKind::Pdf, 2)].into(),
+        not_listed: [(DocumentMiss::Broken, 1), (DocumentMiss::NoIndex, 2)].into(),
+    };
+    assert_eq!(
+        super::documents_line(&report),
+        "Documents: 3 listed (pdf 2, docx 1), 3 not listed: 2 noindex, 1 broken."
+    );
+    let none_listed = DocumentReport {
+        not_listed: [(DocumentMiss::Disallowed, 1)].into(),
+        ..DocumentReport::default()
+    };
+    assert_eq!(
+        super::documents_line(&none_listed),
+        "Documents: 0 listed, 1 not listed: 1 disallowed by robots.txt."
+    );
 }
