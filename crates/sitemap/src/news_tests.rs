@@ -175,3 +175,19 @@ fn the_newest_thousand_are_kept_and_a_news_section_keeps_its_own_file() {
     .unwrap();
     assert!(text.contains("/news/0999</loc>") && !text.contains("/news/1000</loc>"));
 }
+
+#[test]
+fn without_news_a_news_section_keeps_its_name() {
+    let directory = tempfile::tempdir().unwrap();
+    let options = WriteOptions {
+        news: false,
+        ..options(false)
+    };
+    let written = write_site(
+        directory.path(),
+        &options,
+        &[("news", "https://example.com/news/")],
+        Vec::new(),
+    );
+    assert_eq!(written.files, ["sitemap-news.xml", "sitemap.xml"]);
+}
