@@ -134,3 +134,31 @@ fn a_plain_crawl_reads_none_and_leaves_what_an_audit_recorded() {
     );
     assert_eq!(recorded(&state, &server, "/"), home);
 }
+
+#[test]
+fn a_rendered_page_s_structured_data_is_its_rendered_dom_s() {
+    let Some(browser) = crate::harness::chromium() else {
+        return;
+    };
+    let server = Site::new()
+        .page(
+            "/",
+            "<html><head><title>Event</title>\
+             <script type=\"application/ld+json\">{\"@type\": \"Event\", \"name\": \"As served\"}</script>\
+             <script>document.querySelector('script[type]').textContent = \
+             JSON.stringify({'@type': 'Event', name: 'Rendered'});</script>\
+             </head><body><p>Soon</p></body></html>",
+        )
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    let chrome = browser.to_str().unwrap();
+    audit(
+        &server,
+        report.path(),
+        &["--render", "always", "--chrome", chrome],
+    )
+    .assert_success();
+    let data = recorded(&report.path().join("crawl.db"), &server, "/").expect("read");
+    assert_eq!(data.items.len(), 1, "{data:?}");
+    assert_eq!(data.items[0].text("name"), Some("Rendered"));
+}
