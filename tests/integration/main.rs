@@ -52,6 +52,7 @@ mod shadow_dom;
 mod site_sitemaps;
 mod split;
 mod static_site;
+mod structured_data;
 mod summary_text;
 mod upgrade;
 mod validate;
