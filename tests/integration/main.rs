@@ -53,6 +53,7 @@ mod shadow_dom;
 mod site_sitemaps;
 mod split;
 mod static_site;
+mod structured_data;
 mod summary_text;
 mod upgrade;
 mod validate;

@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use jiff::Timestamp;
-use sitemapper_extract::ExtractedValues;
+use sitemapper_extract::{ExtractedValues, StructuredData};
 use url::Url;
 
 use crate::fetch::FetchFailure;
@@ -166,6 +166,11 @@ pub struct PageOutcome {
     /// What the page says on itself that an audit reads, when
     /// [`crate::CrawlConfig::page_details`] (link texts are in [`PageOutcome::links`]).
     pub details: Option<PageDetails>,
+    /// The page's structured data, when [`crate::CrawlConfig::structured_data`]: the rendered
+    /// DOM's when the page was rendered; empty for a response that is no page (a redirect,
+    /// a file). `None` when not asked for, or when the page was not read this time (a 304:
+    /// the data recorded before stands).
+    pub structured: Option<StructuredData>,
     /// The URL was reported earlier in this crawl, read as served, and was visited again to
     /// be rendered: this outcome replaces that one (it is not another URL to count).
     pub replaces_earlier: bool,
@@ -251,6 +256,7 @@ impl PageOutcome {
             rendering: None,
             extracted: Some(Vec::new()),
             details: None,
+            structured: None,
         }
     }
 }

@@ -14,8 +14,9 @@ use crate::{Document, ExtractOptions, PageFacts, ResponseHeaders, extract, extra
 const HTTPS_PAGE: &str = "https://example.com/dir/page.html";
 
 /// Extracts `body` with both tokenizers, the fingerprint on, with and without the audit's
-/// details, and panics where they differ; with the legacy fingerprint (which html5ever's
-/// reads), checks that nothing else changes. Returns the facts with `options`.
+/// details and structured data, and panics where they differ; with the legacy fingerprint
+/// (which html5ever's reads), checks that nothing else changes. Returns the facts with
+/// `options`.
 pub(crate) fn same_facts(
     body: &[u8],
     headers: &ResponseHeaders,
@@ -30,10 +31,12 @@ pub(crate) fn same_facts(
     };
     let shown = || String::from_utf8_lossy(&body[..body.len().min(2000)]).into_owned();
     for details in [false, true] {
+        // Structured data is read with the details, as an audit reads both.
         let options = ExtractOptions {
             fingerprint: true,
             legacy_fingerprint: false,
             details,
+            structured: options.structured || details,
             ..options.clone()
         };
         let html5gum = extract_by(&document, &options, tokens::gum::read);

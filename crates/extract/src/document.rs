@@ -11,6 +11,7 @@ use url::Url;
 
 use crate::directives::parse_directives;
 use crate::fingerprint::fingerprint;
+use crate::structured::assemble::assemble;
 use crate::{
     Document, ExtractOptions, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_IMAGES_PER_PAGE,
     PageDetails, PageFacts, canonical, charset, parse_in_encoding, resolve, tokens,
@@ -32,6 +33,7 @@ pub(crate) fn read_html(
         text: options.fingerprint,
         legacy_text: options.legacy_fingerprint,
         details: options.details,
+        structured: options.structured,
     };
     let mut raw = tokenize(&text, wanted);
 
@@ -114,6 +116,9 @@ pub(crate) fn read_html(
         }
     }
     facts.shell = raw.shell;
+    if let Some(structured) = raw.structured.take() {
+        facts.structured = Some(assemble(structured, &text, &base, encoding));
+    }
     if let (Some(mut details), Some(raw_details)) = (details, raw_details) {
         read_details(document.url, &base, encoding, raw_details, &mut details);
         facts.details = Some(details);

@@ -6,6 +6,13 @@
 //!
 //! Stored per page as JSON (serde), within [`MAX_STRUCTURED_BYTES`].
 
+pub(crate) mod assemble;
+pub(crate) mod collect;
+mod jsonld;
+mod microdata;
+#[cfg(test)]
+mod reading_tests;
+
 use serde::{Deserialize, Serialize};
 
 /// At most this many bytes of structured data are kept per page, serialized as JSON: items

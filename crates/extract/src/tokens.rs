@@ -21,6 +21,7 @@ pub(crate) mod reference;
 
 use crate::fingerprint::{VisibleText, push_legacy_words};
 use crate::refresh::instant_refresh_target;
+use crate::structured::collect::{Collector, RawStructured};
 use crate::words::WordCount;
 use crate::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals};
 
@@ -75,6 +76,8 @@ pub(crate) struct RawDocument {
     pub(crate) shell: ShellSignals,
     /// What only the audit reads, when asked for.
     pub(crate) details: Option<RawDetails>,
+    /// What structured data says, as written, when asked for.
+    pub(crate) structured: Option<RawStructured>,
 }
 
 /// What only the audit reads, as written.
@@ -114,6 +117,8 @@ pub(crate) struct Wanted {
     pub(crate) legacy_text: bool,
     /// What only the audit reads.
     pub(crate) details: bool,
+    /// Structured data: JSON-LD blocks, whether there is microdata, videos.
+    pub(crate) structured: bool,
 }
 
 #[derive(Debug, Default)]
@@ -123,6 +128,8 @@ struct State {
     text: Option<VisibleText>,
     /// The words of the visible text (details only).
     words: Option<WordCount>,
+    /// Structured data's notes (when asked for).
+    structured: Option<Collector>,
     in_body: bool,
     /// Inside a raw-text element (script, style, noscript...): its text is not content.
     raw_text: bool,
@@ -227,6 +234,7 @@ impl State {
             },
             text: wanted.text.then(VisibleText::default),
             words: wanted.details.then(WordCount::default),
+            structured: wanted.structured.then(Collector::default),
             ..State::default()
         }
     }
@@ -235,6 +243,7 @@ impl State {
     fn finish(mut self) -> RawDocument {
         self.end_anchor();
         self.document.text = self.text.map(VisibleText::finish);
+        self.document.structured = self.structured.map(Collector::finish);
         if let (Some(words), Some(details)) = (self.words, &mut self.document.details) {
             details.word_count = words.finish();
         }
@@ -292,6 +301,9 @@ impl State {
         }
         if self.template_depth > 0 {
             return mode;
+        }
+        if let Some(structured) = &mut self.structured {
+            structured.start_tag(name, tag, self.in_body);
         }
         if name == "a" {
             // Links do not nest: a new `<a>` ends the one before (HTML, "in body", `a`).
@@ -487,6 +499,9 @@ impl State {
     fn end_tag(&mut self, name: &str) {
         self.markup();
         self.raw_text = false;
+        if let Some(structured) = &mut self.structured {
+            structured.end_tag(name);
+        }
         if let Some((open, written)) = self.open_mount.take()
             && open == name
             && self.document.shell.empty_mount.is_none()
@@ -519,6 +534,13 @@ impl State {
     /// of pieces: what is collected is the same, but for the legacy fingerprint's words,
     /// which end with each piece.
     fn characters(&mut self, text: &str) {
+        if let Some(structured) = &mut self.structured
+            && structured.in_block()
+        {
+            // A JSON-LD block is data, not content.
+            structured.block_text(text);
+            return;
+        }
         if let Some(title) = &mut self.title {
             // The title's text belongs to the head, not to the visible content.
             title.push_str(text);

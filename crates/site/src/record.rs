@@ -433,8 +433,15 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
                 .map(|(hreflang, url)| (hreflang, url.into()))
                 .collect()
         }),
-        // Filled from the page's facts once the crawl reads structured data.
-        structured: None,
+        // Read and empty forgets what was recorded; not read (a 304, or not asked for)
+        // keeps it.
+        structured: outcome.structured.map(|data| {
+            if data.is_empty() {
+                String::new()
+            } else {
+                data.to_json()
+            }
+        }),
         rendering: outcome.rendering.as_ref().map(|rendering| match rendering {
             Rendering::Rendered(_) => RecordedRendering::Rendered,
             Rendering::TimedOut => RecordedRendering::TimedOut,

@@ -9,7 +9,8 @@ use std::sync::atomic::Ordering;
 use jiff::Timestamp;
 use reqwest::header;
 use sitemapper_extract::{
-    Document, LinkKind, PageDetails, PageFacts, ResponseHeaders, extract_headers,
+    Document, LinkKind, PageDetails, PageFacts, ResponseHeaders, StructuredData,
+    extract_headers,
 };
 use url::Url;
 
@@ -67,7 +68,8 @@ pub(super) async fn finish_page(
         legacy_fingerprint,
     } = answer;
     let replaces_earlier = forced.as_ref().is_some_and(RenderCall::rerenders);
-    let read = if facts.is_html_ok() {
+    let is_page = facts.is_html_ok();
+    let read = if is_page {
         if facts.status == 200 {
             read_page(
                 context,
@@ -125,6 +127,8 @@ pub(super) async fn finish_page(
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: recorded,
+        // A document declares no structured data: forget what an earlier page here did.
+        structured: context.config.structured_data.then(StructuredData::default),
         ..PageOutcome::fetched(
             hop.url.clone(),
             hop.depth,
@@ -135,6 +139,12 @@ pub(super) async fn finish_page(
     };
     let outcome = match page_facts {
         Some(page_facts) => with_page_facts(context, outcome, page_facts),
+        // A response that is no page declares no structured data (but a page whose reading
+        // failed keeps what was recorded).
+        None if !is_page => PageOutcome {
+            structured: context.config.structured_data.then(StructuredData::default),
+            ..outcome
+        },
         None => outcome,
     };
     context.emit(outcome).await;
@@ -278,6 +288,7 @@ fn with_page_facts(
             ..details
         }),
         extracted: Some(page_facts.extracted),
+        structured: page_facts.structured,
         images: config.collect_images.then_some(page_facts.images),
         alternates: config.collect_alternates.then(|| {
             page_facts

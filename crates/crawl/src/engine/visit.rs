@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use sitemapper_extract::StructuredData;
 use url::Url;
 
 use super::context::JobContext;
@@ -123,14 +124,24 @@ impl Hop {
     }
 
     /// The hop's outcome when it answered with a redirect.
-    fn redirected(&self, facts: &ResponseFacts, verdict: Verdict) -> PageOutcome {
-        PageOutcome::fetched(
-            self.url.clone(),
-            self.depth,
-            self.referrer.clone(),
-            facts.clone(),
-            verdict,
-        )
+    /// A redirect declares no structured data: when the crawl reads it, what was recorded
+    /// for the URL is forgotten.
+    fn redirected(
+        &self,
+        context: &JobContext,
+        facts: &ResponseFacts,
+        verdict: Verdict,
+    ) -> PageOutcome {
+        PageOutcome {
+            structured: context.config.structured_data.then(StructuredData::default),
+            ..PageOutcome::fetched(
+                self.url.clone(),
+                self.depth,
+                self.referrer.clone(),
+                facts.clone(),
+                verdict,
+            )
+        }
     }
 }
 
@@ -349,13 +360,17 @@ impl Hops for VisitHops<'_> {
                 redirects.moved_scope = Some(current_scope.moved_to(target));
             } else {
                 let verdict = Verdict::Excluded(Exclusion::RedirectOutOfScope(target.clone()));
-                context.emit(self.hop.redirected(&facts, verdict)).await;
+                context
+                    .emit(self.hop.redirected(context, &facts, verdict))
+                    .await;
                 let end = VisitEnd::Failed(format!("redirected out of scope to {target}"));
                 return Err(self.ended(end));
             }
         }
         let verdict = Verdict::Redirect { to: target.clone() };
-        context.emit(self.hop.redirected(&facts, verdict)).await;
+        context
+            .emit(self.hop.redirected(context, &facts, verdict))
+            .await;
         if !context.seen.insert(target) {
             // Reached by another path already (or a loop): that visit reports it.
             let end = if self.redirects.mode == VisitMode::Seed {
@@ -441,7 +456,7 @@ impl Hops for VisitHops<'_> {
         };
         let verdict = Verdict::Excluded(exclusion);
         self.context
-            .emit(self.hop.redirected(&facts, verdict))
+            .emit(self.hop.redirected(self.context, &facts, verdict))
             .await;
         self.ended(VisitEnd::Failed(reason))
     }
