@@ -326,6 +326,48 @@ pub(crate) struct CrawlArgs {
     #[arg(long, help_heading = "Output")]
     pub(crate) hreflang: bool,
 
+    /// Add the videos each page declares (<video:video>)
+    ///
+    /// From VideoObject structured data (JSON-LD or microdata), else each <video> with a
+    /// poster (titled by its title attribute or the page's <title>, described by the meta
+    /// description). A video without thumbnail, title, description and a video or player URL
+    /// is left out, and the summary says why. [default: false]
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        hide_possible_values = true,
+        hide_short_help = true,
+        help_heading = "Output"
+    )]
+    pub(crate) video: Option<bool>,
+
+    /// Write a news sitemap for the publication NAME
+    ///
+    /// sitemap-news.xml (.xml.gz with --gzip), listed in the sitemap.xml index: the articles
+    /// (Article, NewsArticle, BlogPosting... items) published in the last 48 hours, newest
+    /// first, at most 1,000; rewritten at every run, removed when no article is recent.
+    #[arg(
+        long,
+        value_name = "NAME",
+        hide_short_help = true,
+        help_heading = "Output"
+    )]
+    pub(crate) news: Option<String>,
+
+    /// The news sitemap's language for pages without <html lang>
+    ///
+    /// An ISO 639 code (en, de, zh-cn, zh-tw); a page without lang and without this is left
+    /// out of the news sitemap.
+    #[arg(
+        long,
+        value_name = "LANG",
+        hide_short_help = true,
+        help_heading = "Output"
+    )]
+    pub(crate) news_language: Option<String>,
     /// List linked documents of these types: pdf,docx,...
     ///
     /// PDF and office files linked from the site's pages are listed under their own URLs, as

@@ -27,6 +27,7 @@ mod file;
 mod fleet;
 mod keys;
 mod meant;
+mod news;
 #[cfg(test)]
 mod numeric_tests;
 
@@ -102,6 +103,9 @@ struct MergedOptions {
     split_by: Vec<String>,
     images: bool,
     hreflang: bool,
+    video: bool,
+    news: Option<String>,
+    news_language: Option<String>,
     documents: Vec<String>,
     priority: Option<PriorityRule>,
     changefreq: Option<ChangefreqRule>,
@@ -195,6 +199,9 @@ impl MergedOptions {
             split_by: list(args.split_by, file.split_by).unwrap_or_default(),
             images: switch(args.images, file.images),
             hreflang: switch(args.hreflang, file.hreflang),
+            video: args.video.or(file.video).unwrap_or(false),
+            news: args.news.or(file.news),
+            news_language: args.news_language.or(file.news_language),
             documents: list(args.documents, file.documents).unwrap_or_default(),
             priority: args.priority.or(file.priority),
             changefreq: args.changefreq.or(file.changefreq),
@@ -235,6 +242,15 @@ impl MergedOptions {
         // By language: each page's own hreflang, else its <html lang>.
         crawl.page_details |= split.needs_language();
         crawl.collect_alternates |= split.needs_language();
+        let news = news::news_settings(
+            self.news.as_deref(),
+            self.news_language.as_deref(),
+            &self.formats,
+        )?;
+        // Videos and articles are read from structured data; an article's language from
+        // its <html lang>.
+        crawl.structured_data |= self.video || news.is_some();
+        crawl.page_details |= news.is_some();
         crawl.access = self.site_access(seed_credentials)?;
         crawl.network = self.network()?;
         crawl.host_map = self.host_map()?;
@@ -264,6 +280,8 @@ impl MergedOptions {
             publishes_sitemaps: true,
             images: self.images,
             hreflang: self.hreflang,
+            video: self.video,
+            news,
             priority: self.priority.map(PriorityRule::rule),
             changefreq: self.changefreq.map(ChangefreqRule::rule),
         };
@@ -382,6 +400,9 @@ impl MergedOptions {
         }
         if out && !self.split_by.is_empty() {
             bail!("--out - prints one sitemap: --split-by writes several files, give --out DIR");
+        }
+        if out && self.news.is_some() {
+            bail!("--out - prints one sitemap: --news writes sitemap-news.xml too, give --out DIR");
         }
         Ok(())
     }

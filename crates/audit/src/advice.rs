@@ -166,6 +166,9 @@ impl FindingKind {
             FindingKind::StructuredDataInvalidUrl => {
                 "A relative URL, or one that is not http(s), in structured data may be read against the wrong address or dropped, and the image or page it names left out."
             }
+            FindingKind::VideoEntryIncomplete => {
+                "A video sitemap entry needs a thumbnail, a title, a description and the video file or a player; without them the video is left out of the sitemap (--video) and may not show in video results."
+            }
         }
     }
 
@@ -328,6 +331,9 @@ impl FindingKind {
             }
             FindingKind::StructuredDataInvalidUrl => {
                 "Write each URL in full, starting with https:// and the host."
+            }
+            FindingKind::VideoEntryIncomplete => {
+                "Complete the page's VideoObject (thumbnailUrl, name, description, contentUrl or embedUrl, as absolute URLs), or give the <video> a poster, a src and a title and the page a meta description."
             }
         }
     }

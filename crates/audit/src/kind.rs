@@ -133,11 +133,14 @@ pub enum FindingKind {
     StructuredDataInvalidDate,
     /// A URL in a rich result's structured data that is not an absolute http(s) URL.
     StructuredDataInvalidUrl,
+    /// A video a page declares that a video sitemap leaves out: it lacks a thumbnail, a
+    /// title, a description, or a video or player URL.
+    VideoEntryIncomplete,
 }
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 53] = [
+    pub const ALL: [FindingKind; 54] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
@@ -191,6 +194,7 @@ impl FindingKind {
         FindingKind::RichResultMissingRecommended,
         FindingKind::StructuredDataInvalidDate,
         FindingKind::StructuredDataInvalidUrl,
+        FindingKind::VideoEntryIncomplete,
     ];
 
     /// The kind a code names.
@@ -256,6 +260,7 @@ impl FindingKind {
             FindingKind::RichResultMissingRecommended => "rich-result-missing-recommended",
             FindingKind::StructuredDataInvalidDate => "structured-data-invalid-date",
             FindingKind::StructuredDataInvalidUrl => "structured-data-invalid-url",
+            FindingKind::VideoEntryIncomplete => "video-entry-incomplete",
         }
     }
 
@@ -294,7 +299,8 @@ impl FindingKind {
             | FindingKind::StructuredDataInvalidJson
             | FindingKind::RichResultMissingRequired
             | FindingKind::StructuredDataInvalidDate
-            | FindingKind::StructuredDataInvalidUrl => Severity::Warning,
+            | FindingKind::StructuredDataInvalidUrl
+            | FindingKind::VideoEntryIncomplete => Severity::Warning,
             FindingKind::LinkToRedirect
             | FindingKind::OutboundBlocked
             | FindingKind::OutboundRedirected
@@ -380,6 +386,7 @@ impl FindingKind {
             FindingKind::StructuredDataInvalidUrl => {
                 "Structured data with a URL that is not absolute"
             }
+            FindingKind::VideoEntryIncomplete => "Video a video sitemap cannot list",
         }
     }
 }

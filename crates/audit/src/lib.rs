@@ -13,6 +13,7 @@ mod outbound;
 pub mod rich_results;
 mod sitemaps;
 mod structured_data;
+mod videos;
 
 pub use assessment::{
     Action, Assessment, Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority,
@@ -22,6 +23,7 @@ pub use database::thousands;
 pub use kind::{FindingKind, Severity};
 pub use outbound::{OUTBOUND_LINK_KINDS, OutboundResult};
 pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};
+pub use videos::describe_incomplete_video;
 
 use sitemapper_store::{RunId, Store, StoreError};
 
@@ -83,6 +85,7 @@ pub fn findings(
     findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
     findings.extend(outbound::outbound_findings(store, run)?);
     findings.extend(structured_data::structured_findings(store, run)?);
+    findings.extend(videos::video_findings(store, run)?);
     sort(&mut findings);
     Ok(findings)
 }

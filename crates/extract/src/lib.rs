@@ -39,6 +39,8 @@ mod directives;
 mod document;
 mod fingerprint;
 mod images;
+mod media;
+mod news;
 mod refresh;
 mod structured;
 mod tokens;
@@ -54,6 +56,14 @@ pub use custom::{
 };
 pub use directives::RobotsDirectives;
 pub use fingerprint::{FINGERPRINT_VERSION, LEGACY_FINGERPRINT_VERSION, looks_like_a_token};
+pub use media::{
+    IncompleteVideo, PageVideos, Video, VideoField, VideoOrigin, duration_seconds, page_videos,
+    parse_time,
+};
+pub use news::{
+    ARTICLE_TYPES, NEWS_CLOCK_TOLERANCE, NEWS_WINDOW, NewsArticle, NewsDecision, news_article,
+    news_language,
+};
 pub use structured::{
     Item, JsonLdError, MAX_STRUCTURED_BYTES, Source, StructuredData, Value, VideoElement,
 };

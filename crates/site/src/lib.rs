@@ -61,6 +61,7 @@ mod error;
 mod fixture;
 mod history;
 mod lock;
+mod media;
 mod not_listed;
 mod outbound;
 mod publish;
@@ -81,13 +82,14 @@ pub use counted::{count, count_with};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};
+pub use media::{MediaReport, NewsReport};
 pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};
 pub use outbound::{OutboundChecked, OutboundError, OutboundSettings, check_outbound};
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use settings::{
-    ChangefreqRule, OutputTarget, PathProblem, PriorityRule, RenderSettings, SiteSettings,
-    Untouched, writable_directory, writable_output_file,
+    ChangefreqRule, NewsSettings, OutputTarget, PathProblem, PriorityRule, RenderSettings,
+    SiteSettings, Untouched, writable_directory, writable_output_file,
 };
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_seeds::ReadSitemaps;

@@ -8,8 +8,9 @@ use std::path::Path;
 
 use sitemapper_crawl::CrawlSummary;
 use sitemapper_sitemap::{
-    Alternate, ChangeFreq, Entry, Plan, Planner, Published, SitemapWriter, Staged, StagingDir,
-    WriteOptions, Written, depth_priority, is_valid_hreflang, observed_changefreq,
+    Alternate, ChangeFreq, Entry, Format, Plan, Planner, Published, SitemapWriter, Staged,
+    StagingDir, WriteOptions, Written, depth_priority, is_valid_hreflang, observed_changefreq,
+    write_news,
 };
 use sitemapper_store::{ListedPage, RunId, SitemapFileRecord, Store};
 
@@ -17,6 +18,7 @@ use sitemapper_sitemap::{Grouping, SplitRule, page_language};
 
 use crate::SiteError;
 use crate::elsewhere::canonicals_elsewhere;
+use crate::media::{MediaReport, PageEntries, news_entries, video_entries};
 use crate::settings::{ChangefreqRule, OutputTarget, PriorityRule, SiteSettings};
 use crate::stdout::Stdout;
 
@@ -111,9 +113,14 @@ impl Staging {
     }
 }
 
-/// Writes the listed pages into the staging directory, file by file as planned, and moves
-/// them into place (or prints them). Files whose bytes did not change stay as they were. The
-/// previous sitemap stays untouched when anything fails before the final renames.
+/// What publishing wrote: the files of each format, what was moved into place, and the
+/// videos and news articles the files carry.
+pub(crate) type PublishedRun = (Vec<Written>, Published, MediaReport);
+
+/// Writes the listed pages into the staging directory, file by file as planned, and the
+/// news sitemap beside them, and moves them into place (or prints them). Files whose bytes
+/// did not change stay as they were. The previous sitemap stays untouched when anything
+/// fails before the final renames.
 pub(crate) fn publish(
     store: &mut Store,
     run: RunId,
@@ -121,7 +128,7 @@ pub(crate) fn publish(
     summary: &CrawlSummary,
     staging: Staging,
     stdout: &dyn Stdout,
-) -> Result<(Vec<Written>, Published), SiteError> {
+) -> Result<PublishedRun, SiteError> {
     let listed = store.listed_count(run)?;
     if listed == 0 {
         let why = canonicals_elsewhere(store, run, &summary.scope.root)?
@@ -146,6 +153,8 @@ pub(crate) fn publish(
         format,
         images: settings.images,
         alternates: settings.hreflang,
+        videos: settings.video,
+        news: settings.news.is_some(),
     };
     // XML first: files planned for XML hold the same URLs as text.
     let plan = plan_files(store, run, settings, summary, &options(settings.formats[0]))?;
@@ -154,6 +163,7 @@ pub(crate) fn publish(
         .iter()
         .map(|&format| SitemapWriter::new(staging.path(), options(format), &plan))
         .collect();
+    let mut media = MediaReport::default();
     {
         let store: &Store = store;
         store.for_each_listed_in_files(
@@ -161,6 +171,7 @@ pub(crate) fn publish(
             plan.placement(),
             |file, page| -> Result<(), SiteError> {
                 let extras = EntryExtras::of(store, run, settings, &page)?;
+                media.add_page(page.url, &extras.videos);
                 let loc = host_map.publish_text(page.url);
                 let entry = extras.entry(&loc, page.lastmod);
                 for writer in &mut writers {
@@ -169,6 +180,31 @@ pub(crate) fn publish(
                 Ok(())
             },
         )?;
+    }
+    if let Some(news) = &settings.news {
+        // The articles of the window as of publishing, which is when the file goes out.
+        let (entries, mut report) =
+            news_entries(store, run, settings, news, jiff::Timestamp::now())?;
+        let found = entries.len() as u64;
+        let written = write_news(
+            staging.path(),
+            &options(Format::Xml),
+            &news.publication,
+            entries,
+        )?;
+        if let Some(child) = written {
+            report.articles = child.urls;
+            report.cut = found - child.urls;
+            report.file = Some(child.name.clone());
+            let xml = settings
+                .formats
+                .iter()
+                .position(|&format| format == Format::Xml);
+            if let Some(writer) = xml.and_then(|index| writers.get_mut(index)) {
+                writer.add_news(child);
+            }
+        }
+        media.news = Some(report);
     }
     let staged = writers
         .into_iter()
@@ -195,7 +231,7 @@ pub(crate) fn publish(
             .collect();
         store.record_sitemap_files(&records)?;
     }
-    Ok((written, published))
+    Ok((written, published, media))
 }
 
 /// Decides which file each listed page goes into: its group (`--split-by`), then a stable
@@ -277,6 +313,7 @@ struct EntryExtras {
     priority: Option<f64>,
     images: Vec<String>,
     alternates: Vec<Alternate>,
+    videos: PageEntries,
 }
 
 impl EntryExtras {
@@ -286,6 +323,7 @@ impl EntryExtras {
             changefreq: self.changefreq,
             priority: self.priority,
             images: &self.images,
+            videos: &self.videos.entries,
             alternates: &self.alternates,
             ..Entry::new(loc, lastmod)
         }
@@ -324,6 +362,11 @@ impl EntryExtras {
             Some(ChangefreqRule::Observed) => observed_changefreq(&store.change_times(page.url)?),
             None => None,
         };
+        let videos = if settings.video {
+            video_entries(store, settings, page.url)?
+        } else {
+            PageEntries::default()
+        };
         let priority = settings.priority.map(|rule| match rule {
             PriorityRule::Depth => depth_priority(page.depth),
         });
@@ -332,6 +375,7 @@ impl EntryExtras {
             priority,
             images,
             alternates,
+            videos,
         })
     }
 }
@@ -375,6 +419,8 @@ mod tests {
             format: Format::Xml,
             images: false,
             alternates: false,
+            videos: false,
+            news: false,
         };
         let mut planner = Planner::new(&options);
         for &(loc, lastmod) in entries {

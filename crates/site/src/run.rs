@@ -23,6 +23,7 @@ use crate::changes::{self, notify_indexnow, published_changes, record_changes};
 use crate::database::{Database, RunGuard, claim_scope, start_run};
 use crate::history::StoreHistory;
 use crate::lock::RunLock;
+use crate::media::MediaReport;
 use crate::not_listed::{self, NotListed};
 use crate::publish::{Staging, publish};
 use crate::record::{EventCounts, Notes, Recorder};
@@ -89,6 +90,8 @@ pub struct SiteRun {
     pub notes: Notes,
     /// What was written and published; with stdout, no file is published.
     pub published: (Vec<Written>, Published),
+    /// The videos and news articles the sitemaps carry, and those left out.
+    pub media: MediaReport,
     /// What changed since the previous complete run, in the URLs the sitemaps publish.
     pub changes: ChangeReport,
     /// Pages that served a new `Last-Modified` over the same content, whose lastmod was kept.
@@ -143,7 +146,9 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
     } = crawled;
     let summary = ended(settings, summary, &opened.database, &mut guard)?;
     let not_listed = settle(&mut store, run, settings, &summary, stdout)?;
-    let published = publish(&mut store, run, settings, &summary, opened.staging, stdout)?;
+    let (written, published, media) =
+        publish(&mut store, run, settings, &summary, opened.staging, stdout)?;
+    let published = (written, published);
     let (changes, lastmod_kept) =
         report_changes(&mut store, run, settings, &summary, &mut guard, stdout)
             .map_err(|error| SiteError::AfterPublishing(Box::new(error)))?;
@@ -160,6 +165,7 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
         summary,
         notes,
         published,
+        media,
         changes,
         lastmod_kept,
         not_listed,

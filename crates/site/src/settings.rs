@@ -84,6 +84,16 @@ impl Default for RenderSettings {
     }
 }
 
+/// The news sitemap of a site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewsSettings {
+    /// The publication's name, as Google News knows it (`<news:name>`).
+    pub publication: String,
+    /// The language of pages that do not say theirs, in the news sitemap's form (`en`,
+    /// `zh-cn`); `None`: such pages are left out.
+    pub language: Option<String>,
+}
+
 /// Everything one site's run needs, resolved and checked.
 #[derive(Debug)]
 pub struct SiteSettings {
@@ -120,6 +130,12 @@ pub struct SiteSettings {
     pub images: bool,
     /// `<xhtml:link rel="alternate" hreflang>` entries.
     pub hreflang: bool,
+    /// `<video:video>` entries, from each page's structured data (which the crawl must read:
+    /// `crawl.structured_data`).
+    pub video: bool,
+    /// The news sitemap, when one is written (the crawl must read structured data, and page
+    /// details for each page's language).
+    pub news: Option<NewsSettings>,
     /// How `<priority>` is derived, if at all.
     pub priority: Option<PriorityRule>,
     /// How `<changefreq>` is derived, if at all.
@@ -150,6 +166,8 @@ impl SiteSettings {
             publishes_sitemaps: true,
             images: false,
             hreflang: false,
+            video: false,
+            news: None,
             priority: None,
             changefreq: None,
             render: RenderSettings::default(),

@@ -20,6 +20,8 @@
 //!     format: Format::Xml,
 //!     images: false,
 //!     alternates: false,
+//!     videos: false,
+//!     news: false,
 //! };
 //! let changed: jiff::Timestamp = "2024-05-01T12:00:00Z".parse()?;
 //! let entries = [
@@ -65,12 +67,14 @@ mod extensions;
 mod index_walk;
 mod limits;
 mod lines;
+mod news;
 mod plan;
 mod publish;
 mod reader;
 mod references;
 mod split;
 mod validate;
+mod video;
 mod writer;
 mod xml;
 
@@ -84,11 +88,13 @@ pub use index_walk::{
 pub use limits::{
     Limits, MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE,
 };
+pub use news::{MAX_NEWS_ENTRIES, NEWS_FILE_STEM, NewsEntry, write_news};
 pub use plan::{Plan, PlannedFile, Planner, file_safe_name};
 pub use publish::{PUBLISHED_LIST, Published, StagingDir, published_names};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use split::{Grouping, OTHER, SplitRule, SplitRuleError, page_language};
 pub use validate::{ChildSitemap, DocumentKind, Problem, ProblemKind, Validation, validate};
+pub use video::{MAX_VIDEO_DESCRIPTION, MAX_VIDEO_DURATION, MAX_VIDEO_TITLE, VideoEntry};
 pub use writer::{
     Format, ROOT_FILE_NAME, SitemapWriter, Staged, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
     WrittenChild,
@@ -166,5 +172,7 @@ pub enum SitemapError {
     },
 }
 
+#[cfg(test)]
+mod news_tests;
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::SitemapError;
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
+use crate::news::NEWS_GROUP;
 use crate::writer::{Format, WriteOptions};
 use crate::xml::{Entry, URLSET_FOOTER, push_url, urlset_header};
 
@@ -31,6 +32,7 @@ pub struct Planner {
     limits: Limits,
     format: Format,
     overhead: u64,
+    news: bool,
     groups: Vec<String>,
     group_numbers: HashMap<String, u32>,
     slots: Vec<Slot>,
@@ -70,16 +72,14 @@ impl Planner {
     /// the options of the largest (XML): a file that fits in XML fits as text.
     pub fn new(options: &WriteOptions) -> Planner {
         let overhead = match options.format {
-            Format::Xml => {
-                (urlset_header(options.images, options.alternates).len() + URLSET_FOOTER.len())
-                    as u64
-            }
+            Format::Xml => (urlset_header(options).len() + URLSET_FOOTER.len()) as u64,
             Format::Text => 0,
         };
         Planner {
             limits: options.limits,
             format: options.format,
             overhead,
+            news: options.news,
             groups: Vec::new(),
             group_numbers: HashMap::new(),
             slots: Vec::new(),
@@ -106,7 +106,11 @@ impl Planner {
                 limit: self.limits.max_bytes,
             });
         }
-        let name = file_safe_name(group);
+        let mut name = file_safe_name(group);
+        if self.news && name == NEWS_GROUP {
+            // `sitemap-news.xml` is the news sitemap's.
+            name.push_str("-pages");
+        }
         let group = match self.group_numbers.get(&name) {
             Some(&number) => number,
             None => {

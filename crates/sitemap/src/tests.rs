@@ -15,6 +15,8 @@ fn options(max_urls: usize, max_bytes: u64, gzip: bool) -> WriteOptions {
         format: Format::Xml,
         images: false,
         alternates: false,
+        videos: false,
+        news: false,
     }
 }
 
@@ -65,7 +67,7 @@ fn write(directory: &Path, locs: &[String], options: WriteOptions) -> Written {
     write_grouped(directory, &entries, options).unwrap()
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap();
     if path.extension().is_some_and(|extension| extension == "gz") {
         let mut text = String::new();
@@ -79,7 +81,7 @@ fn read(path: &Path) -> String {
 }
 
 /// Validates with xmllint against schemas/all.xsd; skipped without xmllint unless CI.
-fn assert_valid(path: &Path) {
+pub(crate) fn assert_valid(path: &Path) {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/all.xsd");
     match std::process::Command::new("xmllint")
         .args(["--nonet", "--noout", "--schema"])
@@ -354,7 +356,7 @@ fn a_byte_limit_is_never_passed() {
     // The limit holds exactly eighty entries: header + 80 entries + footer.
     let mut entry = String::new();
     xml::push_url(&mut entry, &Entry::new(&all[1], None));
-    let header = xml::urlset_header(false, false);
+    let header = xml::urlset_header(&options(MAX_URLS_PER_FILE, MAX_BYTES_PER_FILE, false));
     let limit = (header.len() + 80 * entry.len() + xml::URLSET_FOOTER.len()) as u64;
     assert!(limit >= MIN_BYTES_PER_FILE);
     let written = write(

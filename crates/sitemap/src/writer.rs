@@ -14,7 +14,7 @@ use jiff::Timestamp;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::SitemapError;
-use crate::limits::Limits;
+use crate::limits::{Limits, MAX_URLS_PER_FILE};
 use crate::plan::Plan;
 use crate::xml::{
     Entry, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url, urlset_header,
@@ -51,6 +51,12 @@ pub struct WriteOptions {
     pub images: bool,
     /// Entries carry `<xhtml:link>` alternates: declare the namespace.
     pub alternates: bool,
+    /// Entries carry `<video:video>` elements: declare the namespace.
+    pub videos: bool,
+    /// A news sitemap ([`crate::NEWS_FILE_STEM`]) may be written beside the pages: a group
+    /// named `news` is then written as `sitemap-news-pages`, so that the two never share a
+    /// name.
+    pub news: bool,
 }
 
 /// What was written: file names in the directory, the index (`sitemap.xml`) last.
@@ -60,7 +66,7 @@ pub struct Written {
     pub files: Vec<String>,
     /// The files that hold URLs (the index aside), with what each holds.
     pub children: Vec<WrittenChild>,
-    /// The entries written, over all files.
+    /// The pages' entries written, over all files (the news sitemap's aside).
     pub urls: u64,
     /// Whether `sitemap.xml` is an index over the other files.
     pub is_index: bool,
@@ -96,6 +102,7 @@ pub struct SitemapWriter<'plan> {
     urls: u64,
     header: String,
     footer: &'static str,
+    news: Option<WrittenChild>,
 }
 
 struct Chunk {
@@ -120,7 +127,7 @@ pub struct Staged {
 }
 
 /// One sink per file being written: the encoder's state lives on the heap.
-enum Sink {
+pub(crate) enum Sink {
     Plain(BufWriter<File>),
     Gzip(Box<GzEncoder<BufWriter<File>>>),
 }
@@ -135,14 +142,14 @@ impl std::fmt::Debug for Sink {
 }
 
 impl Sink {
-    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         match self {
             Sink::Plain(writer) => writer.write_all(bytes),
             Sink::Gzip(writer) => writer.write_all(bytes),
         }
     }
 
-    fn close(self) -> std::io::Result<()> {
+    pub(crate) fn close(self) -> std::io::Result<()> {
         let mut writer = match self {
             Sink::Plain(writer) => writer,
             Sink::Gzip(writer) => writer.finish()?,
@@ -157,10 +164,7 @@ impl<'plan> SitemapWriter<'plan> {
     /// before the first entry.
     pub fn new(directory: &Path, options: WriteOptions, plan: &'plan Plan) -> SitemapWriter<'plan> {
         let (header, footer) = match options.format {
-            Format::Xml => (
-                urlset_header(options.images, options.alternates),
-                URLSET_FOOTER,
-            ),
+            Format::Xml => (urlset_header(&options), URLSET_FOOTER),
             Format::Text => (String::new(), ""),
         };
         SitemapWriter {
@@ -173,7 +177,14 @@ impl<'plan> SitemapWriter<'plan> {
             urls: 0,
             header,
             footer,
+            news: None,
         }
+    }
+
+    /// Lists the news sitemap that [`crate::write_news`] wrote in the same directory after
+    /// the pages' files: `sitemap.xml` is then an index, even over one file of pages.
+    pub fn add_news(&mut self, news: WrittenChild) {
+        self.news = Some(news);
     }
 
     /// Appends an entry to file number `file` of the plan, closing the previous file when
@@ -237,21 +248,10 @@ impl<'plan> SitemapWriter<'plan> {
         };
         let name = format!("{}.{extension}", planned.stem);
         let path = self.directory.join(&name);
-        let created = File::create(&path).map_err(|source| SitemapError::Write {
-            path: path.clone(),
-            source,
-        })?;
-        let created = BufWriter::new(created);
-        let sink = if self.options.gzip && self.options.format == Format::Xml {
-            // No file name and a zero mtime in the gzip header: identical input, identical bytes.
-            Sink::Gzip(Box::new(
-                GzBuilder::new()
-                    .mtime(0)
-                    .write(created, Compression::default()),
-            ))
-        } else {
-            Sink::Plain(created)
-        };
+        let sink = open_sink(
+            &path,
+            self.options.gzip && self.options.format == Format::Xml,
+        )?;
         let mut chunk = Chunk {
             file,
             name,
@@ -302,12 +302,21 @@ impl<'plan> SitemapWriter<'plan> {
             Format::Text => Some(TEXT_ROOT_FILE_NAME),
         };
         let grouped = self.plan.is_grouped();
-        if let (1, Some(root), false) = (self.children.len(), single_root, grouped) {
+        let alone = self.news.is_none();
+        if let (1, Some(root), false, true) = (self.children.len(), single_root, grouped, alone) {
             let from = self.directory.join(&self.children[0].name);
             let to = self.directory.join(root);
             std::fs::rename(&from, &to)
                 .map_err(|source| SitemapError::Write { path: to, source })?;
             self.children[0].name = root.to_string();
+        }
+        if let Some(news) = self.news.take() {
+            if self.children.len() >= MAX_URLS_PER_FILE {
+                return Err(SitemapError::TooManyFiles {
+                    max: MAX_URLS_PER_FILE,
+                });
+            }
+            self.children.push(news);
         }
         Ok(Staged {
             directory: self.directory,
@@ -317,6 +326,25 @@ impl<'plan> SitemapWriter<'plan> {
             grouped,
         })
     }
+}
+
+/// Creates the file at `path`, gzipped or not.
+pub(crate) fn open_sink(path: &Path, gzip: bool) -> Result<Sink, SitemapError> {
+    let created = File::create(path).map_err(|source| SitemapError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let created = BufWriter::new(created);
+    Ok(if gzip {
+        // No file name and a zero mtime in the gzip header: identical input, identical bytes.
+        Sink::Gzip(Box::new(
+            GzBuilder::new()
+                .mtime(0)
+                .write(created, Compression::default()),
+        ))
+    } else {
+        Sink::Plain(created)
+    })
 }
 
 impl std::fmt::Debug for Chunk {

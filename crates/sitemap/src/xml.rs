@@ -4,6 +4,9 @@
 use jiff::Timestamp;
 use quick_xml::escape::escape;
 
+use crate::video::{VIDEO_NAMESPACE, VideoEntry, push_video};
+use crate::writer::WriteOptions;
+
 pub(crate) const URLSET_FOOTER: &str = "</urlset>\n";
 pub(crate) const INDEX_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sitemapper -->\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
 
@@ -24,14 +27,17 @@ const IMAGE_NAMESPACE: &str = "http://www.google.com/schemas/sitemap-image/1.1";
 const XHTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 
 /// The `<urlset>` opening, declaring the extension namespaces the entries use.
-pub(crate) fn urlset_header(images: bool, alternates: bool) -> String {
+pub(crate) fn urlset_header(options: &WriteOptions) -> String {
     let mut header = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sitemapper -->\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"",
     );
-    if images {
+    if options.images {
         header.push_str(&format!("\n        xmlns:image=\"{IMAGE_NAMESPACE}\""));
     }
-    if alternates {
+    if options.videos {
+        header.push_str(&format!("\n        xmlns:video=\"{VIDEO_NAMESPACE}\""));
+    }
+    if options.alternates {
         header.push_str(&format!("\n        xmlns:xhtml=\"{XHTML_NAMESPACE}\""));
     }
     header.push_str(">\n");
@@ -101,6 +107,8 @@ pub struct Entry<'a> {
     pub priority: Option<f64>,
     /// The URLs of the images the page shows (`<image:image>`).
     pub images: &'a [String],
+    /// The videos the page shows (`<video:video>`).
+    pub videos: &'a [VideoEntry],
     /// The page in other languages (`<xhtml:link rel="alternate">`).
     pub alternates: &'a [Alternate],
 }
@@ -114,6 +122,7 @@ impl<'a> Entry<'a> {
             changefreq: None,
             priority: None,
             images: &[],
+            videos: &[],
             alternates: &[],
         }
     }
@@ -146,6 +155,9 @@ pub(crate) fn push_url(buffer: &mut String, entry: &Entry<'_>) {
         buffer.push_str("    <image:image>\n      <image:loc>");
         buffer.push_str(&escape(image.as_str()));
         buffer.push_str("</image:loc>\n    </image:image>\n");
+    }
+    for video in entry.videos {
+        push_video(buffer, video);
     }
     for alternate in entry.alternates {
         buffer.push_str("    <xhtml:link rel=\"alternate\" hreflang=\"");

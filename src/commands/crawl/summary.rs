@@ -13,10 +13,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use sitemapper_audit::{describe_incomplete_video, thousands};
 use sitemapper_crawl::{BrowserReport, CrawlSummary, DocumentReport, TrapKind};
 use sitemapper_site::{
-    CanonicalsElsewhere, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun, SitemapStory,
-    canonicals_elsewhere, count,
+    CanonicalsElsewhere, MediaReport, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun,
+    SitemapStory, canonicals_elsewhere, count,
 };
 use sitemapper_sitemap::{Published, Written};
 use sitemapper_store::{ChangeCounts, Reason, ReasonCount, RunId, Verdict};
@@ -46,6 +47,8 @@ pub(crate) struct Facts<'a> {
     pub canonicals_elsewhere: Vec<CanonicalsElsewhere>,
     pub written: &'a [Written],
     pub published: &'a Published,
+    /// The videos and news articles the sitemaps carry.
+    pub media: &'a MediaReport,
     /// Pages that served a new `Last-Modified` over the same content.
     pub lastmod_kept: u64,
     /// The previous complete run and what changed since, unless this is the first.
@@ -85,6 +88,7 @@ impl<'a> Facts<'a> {
             )?,
             written,
             published,
+            media: &crawled.media,
             lastmod_kept: crawled.lastmod_kept,
             since: crawled
                 .changes
@@ -188,6 +192,7 @@ impl<'a> Report<'a> {
         if self.settings.site.publishes_sitemaps {
             self.print_files(out)?;
         }
+        self.print_media(out)?;
         self.print_changes(out)?;
         if self.settings.site.publishes_sitemaps
             && let Some(notified) = self.facts.notified
@@ -476,6 +481,68 @@ impl<'a> Report<'a> {
         }
         for file in &published.removed_stale {
             writeln!(out, "  removed stale {}", file.display())?;
+        }
+        Ok(())
+    }
+
+    /// The video entries written and the videos left out (`--video`), the news sitemap's
+    /// articles and the articles left out (`--news`).
+    fn print_media(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let media = self.facts.media;
+        if self.settings.site.video {
+            write!(
+                out,
+                "Video entries: {} on {}",
+                thousands(media.videos),
+                count(media.video_pages, "page")
+            )?;
+            if media.videos_left_out == 0 {
+                writeln!(out, ".")?;
+            } else {
+                writeln!(
+                    out,
+                    "; {} left out, lacking what an entry needs:",
+                    count(media.videos_left_out, "video")
+                )?;
+                for (page, video) in &media.left_out {
+                    writeln!(out, "  {page}: {}", describe_incomplete_video(video))?;
+                }
+                let unnamed = media.videos_left_out - media.left_out.len() as u64;
+                if unnamed > 0 {
+                    writeln!(out, "  ... and {} more", thousands(unnamed))?;
+                }
+            }
+        }
+        if let Some(news) = &media.news {
+            match &news.file {
+                Some(file) => write!(out, "News: {} in {file}", count(news.articles, "article"))?,
+                None => write!(
+                    out,
+                    "News: no article published in the last 48 hours; no news sitemap written"
+                )?,
+            }
+            if news.cut > 0 {
+                write!(
+                    out,
+                    "; {} left out beyond the 1,000 newest",
+                    count(news.cut, "older article")
+                )?;
+            }
+            if news.without_language > 0 {
+                write!(
+                    out,
+                    "; {} left out without a language (no <html lang>, no --news-language)",
+                    count(news.without_language, "article")
+                )?;
+            }
+            if news.without_title > 0 {
+                write!(
+                    out,
+                    "; {} left out without a headline or <title>",
+                    count(news.without_title, "article")
+                )?;
+            }
+            writeln!(out, ".")?;
         }
         Ok(())
     }

@@ -12,7 +12,8 @@ use sitemapper_sitemap::Format;
 use sitemapper_store::Verdict;
 use url::Url;
 
-use sitemapper_site::{NotListedGroup, SiteRun};
+use sitemapper_audit::describe_incomplete_video;
+use sitemapper_site::{MediaReport, NotListedGroup, SiteRun};
 
 use crate::commands::json::{NotReadJson, path_text};
 use crate::settings::{CrawlSettings, OutputTarget};
@@ -55,6 +56,10 @@ pub(crate) struct CrawlJson {
     pace: Option<PaceJson>,
     concurrency: ConcurrencyJson,
     files: FilesJson,
+    /// The video entries (`--video`); `null` without it.
+    videos: Option<VideosJson>,
+    /// The news sitemap (`--news`); `null` without it.
+    news: Option<NewsJson>,
     changes: Option<ChangesJson>,
     /// Where `--report-changes` wrote the change report: a path, `-` for stdout.
     change_report: Option<String>,
@@ -203,6 +208,32 @@ struct FilesJson {
 }
 
 #[derive(Debug, Serialize)]
+struct VideosJson {
+    entries: u64,
+    pages: u64,
+    left_out: u64,
+    /// The first videos left out, with their page and what they lack.
+    left_out_examples: Vec<VideoLeftOutJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct VideoLeftOutJson {
+    page: String,
+    video: String,
+    missing: Vec<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+struct NewsJson {
+    /// The news sitemap's name; `null` when no article was recent enough to write one.
+    file: Option<String>,
+    articles: u64,
+    cut: u64,
+    without_language: u64,
+    without_title: u64,
+}
+
+#[derive(Debug, Serialize)]
 struct ChildJson {
     name: String,
     format: &'static str,
@@ -331,6 +362,14 @@ impl CrawlJson {
             pace: pace(crawled, settings),
             concurrency: concurrency(&summary.concurrency),
             files: files(crawled, settings),
+            videos: settings.site.video.then(|| videos(&crawled.media)),
+            news: crawled.media.news.as_ref().map(|news| NewsJson {
+                file: news.file.clone(),
+                articles: news.articles,
+                cut: news.cut,
+                without_language: news.without_language,
+                without_title: news.without_title,
+            }),
             changes: crawled.changes.previous.map(|previous| {
                 let counts = crawled.changes.counts();
                 ChangesJson {
@@ -346,6 +385,23 @@ impl CrawlJson {
             resources: resources(crawled),
             documents: summary.documents.as_ref().map(DocumentsJson::of),
         })
+    }
+}
+
+fn videos(media: &MediaReport) -> VideosJson {
+    VideosJson {
+        entries: media.videos,
+        pages: media.video_pages,
+        left_out: media.videos_left_out,
+        left_out_examples: media
+            .left_out
+            .iter()
+            .map(|(page, video)| VideoLeftOutJson {
+                page: page.clone(),
+                video: describe_incomplete_video(video),
+                missing: video.missing.iter().map(|field| field.element()).collect(),
+            })
+            .collect(),
     }
 }
 

@@ -9,8 +9,7 @@ use std::sync::atomic::Ordering;
 use jiff::Timestamp;
 use reqwest::header;
 use sitemapper_extract::{
-    Document, LinkKind, PageDetails, PageFacts, ResponseHeaders, StructuredData,
-    extract_headers,
+    Document, LinkKind, PageDetails, PageFacts, ResponseHeaders, StructuredData, extract_headers,
 };
 use url::Url;
 

@@ -234,6 +234,7 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         unchanged: Vec::new(),
         removed_stale: Vec::new(),
     };
+    let media = media(n);
     let facts = Facts {
         crawl: &crawl,
         notes: &notes,
@@ -253,6 +254,7 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         }],
         written: &written,
         published: &published,
+        media: &media,
         lastmod_kept: n,
         since: (!first_run).then_some((
             RunId(1),
@@ -270,9 +272,38 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
     String::from_utf8(out).unwrap()
 }
 
-/// Flags that make the summary say more: cookies sent, the list of URLs not listed.
+/// `n` of everything the video entries and the news sitemap count, and `n` videos left out
+/// named.
+fn media(n: u64) -> sitemapper_site::MediaReport {
+    let video = sitemapper_extract::IncompleteVideo {
+        origin: sitemapper_extract::VideoOrigin::Element,
+        label: Some("Clip".to_string()),
+        missing: vec![sitemapper_extract::VideoField::Description],
+    };
+    sitemapper_site::MediaReport {
+        videos: n,
+        video_pages: n,
+        videos_left_out: n + 1,
+        left_out: (0..n)
+            .map(|_| ("https://example.com/clip".to_string(), video.clone()))
+            .collect(),
+        news: Some(sitemapper_site::NewsReport {
+            file: (n > 0).then(|| "sitemap-news.xml".to_string()),
+            articles: n,
+            cut: n,
+            without_language: n,
+            without_title: n,
+        }),
+    }
+}
+
+/// Flags that make the summary say more: cookies sent, the list of URLs not listed, videos
+/// and news.
 fn flags(n: u64) -> Vec<String> {
     let mut flags = vec![
+        "--video".to_string(),
+        "--news".to_string(),
+        "Times".to_string(),
         "--out".to_string(),
         "out".to_string(),
         "--list-not-listed".to_string(),
@@ -314,6 +345,9 @@ fn every_count_agrees_with_its_noun_for_0_1_and_2() {
                 "Unchanged (304",
                 "lastmod kept",
                 "cookie",
+                "Video entries: ",
+                "https://example.com/clip: <video> \"Clip\": no description",
+                "News: ",
             ] {
                 assert!(text.contains(line), "n = {n}: no {line:?} in\n{text}");
             }
@@ -331,6 +365,18 @@ fn every_count_agrees_with_its_noun_for_0_1_and_2() {
         "... and 1 more file (",
         "Sent to the site's origins only: 1 cookie.",
         "1 page declares a canonical on www.example.org",
+    ] {
+        assert!(one.contains(line), "no {line:?} in\n{one}");
+    }
+    let flags = flags(1);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let one = summary_text(1, &flags, true, false);
+    for line in [
+        "Video entries: 1 on 1 page; 2 videos left out, lacking what an entry needs:",
+        "  ... and 1 more",
+        "News: 1 article in sitemap-news.xml; 1 older article left out beyond the 1,000 newest; \
+         1 article left out without a language (no <html lang>, no --news-language); 1 article \
+         left out without a headline or <title>.",
     ] {
         assert!(one.contains(line), "no {line:?} in\n{one}");
     }
