@@ -368,6 +368,7 @@ pub(crate) struct CrawlArgs {
         help_heading = "Output"
     )]
     pub(crate) news_language: Option<String>,
+
     /// List linked documents of these types: pdf,docx,...
     ///
     /// PDF and office files linked from the site's pages are listed under their own URLs, as

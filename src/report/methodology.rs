@@ -35,13 +35,16 @@ pub(crate) struct Methodology {
     pub sitemaps: String,
     /// Whether links to other sites were checked, and how.
     pub external_checks: String,
+    /// What the sitemap written beside the report holds besides its pages' URLs: the
+    /// extensions asked for, the news sitemap, the document types.
+    pub sitemap_written: String,
     /// What the crawl left out, and why.
     pub out_of_scope: String,
 }
 
 impl Methodology {
     /// The block as labelled rows, in the order the report shows them.
-    pub(crate) fn rows(&self) -> [(&'static str, String); 12] {
+    pub(crate) fn rows(&self) -> [(&'static str, String); 14] {
         [
             ("Site", self.site.clone()),
             ("Date", self.date.clone()),
@@ -53,11 +56,17 @@ impl Methodology {
             ("Pages rendered", self.pages_rendered.to_string()),
             ("robots.txt", self.robots_txt.clone()),
             ("Sitemaps", self.sitemaps.clone()),
+            ("Structured data", STRUCTURED_DATA.to_string()),
             ("Links to other sites", self.external_checks.clone()),
+            ("Sitemap written", self.sitemap_written.clone()),
             ("Not crawled", self.out_of_scope.clone()),
         ]
     }
 }
+
+/// What an audit does with each page's structured data.
+const STRUCTURED_DATA: &str = "JSON-LD and microdata read on every page, and checked against \
+     the properties Google's rich results require and recommend";
 
 /// How the crawl of `crawled` was made with `settings`, on `date`; `sitemaps` is the story
 /// of the site's sitemaps, `external_checks` what the audit did with links to other sites.
@@ -83,8 +92,36 @@ pub(crate) fn methodology(
         robots_txt: robots_txt(settings, crawled),
         sitemaps: one_paragraph(&sitemaps.to_string()),
         external_checks,
+        sitemap_written: sitemap_written(settings),
         out_of_scope: out_of_scope(crawled),
     }
+}
+
+/// What the sitemap written with `settings` holds besides its pages' URLs.
+fn sitemap_written(settings: &CrawlSettings) -> String {
+    let site = &settings.site;
+    let mut parts = vec!["the listed pages".to_string()];
+    if site.images {
+        parts.push("their images".to_string());
+    }
+    if site.hreflang {
+        parts.push("hreflang alternates".to_string());
+    }
+    if site.video {
+        parts.push("video entries".to_string());
+    }
+    if let Some(news) = &site.news {
+        parts.push(format!(
+            "a news sitemap for {:?} (articles of the last 48 hours)",
+            news.publication
+        ));
+    }
+    let documents = site.crawl.documents.kinds();
+    if !documents.is_empty() {
+        let names: Vec<&str> = documents.iter().map(|kind| kind.name()).collect();
+        parts.push(format!("linked documents ({})", names.join(", ")));
+    }
+    parts.join("; ")
 }
 
 /// The story's lines as one paragraph, without its opening words.

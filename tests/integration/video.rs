@@ -221,3 +221,25 @@ fn the_audit_finds_the_video_a_video_sitemap_would_leave_out() {
         .collect();
     assert_eq!(incomplete, ["/teaser"]);
 }
+
+#[test]
+fn the_audit_says_what_the_sitemap_beside_it_holds() {
+    let server = video_site();
+    let report = tempfile::tempdir().unwrap();
+    audit(
+        &server,
+        report.path(),
+        &["--video", "--documents", "docx,pdf"],
+    );
+    let json = crate::audit::report_json(report.path());
+    assert_eq!(
+        json["methodology"]["sitemap_written"],
+        "the listed pages; video entries; linked documents (pdf, docx)",
+        "{}",
+        json["methodology"]
+    );
+    let plain = tempfile::tempdir().unwrap();
+    audit(&server, plain.path(), &[]);
+    let json = crate::audit::report_json(plain.path());
+    assert_eq!(json["methodology"]["sitemap_written"], "the listed pages");
+}

@@ -6,37 +6,12 @@ use super::*;
 
 pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
     PageRecord {
-        url: url.to_string(),
         depth: 1,
-        referrer: None,
-        status: Some(200),
-        content_type: Some("text/html".to_string()),
-        html_ok: true,
-        verdict,
-        reason: None,
-        detail: None,
-        failure: None,
-        ignored_hints: Vec::new(),
-        target: None,
-        canonical: None,
-        last_modified: None,
-        etag: None,
-        fetched_at: None,
-        fingerprint: None,
-        legacy_fingerprint: None,
         title: Some(format!("A descriptive title of {url}")),
-        revalidated: false,
         description: Some(format!("About {url}")),
         elapsed_ms: Some(10),
         body_bytes: Some(1_000),
-        truncated: false,
-        links: None,
-        images: None,
-        alternates: None,
-        structured: None,
-        rendering: None,
-        served_differences: Vec::new(),
-        details: None,
+        ..PageRecord::new(url, verdict)
     }
 }
 

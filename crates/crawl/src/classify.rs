@@ -106,18 +106,18 @@ fn instant_refresh_target(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::config::{DEFAULT_STRIP_PARAMETERS, ScopeOptions};
     use jiff::Timestamp;
     use sitemapper_extract::RobotsDirectives;
     use std::time::Duration;
 
-    fn url(text: &str) -> Url {
+    pub(crate) fn url(text: &str) -> Url {
         Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
     }
 
-    fn response(status: u16, content_type: &str) -> ResponseFacts {
+    pub(crate) fn response(status: u16, content_type: &str) -> ResponseFacts {
         ResponseFacts {
             status,
             content_type: Some(content_type.to_string()),

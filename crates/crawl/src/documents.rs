@@ -141,6 +141,11 @@ impl Documents {
         self.kinds.is_empty()
     }
 
+    /// The kinds selected, in the order they are named to users.
+    pub fn kinds(&self) -> &[DocumentKind] {
+        &self.kinds
+    }
+
     /// The selected kind `url`'s path ends in (`/files/report.PDF`): a candidate, asked with
     /// HEAD first.
     pub(crate) fn candidate(&self, url: &Url) -> Option<DocumentKind> {
@@ -332,28 +337,9 @@ impl DocumentTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::tests::{response, url};
     use crate::config::{DEFAULT_STRIP_PARAMETERS, ScopeOptions};
-    use jiff::Timestamp;
     use sitemapper_extract::RobotsDirectives;
-    use std::time::Duration;
-
-    fn url(text: &str) -> Url {
-        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
-    }
-
-    fn response(status: u16, content_type: &str) -> ResponseFacts {
-        ResponseFacts {
-            status,
-            content_type: Some(content_type.to_string()),
-            last_modified: None,
-            etag: None,
-            fetched_at: Timestamp::UNIX_EPOCH,
-            elapsed: Duration::ZERO,
-            body_bytes: 0,
-            truncated: false,
-            revalidated: false,
-        }
-    }
 
     fn selected() -> Documents {
         Documents::new([DocumentKind::Pdf, DocumentKind::Docx])

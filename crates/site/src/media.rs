@@ -168,40 +168,15 @@ mod tests {
 
     fn listed(url: &str, lang: Option<&str>, data: &StructuredData) -> PageRecord {
         PageRecord {
-            url: url.to_string(),
             depth: 1,
-            referrer: None,
-            status: Some(200),
-            content_type: Some("text/html".to_string()),
-            html_ok: true,
-            verdict: Verdict::Indexable,
-            reason: None,
-            detail: None,
-            failure: None,
-            ignored_hints: Vec::new(),
-            target: None,
-            canonical: None,
-            last_modified: None,
-            etag: None,
-            fetched_at: None,
-            fingerprint: None,
-            legacy_fingerprint: None,
             title: Some("Page title".to_string()),
-            revalidated: false,
             description: Some("Page description".to_string()),
-            elapsed_ms: None,
-            body_bytes: None,
-            truncated: false,
-            links: None,
-            images: None,
-            alternates: None,
             structured: Some(data.to_json()),
-            rendering: None,
-            served_differences: Vec::new(),
             details: Some(PageDetails {
                 lang: lang.map(str::to_string),
                 ..PageDetails::default()
             }),
+            ..PageRecord::new(url, Verdict::Indexable)
         }
     }
 

@@ -87,6 +87,46 @@ pub struct PageRecord {
     pub details: Option<PageDetails>,
 }
 
+impl PageRecord {
+    /// A page of `verdict` that answered 200 with HTML at depth 0, and nothing else known:
+    /// what a caller builds on with `..PageRecord::new(url, verdict)`.
+    pub fn new(url: &str, verdict: Verdict) -> PageRecord {
+        PageRecord {
+            url: url.to_string(),
+            depth: 0,
+            referrer: None,
+            status: Some(200),
+            content_type: Some("text/html".to_string()),
+            html_ok: true,
+            verdict,
+            reason: None,
+            detail: None,
+            failure: None,
+            ignored_hints: Vec::new(),
+            target: None,
+            canonical: None,
+            last_modified: None,
+            etag: None,
+            fetched_at: None,
+            fingerprint: None,
+            legacy_fingerprint: None,
+            title: None,
+            revalidated: false,
+            description: None,
+            elapsed_ms: None,
+            body_bytes: None,
+            truncated: false,
+            links: None,
+            images: None,
+            alternates: None,
+            structured: None,
+            rendering: None,
+            served_differences: Vec::new(),
+            details: None,
+        }
+    }
+}
+
 /// A fingerprint of a page's content, and the version of the function that computed it:
 /// fingerprints compare only with fingerprints of their version.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

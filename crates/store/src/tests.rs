@@ -5,37 +5,9 @@ use jiff::Timestamp;
 
 pub(crate) fn page(url: &str, verdict: Verdict) -> PageRecord {
     PageRecord {
-        url: url.to_string(),
         depth: 1,
         referrer: Some("https://e.com/".to_string()),
-        status: Some(200),
-        content_type: Some("text/html".to_string()),
-        html_ok: true,
-        verdict,
-        reason: None,
-        detail: None,
-        failure: None,
-        ignored_hints: Vec::new(),
-        target: None,
-        canonical: None,
-        last_modified: None,
-        etag: None,
-        fetched_at: None,
-        fingerprint: None,
-        legacy_fingerprint: None,
-        title: None,
-        revalidated: false,
-        description: None,
-        elapsed_ms: None,
-        body_bytes: None,
-        truncated: false,
-        links: None,
-        images: None,
-        alternates: None,
-        structured: None,
-        rendering: None,
-        served_differences: Vec::new(),
-        details: None,
+        ..PageRecord::new(url, verdict)
     }
 }
 
