@@ -7,6 +7,7 @@ mod extracted;
 mod graph;
 mod links;
 mod outbound;
+mod page_rows;
 mod pages;
 mod resume;
 mod runs;
