@@ -177,37 +177,13 @@ mod tests {
     /// `url` as a run records a page that answered 200 with HTML and listed it.
     fn fetched(url: &str) -> PageRecord {
         PageRecord {
-            url: url.to_string(),
             depth: 1,
             referrer: Some("https://e.com/".to_string()),
-            status: Some(200),
             content_type: Some("text/html; charset=utf-8".to_string()),
-            html_ok: true,
-            verdict: Recorded::Indexable,
-            reason: None,
-            detail: None,
-            failure: None,
-            ignored_hints: Vec::new(),
-            target: None,
-            canonical: None,
-            last_modified: None,
-            etag: None,
             fetched_at: Some(at("2024-05-02T08:00:00Z")),
-            fingerprint: None,
-            legacy_fingerprint: None,
-            title: None,
-            revalidated: false,
-            description: None,
             elapsed_ms: Some(12),
             body_bytes: Some(2048),
-            truncated: false,
-            links: None,
-            images: None,
-            alternates: None,
-            structured: None,
-            rendering: None,
-            served_differences: Vec::new(),
-            details: None,
+            ..PageRecord::new(url, Recorded::Indexable)
         }
     }
 
