@@ -288,10 +288,7 @@ pub(crate) fn is_date(text: &str) -> bool {
 
 /// Whether `text` is an absolute http(s) URL with a host.
 pub(crate) fn is_absolute_http(text: &str) -> bool {
-    url::Url::parse(text).is_ok_and(|url| {
-        matches!(url.scheme(), "http" | "https")
-            && url.host_str().is_some_and(|host| !host.is_empty())
-    })
+    sitemapper_extract::absolute_http_url(text).is_some()
 }
 
 /// A type as the page wrote it, for a detail: a schema.org name as it is, anything else

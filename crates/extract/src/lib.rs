@@ -66,6 +66,7 @@ pub use news::{
 };
 pub use structured::{
     Item, JsonLdError, MAX_STRUCTURED_BYTES, Source, StructuredData, Value, VideoElement,
+    absolute_http_url,
 };
 
 /// The response headers extraction reads.

@@ -227,10 +227,9 @@ fn thumbnail(object: &Item) -> Option<String> {
         })
 }
 
-/// `text` when it is an absolute http(s) URL.
+/// `text` when it is an absolute http(s) URL, as the entry writes it.
 fn absolute_http(text: &str) -> Option<String> {
-    let url = url::Url::parse(text.trim()).ok()?;
-    (matches!(url.scheme(), "http" | "https") && url.host_str().is_some()).then(|| url.to_string())
+    crate::structured::absolute_http_url(text).map(String::from)
 }
 
 /// Whitespace collapsed to single spaces, trimmed.

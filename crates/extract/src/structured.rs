@@ -99,6 +99,15 @@ pub struct VideoElement {
     pub title: Option<String>,
 }
 
+/// `text` (trimmed) when it is an absolute http(s) URL: what a URL property of structured
+/// data must be, for a rich result and for a sitemap's entry.
+pub fn absolute_http_url(text: &str) -> Option<url::Url> {
+    let url = url::Url::parse(text.trim()).ok()?;
+    (matches!(url.scheme(), "http" | "https")
+        && url.host_str().is_some_and(|host| !host.is_empty()))
+    .then_some(url)
+}
+
 impl Item {
     /// Whether one of its types is `kind`.
     pub fn is_a(&self, kind: &str) -> bool {
