@@ -11,7 +11,8 @@ use clap::{Args, Subcommand};
 use super::CrawlArgs;
 use super::names::{PaperName, SeverityName, SummaryFormat};
 use super::values::{
-    CHECKPOINT, DEEP, EXTERNAL_TIMEOUT, LARGE, LEASE, MAX_SITES, SITES_AT_ONCE, SLOW, max_age,
+    CHECKPOINT, DEEP, EXTERNAL_TIMEOUT, LARGE, LEASE, MAX_SITES, PER_SERVER, SITES_AT_ONCE, SLOW,
+    max_age,
 };
 
 #[derive(Debug, Args)]
@@ -264,6 +265,13 @@ pub(crate) struct FleetRunArgs {
     #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
     pub(crate) sites_at_once: Option<usize>,
 
+    /// How many sites of one server are crawled at once
+    ///
+    /// A server is the address a site's host resolves to: the sites of a shared host are
+    /// crawled one after another. [default: 1] [range: 1 to 1000]
+    #[arg(long, value_name = "N", value_parser = PER_SERVER.parser::<u32>(), hide_short_help = true)]
+    pub(crate) per_server: Option<u32>,
+
     /// Run this site now, due or not (repeatable)
     ///
     /// The other sites wait.
@@ -277,6 +285,13 @@ pub(crate) struct FleetRunArgs {
     /// Also write the report as JSON (- for stdout)
     #[arg(long, value_name = "FILE")]
     pub(crate) report: Option<PathBuf>,
+
+    /// Write the run's metrics for Prometheus to FILE
+    ///
+    /// The text format node_exporter's textfile collector reads (FILE ending in .prom),
+    /// written when the run ends, replacing the last.
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
+    pub(crate) metrics_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -346,6 +361,13 @@ pub(crate) struct WorkerArgs {
     #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
     pub(crate) sites_at_once: Option<usize>,
 
+    /// How many sites of one server are crawled at once
+    ///
+    /// A server is the address a site's host resolves to: the sites of a shared host are
+    /// crawled one after another. [default: 1] [range: 1 to 1000]
+    #[arg(long, value_name = "N", value_parser = PER_SERVER.parser::<u32>(), hide_short_help = true)]
+    pub(crate) per_server: Option<u32>,
+
     /// Seconds a claim holds a site without a heartbeat
     ///
     /// Renewed every third of it. A dead worker's site is taken over once it runs out.
@@ -371,6 +393,13 @@ pub(crate) struct WorkerArgs {
     /// Instead of waiting for the next.
     #[arg(long)]
     pub(crate) once: bool,
+
+    /// Serve metrics for Prometheus at http://ADDR/metrics
+    ///
+    /// ADDR is an address and port to listen on (127.0.0.1:9464); the worker's requests,
+    /// sites and leases, for as long as it runs.
+    #[arg(long, value_name = "ADDR", hide_short_help = true)]
+    pub(crate) metrics: Option<std::net::SocketAddr>,
 }
 
 #[derive(Debug, Args)]

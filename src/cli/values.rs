@@ -104,6 +104,7 @@ pub(crate) const LARGE: NumericOption = NumericOption::whole("large", 0, MOST_PA
 pub(crate) const EXTERNAL_TIMEOUT: NumericOption =
     NumericOption::seconds("external-timeout", SHORTEST_SECONDS, LONGEST_SECONDS);
 pub(crate) const SITES_AT_ONCE: NumericOption = NumericOption::whole("sites-at-once", 1, 64);
+pub(crate) const PER_SERVER: NumericOption = NumericOption::whole("per-server", 1, 1000);
 /// At least a second: the lease is renewed every third of it.
 pub(crate) const LEASE: NumericOption = NumericOption::seconds("lease", 1.0, LONGEST_SECONDS);
 pub(crate) const CHECKPOINT: NumericOption =

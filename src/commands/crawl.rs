@@ -8,7 +8,7 @@ mod summary_json;
 
 use std::sync::{Arc, OnceLock};
 
-use sitemapper_crawl::{CrawlProgress, PaceBoard};
+use sitemapper_crawl::{CrawlProgress, PaceBoard, RequestObserver};
 use sitemapper_site::{
     ErrorKind, EventCounts, ReadSitemaps, RunContext, SiteError, SiteRun, Watcher,
 };
@@ -55,6 +55,8 @@ pub(crate) struct Embedding {
     pub pace: Arc<PaceBoard>,
     /// Becomes `true` when the crawl must stop (nothing published, the run interrupted).
     pub stop: watch::Receiver<bool>,
+    /// Told of every request of the crawl: the fleet's metrics.
+    pub requests: Option<Arc<dyn RequestObserver>>,
 }
 
 /// Runs the site (the site crate's [`sitemapper_site::run`]) with the progress line, and
@@ -71,17 +73,22 @@ pub(crate) fn crawl_and_publish(
     let quiet = output.quiet || settings.summary == SummaryFormat::Json;
     let mut progress = ProgressLine { quiet, shown: None };
     let signal = Arc::new(OnceLock::new());
-    let (stop, pace) = match embedding {
-        Some(embedding) => (embedding.stop.clone(), Some(Arc::clone(&embedding.pace))),
+    let (stop, pace, requests) = match embedding {
+        Some(embedding) => (
+            embedding.stop.clone(),
+            Some(Arc::clone(&embedding.pace)),
+            embedding.requests.clone(),
+        ),
         None => {
             let (stop, stopped) = watch::channel(false);
             spawn_signal_thread(stop, Arc::clone(&signal), stopping_line);
-            (stopped, None)
+            (stopped, None, None)
         }
     };
     let context = RunContext {
         stop: Some(stop),
         pace,
+        requests,
         read_sitemaps,
         watcher: Some(&mut progress),
         stdout: Some(&RunStdout),

@@ -11,7 +11,7 @@ use super::keys::{config_keys, nearest_key};
 use crate::cli::values::{
     CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_TIMEOUT, LARGE, LEASE,
     MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS,
-    MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE, OutOfRange, RENDER_CONCURRENCY,
+    MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE, OutOfRange, PER_SERVER, RENDER_CONCURRENCY,
     RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
 };
 use crate::cli::{
@@ -113,6 +113,9 @@ pub(crate) struct ConfigFile {
     // fleet and worker.
     pub(super) state_dir: Option<PathBuf>,
     pub(super) sites_at_once: Option<usize>,
+    pub(super) per_server: Option<u32>,
+    pub(super) metrics: Option<std::net::SocketAddr>,
+    pub(super) metrics_file: Option<PathBuf>,
     pub(super) site: Option<Vec<String>>,
     pub(super) all: Option<bool>,
     pub(super) queue: Option<String>,
@@ -236,6 +239,7 @@ impl ConfigFile {
             LARGE.check(self.large),
             EXTERNAL_TIMEOUT.check(self.external_timeout),
             SITES_AT_ONCE.check(self.sites_at_once),
+            PER_SERVER.check(self.per_server),
             LEASE.check(self.lease),
             CHECKPOINT.check(self.checkpoint),
             MAX_SITES.check(self.max_sites),

@@ -165,9 +165,13 @@ pub(crate) struct FleetRunSettings {
     pub(crate) fleet: Fleet,
     pub(crate) state_dir: PathBuf,
     pub(crate) sites_at_once: usize,
+    /// How many sites of one server run at once.
+    pub(crate) per_server: u32,
     pub(crate) choice: SiteChoice,
     /// `--report`: where the JSON report goes.
     pub(crate) report: Option<OutputTarget>,
+    /// `--metrics-file`: where the run's metrics are written.
+    pub(crate) metrics_file: Option<PathBuf>,
 }
 
 impl FleetRunSettings {
@@ -200,8 +204,17 @@ impl FleetRunSettings {
                 .sites_at_once
                 .or(file.sites_at_once)
                 .unwrap_or(DEFAULT_SITES_AT_ONCE),
+            per_server: args
+                .per_server
+                .or(file.per_server)
+                .unwrap_or(DEFAULT_PER_SERVER),
             choice,
             report: args.report.map(OutputTarget::from_path),
+            metrics_file: args
+                .metrics_file
+                .or(file.metrics_file)
+                .map(checked_metrics_file)
+                .transpose()?,
         })
     }
 }
@@ -278,6 +291,10 @@ pub(crate) struct WorkerSettings {
     pub(crate) name: String,
     pub(crate) state_dir: PathBuf,
     pub(crate) sites_at_once: usize,
+    /// How many sites of one server are crawled at once, by all the workers of the queue.
+    pub(crate) per_server: u32,
+    /// `--metrics`: where the worker serves its metrics.
+    pub(crate) metrics: Option<std::net::SocketAddr>,
     pub(crate) lease: Duration,
     pub(crate) checkpoint: Duration,
     pub(crate) max_sites: Option<u64>,
@@ -328,6 +345,11 @@ impl WorkerSettings {
                 .sites_at_once
                 .or(file.sites_at_once)
                 .unwrap_or(DEFAULT_SITES_AT_ONCE),
+            per_server: args
+                .per_server
+                .or(file.per_server)
+                .unwrap_or(DEFAULT_PER_SERVER),
+            metrics: args.metrics.or(file.metrics),
             lease,
             checkpoint,
             max_sites: args.max_sites.or(file.max_sites),
@@ -339,6 +361,30 @@ impl WorkerSettings {
 
 /// How many sites run at once when not set.
 const DEFAULT_SITES_AT_ONCE: usize = 4;
+
+/// How many sites of one server run at once when not set: one, so that the sites of a shared
+/// host are crawled one after another.
+const DEFAULT_PER_SERVER: u32 = 1;
+
+/// `--metrics-file`, refused before the run when its directory is not there: the run's metrics
+/// are written at its end, and lost then.
+fn checked_metrics_file(path: PathBuf) -> anyhow::Result<PathBuf> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !directory.is_dir() {
+        bail!(
+            "--metrics-file {}: no such directory {}",
+            path.display(),
+            directory.display()
+        );
+    }
+    if path.is_dir() {
+        bail!("--metrics-file {}: a directory, not a file", path.display());
+    }
+    Ok(path)
+}
 
 fn no_queue() -> anyhow::Error {
     anyhow::anyhow!("no queue: give --queue postgres://... (or `queue` in the config file)")

@@ -221,8 +221,9 @@ fn a_mistake_in_the_fleet_file_names_the_site_and_the_line() {
 
 #[test]
 fn sites_that_share_a_host_share_its_pace() {
-    // Two sites of one host, 0.5 s between requests, each answered after 0.1 s. Paced
-    // together, no two requests overlap; apart, both sites would start at once.
+    // Two sites of one host, 0.5 s between requests, each answered after 0.1 s, run side by
+    // side (two a server). Paced together, no two requests overlap; apart, both sites would
+    // start at once.
     let site = chain(Site::new(), "/a/", 2, Duration::from_millis(100));
     let server = chain(site, "/b/", 2, Duration::from_millis(100)).serve();
     let directory = tempfile::tempdir().unwrap();
@@ -232,7 +233,15 @@ fn sites_that_share_a_host_share_its_pace() {
         ("b".to_string(), server.url("/b/")),
     ];
     let fleet = fleet_file(directory.path(), &out, &sites, "delay = 0.5");
-    let run = sitemapper(&["fleet", "run", &fleet, "--sites-at-once", "2"]);
+    let run = sitemapper(&[
+        "fleet",
+        "run",
+        &fleet,
+        "--sites-at-once",
+        "2",
+        "--per-server",
+        "2",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(listed_urls(&out.join("a")), chain_urls(&server, "/a/", 2));
     assert_eq!(listed_urls(&out.join("b")), chain_urls(&server, "/b/", 2));

@@ -13,7 +13,7 @@ use crate::harness::{listed_urls, sitemapper, sitemapper_command};
 use crate::postgres::{self, TestQueue};
 
 /// A worker process (stderr kept in a file for the test to read).
-fn worker(queue: &TestQueue, name: &str, state: &Path, extra: &[&str]) -> Child {
+pub(crate) fn worker(queue: &TestQueue, name: &str, state: &Path, extra: &[&str]) -> Child {
     let log = std::fs::File::create(state.with_extension("log")).unwrap();
     let mut args = vec![
         "worker",
@@ -34,12 +34,12 @@ fn worker(queue: &TestQueue, name: &str, state: &Path, extra: &[&str]) -> Child 
         .expect("start a worker")
 }
 
-fn worker_log(state: &Path) -> String {
+pub(crate) fn worker_log(state: &Path) -> String {
     std::fs::read_to_string(state.with_extension("log")).unwrap_or_default()
 }
 
 /// The queue's view of each site: (result of the last run, runs, worker of the last run).
-fn status(queue: &TestQueue) -> BTreeMap<String, (String, u64, String)> {
+pub(crate) fn status(queue: &TestQueue) -> BTreeMap<String, (String, u64, String)> {
     let run = sitemapper(&[
         "fleet",
         "status",
@@ -70,7 +70,7 @@ fn status(queue: &TestQueue) -> BTreeMap<String, (String, u64, String)> {
         .collect()
 }
 
-fn wait(child: &mut Child) -> i32 {
+pub(crate) fn wait(child: &mut Child) -> i32 {
     child.wait().unwrap().code().unwrap_or(-1)
 }
 

@@ -25,6 +25,7 @@ mod extraction;
 mod fixture;
 mod fleet;
 mod fleet_queue;
+mod fleet_servers;
 mod generators;
 mod harness;
 mod help;

@@ -42,7 +42,7 @@ pub use event::{
 };
 pub use fetch::{
     CertificateProblem, Deadline, FailureCause, FetchError, FetchFailure, FetchFailureKind,
-    FetchSettings, Fetched, Fetcher, client_builder, error_chain,
+    FetchSettings, Fetched, Fetcher, RequestObserver, client_builder, error_chain,
 };
 pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
@@ -50,7 +50,7 @@ pub use host_map::{HostMap, suggested_mapping};
 pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, refuses_head};
 pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};
 pub use normalize::UrlNormalizer;
-pub use pace::{PaceBoard, pace_key};
+pub use pace::{PaceBoard, ServerKey, host_key};
 pub use render::{
     BodyStream, BoxFuture, BrowserReport, BrowserRequest, BrowserResponse, GateError,
     MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode, RenderReport, RenderRequest,

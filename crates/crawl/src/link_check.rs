@@ -232,7 +232,7 @@ impl Hops for CheckHops<'_> {
             return Err(Ended::Checked(LinkCheck::Disallowed { url: url.clone() }));
         }
         // Held from here to the answer: the next request to the host waits for both.
-        let mut next_start = checker.pace.slot(url).lock_owned().await;
+        let mut next_start = checker.pace.slot(url).await.lock_owned().await;
         let now = Instant::now();
         let start = next_start.map_or(now, |next| next.max(now));
         tokio::time::sleep_until(start).await;

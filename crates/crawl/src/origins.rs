@@ -27,7 +27,7 @@ pub(crate) struct Origins {
     product_token: String,
     delay: Option<Duration>,
     max_crawl_delay: Duration,
-    /// When the next request to each host may start.
+    /// When the next request to each server may start.
     pace: Arc<PaceBoard>,
     /// Where each robots.txt read is told; none outside a crawl (a link's check).
     events: Option<mpsc::Sender<CrawlEvent>>,
@@ -147,7 +147,7 @@ impl Origins {
             .map_or(Duration::ZERO, |delay| delay.min(self.max_crawl_delay))
     }
 
-    /// Waits until a request to `url`'s host may start, and books the next slot.
+    /// Waits until a request to `url`'s server may start, and books the next slot.
     pub(crate) async fn pace(&self, url: &Url) {
         let state = self.state(url);
         let delay = self.delay_for(&state);
@@ -155,7 +155,7 @@ impl Origins {
             return;
         }
         let start = {
-            let slot = self.pace.slot(url);
+            let slot = self.pace.slot(url).await;
             let mut next_request = slot.lock().await;
             let now = Instant::now();
             let start = next_request.map_or(now, |next| next.max(now));

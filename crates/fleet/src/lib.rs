@@ -23,6 +23,6 @@ pub use local::{LocalError, LocalRegistry};
 pub use publish::{
     OUT_VARIABLE, PUBLISH_TIMEOUT, PublishError, SITE_VARIABLE, URL_VARIABLE, run_publish_command,
 };
-pub use queue::{Claim, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
+pub use queue::{Claim, Claimed, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
 pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due};
 pub use schedule::{DurationError, Schedule, ScheduleError, parse_duration};

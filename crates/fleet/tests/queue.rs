@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use sitemapper_fleet::{Fleet, Queue, Release, RunRecord, RunResult};
+use sitemapper_fleet::{Claimed, Fleet, Queue, Release, RunRecord, RunResult};
 
 /// A database of its own for a test, dropped after it.
 struct TestDatabase {
@@ -231,5 +231,68 @@ fn sync_adds_changes_and_removes_and_a_handed_back_site_is_due_at_once() {
         assert_eq!(again.site.name, claim.site.name);
         assert!(again.resume);
         assert_eq!(again.state_generation, 1);
+    });
+}
+
+/// The server of the test sites: `a-*.example` are on one, `b-*.example` on another.
+async fn server_of(url: String) -> String {
+    if url.contains("://a-") {
+        "192.0.2.1".to_string()
+    } else {
+        "192.0.2.2".to_string()
+    }
+}
+
+fn claimed_name(claimed: Claimed) -> Option<String> {
+    match claimed {
+        Claimed::Site(claim) => Some(claim.site.name),
+        Claimed::NothingDue | Claimed::ServersBusy => None,
+    }
+}
+
+#[test]
+fn a_server_is_crawled_by_no_more_claims_than_its_limit_across_workers() {
+    let Some(database) = TestDatabase::create("per_server") else {
+        return;
+    };
+    runtime().block_on(async {
+        let queue = Queue::connect(&database.url).await.unwrap();
+        let other = Queue::connect(&database.url).await.unwrap();
+        queue
+            .sync(&fleet(&["a-1", "a-2", "a-3", "b-1"]).sites)
+            .await
+            .unwrap();
+        let lease = Duration::from_secs(60);
+        let first = match queue
+            .claim_per_server("w1", lease, 1, server_of)
+            .await
+            .unwrap()
+        {
+            Claimed::Site(claim) => *claim,
+            other => panic!("nothing claimed: {other:?}"),
+        };
+        assert_eq!(first.site.name, "a-1");
+        // Server 192.0.2.1 is at its limit: the next worker gets the other server's site,
+        // then none, though two sites are due.
+        let second = other.claim_per_server("w2", lease, 1, server_of).await;
+        assert_eq!(claimed_name(second.unwrap()).as_deref(), Some("b-1"));
+        let third = other
+            .claim_per_server("w3", lease, 1, server_of)
+            .await
+            .unwrap();
+        assert!(matches!(third, Claimed::ServersBusy), "{third:?}");
+        // With two crawls allowed a server, one more is taken.
+        let wider = other.claim_per_server("w3", lease, 2, server_of).await;
+        assert_eq!(claimed_name(wider.unwrap()).as_deref(), Some("a-2"));
+        let full = other.claim_per_server("w3", lease, 2, server_of).await;
+        assert!(matches!(full.unwrap(), Claimed::ServersBusy));
+
+        // The first run ends: its place on the server is free again.
+        let ended = Release::Finished(record(RunResult::Succeeded));
+        queue.release(&first, &ended, None).await.unwrap();
+        let freed = other.claim_per_server("w1", lease, 2, server_of).await;
+        assert_eq!(claimed_name(freed.unwrap()).as_deref(), Some("a-3"));
+        let done = other.claim_per_server("w1", lease, 2, server_of).await;
+        assert!(matches!(done.unwrap(), Claimed::NothingDue));
     });
 }

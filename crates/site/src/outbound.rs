@@ -18,7 +18,7 @@ use jiff::{SignedDuration, Timestamp};
 use sitemapper_audit::OUTBOUND_LINK_KINDS;
 use sitemapper_crawl::{
     CrawlConfig, CrawlError, CrawlSummary, FetchSettings, LinkCheck, LinkCheckSettings,
-    LinkChecker, SettledScope, pace_key,
+    LinkChecker, SettledScope, host_key,
 };
 use sitemapper_store::{OutboundCheck, OutboundOutcome, RunId, Store, StoreError};
 use tokio::sync::{Semaphore, mpsc};
@@ -114,7 +114,7 @@ pub fn check_outbound(
             store.reuse_outbound_check(run, target)?;
             done.from_cache += 1;
         } else if let Ok(url) = Url::parse(target) {
-            by_host.entry(pace_key(&url)).or_default().push(url);
+            by_host.entry(host_key(&url)).or_default().push(url);
         }
     }
     done.hosts = by_host.len();

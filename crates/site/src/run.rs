@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use sitemapper_crawl::{
     CrawlEvent, CrawlProgress, CrawlSummary, Crawler, PaceBoard, RenderMode, Renderer,
+    RequestObserver,
 };
 use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{Published, StagingDir, Written, published_names};
@@ -54,8 +55,10 @@ pub struct RunContext<'a> {
     /// When it becomes `true`, the crawl stops: no new request, nothing published, the run
     /// recorded as interrupted (to continue with [`SiteSettings::resume`]).
     pub stop: Option<watch::Receiver<bool>>,
-    /// The pace of each host, shared with the other runs of the process (a fleet).
+    /// The pace of each server, shared with the other runs of the process (a fleet).
     pub pace: Option<Arc<PaceBoard>>,
+    /// Told of every request of the crawl (a fleet's metrics).
+    pub requests: Option<Arc<dyn RequestObserver>>,
     /// Keeps the site's own sitemaps the crawl read as seeds (an audit compares them).
     pub read_sitemaps: Option<ReadSitemaps>,
     /// Shown the run's progress.
@@ -70,6 +73,7 @@ impl std::fmt::Debug for RunContext<'_> {
             .debug_struct("RunContext")
             .field("stop", &self.stop)
             .field("pace", &self.pace)
+            .field("requests", &self.requests)
             .field("read_sitemaps", &self.read_sitemaps)
             .field("watcher", &self.watcher.is_some())
             .field("stdout", &self.stdout.is_some())
@@ -127,9 +131,13 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
     // From here on the run is in the database: it ends recorded as failed unless it ends
     // otherwise.
     let mut guard = RunGuard::new(&opened.database.path, run);
+    let crawler = match context.requests {
+        Some(observer) => opened.crawler.with_request_observer(observer),
+        None => opened.crawler,
+    };
     let crawled = crawl(
         settings,
-        opened.crawler,
+        crawler,
         &opened.seed,
         opened.browser,
         opened.store,

@@ -1,14 +1,19 @@
 //! `sitemapper fleet run` and `fleet status` on one machine: the sites that are due, run a
-//! few at a time in this process (sharing each host's pace), recorded in the state directory.
+//! few at a time in this process (at most `--per-server` of one server at once, sharing each
+//! server's pace), recorded in the state directory.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
 
 use jiff::Timestamp;
 use sitemapper_crawl::PaceBoard;
 use sitemapper_fleet::{Fleet, LocalRegistry, RunResult, SiteSpec, SiteStatus, next_due};
 
+use super::metrics::FleetMetrics;
 use super::report::{self, FleetReport, SiteRunReport};
+use super::servers::Picker;
 use super::site_job::{self, SiteJob};
 use super::{json_output, stopping_line};
 use crate::commands::Output;
@@ -44,27 +49,31 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
     let (stop_sender, stop) = tokio::sync::watch::channel(false);
     let signal = Arc::new(std::sync::OnceLock::new());
     spawn_signal_thread(stop_sender, Arc::clone(&signal), stopping_line);
+    let metrics = match &settings.metrics_file {
+        Some(_) => Some(FleetMetrics::new().map_err(Failure::fatal)?),
+        None => None,
+    };
+    if let Some(metrics) = &metrics {
+        metrics
+            .sites_due
+            .set(i64::try_from(chosen.len()).unwrap_or(i64::MAX));
+    }
     let embedding = Embedding {
         pace: Arc::new(PaceBoard::default()),
         stop: stop.clone(),
+        requests: metrics.as_ref().map(FleetMetrics::observer),
     };
-    let queue = Mutex::new(chosen);
+    let picker = Picker::new(chosen, settings.per_server, Arc::clone(&embedding.pace))
+        .context("cannot start the async runtime")
+        .map_err(Failure::fatal)?;
     let registry = Mutex::new(registry);
     let results = Mutex::new(Vec::new());
-    let workers = settings
-        .sites_at_once
-        .min(queue.lock().map_or(1, |sites| sites.len()).max(1));
+    let workers = settings.sites_at_once.min(picker.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                loop {
-                    if *stop.borrow() {
-                        break;
-                    }
-                    let Some(site) = queue.lock().ok().and_then(|mut sites| sites.pop_front())
-                    else {
-                        break;
-                    };
+                while let Some(started) = picker.next(&stop) {
+                    let site = started.site;
                     let state = registry
                         .lock()
                         .map(|registry| registry.site_database(&site.name))
@@ -77,7 +86,16 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
                         embedding: &embedding,
                         worker: None,
                     };
+                    if let Some(metrics) = &metrics {
+                        metrics.sites_running.inc();
+                    }
                     let run = site_job::run(job);
+                    // The server's place is free before the run is recorded.
+                    drop(started);
+                    if let Some(metrics) = &metrics {
+                        metrics.sites_running.dec();
+                        metrics.site_ended(&site.name, &run);
+                    }
                     if !output.quiet {
                         crate::progress::print_line(&report::site_line(&site.name, &run));
                     }
@@ -98,12 +116,26 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
         not_due,
         results.into_inner().unwrap_or_default(),
     );
-    finish(
+    let ended = finish(
         &report,
         settings.report.as_ref(),
         output,
         signal.get().copied(),
-    )
+    );
+    // Written however the run ended: a failed run is what an alert is for.
+    if let (Some(metrics), Some(path)) = (&metrics, &settings.metrics_file)
+        && let Err(error) = metrics.write_file(path)
+    {
+        let error = Failure::fatal(error);
+        return match ended {
+            Ok(()) => Err(error),
+            Err(ended) => {
+                tracing::error!("{:#}", error.error);
+                Err(ended)
+            }
+        };
+    }
+    ended
 }
 
 /// Prints the table, writes the report, and gives the exit status: interrupted by a signal,

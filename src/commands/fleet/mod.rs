@@ -4,7 +4,9 @@
 //! workers of a PostgreSQL queue (`worker.rs`).
 
 mod local;
+mod metrics;
 mod report;
+mod servers;
 mod site_job;
 pub(crate) mod worker;
 

@@ -11,10 +11,13 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use sitemapper_crawl::PaceBoard;
-use sitemapper_fleet::{Claim, LeaseEnd, LeaseKeeper, LeaseTiming, Queue, RunRecord, RunResult};
+use sitemapper_fleet::{
+    Claim, Claimed, LeaseEnd, LeaseKeeper, LeaseTiming, Queue, RunRecord, RunResult,
+};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::metrics::{self, FleetMetrics};
 use super::report::{self, FleetReport, SiteRunReport};
 use super::site_job::{self, SiteJob};
 use super::{runtime, stopping_line};
@@ -28,6 +31,10 @@ use crate::signals::{StopSignal, stop_on_signals};
 /// The longest an idle worker sleeps without asking the queue (in case a notification was
 /// lost, or the clocks disagree).
 const MAX_IDLE: Duration = Duration::from_secs(60);
+
+/// The longest a worker waits for a place on a busy server without asking the queue again: a
+/// crawl there may end by its lease running out, which nothing announces.
+const BUSY_WAIT: Duration = Duration::from_secs(5);
 
 /// What stands for the fleet file in the messages about a site's settings.
 const QUEUE_SOURCE: &str = "queue";
@@ -54,11 +61,40 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
         stopping_line,
     ));
     tracing::info!(worker = %settings.name, queue = %queue.at(), "worker started");
+    let metrics = match settings.metrics {
+        Some(address) => {
+            let metrics = FleetMetrics::new()
+                .and_then(FleetMetrics::with_queue)
+                .map_err(Failure::fatal)?;
+            let listener = runtime
+                .block_on(tokio::net::TcpListener::bind(address))
+                .map_err(|error| {
+                    Failure::fatal(anyhow::anyhow!(
+                        "--metrics {address}: cannot listen there: {error}"
+                    ))
+                })?;
+            let shown = listener.local_addr().unwrap_or(address);
+            if !output.quiet {
+                crate::progress::print_line(&format!(
+                    "{}: metrics at http://{shown}/metrics",
+                    settings.name
+                ));
+            }
+            runtime.spawn(metrics::serve(
+                listener,
+                metrics.clone(),
+                Arc::clone(&queue),
+            ));
+            Some(metrics)
+        }
+        None => None,
+    };
     let worker = Worker {
         settings: Arc::new(settings),
         queue,
         pace: Arc::new(PaceBoard::default()),
         stop,
+        metrics,
     };
     let sites = runtime.block_on(worker.serve(output));
     let report = FleetReport::new(worker.queue.at().to_string(), 0, sites);
@@ -89,6 +125,7 @@ struct Worker {
     queue: Arc<Queue>,
     pace: Arc<PaceBoard>,
     stop: watch::Receiver<bool>,
+    metrics: Option<FleetMetrics>,
 }
 
 impl Worker {
@@ -103,26 +140,55 @@ impl Worker {
         let limit_reached =
             |claimed: u64| self.settings.max_sites.is_some_and(|max| claimed >= max);
         loop {
+            self.measure(running.len()).await;
             let stopping = *stop.borrow();
             let mut idle = false;
+            // Sites are due, but on servers other crawls keep at their limit.
+            let mut busy = false;
             while !stopping
                 && !limit_reached(claimed)
                 && running.len() < self.settings.sites_at_once
             {
+                let servers = Arc::clone(&self.pace);
+                let server_of = move |url: String| {
+                    let servers = Arc::clone(&servers);
+                    async move {
+                        match url::Url::parse(&url) {
+                            Ok(url) => servers.server_of(&url).await.to_string(),
+                            Err(_) => url,
+                        }
+                    }
+                };
                 match self
                     .queue
-                    .claim(&self.settings.name, self.settings.lease)
+                    .claim_per_server(
+                        &self.settings.name,
+                        self.settings.lease,
+                        self.settings.per_server,
+                        server_of,
+                    )
                     .await
                 {
-                    Ok(Some(claim)) => {
+                    Ok(Claimed::Site(claim)) => {
+                        if let Some(queue) = self.metrics.as_ref().and_then(FleetMetrics::queue) {
+                            queue.leases_held.inc();
+                            if claim.taken_over_from.is_some() {
+                                queue.leases_taken_over.inc();
+                            }
+                        }
                         claimed += 1;
-                        running.spawn(self.site(claim));
+                        running.spawn(self.site(*claim));
                         if limit_reached(claimed) {
                             break;
                         }
                     }
-                    Ok(None) => {
+                    Ok(Claimed::NothingDue) => {
                         idle = true;
+                        break;
+                    }
+                    Ok(Claimed::ServersBusy) => {
+                        idle = true;
+                        busy = true;
                         break;
                     }
                     Err(error) => {
@@ -132,12 +198,16 @@ impl Worker {
                     }
                 }
             }
-            let done_claiming = stopping || limit_reached(claimed) || (self.settings.once && idle);
+            // With --once, a site due on a busy server is waited for: it is due now.
+            let done_claiming =
+                stopping || limit_reached(claimed) || (self.settings.once && idle && !busy);
             if done_claiming && running.is_empty() {
                 break;
             }
             let wait = if done_claiming || !idle {
                 MAX_IDLE
+            } else if busy {
+                BUSY_WAIT
             } else {
                 match self.queue.next_wake().await {
                     Ok(Some(wait)) => wait.min(MAX_IDLE),
@@ -168,6 +238,24 @@ impl Worker {
         recorded
     }
 
+    /// Brings the gauges up to date: the sites running here, the sites due in the queue, and
+    /// the queue's reconnections.
+    async fn measure(&self, running: usize) {
+        let Some(metrics) = &self.metrics else {
+            return;
+        };
+        metrics
+            .sites_running
+            .set(i64::try_from(running).unwrap_or(i64::MAX));
+        metrics.set_reconnects(self.queue.reconnects());
+        match self.queue.due().await {
+            Ok(due) => metrics
+                .sites_due
+                .set(i64::try_from(due).unwrap_or(i64::MAX)),
+            Err(error) => tracing::warn!(worker = %self.settings.name, "{error}"),
+        }
+    }
+
     /// Runs one claimed site to its end, its lease kept by a [`LeaseKeeper`] and its crawl on
     /// a thread of its own. `None` when the claim was lost or handed back (nothing recorded
     /// here).
@@ -176,6 +264,7 @@ impl Worker {
         let queue = Arc::clone(&self.queue);
         let pace = Arc::clone(&self.pace);
         let hand_back = self.stop.clone();
+        let metrics = self.metrics.clone();
         async move {
             let name = claim.site.name.clone();
             let worker = &settings.name;
@@ -195,8 +284,28 @@ impl Worker {
                 checkpoint: settings.checkpoint,
             };
             let keeper = LeaseKeeper::new(queue, claim.clone(), database.clone(), timing);
-            let crawl = |stop| start_crawl(claim.clone(), database, worker.clone(), pace, stop);
-            match keeper.keep(crawl, hand_back).await {
+            let requests = metrics.as_ref().map(FleetMetrics::observer);
+            let crawl = |stop| {
+                let embedding = Embedding {
+                    pace,
+                    stop,
+                    requests,
+                };
+                start_crawl(claim.clone(), database, worker.clone(), embedding)
+            };
+            let end = keeper.keep(crawl, hand_back).await;
+            if let Some(metrics) = &metrics {
+                if let LeaseEnd::Recorded(record) = &end {
+                    metrics.site_ended(&name, record);
+                }
+                if let Some(queue) = metrics.queue() {
+                    queue.leases_held.dec();
+                    if matches!(end, LeaseEnd::Lost(_)) {
+                        queue.leases_lost.inc();
+                    }
+                }
+            }
+            match end {
                 LeaseEnd::Recorded(record) => {
                     tracing::info!(
                         worker = %worker, site = %name, result = %record.result,
@@ -224,19 +333,18 @@ impl Worker {
     }
 }
 
-/// Starts the claimed site's crawl on a thread of its own (a site's job blocks until its run ends), to
-/// stop when `stop` becomes `true`; its record when it ends.
+/// Starts the claimed site's crawl on a thread of its own (a site's job blocks until its run
+/// ends), embedded as `embedding` says (to stop when its `stop` becomes `true`); its record
+/// when it ends.
 fn start_crawl(
     claim: Claim,
     database: PathBuf,
     worker: String,
-    pace: Arc<PaceBoard>,
-    stop: watch::Receiver<bool>,
+    embedding: Embedding,
 ) -> impl Future<Output = RunRecord> + Send + 'static {
     let (done_sender, done) = tokio::sync::oneshot::channel();
     let worker_name = worker.clone();
     std::thread::spawn(move || {
-        let embedding = Embedding { pace, stop };
         let job = SiteJob {
             fleet_file: Path::new(QUEUE_SOURCE),
             site: &claim.site,

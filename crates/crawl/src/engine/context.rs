@@ -85,12 +85,15 @@ impl JobContext {
                 Arc::clone(&crawler.pace),
                 Some(events.clone()),
             ),
-            fetcher: Arc::new(Fetcher::new(
-                &config.fetch_settings(),
-                addresses.clone(),
-                &config.network,
-                Some(Arc::clone(&session)),
-            )?),
+            fetcher: Arc::new(
+                Fetcher::new(
+                    &config.fetch_settings(),
+                    addresses.clone(),
+                    &config.network,
+                    Some(Arc::clone(&session)),
+                )?
+                .observed_by(crawler.observer.clone()),
+            ),
             config: Arc::clone(config),
             normalizer: Arc::clone(&crawler.normalizer),
             seen: SeenSet::default(),

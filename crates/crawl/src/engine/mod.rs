@@ -28,6 +28,7 @@ use crate::concurrency::ConcurrencyReport;
 use crate::config::{CrawlConfig, ScopeOptions};
 use crate::documents::DocumentReport;
 use crate::event::{CrawlEvent, SettledScope};
+use crate::fetch::RequestObserver;
 use crate::frontier::FrontierSpill;
 use crate::history::History;
 use crate::normalize::UrlNormalizer;
@@ -120,6 +121,8 @@ pub struct Crawler {
     renderer: Option<Arc<dyn Renderer>>,
     sitemap_reader: Option<Arc<dyn SitemapReader>>,
     pace: Arc<PaceBoard>,
+    /// Told of every request of the crawl.
+    observer: Option<Arc<dyn RequestObserver>>,
 }
 
 /// Stops a running crawl (on Ctrl-C): no new request starts, requests in flight are dropped,
@@ -150,6 +153,7 @@ impl Crawler {
             renderer: None,
             sitemap_reader: None,
             pace: Arc::default(),
+            observer: None,
         }
     }
 
@@ -189,6 +193,12 @@ impl Crawler {
     /// keep its pace together.
     pub fn with_pace_board(mut self, board: Arc<PaceBoard>) -> Crawler {
         self.pace = board;
+        self
+    }
+
+    /// Tells `observer` of every request the crawl makes (robots.txt, pages, their retries).
+    pub fn with_request_observer(mut self, observer: Arc<dyn RequestObserver>) -> Crawler {
+        self.observer = Some(observer);
         self
     }
 

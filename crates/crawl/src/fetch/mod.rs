@@ -15,6 +15,7 @@
 mod cause;
 mod chain;
 mod failure;
+mod observer;
 mod relay;
 mod request;
 
@@ -39,6 +40,7 @@ use cause::{Deadlines, Phase};
 pub(crate) use chain::{Broken, Hops};
 pub use failure::error_chain;
 pub use failure::{FetchError, FetchFailure, FetchFailureKind};
+pub use observer::RequestObserver;
 pub use request::Fetched;
 
 /// Which bodies are worth reading, and how much of them. Others are not downloaded at all.
@@ -254,6 +256,8 @@ pub struct Fetcher {
     retries: u32,
     retry_base_delay: Duration,
     max_retry_after: Duration,
+    /// Told of every request's answer or failure (a fleet's metrics).
+    observer: Option<Arc<dyn RequestObserver>>,
 }
 
 impl Fetcher {
@@ -285,7 +289,14 @@ impl Fetcher {
             retries: settings.retries,
             retry_base_delay: settings.retry_base_delay,
             max_retry_after: settings.max_retry_after,
+            observer: None,
         })
+    }
+
+    /// The fetcher, telling `observer` of every request it makes.
+    pub fn observed_by(mut self, observer: Option<Arc<dyn RequestObserver>>) -> Fetcher {
+        self.observer = observer;
+        self
     }
 
     /// Requests `url` as `request` says, retrying timeouts, connection errors, 429, 502, 503
@@ -305,6 +316,12 @@ impl Fetcher {
         loop {
             let ticket = limit.map(ConcurrencyLimit::ticket);
             let result = self.fetch_once(url, request).await;
+            if let Some(observer) = &self.observer {
+                match &result {
+                    Ok(response) => observer.answered(response.status, response.body.len()),
+                    Err(failure) => observer.failed(failure),
+                }
+            }
             if let (Some(limit), Some(ticket)) = (limit, ticket)
                 && let Some(signal) = signal_of(&result)
             {

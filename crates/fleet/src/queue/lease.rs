@@ -46,16 +46,60 @@ pub enum Release {
     HandedBack,
 }
 
+/// What a claim came to.
+#[derive(Debug, Clone)]
+pub enum Claimed {
+    /// A site, now this worker's.
+    Site(Box<Claim>),
+    /// Nothing is due.
+    NothingDue,
+    /// Sites are due, but each is on a server that other crawls keep at its limit: the next
+    /// release (a notification) may free one.
+    ServersBusy,
+}
+
+/// How many sites are claimed together as candidates: the first whose server is under its
+/// limit is taken, the others are let go at once.
+const CANDIDATES: i64 = 16;
+
 impl Queue {
     /// Claims one site: first a site whose worker's lease expired (its run is continued),
-    /// then the site due longest. `None`: nothing is due.
+    /// then the site due longest. `None`: nothing is due. No limit of crawls per server.
     pub async fn claim(&self, worker: &str, lease: Duration) -> Result<Option<Claim>, QueueError> {
+        let claimed = self
+            .claim_per_server(worker, lease, u32::MAX, |url| async move { url })
+            .await?;
+        Ok(match claimed {
+            Claimed::Site(claim) => Some(*claim),
+            Claimed::NothingDue | Claimed::ServersBusy => None,
+        })
+    }
+
+    /// Claims one site, as [`Queue::claim`], but only one on a server (the key `server_of`
+    /// gives a site's URL: the address its host resolves to) that fewer than `per_server`
+    /// sites are being crawled on, by any worker. The count and the claim are one
+    /// transaction, and claims on one server take its lock in turn, so that two workers never
+    /// both take the last place.
+    pub async fn claim_per_server<F, Server>(
+        &self,
+        worker: &str,
+        lease: Duration,
+        per_server: u32,
+        server_of: F,
+    ) -> Result<Claimed, QueueError>
+    where
+        F: Fn(String) -> Server + Sync,
+        Server: Future<Output = String> + Send,
+    {
         let seconds = lease.as_secs_f64();
-        let row = persist!(self, "claim a site", |client| claim_once(
-            client, worker, seconds
+        let per_server = i64::from(per_server);
+        let found = persist!(self, "claim a site", |client| claim_once(
+            client, worker, seconds, per_server, &server_of
         ))?;
-        let Some(row) = row else {
-            return Ok(None);
+        let row = match found {
+            Found::Row(row) => row,
+            Found::NothingDue => return Ok(Claimed::NothingDue),
+            Found::ServersBusy => return Ok(Claimed::ServersBusy),
         };
         let name: String = row.get("name");
         let definition: String = row.get("definition");
@@ -66,7 +110,7 @@ impl Queue {
                 error,
             })?;
         let taken_over_from: Option<String> = row.get("previous");
-        Ok(Some(Claim {
+        Ok(Claimed::Site(Box::new(Claim {
             site_id: row.get("id"),
             lease: row.get("lease"),
             worker: worker.to_string(),
@@ -74,7 +118,7 @@ impl Queue {
             resume: row.get::<_, bool>("resume") || taken_over_from.is_some(),
             state_generation: row.get("state_generation"),
             taken_over_from,
-        }))
+        })))
     }
 
     /// Extends the lease by `lease` from now. `false`: the claim is lost (expired and taken,
@@ -133,39 +177,145 @@ impl Queue {
     }
 }
 
-async fn claim_once(
+/// What one attempt at a claim found.
+enum Found {
+    Row(tokio_postgres::Row),
+    NothingDue,
+    ServersBusy,
+}
+
+/// The servers at their limit: the server of each claim whose lease holds, counted.
+const BUSY_SERVERS: &str = "SELECT c.server FROM fleet_sites s
+     JOIN fleet_crawls c ON c.site_id = s.id AND c.lease = s.lease
+     WHERE s.leased_by IS NOT NULL AND s.lease_expires > now()
+     GROUP BY c.server HAVING count(*) >= $1";
+
+async fn claim_once<F, Server>(
     client: &mut Client,
     worker: &str,
     lease_seconds: f64,
-) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+    per_server: i64,
+    server_of: &F,
+) -> Result<Found, tokio_postgres::Error>
+where
+    F: Fn(String) -> Server + Sync,
+    Server: Future<Output = String> + Send,
+{
+    let transaction = client.transaction().await?;
     // Two short statements, each served by its own partial index, rather than one with OR:
-    // expired leases first (their sites are mid-run), then the site due longest.
+    // expired leases first (their sites are mid-run), then the site due longest. A site whose
+    // server was at its limit when it was last claimed is passed over while it still is.
+    let mut busy = false;
     for candidates in [
-        "SELECT id, leased_by FROM fleet_sites
-         WHERE leased_by IS NOT NULL AND lease_expires <= now()
-         ORDER BY lease_expires LIMIT 1 FOR UPDATE SKIP LOCKED",
-        "SELECT id, leased_by FROM fleet_sites
-         WHERE leased_by IS NULL AND next_due <= now()
-         ORDER BY next_due, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+        "SELECT s.id, s.name, s.definition, s.leased_by FROM fleet_sites s
+         LEFT JOIN fleet_crawls c ON c.site_id = s.id
+         WHERE s.leased_by IS NOT NULL AND s.lease_expires <= now()
+           AND (c.server IS NULL OR c.server NOT IN (SELECT server FROM busy))
+         ORDER BY s.lease_expires LIMIT $2 FOR UPDATE OF s SKIP LOCKED",
+        "SELECT s.id, s.name, s.definition, s.leased_by FROM fleet_sites s
+         LEFT JOIN fleet_crawls c ON c.site_id = s.id
+         WHERE s.leased_by IS NULL AND s.next_due <= now()
+           AND (c.server IS NULL OR c.server NOT IN (SELECT server FROM busy))
+         ORDER BY s.next_due, s.id LIMIT $2 FOR UPDATE OF s SKIP LOCKED",
     ] {
-        let statement = format!(
-            "WITH candidate AS ({candidates})
-             UPDATE fleet_sites AS site
-             SET lease = site.lease + 1, leased_by = $1,
-                 lease_expires = now() + make_interval(secs => $2)
-             FROM candidate WHERE site.id = candidate.id
-             RETURNING site.id, site.name, site.definition, site.lease, site.resume,
-                       site.state_generation, candidate.leased_by AS previous"
-        );
-        if let Some(row) = client
-            .query_opt(&statement, &[&worker, &lease_seconds])
-            .await?
-        {
-            return Ok(Some(row));
+        let statement = format!("WITH busy AS ({BUSY_SERVERS}) {candidates}");
+        let rows = transaction
+            .query(&statement, &[&per_server, &CANDIDATES])
+            .await?;
+        for candidate in rows {
+            let id: i64 = candidate.get("id");
+            let definition: String = candidate.get("definition");
+            // A definition that cannot be read is claimed all the same, to be reported.
+            let server = match Definition::read(candidate.get::<_, &str>("name"), &definition) {
+                Ok(site) => server_of(site.url).await,
+                Err(_) => format!("site:{id}"),
+            };
+            if !take_server(&transaction, &server, id, per_server).await? {
+                busy = true;
+                continue;
+            }
+            let row = transaction
+                .query_one(
+                    "UPDATE fleet_sites
+                     SET lease = lease + 1, leased_by = $1,
+                         lease_expires = now() + make_interval(secs => $2)
+                     WHERE id = $3
+                     RETURNING id, name, definition, lease, resume, state_generation,
+                               $4::text AS previous",
+                    &[
+                        &worker,
+                        &lease_seconds,
+                        &id,
+                        &candidate.get::<_, Option<String>>("leased_by"),
+                    ],
+                )
+                .await?;
+            transaction
+                .execute(
+                    "INSERT INTO fleet_crawls (site_id, server, lease) VALUES ($1, $2, $3)
+                     ON CONFLICT (site_id) DO UPDATE SET server = excluded.server, lease = excluded.lease",
+                    &[&id, &server, &row.get::<_, i64>("lease")],
+                )
+                .await?;
+            transaction.commit().await?;
+            return Ok(Found::Row(row));
         }
     }
-    Ok(None)
+    if !busy {
+        // Every due site may have been passed over for its server before it was looked at.
+        busy = transaction
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM fleet_sites
+                 WHERE (leased_by IS NULL AND next_due <= now())
+                    OR (leased_by IS NOT NULL AND lease_expires <= now()))",
+                &[],
+            )
+            .await?
+            .get(0);
+    }
+    transaction.commit().await?;
+    Ok(if busy {
+        Found::ServersBusy
+    } else {
+        Found::NothingDue
+    })
 }
+
+/// Whether site `id` may be crawled on `server`: fewer than `per_server` other claims that
+/// hold are crawling there. Claims on one server take its lock (for the transaction) in turn;
+/// one that finds it taken passes the site over rather than wait, so that two claims never
+/// wait for each other's servers.
+async fn take_server(
+    transaction: &tokio_postgres::Transaction<'_>,
+    server: &str,
+    id: i64,
+    per_server: i64,
+) -> Result<bool, tokio_postgres::Error> {
+    let locked: bool = transaction
+        .query_one(
+            "SELECT pg_try_advisory_xact_lock($1, hashtext($2))",
+            &[&SERVER_LOCKS, &server],
+        )
+        .await?
+        .get(0);
+    if !locked {
+        return Ok(false);
+    }
+    let crawling: i64 = transaction
+        .query_one(
+            "SELECT count(*) FROM fleet_crawls c
+             JOIN fleet_sites s ON s.id = c.site_id AND s.lease = c.lease
+             WHERE c.server = $1 AND c.site_id <> $2
+               AND s.leased_by IS NOT NULL AND s.lease_expires > now()",
+            &[&server, &id],
+        )
+        .await?
+        .get(0);
+    Ok(crawling < per_server)
+}
+
+/// The first key of the advisory locks of servers (the second is the server's hash).
+const SERVER_LOCKS: i32 = 0x5345_5256;
 
 /// Locks the site's row if the claim still holds it (or held it and already let go, when a
 /// release is retried): its crawl database's generation, or `None`.

@@ -14,13 +14,14 @@ mod schema;
 mod sites;
 mod tls;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use jiff::Timestamp;
 use tokio::sync::Mutex;
 use tokio_postgres::Client;
 
-pub use self::lease::{Claim, Release};
+pub use self::lease::{Claim, Claimed, Release};
 pub use self::listen::Wakeups;
 pub use self::sites::{DefinitionError, SyncCounts};
 
@@ -88,6 +89,8 @@ pub struct Queue {
     client: Mutex<Option<Client>>,
     /// Where the queue is, for messages: host, port and database, never the password.
     at: String,
+    /// Connections made again after one was lost.
+    reconnects: AtomicU64,
 }
 
 impl std::fmt::Debug for Queue {
@@ -149,6 +152,7 @@ impl Queue {
             config,
             client: Mutex::new(None),
             at,
+            reconnects: AtomicU64::new(0),
         };
         {
             let mut slot = queue.client.lock().await;
@@ -170,6 +174,25 @@ impl Queue {
     /// Where the queue is: host, port and database.
     pub fn at(&self) -> &str {
         &self.at
+    }
+
+    /// How many times a lost connection was made again.
+    pub fn reconnects(&self) -> u64 {
+        self.reconnects.load(Ordering::Relaxed)
+    }
+
+    /// How many sites are due and not claimed, by the database's clock.
+    pub async fn due(&self) -> Result<u64, QueueError> {
+        let due: i64 = persist!(self, "count the sites due", |client| async {
+            let row = client
+                .query_one(
+                    "SELECT count(*) FROM fleet_sites WHERE leased_by IS NULL AND next_due <= now()",
+                    &[],
+                )
+                .await?;
+            row.try_get::<_, i64>(0)
+        })?;
+        Ok(due.unsigned_abs())
     }
 
     async fn open(&self) -> Result<Client, tokio_postgres::Error> {
@@ -194,6 +217,7 @@ impl Queue {
             None => false,
         };
         let client = slot.insert(self.open().await?);
+        self.reconnects.fetch_add(1, Ordering::Relaxed);
         if lost {
             // The server closed the connection (a restart, a failover) and was back before
             // the next call needed it: said, since nothing failed to say it otherwise.

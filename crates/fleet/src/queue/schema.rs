@@ -48,6 +48,16 @@ const MIGRATIONS: &[&str] = &[
         UNIQUE (site_id, lease)
     );
     CREATE INDEX fleet_runs_by_site ON fleet_runs (site_id, id);",
+    // 2: the server of each site's last claim, so that claims keep to `--per-server` crawls
+    // a server. A row counts as a crawl while the claim it names holds the site.
+    "CREATE TABLE fleet_crawls (
+        site_id bigint PRIMARY KEY REFERENCES fleet_sites (id) ON DELETE CASCADE,
+        -- The address the site's host resolved to (`host:NAME` when it did not).
+        server text NOT NULL,
+        -- The claim that took it.
+        lease bigint NOT NULL
+    );
+    CREATE INDEX fleet_crawls_by_server ON fleet_crawls (server);",
 ];
 
 /// The key of the advisory lock migrations take (any constant the fleet owns).
