@@ -57,7 +57,11 @@ const MIGRATIONS: &[&str] = &[
         -- The claim that took it.
         lease bigint NOT NULL
     );
-    CREATE INDEX fleet_crawls_by_server ON fleet_crawls (server);",
+    CREATE INDEX fleet_crawls_by_server ON fleet_crawls (server);
+    -- Claims read the due sites in the order (next_due, id): a site synced with thousands of
+    -- others, due at the same instant, is found without sorting them all.
+    DROP INDEX fleet_sites_due;
+    CREATE INDEX fleet_sites_due ON fleet_sites (next_due, id) WHERE leased_by IS NULL;",
 ];
 
 /// The key of the advisory lock migrations take (any constant the fleet owns).
