@@ -289,6 +289,8 @@ fn fleet_run_writes_its_metrics_for_the_textfile_collector() {
         1.0
     );
     assert_eq!(written["sitemapper_sites_due"], 3.0);
+    assert!(written["sitemapper_fleet_run_timestamp_seconds"] > 1.7e9);
+    assert!(written["sitemapper_fleet_run_duration_seconds"] > 0.0);
     assert!(
         text.contains("# TYPE sitemapper_requests_total counter\n"),
         "{text}"

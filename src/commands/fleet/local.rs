@@ -124,7 +124,9 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
     );
     // Written however the run ended: a failed run is what an alert is for.
     if let (Some(metrics), Some(path)) = (&metrics, &settings.metrics_file)
-        && let Err(error) = metrics.write_file(path)
+        && let Err(error) = metrics
+            .fleet_run_ended(now)
+            .and_then(|()| metrics.write_file(path))
     {
         let error = Failure::fatal(error);
         return match ended {

@@ -215,6 +215,29 @@ impl FleetMetrics {
         self.queue.as_ref()
     }
 
+    /// A `fleet run` that began at `started` ends now: when, and how long it took, so that an
+    /// alert can tell a fleet whose cron stopped running it.
+    pub(crate) fn fleet_run_ended(&self, started: jiff::Timestamp) -> anyhow::Result<()> {
+        let now = jiff::Timestamp::now();
+        let registry = &self.registry;
+        let ended = (|| {
+            let at = prometheus::Gauge::new(
+                "fleet_run_timestamp_seconds",
+                "When the last fleet run ended (Unix time)",
+            )?;
+            let took = prometheus::Gauge::new(
+                "fleet_run_duration_seconds",
+                "How long the last fleet run took",
+            )?;
+            registry.register(Box::new(at.clone()))?;
+            registry.register(Box::new(took.clone()))?;
+            at.set(now.as_millisecond() as f64 / 1000.0);
+            took.set(now.duration_since(started).as_secs_f64().max(0.0));
+            Ok::<_, prometheus::Error>(())
+        })();
+        ended.context("cannot set up the metrics")
+    }
+
     /// The queue's count of reconnections, as the queue keeps it.
     pub(crate) fn set_reconnects(&self, total: u64) {
         if let Some(queue) = &self.queue {

@@ -222,14 +222,22 @@ where
         let rows = transaction
             .query(&statement, &[&per_server, &CANDIDATES])
             .await?;
-        for candidate in rows {
+        // The candidates' servers found together: a slow name costs its time once, not once
+        // for each candidate after it.
+        let servers = futures_util::future::join_all(rows.iter().map(|candidate| {
             let id: i64 = candidate.get("id");
-            let definition: String = candidate.get("definition");
             // A definition that cannot be read is claimed all the same, to be reported.
-            let server = match Definition::read(candidate.get::<_, &str>("name"), &definition) {
-                Ok(site) => server_of(site.url).await,
-                Err(_) => format!("site:{id}"),
-            };
+            let site = Definition::read(candidate.get("name"), candidate.get("definition"));
+            async move {
+                match site {
+                    Ok(site) => server_of(site.url).await,
+                    Err(_) => format!("site:{id}"),
+                }
+            }
+        }))
+        .await;
+        for (candidate, server) in rows.into_iter().zip(servers) {
+            let id: i64 = candidate.get("id");
             if !take_server(&transaction, &server, id, per_server).await? {
                 busy = true;
                 continue;
