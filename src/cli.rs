@@ -31,7 +31,7 @@ pub(crate) use self::commands::{
 pub(crate) use self::crawl::CrawlArgs;
 pub(crate) use self::names::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
-    SeverityName, SummaryFormat,
+    ServersByName, SeverityName, SummaryFormat,
 };
 use self::values::OutOfRange;
 

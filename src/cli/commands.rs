@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::CrawlArgs;
-use super::names::{PaperName, SeverityName, SummaryFormat};
+use super::names::{PaperName, ServersByName, SeverityName, SummaryFormat};
 use super::values::{
     CHECKPOINT, DEEP, EXTERNAL_TIMEOUT, LARGE, LEASE, MAX_SITES, PER_SERVER, SITES_AT_ONCE, SLOW,
     max_age,
@@ -272,6 +272,12 @@ pub(crate) struct FleetRunArgs {
     #[arg(long, value_name = "N", value_parser = PER_SERVER.parser::<u32>(), hide_short_help = true)]
     pub(crate) per_server: Option<u32>,
 
+    /// What makes two sites one server
+    ///
+    /// For --per-server and the pace (delay, Crawl-delay). [default: address]
+    #[arg(long, value_name = "BY", hide_short_help = true)]
+    pub(crate) servers_by: Option<ServersByName>,
+
     /// Run this site now, due or not (repeatable)
     ///
     /// The other sites wait.
@@ -367,6 +373,12 @@ pub(crate) struct WorkerArgs {
     /// crawled one after another. [default: 1] [range: 1 to 1000]
     #[arg(long, value_name = "N", value_parser = PER_SERVER.parser::<u32>(), hide_short_help = true)]
     pub(crate) per_server: Option<u32>,
+
+    /// What makes two sites one server
+    ///
+    /// For --per-server and the pace (delay, Crawl-delay). [default: address]
+    #[arg(long, value_name = "BY", hide_short_help = true)]
+    pub(crate) servers_by: Option<ServersByName>,
 
     /// Seconds a claim holds a site without a heartbeat
     ///

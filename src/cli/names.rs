@@ -54,6 +54,26 @@ impl PaperName {
     }
 }
 
+/// What makes two sites of a fleet one server, for `--per-server` and the pace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ServersByName {
+    /// The address their hosts resolve to: a shared host's sites are one server
+    #[default]
+    Address,
+    /// Their host names: for sites behind a CDN, whose addresses unrelated sites share
+    Host,
+}
+
+impl ServersByName {
+    pub(crate) fn servers_by(self) -> sitemapper_crawl::ServersBy {
+        match self {
+            ServersByName::Address => sitemapper_crawl::ServersBy::Address,
+            ServersByName::Host => sitemapper_crawl::ServersBy::Host,
+        }
+    }
+}
+
 /// How a command prints its summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]

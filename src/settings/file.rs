@@ -16,7 +16,7 @@ use crate::cli::values::{
 };
 use crate::cli::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
-    SeverityName, SummaryFormat,
+    ServersByName, SeverityName, SummaryFormat,
 };
 
 /// The config file read when none is named, if it is there.
@@ -114,6 +114,7 @@ pub(crate) struct ConfigFile {
     pub(super) state_dir: Option<PathBuf>,
     pub(super) sites_at_once: Option<usize>,
     pub(super) per_server: Option<u32>,
+    pub(super) servers_by: Option<ServersByName>,
     pub(super) metrics: Option<std::net::SocketAddr>,
     pub(super) metrics_file: Option<PathBuf>,
     pub(super) site: Option<Vec<String>>,

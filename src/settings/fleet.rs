@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::bail;
+use sitemapper_crawl::ServersBy;
 use sitemapper_fleet::{FLEET_KEYS, Fleet, FleetFileError, SiteSpec, check_name};
 
 use super::keys::{config_keys, nearest_key};
@@ -167,6 +168,8 @@ pub(crate) struct FleetRunSettings {
     pub(crate) sites_at_once: usize,
     /// How many sites of one server run at once.
     pub(crate) per_server: u32,
+    /// What makes two sites one server.
+    pub(crate) servers_by: ServersBy,
     pub(crate) choice: SiteChoice,
     /// `--report`: where the JSON report goes.
     pub(crate) report: Option<OutputTarget>,
@@ -208,6 +211,11 @@ impl FleetRunSettings {
                 .per_server
                 .or(file.per_server)
                 .unwrap_or(DEFAULT_PER_SERVER),
+            servers_by: args
+                .servers_by
+                .or(file.servers_by)
+                .unwrap_or_default()
+                .servers_by(),
             choice,
             report: args.report.map(OutputTarget::from_path),
             metrics_file: args
@@ -293,6 +301,8 @@ pub(crate) struct WorkerSettings {
     pub(crate) sites_at_once: usize,
     /// How many sites of one server are crawled at once, by all the workers of the queue.
     pub(crate) per_server: u32,
+    /// What makes two sites one server.
+    pub(crate) servers_by: ServersBy,
     /// `--metrics`: where the worker serves its metrics.
     pub(crate) metrics: Option<std::net::SocketAddr>,
     pub(crate) lease: Duration,
@@ -349,6 +359,11 @@ impl WorkerSettings {
                 .per_server
                 .or(file.per_server)
                 .unwrap_or(DEFAULT_PER_SERVER),
+            servers_by: args
+                .servers_by
+                .or(file.servers_by)
+                .unwrap_or_default()
+                .servers_by(),
             metrics: args.metrics.or(file.metrics),
             lease,
             checkpoint,

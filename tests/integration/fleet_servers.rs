@@ -304,3 +304,35 @@ fn fleet_run_writes_its_metrics_for_the_textfile_collector() {
         .collect();
     assert_eq!(names, ["sitemapper.prom"]);
 }
+
+#[test]
+fn fleet_run_tells_servers_apart_by_address_or_by_host_name() {
+    // One server, named two ways: 127.0.0.1 and localhost.
+    let by = |servers_by: &str| {
+        let first = chain(Site::new(), "/", 3, PAGE_TIME).serve();
+        let second = chain(Site::new(), "/", 3, PAGE_TIME).serve();
+        let directory = tempfile::tempdir().unwrap();
+        let sites = [
+            ("first".to_string(), first.url("/")),
+            (
+                "second".to_string(),
+                second.url("/").replace("127.0.0.1", "localhost"),
+            ),
+        ];
+        let fleet = fleet_file(directory.path(), &directory.path().join("out"), &sites, "");
+        let run = sitemapper(&[
+            "fleet",
+            "run",
+            &fleet,
+            "--sites-at-once",
+            "2",
+            "--servers-by",
+            servers_by,
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(page_requests(&second).len(), 4);
+        overlap(crawled_during(&first), crawled_during(&second))
+    };
+    assert!(!by("address"), "one address, one site at a time");
+    assert!(by("host"), "two names, two servers side by side");
+}

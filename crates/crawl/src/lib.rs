@@ -50,7 +50,7 @@ pub use host_map::{HostMap, suggested_mapping};
 pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, refuses_head};
 pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};
 pub use normalize::UrlNormalizer;
-pub use pace::{PaceBoard, ServerKey, host_key};
+pub use pace::{PaceBoard, ServerKey, ServersBy, host_key};
 pub use render::{
     BodyStream, BoxFuture, BrowserReport, BrowserRequest, BrowserResponse, GateError,
     MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode, RenderReport, RenderRequest,

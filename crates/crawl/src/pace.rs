@@ -26,9 +26,28 @@ pub struct PaceBoard {
     slots: DashMap<ServerKey, Arc<Mutex<Option<Instant>>>>,
     /// Each host's server, and when it was found.
     servers: DashMap<String, (Instant, ServerKey)>,
+    by: ServersBy,
+}
+
+/// What makes two hosts one server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ServersBy {
+    /// The address their names resolve to: the sites of a shared host are one server.
+    #[default]
+    Address,
+    /// Their names: for sites behind a CDN, whose addresses unrelated sites share.
+    Host,
 }
 
 impl PaceBoard {
+    /// A board whose servers are told apart `by` their address or their host name.
+    pub fn new(by: ServersBy) -> PaceBoard {
+        PaceBoard {
+            by,
+            ..PaceBoard::default()
+        }
+    }
+
     /// The slot of `url`'s server.
     pub(crate) async fn slot(&self, url: &Url) -> Arc<Mutex<Option<Instant>>> {
         let key = self.server_of(url).await;
@@ -38,9 +57,13 @@ impl PaceBoard {
         Arc::clone(&self.slots.entry(key).or_default())
     }
 
-    /// The server of `url`'s host, resolved once every [`ADDRESS_TTL`].
+    /// The server of `url`'s host: its name, or (by address) the address it resolves to,
+    /// resolved once every [`ADDRESS_TTL`].
     pub async fn server_of(&self, url: &Url) -> ServerKey {
         let host = url.host_str().unwrap_or_default();
+        if self.by == ServersBy::Host {
+            return ServerKey::Host(host.to_ascii_lowercase());
+        }
         if let Some(known) = self.servers.get(host)
             && known.0.elapsed() < ADDRESS_TTL
         {
@@ -127,6 +150,18 @@ mod tests {
         if expected == ServerKey::Address(IpAddr::from([127, 0, 0, 1])) {
             assert!(Arc::ptr_eq(&first, &named));
         }
+    }
+
+    #[tokio::test]
+    async fn by_host_two_names_of_one_address_are_two_servers() {
+        let board = PaceBoard::new(ServersBy::Host);
+        let first = board.slot(&url("http://127.0.0.1:8001/")).await;
+        let second = board.slot(&url("http://127.0.0.1:8002/")).await;
+        let named = board.slot(&url("http://localhost:8001/")).await;
+        assert!(Arc::ptr_eq(&first, &second));
+        assert!(!Arc::ptr_eq(&first, &named));
+        let key = board.server_of(&url("http://Shop.Example/")).await;
+        assert_eq!(key.to_string(), "host:shop.example");
     }
 
     #[tokio::test]

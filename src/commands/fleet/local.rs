@@ -59,7 +59,7 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
             .set(i64::try_from(chosen.len()).unwrap_or(i64::MAX));
     }
     let embedding = Embedding {
-        pace: Arc::new(PaceBoard::default()),
+        pace: Arc::new(PaceBoard::new(settings.servers_by)),
         stop: stop.clone(),
         requests: metrics.as_ref().map(FleetMetrics::observer),
     };

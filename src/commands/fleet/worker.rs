@@ -90,9 +90,9 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
         None => None,
     };
     let worker = Worker {
+        pace: Arc::new(PaceBoard::new(settings.servers_by)),
         settings: Arc::new(settings),
         queue,
-        pace: Arc::new(PaceBoard::default()),
         stop,
         metrics,
     };
