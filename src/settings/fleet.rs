@@ -16,7 +16,8 @@ use super::{
     ConfigFile, CrawlSettings, MergedOptions, OutputTarget, list, seconds_option, summary_format,
 };
 use crate::cli::{
-    CrawlArgs, FleetRunArgs, FleetStatusArgs, FleetSyncArgs, SummaryFormat, WorkerArgs,
+    CrawlArgs, FleetRunArgs, FleetStatusArgs, FleetSyncArgs, ServersByName, SummaryFormat,
+    WorkerArgs,
 };
 
 /// Keys a site cannot set, and why.
@@ -166,10 +167,8 @@ pub(crate) struct FleetRunSettings {
     pub(crate) fleet: Fleet,
     pub(crate) state_dir: PathBuf,
     pub(crate) sites_at_once: usize,
-    /// How many sites of one server run at once.
-    pub(crate) per_server: u32,
-    /// What makes two sites one server.
-    pub(crate) servers_by: ServersBy,
+    /// How many sites of one server run at once, and what makes one.
+    pub(crate) servers: ServerLimit,
     pub(crate) choice: SiteChoice,
     /// `--report`: where the JSON report goes.
     pub(crate) report: Option<OutputTarget>,
@@ -207,15 +206,10 @@ impl FleetRunSettings {
                 .sites_at_once
                 .or(file.sites_at_once)
                 .unwrap_or(DEFAULT_SITES_AT_ONCE),
-            per_server: args
-                .per_server
-                .or(file.per_server)
-                .unwrap_or(DEFAULT_PER_SERVER),
-            servers_by: args
-                .servers_by
-                .or(file.servers_by)
-                .unwrap_or_default()
-                .servers_by(),
+            servers: ServerLimit::resolve(
+                args.per_server.or(file.per_server),
+                args.servers_by.or(file.servers_by),
+            ),
             choice,
             report: args.report.map(OutputTarget::from_path),
             metrics_file: args
@@ -299,10 +293,9 @@ pub(crate) struct WorkerSettings {
     pub(crate) name: String,
     pub(crate) state_dir: PathBuf,
     pub(crate) sites_at_once: usize,
-    /// How many sites of one server are crawled at once, by all the workers of the queue.
-    pub(crate) per_server: u32,
-    /// What makes two sites one server.
-    pub(crate) servers_by: ServersBy,
+    /// How many sites of one server are crawled at once, by all the workers of the queue,
+    /// and what makes one.
+    pub(crate) servers: ServerLimit,
     /// `--metrics`: where the worker serves its metrics.
     pub(crate) metrics: Option<std::net::SocketAddr>,
     pub(crate) lease: Duration,
@@ -355,15 +348,10 @@ impl WorkerSettings {
                 .sites_at_once
                 .or(file.sites_at_once)
                 .unwrap_or(DEFAULT_SITES_AT_ONCE),
-            per_server: args
-                .per_server
-                .or(file.per_server)
-                .unwrap_or(DEFAULT_PER_SERVER),
-            servers_by: args
-                .servers_by
-                .or(file.servers_by)
-                .unwrap_or_default()
-                .servers_by(),
+            servers: ServerLimit::resolve(
+                args.per_server.or(file.per_server),
+                args.servers_by.or(file.servers_by),
+            ),
             metrics: args.metrics.or(file.metrics),
             lease,
             checkpoint,
@@ -380,6 +368,24 @@ const DEFAULT_SITES_AT_ONCE: usize = 4;
 /// How many sites of one server run at once when not set: one, so that the sites of a shared
 /// host are crawled one after another.
 const DEFAULT_PER_SERVER: u32 = 1;
+
+/// How a fleet keeps to its servers: how many sites of one run at once, and what makes two
+/// sites one server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ServerLimit {
+    pub(crate) per_server: u32,
+    pub(crate) servers_by: ServersBy,
+}
+
+impl ServerLimit {
+    /// The limit as the command line or the config file sets it, else the defaults.
+    fn resolve(per_server: Option<u32>, servers_by: Option<ServersByName>) -> ServerLimit {
+        ServerLimit {
+            per_server: per_server.unwrap_or(DEFAULT_PER_SERVER),
+            servers_by: servers_by.unwrap_or_default().servers_by(),
+        }
+    }
+}
 
 /// `--metrics-file`, refused before the run when its directory is not there: the run's metrics
 /// are written at its end, and lost then.

@@ -34,6 +34,25 @@ pub(crate) fn worker(queue: &TestQueue, name: &str, state: &Path, extra: &[&str]
         .expect("start a worker")
 }
 
+/// `count` workers (`w1`, `w2`...), each with its state directory in `directory`; the
+/// directories, and the processes.
+pub(crate) fn workers(
+    queue: &TestQueue,
+    directory: &Path,
+    count: usize,
+    extra: &[&str],
+) -> (Vec<PathBuf>, Vec<Child>) {
+    let states: Vec<_> = (1..=count)
+        .map(|index| directory.join(format!("w{index}")))
+        .collect();
+    let workers = states
+        .iter()
+        .enumerate()
+        .map(|(index, state)| worker(queue, &format!("w{}", index + 1), state, extra))
+        .collect();
+    (states, workers)
+}
+
 pub(crate) fn worker_log(state: &Path) -> String {
     std::fs::read_to_string(state.with_extension("log")).unwrap_or_default()
 }
@@ -112,21 +131,12 @@ fn three_workers_crawl_each_due_site_exactly_once() {
         again.stderr
     );
 
-    let states: Vec<_> = (1..=3)
-        .map(|index| directory.path().join(format!("w{index}")))
-        .collect();
-    let mut workers: Vec<Child> = states
-        .iter()
-        .enumerate()
-        .map(|(index, state)| {
-            worker(
-                &queue,
-                &format!("w{}", index + 1),
-                state,
-                &["--once", "--sites-at-once", "2"],
-            )
-        })
-        .collect();
+    let (states, mut workers) = workers(
+        &queue,
+        directory.path(),
+        3,
+        &["--once", "--sites-at-once", "2"],
+    );
     let codes: Vec<i32> = workers.iter_mut().map(wait).collect();
     // The worker that ran the site that is down says so; the others succeed.
     assert_eq!(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::fixture::{Server, Site};
 use crate::fleet::{chain, fleet_file, page_requests};
-use crate::fleet_queue::{status, wait, worker, worker_log};
+use crate::fleet_queue::{status, wait, worker, worker_log, workers};
 use crate::harness::sitemapper;
 use crate::postgres;
 
@@ -56,21 +56,12 @@ fn workers_crawl_no_more_sites_of_one_address_at_once_than_per_server() {
     let sync = sitemapper(&["fleet", "sync", &fleet, "--queue", &queue.url]);
     assert_eq!(sync.code, 0, "{}", sync.stderr);
 
-    let states: Vec<_> = (1..=3)
-        .map(|index| directory.path().join(format!("w{index}")))
-        .collect();
-    let mut workers: Vec<_> = states
-        .iter()
-        .enumerate()
-        .map(|(index, state)| {
-            worker(
-                &queue,
-                &format!("w{}", index + 1),
-                state,
-                &["--once", "--per-server", "1"],
-            )
-        })
-        .collect();
+    let (states, mut workers) = workers(
+        &queue,
+        directory.path(),
+        3,
+        &["--once", "--per-server", "1"],
+    );
     for (worker, state) in workers.iter_mut().zip(&states) {
         assert_eq!(wait(worker), 0, "{}", worker_log(state));
     }

@@ -59,13 +59,17 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
             .set(i64::try_from(chosen.len()).unwrap_or(i64::MAX));
     }
     let embedding = Embedding {
-        pace: Arc::new(PaceBoard::new(settings.servers_by)),
+        pace: Arc::new(PaceBoard::new(settings.servers.servers_by)),
         stop: stop.clone(),
         requests: metrics.as_ref().map(FleetMetrics::observer),
     };
-    let picker = Picker::new(chosen, settings.per_server, Arc::clone(&embedding.pace))
-        .context("cannot start the async runtime")
-        .map_err(Failure::fatal)?;
+    let picker = Picker::new(
+        chosen,
+        settings.servers.per_server,
+        Arc::clone(&embedding.pace),
+    )
+    .context("cannot start the async runtime")
+    .map_err(Failure::fatal)?;
     let registry = Mutex::new(registry);
     let results = Mutex::new(Vec::new());
     let workers = settings.sites_at_once.min(picker.len().max(1));

@@ -90,7 +90,7 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
         None => None,
     };
     let worker = Worker {
-        pace: Arc::new(PaceBoard::new(settings.servers_by)),
+        pace: Arc::new(PaceBoard::new(settings.servers.servers_by)),
         settings: Arc::new(settings),
         queue,
         stop,
@@ -164,7 +164,7 @@ impl Worker {
                     .claim_per_server(
                         &self.settings.name,
                         self.settings.lease,
-                        self.settings.per_server,
+                        self.settings.servers.per_server,
                         server_of,
                     )
                     .await
