@@ -24,6 +24,7 @@ mod extensions;
 mod extraction;
 mod fixture;
 mod fleet;
+mod fleet_publish;
 mod fleet_queue;
 mod fleet_servers;
 mod generators;

@@ -21,7 +21,8 @@ pub use file::{
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};
 pub use publish::{
-    OUT_VARIABLE, PUBLISH_TIMEOUT, PublishError, SITE_VARIABLE, URL_VARIABLE, run_publish_command,
+    Ending, OUT_VARIABLE, PUBLISH_TIMEOUT, PublishError, SITE_VARIABLE, URL_VARIABLE,
+    run_publish_command,
 };
 pub use queue::{Claim, Claimed, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
 pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due};

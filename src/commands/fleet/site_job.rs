@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use jiff::Timestamp;
-use sitemapper_fleet::{RunRecord, RunResult, SiteSpec, run_publish_command};
+use sitemapper_fleet::{PublishError, RunRecord, RunResult, SiteSpec, run_publish_command};
 
 use crate::commands::Output;
 use crate::commands::crawl::{Embedding, crawl_and_publish};
@@ -93,9 +93,23 @@ fn crawl(job: &SiteJob<'_>) -> Result<Counts, Failure> {
     // The run's lock on the output directory is let go before the publish command reads it.
     drop(crawled);
     if let Some(command) = &job.site.publish {
-        run_publish_command(command, job.site).map_err(Failure::fatal)?;
+        run_publish_command(command, job.site, &job.embedding.stop).map_err(publish_failure)?;
     }
     Ok(counts)
+}
+
+/// A publish command that failed fails the run; one the fleet's stop ended leaves it
+/// interrupted, to be run again.
+fn publish_failure(error: PublishError) -> Failure {
+    let status = if error.stopped() {
+        ExitStatus::Interrupted
+    } else {
+        ExitStatus::Fatal
+    };
+    Failure {
+        status,
+        error: error.into(),
+    }
 }
 
 /// An error on one line, for a table cell and a log line.
