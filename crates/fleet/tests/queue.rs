@@ -233,3 +233,59 @@ fn sync_adds_changes_and_removes_and_a_handed_back_site_is_due_at_once() {
         assert_eq!(again.state_generation, 1);
     });
 }
+
+#[test]
+fn a_sync_updates_changed_definitions_and_schedules_together() {
+    let Some(database) = TestDatabase::create("changes") else {
+        return;
+    };
+    let fleet_of = |sites: &[(&str, &str, &str)]| {
+        let mut text = String::from("[defaults]\nout = \"/tmp/{name}\"\n");
+        for (name, every, pages) in sites {
+            text.push_str(&format!(
+                "[[site]]\nname = \"{name}\"\nurl = \"https://{name}.example/\"\nevery = \"{every}\"\nmax-pages = {pages}\n"
+            ));
+        }
+        Fleet::parse(Path::new("fleet.toml"), &text).unwrap()
+    };
+    runtime().block_on(async {
+        let queue = Queue::connect(&database.url).await.unwrap();
+        let first = fleet_of(&[("a", "1h", "1"), ("b", "1h", "1"), ("c", "1h", "1")]);
+        queue.sync(&first.sites).await.unwrap();
+        // a: another option, same schedule; b: another schedule; c as it was; d new.
+        let second = fleet_of(&[
+            ("a", "1h", "2"),
+            ("b", "2h", "1"),
+            ("c", "1h", "1"),
+            ("d", "1h", "1"),
+        ]);
+        let counts = queue.sync(&second.sites).await.unwrap();
+        assert_eq!(
+            (
+                counts.added,
+                counts.changed,
+                counts.removed,
+                counts.unchanged
+            ),
+            (1, 2, 0, 1)
+        );
+        let schedules: Vec<(String, String)> = queue
+            .status()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|site| (site.name, site.schedule))
+            .collect();
+        assert_eq!(
+            schedules,
+            [
+                ("a".to_string(), "every 1h".to_string()),
+                ("b".to_string(), "every 2h".to_string()),
+                ("c".to_string(), "every 1h".to_string()),
+                ("d".to_string(), "every 1h".to_string()),
+            ]
+        );
+        let again = queue.sync(&second.sites).await.unwrap();
+        assert_eq!(again.unchanged, 4, "{again:?}");
+    });
+}
