@@ -5,7 +5,7 @@
 //! option, kept as written (with its line) for the binary, which knows the crawl's options,
 //! to check. `[defaults]` may hold both kinds; a site's own key wins.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::place::place_of;
 use crate::schedule::{Schedule, parse_duration};
 
 /// The largest fleet file read: thousands of sites fit in far less.
@@ -205,7 +206,8 @@ impl Fleet {
             .unwrap_or_default();
         let mut sites = Vec::with_capacity(raw.site.len());
         let mut names = BTreeMap::<String, usize>::new();
-        let mut outs = BTreeMap::<PathBuf, (String, usize)>::new();
+        // By the place each `out` names, and as the site wrote it.
+        let mut outs = HashMap::<PathBuf, (String, usize, PathBuf)>::new();
         for table in raw.site {
             let line = lines.line_of(table.span().start);
             let own = lined(&lines, table.into_inner());
@@ -244,13 +246,26 @@ impl Fleet {
                 ));
             }
             // Two sites publishing into one directory would take turns replacing each other's
-            // sitemap.xml (and lock each other out).
-            if let Some((other, first)) = outs.insert(site.out.clone(), (site.name.clone(), line)) {
+            // sitemap.xml (and lock each other out): compared as the places they name, so
+            // that `o/x/../shared` or a symlink to it is the same directory as `o/shared`.
+            let place = place_of(&site.out);
+            if let Some((other, first, other_out)) =
+                outs.insert(place.clone(), (site.name.clone(), line, site.out.clone()))
+            {
+                let both = if other_out == site.out {
+                    String::new()
+                } else {
+                    format!(
+                        ", `out` {}; both are {}",
+                        other_out.display(),
+                        place.display()
+                    )
+                };
                 return Err(invalid(
                     format!("site \"{}\", ", site.name),
                     line,
                     format!(
-                        "`out` {} is also the site \"{other}\"'s (line {first}): each site needs a directory of its own",
+                        "`out` {} is also the site \"{other}\"'s (line {first}{both}): each site needs a directory of its own",
                         site.out.display()
                     ),
                 ));

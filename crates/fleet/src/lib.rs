@@ -8,6 +8,7 @@
 mod file;
 mod keeper;
 mod local;
+mod place;
 mod publish;
 pub mod queue;
 mod record;
