@@ -24,6 +24,7 @@ mod extensions;
 mod extraction;
 mod fixture;
 mod fleet;
+mod fleet_check;
 mod fleet_file;
 mod fleet_queue;
 mod generators;

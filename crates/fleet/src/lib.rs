@@ -5,6 +5,7 @@
 //! `LeaseKeeper` holds each site it claimed (heartbeats, checkpoints, the release). This crate
 //! knows nothing of crawling: the binary runs the jobs it hands out.
 
+mod check;
 mod file;
 mod keeper;
 mod local;
@@ -15,6 +16,7 @@ mod record;
 mod schedule;
 pub mod state;
 
+pub use check::{FleetCheck, Standing};
 pub use file::{
     DEFAULT_RETRY, FLEET_KEYS, Fleet, FleetFileError, SiteNameError, SiteOption, SiteSpec,
     SiteUrlError, check_name,

@@ -248,6 +248,7 @@ impl Queue {
                 next_due: from_epoch_seconds(row.get(2)),
                 running_on: row.get(3),
                 runs: row.get::<_, i64>(4).unsigned_abs(),
+                retry: site.retry,
             });
         }
         Ok(sites)
