@@ -323,6 +323,15 @@ pub(crate) struct FleetStatusArgs {
     /// [default: text]
     #[arg(long, value_name = "FORMAT", hide_possible_values = true)]
     pub(crate) summary: Option<SummaryFormat>,
+
+    /// Check for monitoring: exit 1 if a site failed or is overdue
+    ///
+    /// Prints one line, OK or CRITICAL with the sites (as Nagios reads it), then a line for each
+    /// site not well. A site is overdue once its due time plus its `retry` (the grace) has
+    /// passed without a run; a site never run is due from the fleet file's last change (from
+    /// its sync, in a queue).
+    #[arg(long, conflicts_with = "summary", hide_short_help = true)]
+    pub(crate) check: bool,
 }
 
 #[derive(Debug, Args)]

@@ -125,6 +125,7 @@ pub(crate) struct ConfigFile {
     pub(super) checkpoint: Option<f64>,
     pub(super) max_sites: Option<u64>,
     pub(super) once: Option<bool>,
+    pub(super) check: Option<bool>,
 }
 
 /// The largest config file read. Every option with long lists fits in far less: anything

@@ -235,6 +235,8 @@ pub(crate) enum StatusSource {
 pub(crate) struct FleetStatusSettings {
     pub(crate) source: StatusSource,
     pub(crate) summary: SummaryFormat,
+    /// `--check`: say whether every site is well, for monitoring, instead of the table.
+    pub(crate) check: bool,
 }
 
 impl FleetStatusSettings {
@@ -262,7 +264,11 @@ impl FleetStatusSettings {
                 None => bail!("no fleet: give the fleet file, or --queue URL"),
             },
         };
-        Ok(FleetStatusSettings { source, summary })
+        Ok(FleetStatusSettings {
+            source,
+            summary,
+            check: args.check || file.check.unwrap_or(false),
+        })
     }
 }
 

@@ -24,6 +24,8 @@ mod extensions;
 mod extraction;
 mod fixture;
 mod fleet;
+mod fleet_check;
+mod fleet_file;
 mod fleet_publish;
 mod fleet_queue;
 mod fleet_servers;

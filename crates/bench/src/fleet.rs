@@ -31,7 +31,7 @@ pub(crate) const SITES_AT_ONCE: usize = 4;
 const WORKER_COUNTS: [usize; 2] = [1, 3];
 
 /// Empties the queue's database of sitemapper's tables, so that every run starts from none.
-const DROP_TABLES: &str =
+pub(crate) const DROP_TABLES: &str =
     "DROP TABLE IF EXISTS fleet_runs, fleet_state, fleet_sites, fleet_schema CASCADE";
 
 /// Threads of the server that serves every site.

@@ -15,6 +15,7 @@ mod docs_report;
 mod fleet;
 mod fleet_processes;
 mod fleet_report;
+mod fleet_scale;
 mod nginx;
 mod nightly;
 mod nightly_report;
@@ -106,9 +107,20 @@ struct Options {
     #[arg(long, value_name = "PAGES", default_value_t = 500)]
     fleet_pages: u64,
     /// The fleet's queue, postgres://USER:PASSWORD@HOST/DATABASE, for the cases of workers
-    /// (one, then three); sitemapper's tables in it are dropped before every run.
-    #[arg(long, value_name = "URL", requires = "fleet")]
+    /// (one, then three), or for `fleet sync` and the queue's status with `--fleet-scale`;
+    /// sitemapper's tables in it are dropped before every run.
+    #[arg(long, value_name = "URL")]
     queue: Option<String>,
+    /// Instead of the other cases, read fleet files of these many sites (parse, `fleet
+    /// status`, and with `--queue` `fleet sync` and the queue's status), crawling nothing (the
+    /// section is printed, and written only to `--output`).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "SITES",
+        conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet"]
+    )]
+    fleet_scale: Vec<usize>,
     /// Instead of the other cases, crawl a server that slows down under load with fixed
     /// concurrency settings and with `--concurrency auto` (the section is printed, and written
     /// only to `--output`).
@@ -181,8 +193,15 @@ fn main() -> anyhow::Result<()> {
         "{} is missing: build it with `cargo build --release --workspace`",
         binary.display()
     );
+    anyhow::ensure!(
+        options.queue.is_none() || options.fleet.is_some() || !options.fleet_scale.is_empty(),
+        "--queue is for --fleet and --fleet-scale"
+    );
     if let Some(sites) = options.fleet {
         return run_fleet(&binary, sites, &options);
+    }
+    if !options.fleet_scale.is_empty() {
+        return run_fleet_scale(&binary, &options);
     }
     if options.adaptive {
         let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
@@ -370,6 +389,25 @@ fn run_fleet(binary: &Path, sites: usize, options: &Options) -> anyhow::Result<(
     command.push_str(&format!(" --runs {}", settings.runs));
     let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let text = fleet_report::markdown(&result, &report::machine(), &date, &command);
+    publish(&text, options.output.as_deref())
+}
+
+/// The fleet file at scale: its section is printed, and written only to `--output`.
+fn run_fleet_scale(binary: &Path, options: &Options) -> anyhow::Result<()> {
+    let settings = fleet_scale::ScaleSettings {
+        sizes: options.fleet_scale.clone(),
+        runs: options.runs.max(1),
+        queue: options.queue.clone(),
+    };
+    let results = fleet_scale::run(binary, &settings)?;
+    let sizes: Vec<String> = settings.sizes.iter().map(usize::to_string).collect();
+    let mut command = format!("sitemapper-bench --fleet-scale {}", sizes.join(","));
+    if let Some(queue) = &settings.queue {
+        command.push_str(&format!(" --queue {}", without_password(queue)));
+    }
+    command.push_str(&format!(" --runs {}", settings.runs));
+    let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let text = fleet_scale::markdown(&results, &settings, &report::machine(), &date, &command);
     publish(&text, options.output.as_deref())
 }
 

@@ -5,7 +5,7 @@
 //! option, kept as written (with its line) for the binary, which knows the crawl's options,
 //! to check. `[defaults]` may hold both kinds; a site's own key wins.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::place::place_of;
 use crate::schedule::{Schedule, parse_duration};
 
 /// The largest fleet file read: thousands of sites fit in far less.
@@ -186,28 +187,30 @@ impl Fleet {
             line,
             message,
         };
+        let lines = LineStarts::of(text);
         let raw: RawFleet = toml::from_str(text).map_err(|error| {
-            let line = error.span().map_or(1, |span| line_of(text, span.start));
+            let line = error.span().map_or(1, |span| lines.line_of(span.start));
             let message = error.message().lines().next().unwrap_or("invalid TOML");
             invalid(String::new(), line, message.to_string())
         })?;
         if raw.site.is_empty() {
             return Err(invalid(
                 String::new(),
-                line_of(text, text.len()),
+                lines.line_of(text.len()),
                 "no site: add a [[site]] table with a `url` for each site".to_string(),
             ));
         }
         let defaults = raw
             .defaults
-            .map(|table| lined(text, table.into_inner()))
+            .map(|table| lined(&lines, table.into_inner()))
             .unwrap_or_default();
         let mut sites = Vec::with_capacity(raw.site.len());
         let mut names = BTreeMap::<String, usize>::new();
-        let mut outs = BTreeMap::<PathBuf, (String, usize)>::new();
+        // By the place each `out` names, and as the site wrote it.
+        let mut outs = HashMap::<PathBuf, (String, usize, PathBuf)>::new();
         for table in raw.site {
-            let line = line_of(text, table.span().start);
-            let own = lined(text, table.into_inner());
+            let line = lines.line_of(table.span().start);
+            let own = lined(&lines, table.into_inner());
             // Before the rest of the site: a site is named after its URL.
             if let Some(SiteOption {
                 value: toml::Value::String(url),
@@ -243,13 +246,26 @@ impl Fleet {
                 ));
             }
             // Two sites publishing into one directory would take turns replacing each other's
-            // sitemap.xml (and lock each other out).
-            if let Some((other, first)) = outs.insert(site.out.clone(), (site.name.clone(), line)) {
+            // sitemap.xml (and lock each other out): compared as the places they name, so
+            // that `o/x/../shared` or a symlink to it is the same directory as `o/shared`.
+            let place = place_of(&site.out);
+            if let Some((other, first, other_out)) =
+                outs.insert(place.clone(), (site.name.clone(), line, site.out.clone()))
+            {
+                let both = if other_out == site.out {
+                    String::new()
+                } else {
+                    format!(
+                        ", `out` {}; both are {}",
+                        other_out.display(),
+                        place.display()
+                    )
+                };
                 return Err(invalid(
                     format!("site \"{}\", ", site.name),
                     line,
                     format!(
-                        "`out` {} is also the site \"{other}\"'s (line {first}): each site needs a directory of its own",
+                        "`out` {} is also the site \"{other}\"'s (line {first}{both}): each site needs a directory of its own",
                         site.out.display()
                     ),
                 ));
@@ -276,11 +292,11 @@ impl Fleet {
 /// A key's value and line.
 type Lined = BTreeMap<String, SiteOption>;
 
-fn lined(text: &str, table: RawTable) -> Lined {
+fn lined(lines: &LineStarts, table: RawTable) -> Lined {
     table
         .into_iter()
         .map(|(key, value)| {
-            let line = line_of(text, key.span().start);
+            let line = lines.line_of(key.span().start);
             (
                 key.into_inner(),
                 SiteOption {
@@ -483,8 +499,32 @@ fn read_fleet(path: &Path) -> Result<String, FleetFileError> {
     Ok(text)
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
+/// Where each line of a text starts, so that the line of any offset is a binary search away:
+/// a fleet of 100,000 sites asks for hundreds of thousands of lines, and counting newlines
+/// from the start for each made reading the file quadratic.
+struct LineStarts {
+    /// The offset of each line's first byte, from 0; the first is 0.
+    starts: Vec<usize>,
+}
+
+impl LineStarts {
+    fn of(text: &str) -> LineStarts {
+        let starts = std::iter::once(0)
+            .chain(
+                text.bytes()
+                    .enumerate()
+                    .filter(|(_, byte)| *byte == b'\n')
+                    .map(|(offset, _)| offset + 1),
+            )
+            .collect();
+        LineStarts { starts }
+    }
+
+    /// The line, from 1, of the byte at `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        // The lines that start at or before `offset`: the first always does.
+        self.starts.partition_point(|start| *start <= offset).max(1)
+    }
 }
 
 #[cfg(test)]

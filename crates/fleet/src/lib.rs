@@ -5,15 +5,18 @@
 //! `LeaseKeeper` holds each site it claimed (heartbeats, checkpoints, the release). This crate
 //! knows nothing of crawling: the binary runs the jobs it hands out.
 
+mod check;
 mod file;
 mod keeper;
 mod local;
+mod place;
 mod publish;
 pub mod queue;
 mod record;
 mod schedule;
 pub mod state;
 
+pub use check::{FleetCheck, Standing};
 pub use file::{
     DEFAULT_RETRY, FLEET_KEYS, Fleet, FleetFileError, SiteNameError, SiteOption, SiteSpec,
     SiteUrlError, check_name,

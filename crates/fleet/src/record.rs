@@ -153,6 +153,10 @@ pub struct SiteStatus {
     pub running_on: Option<String>,
     /// Runs recorded.
     pub runs: u64,
+    /// How long a failed site waits to be tried again: also the grace of a due site before
+    /// `fleet status --check` calls it overdue ([`crate::Standing`]).
+    #[serde(skip)]
+    pub retry: std::time::Duration,
 }
 
 /// Timestamps in RFC 3339, UTC, whole seconds.

@@ -296,3 +296,137 @@ fn a_server_is_crawled_by_no_more_claims_than_its_limit_across_workers() {
         assert!(matches!(done.unwrap(), Claimed::NothingDue));
     });
 }
+
+/// The error of connecting to `url`, as the user reads it.
+fn connect_error(url: &str) -> String {
+    match runtime().block_on(Queue::connect(url)) {
+        Ok(_) => panic!("connected to {url}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// The admin URL with another password, or another database.
+fn admin_url_with(admin: &str, password: Option<&str>, database: Option<&str>) -> String {
+    let (scheme, rest) = admin.split_once("://").unwrap();
+    let (credentials, place) = rest.rsplit_once('@').unwrap();
+    let user = credentials.split(':').next().unwrap();
+    let (host, admin_database) = place.split_once('/').unwrap();
+    let password = password.map_or_else(
+        || {
+            credentials
+                .split_once(':')
+                .map_or("", |(_, p)| p)
+                .to_string()
+        },
+        str::to_string,
+    );
+    let database = database.unwrap_or(admin_database);
+    format!("{scheme}://{user}:{password}@{host}/{database}")
+}
+
+#[test]
+fn a_wrong_password_and_a_missing_database_are_named_without_the_password() {
+    let Some(database) = TestDatabase::create("causes") else {
+        return;
+    };
+    let secret = "Wr0ng-secret-never-shown";
+    let message = connect_error(&admin_url_with(&database.admin, Some(secret), None));
+    assert!(
+        message.contains("authentication failed (password authentication failed for user"),
+        "{message}"
+    );
+    assert!(!message.contains(secret), "the password shows: {message}");
+    let missing = format!("sitemapper_missing_{}", std::process::id());
+    let message = connect_error(&admin_url_with(&database.admin, None, Some(&missing)));
+    assert!(
+        message.contains(&format!("database \"{missing}\" does not exist: create it")),
+        "{message}"
+    );
+    assert!(!message.contains(secret), "the password shows: {message}");
+    // A certificate checked against the system's roots: the server's own (self-signed, or
+    // for another name) fails the handshake; a server without TLS fails it too.
+    let url = admin_url_with(&database.admin, Some(secret), None);
+    let message = connect_error(&format!("{url}?sslmode=verify-full"));
+    assert!(message.contains("TLS"), "{message}");
+    assert!(!message.contains(secret), "the password shows: {message}");
+}
+
+#[test]
+fn a_closed_port_is_refused_and_an_unknown_host_not_found() {
+    // A port nothing listens on: bound, then closed.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let message = connect_error(&format!(
+        "postgres://user:Secret-123@127.0.0.1:{port}/queue?sslmode=disable"
+    ));
+    assert_eq!(
+        message,
+        format!(
+            "cannot connect to the queue at 127.0.0.1:{port}/queue: connection refused: is \
+             PostgreSQL running, and listening on that host and port?"
+        )
+    );
+    let message = connect_error("postgres://user:Secret-123@no-such-host.invalid/queue");
+    assert!(
+        message.contains("host \"no-such-host.invalid\" not found"),
+        "{message}"
+    );
+    assert!(!message.contains("Secret-123"), "{message}");
+}
+
+#[test]
+fn a_sync_updates_changed_definitions_and_schedules_together() {
+    let Some(database) = TestDatabase::create("changes") else {
+        return;
+    };
+    let fleet_of = |sites: &[(&str, &str, &str)]| {
+        let mut text = String::from("[defaults]\nout = \"/tmp/{name}\"\n");
+        for (name, every, pages) in sites {
+            text.push_str(&format!(
+                "[[site]]\nname = \"{name}\"\nurl = \"https://{name}.example/\"\nevery = \"{every}\"\nmax-pages = {pages}\n"
+            ));
+        }
+        Fleet::parse(Path::new("fleet.toml"), &text).unwrap()
+    };
+    runtime().block_on(async {
+        let queue = Queue::connect(&database.url).await.unwrap();
+        let first = fleet_of(&[("a", "1h", "1"), ("b", "1h", "1"), ("c", "1h", "1")]);
+        queue.sync(&first.sites).await.unwrap();
+        // a: another option, same schedule; b: another schedule; c as it was; d new.
+        let second = fleet_of(&[
+            ("a", "1h", "2"),
+            ("b", "2h", "1"),
+            ("c", "1h", "1"),
+            ("d", "1h", "1"),
+        ]);
+        let counts = queue.sync(&second.sites).await.unwrap();
+        assert_eq!(
+            (
+                counts.added,
+                counts.changed,
+                counts.removed,
+                counts.unchanged
+            ),
+            (1, 2, 0, 1)
+        );
+        let schedules: Vec<(String, String)> = queue
+            .status()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|site| (site.name, site.schedule))
+            .collect();
+        assert_eq!(
+            schedules,
+            [
+                ("a".to_string(), "every 1h".to_string()),
+                ("b".to_string(), "every 2h".to_string()),
+                ("c".to_string(), "every 1h".to_string()),
+                ("d".to_string(), "every 1h".to_string()),
+            ]
+        );
+        let again = queue.sync(&second.sites).await.unwrap();
+        assert_eq!(again.unchanged, 4, "{again:?}");
+    });
+}

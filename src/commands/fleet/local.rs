@@ -197,6 +197,7 @@ pub(crate) fn status(fleet: &Fleet, registry: &LocalRegistry) -> Result<Vec<Site
                 last: last.map(|(run, _)| run.clone()),
                 running_on: None,
                 runs: last.map_or(0, |(_, runs)| *runs),
+                retry: site.retry,
             }
         })
         .collect())

@@ -14,11 +14,11 @@ use std::io::Write;
 
 use anyhow::Context;
 use serde::Serialize;
-use sitemapper_fleet::{LocalRegistry, Queue, SiteStatus};
+use sitemapper_fleet::{FleetCheck, LocalRegistry, Queue, SiteStatus};
 
 use super::Output;
 use crate::cli::{FleetArgs, FleetCommand, SummaryFormat};
-use crate::exit::Failure;
+use crate::exit::{ExitStatus, Failure};
 use crate::settings::{
     ConfigFile, FleetRunSettings, FleetStatusSettings, FleetSyncSettings, OutputTarget,
     StatusSource,
@@ -55,6 +55,9 @@ fn status(settings: FleetStatusSettings) -> Result<(), Failure> {
             queue.status().await.map_err(Failure::fatal)
         })?,
     };
+    if settings.check {
+        return check(&settings.source, &sites);
+    }
     match settings.summary {
         SummaryFormat::Text => {
             let table = report::status_table(&sites, jiff::Timestamp::now());
@@ -67,13 +70,42 @@ fn status(settings: FleetStatusSettings) -> Result<(), Failure> {
             }
             super::json::print(
                 "fleet status",
-                crate::exit::ExitStatus::Success,
+                ExitStatus::Success,
                 None,
                 &Status { sites: &sites },
             )?;
         }
     }
     Ok(())
+}
+
+/// `fleet status --check`: the line a monitor reads and a line for each site not well on
+/// stdout; exit 1 when any site failed or is overdue.
+fn check(source: &StatusSource, sites: &[SiteStatus]) -> Result<(), Failure> {
+    // A site never run is due from when the registry can have known it: the queue's sync
+    // sets that itself; a fleet file says only when it last changed, the latest a site can
+    // have been added.
+    let known_since = match source {
+        StatusSource::Local { fleet, .. } => std::fs::metadata(&fleet.path)
+            .and_then(|metadata| metadata.modified())
+            .ok()
+            .and_then(|modified| jiff::Timestamp::try_from(modified).ok())
+            .unwrap_or_else(jiff::Timestamp::now),
+        StatusSource::Queue { .. } => jiff::Timestamp::UNIX_EPOCH,
+    };
+    let check = FleetCheck::of(sites, jiff::Timestamp::now(), known_since);
+    write_stdout(report::check_text(&check).as_bytes())?;
+    if check.is_well() {
+        return Ok(());
+    }
+    Err(Failure {
+        status: ExitStatus::Fatal,
+        error: anyhow::anyhow!(
+            "{} of {} failed or overdue",
+            check.problems.len(),
+            sitemapper_site::count(check.sites, "site")
+        ),
+    })
 }
 
 /// `fleet sync`: the queue's sites become the fleet file's.

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use jiff::Timestamp;
 use serde::Serialize;
-use sitemapper_fleet::{RunRecord, RunResult, SiteStatus};
+use sitemapper_fleet::{FleetCheck, RunRecord, RunResult, SiteStatus, Standing};
 use sitemapper_site::count;
 
 /// A site's run, as the report lists it.
@@ -149,6 +149,92 @@ pub(crate) fn status_table(sites: &[SiteStatus], now: Timestamp) -> String {
         &["site", "last run", "result", "listed", "next due", "error"],
         rows,
     )
+}
+
+/// The most sites the first line of `--check` names: the lines after it name them all.
+const CHECK_NAMES: usize = 5;
+
+/// What `fleet status --check` prints: first the line a monitor reads (Nagios takes the first
+/// line as the service's state), then one line for each site not well.
+pub(crate) fn check_text(check: &FleetCheck<'_>) -> String {
+    if check.is_well() {
+        let never = match check.not_run_yet {
+            0 => String::new(),
+            waiting => format!(", {waiting} not run yet (not due)"),
+        };
+        return format!(
+            "OK: {} on schedule, none failed{never}\n",
+            count(check.sites, "site")
+        );
+    }
+    let mut named: Vec<String> = check
+        .problems
+        .iter()
+        .take(CHECK_NAMES)
+        .map(|(site, standing)| match standing {
+            Standing::Failed => format!("{} (failed)", site.name),
+            Standing::Overdue { .. } | Standing::Well => format!("{} (overdue)", site.name),
+        })
+        .collect();
+    if check.problems.len() > CHECK_NAMES {
+        named.push(format!("and {} more", check.problems.len() - CHECK_NAMES));
+    }
+    let mut text = format!(
+        "CRITICAL: {} of {} failed or overdue: {}\n",
+        check.problems.len(),
+        count(check.sites, "site"),
+        named.join(", ")
+    );
+    for (site, standing) in &check.problems {
+        let _ = writeln!(text, "{}", problem_line(site, *standing));
+    }
+    text
+}
+
+/// A site not well: when it failed and why, or since when it is overdue.
+fn problem_line(site: &SiteStatus, standing: Standing) -> String {
+    let last = site.last.as_ref();
+    match standing {
+        Standing::Failed | Standing::Well => format!(
+            "{}: failed at {}: {}",
+            site.name,
+            last.map_or_else(String::new, |run| utc(run.finished)),
+            one_line(
+                last.and_then(|run| run.error.as_deref())
+                    .unwrap_or("no reason recorded")
+            )
+        ),
+        Standing::Overdue { due, since } => format!(
+            "{}: overdue since {} (due {}, {}; last run {})",
+            site.name,
+            utc(since),
+            utc(due),
+            site.schedule,
+            last.map_or_else(
+                || "never".to_string(),
+                |run| format!("{} {}", utc(run.started), run.result)
+            )
+        ),
+    }
+}
+
+/// UTC to the minute.
+fn utc(time: Timestamp) -> String {
+    time.strftime("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// A run's error on one line: whatever a crawled site made of it, a control character does
+/// not break the monitor's lines.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|character| {
+            if character.is_control() {
+                ' '
+            } else {
+                character
+            }
+        })
+        .collect()
 }
 
 /// A time as the table shows it: UTC to the minute, and how far from now.

@@ -8,6 +8,7 @@
 //! again with backoff, and the call retried; the calls are idempotent, so that a retry after a
 //! commit whose answer was lost changes nothing more.
 
+mod cause;
 mod lease;
 mod listen;
 mod schema;
@@ -21,6 +22,7 @@ use jiff::Timestamp;
 use tokio::sync::Mutex;
 use tokio_postgres::Client;
 
+pub use self::cause::ConnectCause;
 pub use self::lease::{Claim, Claimed, Release};
 pub use self::listen::Wakeups;
 pub use self::sites::{DefinitionError, SyncCounts};
@@ -44,12 +46,12 @@ pub enum QueueError {
     #[error("cannot set up TLS for the queue: {0}")]
     Tls(String),
     /// The first connection failed.
-    #[error("cannot connect to the queue at {at}: {error}")]
+    #[error("cannot connect to the queue at {at}: {cause}")]
     Connect {
         /// Where, without credentials.
         at: String,
-        /// What PostgreSQL said.
-        error: tokio_postgres::Error,
+        /// Why, as a user can act on it.
+        cause: ConnectCause,
     },
     /// The schema could not be brought up to date.
     #[error("queue at {at}: {message}")]
@@ -60,7 +62,7 @@ pub enum QueueError {
         message: String,
     },
     /// A statement failed for another reason than a lost connection.
-    #[error("queue at {at}: cannot {what}: {error}")]
+    #[error("queue at {at}: cannot {what}: {}", cause::said(.error))]
     Database {
         /// Where the queue is.
         at: String,
@@ -156,19 +158,37 @@ impl Queue {
         };
         {
             let mut slot = queue.client.lock().await;
-            let client = queue.open().await.map_err(|error| QueueError::Connect {
-                at: queue.at.clone(),
-                error,
-            })?;
+            let client = match queue.open().await {
+                Ok(client) => client,
+                Err(error) => {
+                    return Err(QueueError::Connect {
+                        at: queue.at.clone(),
+                        cause: ConnectCause::of(&error, queue.tcp_host()).await,
+                    });
+                }
+            };
             let client = slot.insert(client);
             schema::migrate(client)
                 .await
                 .map_err(|error| QueueError::Schema {
                     at: queue.at.clone(),
-                    message: error.to_string(),
+                    message: match error {
+                        schema::MigrationError::Database(error) => cause::said(&error),
+                        too_new @ schema::MigrationError::TooNew { .. } => too_new.to_string(),
+                    },
                 })?;
         }
         Ok(queue)
+    }
+
+    /// The first host of the URL when it is a TCP host (not a Unix socket).
+    fn tcp_host(&self) -> Option<&str> {
+        match self.config.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(name)) => Some(name),
+            #[cfg(unix)]
+            Some(tokio_postgres::config::Host::Unix(_)) => None,
+            None => None,
+        }
     }
 
     /// Where the queue is: host, port and database.

@@ -113,6 +113,11 @@ impl Queue {
                 )
                 .await?;
             let mut counts = SyncCounts::default();
+            // Gathered first, then written in one statement a kind: a fleet of 100,000 sites
+            // is a few round trips, not one a site.
+            let mut removed: Vec<i64> = Vec::new();
+            let mut updated = (Vec::<i64>::new(), Vec::<&str>::new());
+            let mut rescheduled = (Vec::<i64>::new(), Vec::<&str>::new(), Vec::<f64>::new());
             let mut present = BTreeMap::new();
             for row in &rows {
                 let id: i64 = row.get(0);
@@ -121,9 +126,7 @@ impl Queue {
                 let last_started: Option<f64> = row.get(3);
                 match wanted.get(name.as_str()) {
                     None => {
-                        transaction
-                            .execute("DELETE FROM fleet_sites WHERE id = $1", &[&id])
-                            .await?;
+                        removed.push(id);
                         counts.removed += 1;
                     }
                     Some((definition, _)) if *definition == stored => counts.unchanged += 1,
@@ -131,42 +134,64 @@ impl Queue {
                         let same_schedule = Definition::read(&name, &stored)
                             .is_ok_and(|old| old.schedule == site.schedule);
                         if same_schedule {
-                            transaction
-                                .execute(
-                                    "UPDATE fleet_sites SET definition = $2 WHERE id = $1",
-                                    &[&id, definition],
-                                )
-                                .await?;
+                            updated.0.push(id);
+                            updated.1.push(definition);
                         } else {
                             let due = last_started
                                 .map(|started| {
                                     site.schedule.next_after(from_epoch_seconds(started))
                                 })
                                 .unwrap_or(Timestamp::UNIX_EPOCH);
-                            transaction
-                                .execute(
-                                    "UPDATE fleet_sites SET definition = $2, next_due = to_timestamp($3)
-                                     WHERE id = $1",
-                                    &[&id, definition, &epoch_seconds(due)],
-                                )
-                                .await?;
+                            rescheduled.0.push(id);
+                            rescheduled.1.push(definition);
+                            rescheduled.2.push(epoch_seconds(due));
                         }
                         counts.changed += 1;
                     }
                 }
                 present.insert(name, id);
             }
+            let mut added = (Vec::<&str>::new(), Vec::<&str>::new());
             for (name, (definition, _)) in &wanted {
-                if present.contains_key(*name) {
-                    continue;
+                if !present.contains_key(*name) {
+                    added.0.push(name);
+                    added.1.push(definition);
                 }
+            }
+            counts.added = added.0.len();
+            if !removed.is_empty() {
+                transaction
+                    .execute("DELETE FROM fleet_sites WHERE id = ANY($1)", &[&removed])
+                    .await?;
+            }
+            if !updated.0.is_empty() {
                 transaction
                     .execute(
-                        "INSERT INTO fleet_sites (name, definition, next_due) VALUES ($1, $2, now())",
-                        &[name, definition],
+                        "UPDATE fleet_sites s SET definition = t.definition
+                         FROM unnest($1::bigint[], $2::text[]) AS t(id, definition)
+                         WHERE s.id = t.id",
+                        &[&updated.0, &updated.1],
                     )
                     .await?;
-                counts.added += 1;
+            }
+            if !rescheduled.0.is_empty() {
+                transaction
+                    .execute(
+                        "UPDATE fleet_sites s SET definition = t.definition, next_due = to_timestamp(t.due)
+                         FROM unnest($1::bigint[], $2::text[], $3::float8[]) AS t(id, definition, due)
+                         WHERE s.id = t.id",
+                        &[&rescheduled.0, &rescheduled.1, &rescheduled.2],
+                    )
+                    .await?;
+            }
+            if !added.0.is_empty() {
+                transaction
+                    .execute(
+                        "INSERT INTO fleet_sites (name, definition, next_due)
+                         SELECT name, definition, now() FROM unnest($1::text[], $2::text[]) AS t(name, definition)",
+                        &[&added.0, &added.1],
+                    )
+                    .await?;
             }
             transaction
                 .batch_execute(&format!("NOTIFY {CHANNEL}"))
@@ -223,6 +248,7 @@ impl Queue {
                 next_due: from_epoch_seconds(row.get(2)),
                 running_on: row.get(3),
                 runs: row.get::<_, i64>(4).unsigned_abs(),
+                retry: site.retry,
             });
         }
         Ok(sites)
