@@ -37,6 +37,12 @@ pub(crate) fn chain_urls(server: &Server, prefix: &str, pages: usize) -> BTreeSe
         .collect()
 }
 
+/// The URL of a site that is down: a port on 127.0.0.1 that was just free.
+pub(crate) fn down_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}/", listener.local_addr().unwrap())
+}
+
 /// A fleet file of `sites` (name, seed URL) publishing under `out`, with `extra` in
 /// [defaults].
 pub(crate) fn fleet_file(
@@ -70,10 +76,7 @@ pub(crate) fn page_requests(server: &Server) -> Vec<String> {
 fn due_sites_run_incrementally_and_a_failing_site_fails_alone() {
     let first = chain(Site::new(), "/", 3, Duration::ZERO).serve();
     let second = chain(Site::new(), "/", 2, Duration::ZERO).serve();
-    let down = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}/", listener.local_addr().unwrap())
-    };
+    let down = down_url();
     let directory = tempfile::tempdir().unwrap();
     let out = directory.path().join("out");
     let sites = [

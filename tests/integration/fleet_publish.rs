@@ -29,6 +29,17 @@ fn ended(pid: u32) -> bool {
     }
 }
 
+/// Whether the process `pid` had ended; killed now if it had not, so that no test leaves it.
+fn ended_else_killed(pid: u32) -> bool {
+    let ended = ended(pid);
+    if !ended {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    ended
+}
+
 fn kill(signal: &str, pid: u32) {
     let status = Command::new("kill")
         .args([signal, &pid.to_string()])
@@ -142,12 +153,7 @@ fn sigterm_ends_a_publish_command_that_ignores_it_and_the_run_is_interrupted() {
     let output = child.wait_with_output().unwrap();
     // The bug this pins: `fleet run` waited for the publish command (here 60 s) after SIGTERM.
     let took = signalled.elapsed();
-    let sleep_ended = ended(sleep);
-    if !sleep_ended {
-        let _ = Command::new("kill")
-            .args(["-KILL", &sleep.to_string()])
-            .status();
-    }
+    let sleep_ended = ended_else_killed(sleep);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(143), "{stderr}");
     assert!(took < Duration::from_secs(10), "stopped after {took:?}");
@@ -208,12 +214,7 @@ fn sigterm_ends_a_worker_s_publish_command_and_hands_the_site_back() {
     let signalled = Instant::now();
     let status = worker.wait().unwrap();
     let took = signalled.elapsed();
-    let sleep_ended = ended(sleep);
-    if !sleep_ended {
-        let _ = Command::new("kill")
-            .args(["-KILL", &sleep.to_string()])
-            .status();
-    }
+    let sleep_ended = ended_else_killed(sleep);
     let log = std::fs::read_to_string(state.with_extension("log")).unwrap_or_default();
     assert_eq!(status.code(), Some(0), "{log}");
     assert!(

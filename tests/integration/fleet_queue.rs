@@ -8,7 +8,7 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use crate::fixture::{Server, Site};
-use crate::fleet::{chain, chain_urls, fleet_file, page_requests};
+use crate::fleet::{chain, chain_urls, down_url, fleet_file, page_requests};
 use crate::harness::{listed_urls, sitemapper, sitemapper_command};
 use crate::postgres::{self, TestQueue};
 
@@ -101,10 +101,7 @@ fn three_workers_crawl_each_due_site_exactly_once() {
     let servers: Vec<Server> = (0..20)
         .map(|index| chain(Site::new(), "/", 3 + index % 4, Duration::ZERO).serve())
         .collect();
-    let down = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}/", listener.local_addr().unwrap())
-    };
+    let down = down_url();
     let directory = tempfile::tempdir().unwrap();
     let out = directory.path().join("out");
     let mut sites: Vec<(String, String)> = servers

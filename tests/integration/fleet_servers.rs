@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use crate::fixture::{Server, Site};
-use crate::fleet::{chain, fleet_file, page_requests};
+use crate::fleet::{chain, down_url, fleet_file, page_requests};
 use crate::fleet_queue::{status, wait, worker, worker_log, workers};
 use crate::harness::sitemapper;
 use crate::postgres;
@@ -236,10 +236,7 @@ fn a_worker_serves_metrics_that_count_what_the_servers_saw() {
 #[test]
 fn fleet_run_writes_its_metrics_for_the_textfile_collector() {
     let servers: Vec<Server> = (0..2).map(|_| site_with_a_missing_page().serve()).collect();
-    let down = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}/", listener.local_addr().unwrap())
-    };
+    let down = down_url();
     let directory = tempfile::tempdir().unwrap();
     let out = directory.path().join("out");
     let mut sites: Vec<(String, String)> = servers
