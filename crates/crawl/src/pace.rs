@@ -58,7 +58,7 @@ impl PaceBoard {
     }
 
     /// The server of `url`'s host: its name, or (by address) the address it resolves to,
-    /// resolved once every [`ADDRESS_TTL`].
+    /// resolved once every ten minutes.
     pub async fn server_of(&self, url: &Url) -> ServerKey {
         let host = url.host_str().unwrap_or_default();
         if self.by == ServersBy::Host {
@@ -89,7 +89,7 @@ pub enum ServerKey {
 
 impl ServerKey {
     /// The server of `url`'s host: its address literal, or the lowest address its name
-    /// resolves to (in [`RESOLVE_TIMEOUT`]).
+    /// resolves to (in five seconds at most).
     pub async fn resolve(url: &Url) -> ServerKey {
         let name = match url.host() {
             Some(Host::Ipv4(address)) => return ServerKey::Address(IpAddr::V4(address)),
