@@ -12,8 +12,8 @@ fn two_sites_publishing_into_one_place_are_a_usage_error_naming_both() {
         &fleet,
         format!(
             "[defaults]\nevery = \"1d\"\n\n[[site]]\nname = \"first\"\nurl = \"http://127.0.0.1:9/\"\n\
-             out = \"o/shared\"\n\n[[site]]\nname = \"second\"\nurl = \"http://127.0.0.1:9/b/\"\n\
-             out = \"{}/o/x/../shared\"\n",
+             out = \"o/common\"\n\n[[site]]\nname = \"second\"\nurl = \"http://127.0.0.1:9/b/\"\n\
+             out = \"{}/o/x/../common\"\n",
             root.display()
         ),
     )

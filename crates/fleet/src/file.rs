@@ -247,7 +247,7 @@ impl Fleet {
             }
             // Two sites publishing into one directory would take turns replacing each other's
             // sitemap.xml (and lock each other out): compared as the places they name, so
-            // that `o/x/../shared` or a symlink to it is the same directory as `o/shared`.
+            // that `o/x/../common` or a symlink to it is the same directory as `o/common`.
             let place = place_of(&site.out);
             if let Some((other, first, other_out)) =
                 outs.insert(place.clone(), (site.name.clone(), line, site.out.clone()))

@@ -1,5 +1,5 @@
-//! The place a path names, so that two paths written differently can be compared: `o/shared`
-//! beside the fleet file and `/srv/fleet/o/x/../shared` are one directory, and so is a
+//! The place a path names, so that two paths written differently can be compared: `o/common`
+//! beside the fleet file and `/srv/fleet/o/x/../common` are one directory, and so is a
 //! symlink and the directory it points to.
 
 use std::path::{Component, Path, PathBuf};
@@ -50,8 +50,8 @@ mod tests {
             .canonicalize()
             .unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(
-            place_of(&base.join("o/x/../shared/./")),
-            base.join("o/shared")
+            place_of(&base.join("o/x/../common/./")),
+            base.join("o/common")
         );
         assert_eq!(
             place_of(&base.join("o/../../..")),

@@ -22,21 +22,21 @@ fn two_sites_error(directory: &Path, first_out: &str, second_out: &str) -> Strin
 fn a_relative_out_and_an_absolute_one_with_dots_are_one_place() {
     let root = tempfile::tempdir().unwrap();
     let directory = root.path().canonicalize().unwrap();
-    let absolute = format!("{}/o/x/../shared", directory.display());
-    let message = two_sites_error(&directory, "o/shared", &absolute);
+    let absolute = format!("{}/o/x/../common", directory.display());
+    let message = two_sites_error(&directory, "o/common", &absolute);
     assert_eq!(
         message,
         format!(
             "invalid fleet file {fleet}, site \"b\", line 6: `out` {absolute} is also the site \
-             \"a\"'s (line 1, `out` {dir}/o/shared; both are {dir}/o/shared): each site needs a \
+             \"a\"'s (line 1, `out` {dir}/o/common; both are {dir}/o/common): each site needs a \
              directory of its own",
             fleet = directory.join("fleet.toml").display(),
             dir = directory.display()
         )
     );
     // The same with `./` and a directory that exists.
-    std::fs::create_dir_all(directory.join("o/shared")).unwrap();
-    let message = two_sites_error(&directory, "./o/shared/", "o/./shared");
+    std::fs::create_dir_all(directory.join("o/common")).unwrap();
+    let message = two_sites_error(&directory, "./o/common/", "o/./common");
     assert!(message.contains("site \"b\", line 6"), "{message}");
     // Different places pass.
     let text = "[[site]]\nurl = \"https://a.example/\"\nout = \"o/a\"\n\
