@@ -75,6 +75,23 @@ fn started(said: &mpsc::Receiver<String>, child: &mut Child) -> u32 {
     }
 }
 
+/// A fleet file of one site of `server` whose publish command ignores SIGTERM, as does the
+/// sleep it starts (an ignored signal is inherited), and what the command says when it runs:
+/// the sleep's PID.
+fn sigterm_ignoring_fleet(directory: &Path, server: &Server) -> (String, mpsc::Receiver<String>) {
+    let started_fifo = directory.join("started");
+    let said = fifo(&started_fifo);
+    let fleet = one_site_fleet(
+        directory,
+        server,
+        &format!(
+            "trap \"\" TERM; sleep 60 & echo $! > \"{}\"; wait",
+            started_fifo.display()
+        ),
+    );
+    (fleet, said)
+}
+
 /// A fleet file of one site of `server`, whose publish command is `publish`.
 fn one_site_fleet(directory: &Path, server: &Server, publish: &str) -> String {
     let out = directory.join("out");
@@ -130,17 +147,7 @@ fn a_publish_command_that_leaves_a_process_behind_does_not_hold_the_run() {
 fn sigterm_ends_a_publish_command_that_ignores_it_and_the_run_is_interrupted() {
     let server = chain(Site::new(), "/", 2, Duration::ZERO).serve();
     let directory = tempfile::tempdir().unwrap();
-    let started_fifo = directory.path().join("started");
-    let said = fifo(&started_fifo);
-    // The shell and the sleep it starts ignore SIGTERM (an ignored signal is inherited).
-    let fleet = one_site_fleet(
-        directory.path(),
-        &server,
-        &format!(
-            "trap \"\" TERM; sleep 60 & echo $! > \"{}\"; wait",
-            started_fifo.display()
-        ),
-    );
+    let (fleet, said) = sigterm_ignoring_fleet(directory.path(), &server);
     let mut child = sitemapper_command(&["fleet", "run", &fleet, "--report", "-"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -180,16 +187,7 @@ fn sigterm_ends_a_worker_s_publish_command_and_hands_the_site_back() {
     };
     let server = chain(Site::new(), "/", 2, Duration::ZERO).serve();
     let directory = tempfile::tempdir().unwrap();
-    let started_fifo = directory.path().join("started");
-    let said = fifo(&started_fifo);
-    let fleet = one_site_fleet(
-        directory.path(),
-        &server,
-        &format!(
-            "trap \"\" TERM; sleep 60 & echo $! > \"{}\"; wait",
-            started_fifo.display()
-        ),
-    );
+    let (fleet, said) = sigterm_ignoring_fleet(directory.path(), &server);
     let sync = sitemapper(&["fleet", "sync", &fleet, "--queue", &queue.url]);
     assert_eq!(sync.code, 0, "{}", sync.stderr);
     let state: PathBuf = directory.path().join("w1");
