@@ -174,6 +174,10 @@ pub struct PageOutcome {
     /// The URL was reported earlier in this crawl, read as served, and was visited again to
     /// be rendered: this outcome replaces that one (it is not another URL to count).
     pub replaces_earlier: bool,
+    /// It failed in a way that may pass (429, 5xx, a timeout, a connection refused or reset,
+    /// the name not resolving, after the retries): what an earlier run listed for it may
+    /// stand (docs/design.md, Fetching and politeness).
+    pub failed_transiently: bool,
 }
 
 /// A link of a page, as the crawl database keeps it.
@@ -250,6 +254,7 @@ impl PageOutcome {
             fingerprint: None,
             legacy_fingerprint: None,
             links: None,
+            failed_transiently: false,
             images: None,
             alternates: None,
             replaces_earlier: false,
@@ -365,6 +370,12 @@ impl ResponseFacts {
                 .content_type
                 .as_deref()
                 .is_some_and(is_html_content_type)
+    }
+
+    /// A status that says the server cannot answer now, not that the page is gone: 429 Too
+    /// Many Requests and every 5xx (docs/design.md, Fetching and politeness).
+    pub fn failed_transiently(&self) -> bool {
+        self.status == 429 || (500..600).contains(&self.status)
     }
 }
 

@@ -39,6 +39,9 @@ struct OriginState {
     robots: RwLock<Option<(Instant, Arc<RobotsPolicy>)>>,
     /// Held while robots.txt is being fetched, so that it is fetched once, before anything else.
     fetching_robots: Mutex<()>,
+    /// Until when the origin asked, with `Retry-After`, to be left alone: no request starts
+    /// before then, whatever the delay.
+    held_until: std::sync::Mutex<Option<Instant>>,
 }
 
 impl OriginState {
@@ -147,9 +150,30 @@ impl Origins {
             .map_or(Duration::ZERO, |delay| delay.min(self.max_crawl_delay))
     }
 
+    /// Holds requests to `url`'s origin for `wait` from now: its server answered 429 or 503
+    /// with `Retry-After` (docs/design.md, Fetching and politeness: it slows that host). A
+    /// later hold that ends sooner shortens nothing.
+    pub(crate) fn hold(&self, url: &Url, wait: Duration) {
+        let state = self.state(url);
+        let until = Instant::now() + wait;
+        let mut held_until = state
+            .held_until
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *held_until = Some(held_until.map_or(until, |held| held.max(until)));
+    }
+
     /// Waits until a request to `url`'s server may start, and books the next slot.
     pub(crate) async fn pace(&self, url: &Url) {
         let state = self.state(url);
+        let held_until = *state
+            .held_until
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(until) = held_until.filter(|until| *until > Instant::now()) {
+            tracing::debug!(%url, "waiting for the time the server asked for (Retry-After)");
+            tokio::time::sleep_until(until).await;
+        }
         let delay = self.delay_for(&state);
         if delay.is_zero() {
             return;
@@ -243,5 +267,47 @@ impl Hops for RobotsHops<'_> {
             reason: reason.to_string(),
         };
         (policy, RobotsFile::Unreachable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origins() -> Origins {
+        Origins::new(
+            false,
+            "sitemapper".to_string(),
+            None,
+            Duration::from_secs(30),
+            Arc::new(PaceBoard::default()),
+            None,
+        )
+    }
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_retry_after_holds_every_request_to_its_origin_and_no_other() {
+        let origins = origins();
+        let held = url("http://127.0.0.1:8001/page");
+        let started = Instant::now();
+        origins.hold(&held, Duration::from_secs(5));
+        // A shorter hold asked later shortens nothing.
+        origins.hold(&url("http://127.0.0.1:8001/other"), Duration::from_secs(1));
+
+        origins.pace(&url("http://127.0.0.1:8002/")).await;
+        assert_eq!(
+            started.elapsed(),
+            Duration::ZERO,
+            "another origin waits for nothing"
+        );
+        origins.pace(&held).await;
+        assert!(started.elapsed() >= Duration::from_secs(5));
+        let again = Instant::now();
+        origins.pace(&held).await;
+        assert_eq!(again.elapsed(), Duration::ZERO, "the hold is over");
     }
 }

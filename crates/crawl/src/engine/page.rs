@@ -123,6 +123,7 @@ pub(super) async fn finish_page(
     let outcome = PageOutcome {
         rendering,
         replaces_earlier,
+        failed_transiently: facts.failed_transiently(),
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: recorded,

@@ -86,6 +86,16 @@ impl Visit {
         }
     }
 
+    /// The visit, following the links an earlier run recorded for its page too (and its
+    /// canonical or redirect target): the page failed in a way that may pass.
+    fn following(mut self, known: PreviousPage) -> Visit {
+        self.links.extend(known.followed);
+        if let Some(target) = known.verdict.target() {
+            self.links.push(target.clone());
+        }
+        self
+    }
+
     /// A visit that found no page to take links from.
     fn ended(depth: u32, end: VisitEnd, moved_scope: Option<Scope>) -> Visit {
         Visit {
@@ -188,6 +198,7 @@ pub(super) async fn visit(
         },
         render,
         previous: None,
+        conditional: false,
         head: false,
         asked_again: false,
     };
@@ -236,8 +247,11 @@ struct VisitHops<'a> {
     redirects: Redirects,
     /// Why the page the chain ends on is rendered, when it is.
     render: Option<RenderCall>,
-    /// The earlier run's page of the URL requested now, when it was requested conditionally.
+    /// The earlier run's page of the URL requested now, when there is one the crawl may
+    /// reuse: after a 304, or after a failure that may pass, its links are followed again.
     previous: Option<PreviousPage>,
+    /// The URL requested now was requested conditionally, with `previous`'s validators.
+    conditional: bool,
     /// The URL requested now is a document candidate asked with HEAD (`documents`).
     head: bool,
     /// The URL requested now is a document candidate asked again with a GET: its HEAD was
@@ -288,14 +302,16 @@ impl Hops for VisitHops<'_> {
             .as_ref()
             .filter(|_| self.render.is_none())
             .and_then(|history| history.previous(url))
-            .filter(|previous| {
-                previous.can_revalidate()
-                    && documents::may_reuse(&context.config.documents, previous)
+            .filter(|previous| documents::may_reuse(&context.config.documents, previous));
+        let validators = self
+            .previous
+            .as_ref()
+            .filter(|previous| previous.can_revalidate())
+            .map(|previous| Validators {
+                etag: previous.etag.clone(),
+                last_modified: previous.last_modified,
             });
-        let validators = self.previous.as_ref().map(|previous| Validators {
-            etag: previous.etag.clone(),
-            last_modified: previous.last_modified,
-        });
+        self.conditional = validators.is_some();
         self.head = self.render.is_none()
             && !self.asked_again
             && context.config.documents.candidate(url).is_some();
@@ -336,6 +352,10 @@ impl Hops for VisitHops<'_> {
 
     fn limit(&self) -> Option<&ConcurrencyLimit> {
         Some(&self.context.concurrency)
+    }
+
+    fn held_off(&self, url: &Url, wait: std::time::Duration) {
+        self.context.origins.hold(url, wait);
     }
 
     /// Reports the redirect and decides whether the chain goes on to `target`. A redirect
@@ -410,7 +430,13 @@ impl Hops for VisitHops<'_> {
             .previous
             .as_ref()
             .is_some_and(PreviousPage::has_legacy_fingerprint);
-        let finished = if let Some(previous) = self.previous.filter(|_| facts.status == 304) {
+        let failed_transiently = facts.failed_transiently();
+        let previous = self.previous.take();
+        let (revalidated, known) = match previous {
+            Some(previous) if self.conditional && facts.status == 304 => (Some(previous), None),
+            previous => (None, previous.filter(|_| failed_transiently)),
+        };
+        let finished = if let Some(previous) = revalidated {
             revalidated_page(context, self.hop, facts, previous).await
         } else {
             let scope = moved_scope
@@ -426,6 +452,10 @@ impl Hops for VisitHops<'_> {
                 finish_page(context, &scope, answer, self.render.clone()).await
             }
         };
+        let finished = match known {
+            Some(known) => finished.following(known),
+            None => finished,
+        };
         Visit {
             chain: self.chain,
             moved_scope,
@@ -434,12 +464,27 @@ impl Hops for VisitHops<'_> {
         }
     }
 
+    /// The URL got no response. When the failure may pass and an earlier run read the page,
+    /// its recorded links are followed as for a 304 (docs/design.md, Fetching and
+    /// politeness), so that one page down for a night hides none behind it.
     async fn failed(mut self, _url: Url, failure: FetchFailure) -> Visit {
         let reason = failure.to_string();
-        self.context
-            .emit(self.hop.skipped(Exclusion::FetchFailed(failure)))
-            .await;
-        self.ended(VisitEnd::Failed(reason))
+        let failed_transiently = failure.may_pass();
+        let outcome = PageOutcome {
+            failed_transiently,
+            ..self.hop.skipped(Exclusion::FetchFailed(failure))
+        };
+        self.context.emit(outcome).await;
+        let known = self.previous.take().filter(|_| failed_transiently);
+        let ended = self.ended(VisitEnd::Failed(reason));
+        match known {
+            Some(known) => Visit {
+                page: Some(self.hop.url.clone()),
+                ..ended
+            }
+            .following(known),
+            None => ended,
+        }
     }
 
     async fn broken(mut self, _url: Url, response: FetchedResponse, broken: Broken) -> Visit {

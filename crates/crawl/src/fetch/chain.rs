@@ -6,11 +6,12 @@
 //! ([`Hops::target`]), and what the chain's end means; this loop is the only one.
 
 use std::future::Future;
+use std::time::Duration;
 
 use reqwest::header;
 use url::Url;
 
-use super::{FetchFailure, FetchedResponse, Fetcher, HopRequest};
+use super::{Attempts, FetchFailure, FetchedResponse, Fetcher, HopRequest};
 use crate::concurrency::ConcurrencyLimit;
 
 /// Whether `status` sends the client on to its `Location`: 301, 302, 303, 307 and 308 (RFC
@@ -59,6 +60,10 @@ pub(crate) trait Hops: Send + Sync {
         None
     }
 
+    /// `url`'s server asked, with `Retry-After`, to be left alone for `wait` (capped): the
+    /// caller's pace to that host slows for it.
+    fn held_off(&self, _url: &Url, _wait: Duration) {}
+
     /// `url` answered `response`, which is not a redirect: whether to ask `url` again, with
     /// the request [`Hops::before`] then gives (a HEAD refused, asked again with a GET). The
     /// caller makes sure it does not ask for ever.
@@ -104,9 +109,7 @@ impl Fetcher {
                 Ok(request) => request,
                 Err(end) => return end,
             };
-            let fetched = self
-                .fetch(&url, &request, &|| hops.reserve_retry(), hops.limit())
-                .await;
+            let fetched = self.fetch(&url, &request, &HopAttempts(&hops)).await;
             let response = match fetched {
                 Ok(response) => response,
                 Err(failure) => return hops.failed(url, failure).await,
@@ -135,6 +138,23 @@ impl Fetcher {
             }
             url = target;
         }
+    }
+}
+
+/// A chain's hops as the fetcher's attempts see them.
+struct HopAttempts<'a, H>(&'a H);
+
+impl<H: Hops> Attempts for HopAttempts<'_, H> {
+    fn reserve_retry(&self) -> bool {
+        self.0.reserve_retry()
+    }
+
+    fn limit(&self) -> Option<&ConcurrencyLimit> {
+        self.0.limit()
+    }
+
+    fn held_off(&self, url: &Url, wait: Duration) {
+        self.0.held_off(url, wait);
     }
 }
 

@@ -119,6 +119,16 @@ impl FetchFailure {
         FetchFailure::new(kind, cause)
     }
 
+    /// Whether the failure may pass by itself, so that a later run gets an answer: a
+    /// timeout, a connection refused, reset or closed, a body cut short, a name that did not
+    /// resolve; not an address refused, a certificate or another protocol.
+    pub fn may_pass(&self) -> bool {
+        matches!(
+            self.kind,
+            FetchFailureKind::Timeout | FetchFailureKind::Connect | FetchFailureKind::Body
+        ) && self.cause.may_pass()
+    }
+
     /// Whether trying again may get a response: a timeout or a failed connection.
     pub(crate) fn is_transient(&self) -> bool {
         matches!(

@@ -304,14 +304,16 @@ impl Fetcher {
     /// After the last attempt the last response (or failure) is returned as it is. A retry is
     /// a request like any other: it happens only when `reserve_retry` grants it one (from the
     /// crawl's request budget). Every attempt tells `limit`, when there is one, how the site
-    /// answered. One hop: a redirect is returned as it is (see `chain`).
+    /// answered, and `held_off` how long the server asked to be left alone (`Retry-After` on
+    /// 429 and 503, capped), so that the caller slows its pace to that host too. One hop: a
+    /// redirect is returned as it is (see `chain`).
     pub(crate) async fn fetch(
         &self,
         url: &Url,
         request: &HopRequest,
-        reserve_retry: &(dyn Fn() -> bool + Send + Sync),
-        limit: Option<&ConcurrencyLimit>,
+        attempts: &dyn Attempts,
     ) -> Result<FetchedResponse, FetchFailure> {
+        let limit = attempts.limit();
         let mut attempt = 0;
         loop {
             let ticket = limit.map(ConcurrencyLimit::ticket);
@@ -337,11 +339,15 @@ impl Fetcher {
             let Some(retry_after) = retry_after else {
                 return result;
             };
-            if attempt >= self.retries || !reserve_retry() {
+            let retry_after = retry_after.map(|requested| requested.min(self.max_retry_after));
+            if let Some(wait) = retry_after {
+                attempts.held_off(url, wait);
+            }
+            if attempt >= self.retries || !attempts.reserve_retry() {
                 return result;
             }
             let backoff = self.backoff(attempt, url);
-            let wait = retry_after.map_or(backoff, |requested| requested.min(self.max_retry_after));
+            let wait = retry_after.unwrap_or(backoff);
             tracing::debug!(%url, attempt, ?wait, "retrying");
             tokio::time::sleep(wait).await;
             attempt += 1;
@@ -476,6 +482,20 @@ async fn read_body(
         body.extend_from_slice(&chunk);
     }
     Ok((body, false))
+}
+
+/// What the caller of [`Fetcher::fetch`] says of its attempts: whether a retry may be sent,
+/// the concurrency limit each attempt reports to, and where a server's request to be left
+/// alone goes.
+pub(crate) trait Attempts: Send + Sync {
+    /// Whether a retry may be sent (a request budget).
+    fn reserve_retry(&self) -> bool;
+
+    /// The concurrency limit every attempt reports to, if any.
+    fn limit(&self) -> Option<&ConcurrencyLimit>;
+
+    /// `url`'s server asked, with `Retry-After`, to be left alone for `wait` (capped).
+    fn held_off(&self, url: &Url, wait: Duration);
 }
 
 fn is_retryable_status(status: StatusCode) -> bool {
