@@ -5,6 +5,7 @@
 mod audits;
 mod extracted;
 mod graph;
+mod kept;
 mod links;
 mod outbound;
 mod page_rows;
@@ -25,6 +26,7 @@ use rusqlite::Connection;
 pub use audits::{AUDITS_KEPT, AuditRecord, RecordedFinding};
 pub use extracted::{ExtractedByPage, PageExtraction};
 pub use graph::DeclaredAlternate;
+pub use kept::{KeepFailed, KeptPages, TransientCause, TransientFailures};
 pub use links::{GraphLink, LinkKind, LinkRecord};
 pub use outbound::{OutboundCheck, OutboundLink, OutboundOutcome};
 pub use pages::{Fingerprint, ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
@@ -92,6 +94,8 @@ pub struct Store {
     url_ids: urls::UrlIds,
     /// The index of links by target is known to be there (see `Store::index_links`).
     links_indexed: std::cell::Cell<bool>,
+    /// Whether pages that fail in a way that may pass keep what an earlier run listed.
+    keep: Option<KeepFailed>,
 }
 
 impl Store {
@@ -106,6 +110,7 @@ impl Store {
             path: path.to_path_buf(),
             url_ids: urls::UrlIds::default(),
             links_indexed: std::cell::Cell::new(false),
+            keep: None,
         };
         store.configure()?;
         schema::migrate(&mut store.connection, path)?;

@@ -53,6 +53,8 @@ pub(crate) fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
             })
             .transpose()?,
         legacy_fingerprint: None,
+        // Kept rows say so in their own columns (`kept.rs`).
+        failed_transiently: false,
         title: row.get(15)?,
         revalidated: row.get(16)?,
         description: row.get(17)?,

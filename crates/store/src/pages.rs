@@ -83,6 +83,10 @@ pub struct PageRecord {
     /// What the page says on itself that an audit reads (a revalidated page keeps what was
     /// recorded); `None` when it was not read.
     pub details: Option<PageDetails>,
+    /// It failed in a way that may pass (5xx, 429, a timeout, a connection): where the store
+    /// keeps failed pages ([`Store::keep_failed_pages`]) and the last complete run listed it,
+    /// its row stands as it was, listed (`kept.rs`).
+    pub failed_transiently: bool,
 }
 
 impl PageRecord {
@@ -121,6 +125,7 @@ impl PageRecord {
             rendering: None,
             served_differences: Vec::new(),
             details: None,
+            failed_transiently: false,
         }
     }
 }
@@ -212,10 +217,13 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
         invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex,
         h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources,
-        lastmod_kept, failure, fingerprint_version, word_count)
+        lastmod_kept, failure, fingerprint_version, word_count, failed_runs)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
-        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34, ?35, ?38)
+        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34, ?35, ?38,
+        ?39)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
+        failed_runs = CASE WHEN ?39 THEN pages.failed_runs + 1 ELSE 0 END,
+        kept_status = NULL, kept_failure = NULL,
         content_type = excluded.content_type, html_ok = excluded.html_ok,
         verdict = excluded.verdict, reason = excluded.reason, detail = excluded.detail,
         failure = excluded.failure, target = excluded.target,
@@ -274,14 +282,32 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
     /// `first_seen_run`; everything else is replaced.
+    /// A page that failed in a way that may pass, where the store keeps such pages
+    /// ([`Store::keep_failed_pages`]), keeps its row as it was (`kept.rs`).
     pub fn record_pages(&mut self, run: RunId, pages: &[PageRecord]) -> Result<(), StoreError> {
         let path = self.path.clone();
         let sql_error = |source| StoreError::Sql {
             path: path.clone(),
             source,
         };
+        let keep = self.keep;
         let transaction = self.connection.transaction().map_err(sql_error)?;
         let written = (|| -> rusqlite::Result<()> {
+            let kept = match keep {
+                Some(keep) => crate::kept::keep_failed(&transaction, run, keep, pages)?,
+                None => std::collections::HashSet::new(),
+            };
+            let remaining: Vec<PageRecord>;
+            let pages = if kept.is_empty() {
+                pages
+            } else {
+                remaining = pages
+                    .iter()
+                    .filter(|page| !kept.contains(page.url.as_str()))
+                    .cloned()
+                    .collect();
+                &remaining
+            };
             let mut statement = transaction.prepare_cached(UPSERT)?;
             for page in pages {
                 let served = served_columns(&page.served_differences);
@@ -336,6 +362,7 @@ impl Store {
                         .as_ref()
                         .map(|fingerprint| fingerprint.version),
                     details.and_then(|details| details.word_count),
+                    page.failed_transiently,
                 ])?;
             }
             crate::links::write_links(&transaction, &mut self.url_ids, pages)?;

@@ -281,6 +281,13 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         page TEXT PRIMARY KEY,
         data TEXT NOT NULL
     ) WITHOUT ROWID;",
+    // 17: failures that may pass (5xx, 429, a timeout, a connection). `failed_runs`: the
+    // runs in a row in which the URL failed so; a URL the last complete run listed keeps its
+    // row through them (`kept.rs`), and `kept_status` or `kept_failure` says how it failed
+    // this time. Rows written before have failed no run in a row.
+    "ALTER TABLE pages ADD COLUMN failed_runs INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE pages ADD COLUMN kept_status INTEGER;
+    ALTER TABLE pages ADD COLUMN kept_failure TEXT;",
 ];
 
 /// The schema version this build writes.

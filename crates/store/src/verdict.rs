@@ -153,7 +153,7 @@ impl fmt::Display for Reason {
 
 /// What kind of failure left a URL without a response, beside its reason
 /// [`Reason::FetchError`] (whose detail says it in words).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FailureKind {
     /// The connection or the request took longer than its deadline.
     Timeout,
