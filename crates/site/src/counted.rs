@@ -14,6 +14,14 @@ where
     count_with(number, noun, &format!("{noun}s"))
 }
 
+/// `number` grouped by thousands and `noun` as [`count`] gives it: `count_grouped(1204,
+/// "URL")` is "1,204 URLs".
+pub fn count_grouped(number: u64, noun: &str) -> String {
+    let plural = format!("{noun}s");
+    let noun = if number == 1 { noun } else { &plural };
+    format!("{} {noun}", sitemapper_audit::thousands(number))
+}
+
 /// `number` and `singular` for one, `plural` for any other number: `count_with(2, "query",
 /// "queries")` is "2 queries".
 pub fn count_with<N>(number: N, singular: &str, plural: &str) -> String
@@ -39,6 +47,8 @@ mod tests {
         assert_eq!(count(2_usize, "file"), "2 files");
         assert_eq!(count(1_u32, "time"), "1 time");
         assert_eq!(count(11_u64, "URL"), "11 URLs");
+        assert_eq!(count_grouped(1, "URL"), "1 URL");
+        assert_eq!(count_grouped(1204, "URL"), "1,204 URLs");
     }
 
     #[test]

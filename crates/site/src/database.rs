@@ -85,7 +85,8 @@ pub(crate) fn start_run(
         return Ok((run, Some(ResumeCursor::new(run))));
     }
     if settings.resume {
-        tracing::warn!("--resume: no interrupted run to continue; starting a new one");
+        // The nightly line passes --resume every night: most nights have nothing to continue.
+        tracing::info!("--resume: no interrupted run to continue; starting a new one");
     }
     let abandoned = store.abandon_unfinished_runs()?;
     if abandoned > 0 {

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use sitemapper_crawl::CrawlError;
 use sitemapper_render::BrowserMissing;
 use sitemapper_sitemap::SitemapError;
-use sitemapper_store::StoreError;
+use sitemapper_store::{StoreError, TransientCause};
 
-use crate::counted::count;
+use crate::counted::{count, count_grouped};
+use crate::guard::ShrinkCause;
 use crate::lock::LockError;
 use crate::settings::{PathProblem, Untouched};
 
@@ -28,6 +29,9 @@ pub enum ErrorKind {
     /// run): the run is recorded as failed, so that the next run's change report holds its
     /// changes.
     AfterPublishing,
+    /// The run found the site on a bad night: it would have made the sitemap worse, so it
+    /// published nothing (docs/design.md, Output).
+    NotPublished,
 }
 
 /// Why a run ended without publishing (or, [`SiteError::AfterPublishing`], after).
@@ -113,6 +117,43 @@ pub enum SiteError {
         /// What was left as it was.
         untouched: Untouched,
     },
+    /// Publishing would lose more of what the output directory publishes than `--max-shrink`
+    /// allows.
+    #[error(
+        "not published: {} of {} would go ({}); --max-shrink 100 publishes anyway{}",
+        sitemapper_audit::thousands(*.gone),
+        count_grouped(*.published, "URL"),
+        main_causes(.causes),
+        untouched.after("; ")
+    )]
+    WouldShrink {
+        /// Published URLs the new list lacks.
+        gone: u64,
+        /// URLs published now.
+        published: u64,
+        /// Why they would go, most first.
+        causes: Vec<(ShrinkCause, u64)>,
+        /// What was left as it was.
+        untouched: Untouched,
+    },
+    /// Most requests failed in a way that may pass: the site had a bad night.
+    #[error(
+        "not published: {} of {} requested failed and may pass ({}): the site looks down or overloaded, so this is a failed run, not a smaller site; --max-shrink 100 publishes anyway{}",
+        sitemapper_audit::thousands(*.failed),
+        count_grouped(*.requested, "URL"),
+        transient_causes(.causes),
+        untouched.after("; ")
+    )]
+    MostlyFailed {
+        /// Requests that failed so, after their retries.
+        failed: u64,
+        /// URLs requested.
+        requested: u64,
+        /// How they failed, most first.
+        causes: Vec<(TransientCause, u64)>,
+        /// What was left as it was.
+        untouched: Untouched,
+    },
     /// A path the run would write cannot be written, found before any request.
     #[error("cannot write {option} {}: {problem}", path.display())]
     Unwritable {
@@ -181,6 +222,9 @@ impl SiteError {
             SiteError::Lock(LockError::Busy(_)) => ErrorKind::Locked,
             SiteError::Stopped { .. } => ErrorKind::Stopped,
             SiteError::AfterPublishing(_) => ErrorKind::AfterPublishing,
+            SiteError::WouldShrink { .. } | SiteError::MostlyFailed { .. } => {
+                ErrorKind::NotPublished
+            }
             SiteError::Lock(LockError::Io { .. })
             | SiteError::Crawl { .. }
             | SiteError::UrlsLost { .. }
@@ -214,6 +258,25 @@ impl SiteError {
         let doing = doing.into();
         move |source| SiteError::Io { doing, source }
     }
+}
+
+/// The three main causes, `398 answered 503, 12 were not found this time`.
+fn main_causes(causes: &[(ShrinkCause, u64)]) -> String {
+    causes
+        .iter()
+        .take(3)
+        .map(|(cause, count)| format!("{} {cause}", sitemapper_audit::thousands(*count)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `503: 12, timeout: 2`.
+fn transient_causes(causes: &[(TransientCause, u64)]) -> String {
+    causes
+        .iter()
+        .map(|(cause, count)| format!("{cause}: {}", sitemapper_audit::thousands(*count)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The error line of a stopped run: how, how far it went, and where its pages are kept.

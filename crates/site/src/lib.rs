@@ -59,6 +59,7 @@ mod elsewhere;
 mod error;
 #[cfg(test)]
 mod fixture;
+mod guard;
 mod history;
 mod lock;
 mod media;
@@ -78,9 +79,10 @@ mod spreadsheet;
 mod stdout;
 
 pub use changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
-pub use counted::{count, count_with};
+pub use counted::{count, count_grouped, count_with};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
+pub use guard::{DEFAULT_KEEP_FAILED, DEFAULT_MAX_SHRINK, MIN_SHRINK_URLS, ShrinkCause};
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};
 pub use media::{MediaReport, NewsReport};
 pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};

@@ -416,6 +416,7 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         revalidated: response.is_some_and(|response| response.revalidated),
         fingerprint: outcome.fingerprint.map(fingerprint),
         legacy_fingerprint: outcome.legacy_fingerprint.map(fingerprint),
+        failed_transiently: outcome.failed_transiently,
         title: outcome.title,
         description: outcome.description,
         elapsed_ms: response

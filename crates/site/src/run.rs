@@ -14,7 +14,7 @@ use sitemapper_crawl::{
 };
 use sitemapper_render::{BrowserMissing, Chromium, ChromiumOptions, find_browser};
 use sitemapper_sitemap::{Published, StagingDir, Written, published_names};
-use sitemapper_store::{ChangeReport, RunId, Store};
+use sitemapper_store::{ChangeReport, KeepFailed, KeptPages, RunId, Store};
 use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 use url::Url;
@@ -22,6 +22,7 @@ use url::Url;
 use crate::SiteError;
 use crate::changes::{self, notify_indexnow, published_changes, record_changes};
 use crate::database::{Database, RunGuard, claim_scope, start_run};
+use crate::guard;
 use crate::history::StoreHistory;
 use crate::lock::RunLock;
 use crate::media::MediaReport;
@@ -100,6 +101,9 @@ pub struct SiteRun {
     pub changes: ChangeReport,
     /// Pages that served a new `Last-Modified` over the same content, whose lastmod was kept.
     pub lastmod_kept: u64,
+    /// URLs the last complete run listed that failed this time in a way that may pass and
+    /// stay listed, and those dropped after failing too many runs in a row.
+    pub kept: KeptPages,
     /// The URLs not listed: a few of each reason.
     pub not_listed: NotListed,
     /// Whether the run continued an interrupted one.
@@ -122,7 +126,32 @@ pub struct SiteRun {
 /// as it was. An error once the sitemaps are published (a change report that cannot be
 /// written) is [`SiteError::AfterPublishing`], with the run recorded failed, so that the next
 /// run's change report holds its changes; a failed notification is only logged.
+///
+/// A bad night never makes a worse sitemap (docs/design.md, Output): a URL the last complete
+/// run listed that fails in a way that may pass stays listed (`--keep-failed`), a run in
+/// which most requests failed so publishes nothing, and neither does one that would lose
+/// more than `--max-shrink` of what the output directory publishes now. An output directory
+/// the run created is removed again when the run fails and it is still empty.
 pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, SiteError> {
+    let created = settings
+        .out
+        .path()
+        .filter(|directory| !directory.exists())
+        .map(Path::to_path_buf);
+    let outcome = run_phases(settings, context);
+    if outcome.is_err()
+        && let Some(directory) = created
+    {
+        // Only an empty directory goes: whatever else came to be there stays.
+        if std::fs::remove_dir(&directory).is_ok() {
+            tracing::debug!(path = %directory.display(), "removed the output directory the failed run created");
+        }
+    }
+    outcome
+}
+
+/// The run's phases, in order (see [`run`]).
+fn run_phases(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, SiteError> {
     let started = Instant::now();
     let started_at = jiff::Timestamp::now();
     let stdout = context.stdout.unwrap_or(&ProcessStdout);
@@ -154,6 +183,11 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
     } = crawled;
     let summary = ended(settings, summary, &opened.database, &mut guard)?;
     let not_listed = settle(&mut store, run, settings, &summary, stdout)?;
+    let kept = store.kept_pages(run, opened.kept_from)?;
+    if settings.publishes_sitemaps {
+        guard::check_failures(&store, run, settings)?;
+        guard::check_shrink(&store, run, settings)?;
+    }
     let (written, published, media) =
         publish(&mut store, run, settings, &summary, opened.staging, stdout)?;
     let published = (written, published);
@@ -176,6 +210,7 @@ pub fn run(settings: &SiteSettings, context: RunContext<'_>) -> Result<SiteRun, 
         media,
         changes,
         lastmod_kept,
+        kept,
         not_listed,
         resumed: opened.resumed,
         notified,
@@ -197,6 +232,8 @@ struct Opened {
     store: Store,
     run: RunId,
     resumed: bool,
+    /// The last complete run, whose listing pages that fail this time keep.
+    kept_from: Option<RunId>,
 }
 
 impl Opened {
@@ -238,6 +275,14 @@ impl Opened {
         claim_scope(&mut store, &Crawler::scope_root(&seed))?;
         let (run, resume) = start_run(&mut store, settings, &seed)?;
         let resumed = resume.is_some();
+        // An audit reports the site as it answered: only a run that publishes keeps failed pages.
+        let kept_from = store
+            .previous_complete_run(run)?
+            .filter(|_| settings.publishes_sitemaps);
+        store.keep_failed_pages(kept_from.map(|from| KeepFailed {
+            from,
+            runs: settings.keep_failed,
+        }));
         let spill = StoreSpill::new(database.open_store()?)?;
         let mut crawler = crawler
             .with_spill(Arc::new(spill))
@@ -268,6 +313,7 @@ impl Opened {
             store,
             run,
             resumed,
+            kept_from,
         })
     }
 }

@@ -142,6 +142,14 @@ pub struct SiteSettings {
     pub changefreq: Option<ChangefreqRule>,
     /// How pages are rendered.
     pub render: RenderSettings,
+    /// The runs in a row a URL the last complete run listed may fail in a way that may pass
+    /// (5xx, 429, a timeout, a connection) and stay listed with its previous entry; the next
+    /// failing run drops it. 0: such a URL is dropped at once. Needs a crawl database.
+    pub keep_failed: u32,
+    /// The most of what the output directory publishes now that a run may lose, in percent:
+    /// a run that would lose more (and at least [`crate::MIN_SHRINK_URLS`]) publishes
+    /// nothing. 100: whatever it loses, the run publishes.
+    pub max_shrink: u8,
 }
 
 impl SiteSettings {
@@ -171,6 +179,8 @@ impl SiteSettings {
             priority: None,
             changefreq: None,
             render: RenderSettings::default(),
+            keep_failed: crate::guard::DEFAULT_KEEP_FAILED,
+            max_shrink: crate::guard::DEFAULT_MAX_SHRINK,
         }
     }
 
