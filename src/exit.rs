@@ -32,6 +32,11 @@ pub(crate) enum ExitStatus {
     /// written): the run is recorded as failed, so that the next run's report holds its
     /// changes.
     AfterPublishing = 6,
+    /// The run found the site on a bad night and published nothing, so as not to make the
+    /// sitemap worse: it would have lost more than `--max-shrink` of the published URLs, or
+    /// most of its requests failed in a way that may pass. The previous sitemap is left as it
+    /// was.
+    NotPublished = 7,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted = 130,
     /// Stopped by SIGTERM (128 + 15).
@@ -40,7 +45,7 @@ pub(crate) enum ExitStatus {
 
 impl ExitStatus {
     /// Every status, in the order of their codes.
-    pub(crate) const ALL: [ExitStatus; 9] = [
+    pub(crate) const ALL: [ExitStatus; 10] = [
         ExitStatus::Success,
         ExitStatus::Fatal,
         ExitStatus::Usage,
@@ -48,6 +53,7 @@ impl ExitStatus {
         ExitStatus::Findings,
         ExitStatus::SitesFailed,
         ExitStatus::AfterPublishing,
+        ExitStatus::NotPublished,
         ExitStatus::Interrupted,
         ExitStatus::Terminated,
     ];
@@ -79,6 +85,11 @@ impl ExitStatus {
             ExitStatus::AfterPublishing => {
                 "The sitemaps were published, but the change report could not be written: the run \
                  is recorded as failed, so that the next report holds its changes."
+            }
+            ExitStatus::NotPublished => {
+                "Not published: the run would have lost more than --max-shrink of the published \
+                 URLs, or most of its requests failed in a way that may pass (5xx, 429, timeouts); \
+                 the previous sitemap is left as it was. --max-shrink 100 publishes anyway."
             }
             ExitStatus::Interrupted => {
                 "Interrupted by Ctrl-C: nothing published, the previous sitemap left as it was."

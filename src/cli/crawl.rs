@@ -12,9 +12,9 @@ use clap::Args;
 use super::names::SummaryFormat;
 use super::names::{ChangefreqRule, ConcurrencyName, FormatName, PriorityRule, RenderName};
 use super::values::{
-    CONCURRENCY, CONNECT_TIMEOUT, DELAY, MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES,
-    MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_URLS, MAX_URLS_PER_FILE, RENDER_CONCURRENCY,
-    RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, TIMEOUT,
+    CONCURRENCY, CONNECT_TIMEOUT, DELAY, KEEP_FAILED, MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH,
+    MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SHRINK, MAX_URLS, MAX_URLS_PER_FILE, Percent,
+    RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, TIMEOUT,
 };
 
 #[derive(Debug, Default, Args)]
@@ -464,6 +464,36 @@ pub(crate) struct CrawlArgs {
     /// the run starts as usual.
     #[arg(long, help_heading = "Cron")]
     pub(crate) resume: bool,
+
+    /// Runs in a row a listed URL may fail and stay listed
+    ///
+    /// A URL the last complete run listed that now answers 5xx or 429, times out or cannot
+    /// be connected to stays listed with its previous entry, and is not reported removed,
+    /// for up to N runs in a row; the next failing run drops it. 0 drops it at once. Needs
+    /// --state. [default: 7] [range: 0 to 1000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = KEEP_FAILED.parser::<u32>(),
+        help_heading = "Cron",
+        hide_short_help = true
+    )]
+    pub(crate) keep_failed: Option<u32>,
+
+    /// Publish nothing if more than this share of the published URLs would go
+    ///
+    /// Before publishing, the new list is compared with the sitemaps in --out; a run that
+    /// would lose more than PERCENT of their URLs (and at least 10) publishes nothing, keeps
+    /// the previous files and exits with status 7, as does a run in which most requests
+    /// failed and may pass. 100 publishes whatever is lost. [default: 25] [range: 0 to 100]
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        value_parser = MAX_SHRINK.parser::<Percent>(),
+        help_heading = "Cron",
+        hide_short_help = true
+    )]
+    pub(crate) max_shrink: Option<Percent>,
 
     /// Write what was added, removed, changed (JSON)
     ///

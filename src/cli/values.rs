@@ -81,6 +81,8 @@ pub(crate) const MAX_PATTERN_CHAIN: NumericOption =
     NumericOption::whole("max-pattern-chain", 0, DEEPEST);
 pub(crate) const DELAY: NumericOption = NumericOption::seconds("delay", 0.0, LONGEST_SECONDS);
 pub(crate) const RETRIES: NumericOption = NumericOption::whole("retries", 0, 10);
+pub(crate) const KEEP_FAILED: NumericOption = NumericOption::whole("keep-failed", 0, 1000);
+pub(crate) const MAX_SHRINK: NumericOption = NumericOption::whole("max-shrink", 0, 100);
 pub(crate) const RENDER_CONCURRENCY: NumericOption =
     NumericOption::whole("render-concurrency", 1, 64);
 pub(crate) const RENDER_OTHER_HOST_REQUESTS: NumericOption =
@@ -240,6 +242,21 @@ macro_rules! whole_number {
 }
 
 whole_number!(u8, u32, u64, usize);
+
+/// A share in percent: `25`, or `25%` as a user writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Percent(pub(crate) u8);
+
+impl NumericValue for Percent {
+    fn parse(text: &str) -> Option<Percent> {
+        let number = text.strip_suffix('%').unwrap_or(text).trim_end();
+        number.parse().ok().map(Percent)
+    }
+
+    fn within(&self, range: Range) -> bool {
+        self.0.within(range)
+    }
+}
 
 impl NumericValue for f64 {
     fn parse(text: &str) -> Option<f64> {

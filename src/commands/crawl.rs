@@ -116,6 +116,7 @@ fn failure(error: SiteError, signal: Option<StopSignal>) -> Failure {
         ErrorKind::Locked => ExitStatus::Locked,
         ErrorKind::Fatal => ExitStatus::Fatal,
         ErrorKind::AfterPublishing => ExitStatus::AfterPublishing,
+        ErrorKind::NotPublished => ExitStatus::NotPublished,
         ErrorKind::Stopped => signal.unwrap_or(StopSignal::Interrupt).exit_status(),
     };
     // A stopped run says how: "interrupted after ...", "terminated (SIGTERM) after ...".

@@ -9,10 +9,11 @@ use serde::Deserialize;
 
 use super::keys::{config_keys, nearest_key};
 use crate::cli::values::{
-    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_TIMEOUT, LARGE, LEASE,
-    MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS,
-    MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE, OutOfRange, PER_SERVER, RENDER_CONCURRENCY,
-    RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
+    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_TIMEOUT, KEEP_FAILED, LARGE,
+    LEASE, MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN,
+    MAX_REQUESTS, MAX_SHRINK, MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE, OutOfRange, PER_SERVER,
+    RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE, SLOW,
+    TIMEOUT, VERBOSE,
 };
 use crate::cli::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
@@ -69,6 +70,8 @@ pub(crate) struct ConfigFile {
     pub(super) max_urls_per_file: Option<usize>,
     pub(super) max_bytes_per_file: Option<u64>,
     pub(super) resume: Option<bool>,
+    pub(super) keep_failed: Option<u32>,
+    pub(super) max_shrink: Option<u8>,
     pub(super) format: Option<Vec<FormatName>>,
     pub(super) split_by: Option<Vec<String>>,
     pub(super) images: Option<bool>,
@@ -231,6 +234,8 @@ impl ConfigFile {
             CONNECT_TIMEOUT.check(self.connect_timeout),
             MAX_BODY_SIZE.check(self.max_body_size),
             RETRIES.check(self.retries),
+            KEEP_FAILED.check(self.keep_failed),
+            MAX_SHRINK.check(self.max_shrink),
             RENDER_CONCURRENCY.check(self.render_concurrency),
             RENDER_TIMEOUT.check(self.render_timeout),
             RENDER_OTHER_HOST_REQUESTS.check(self.render_other_host_requests),

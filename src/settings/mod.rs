@@ -15,7 +15,10 @@ use sitemapper_crawl::{
     AddressPolicy, Concurrency, CrawlConfig, DocumentKind, Documents, ScopeOptions,
     default_user_agent,
 };
-use sitemapper_site::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, RenderSettings, SiteSettings};
+use sitemapper_site::{
+    DEFAULT_INDEXNOW_ENDPOINT, DEFAULT_KEEP_FAILED, DEFAULT_MAX_SHRINK, IndexNow, RenderSettings,
+    SiteSettings,
+};
 use sitemapper_sitemap::{Format, Limits, MAX_BYTES_PER_FILE, MAX_URLS_PER_FILE, SplitRule};
 use url::Url;
 
@@ -99,6 +102,8 @@ struct MergedOptions {
     max_urls_per_file: usize,
     max_bytes_per_file: u64,
     resume: bool,
+    keep_failed: u32,
+    max_shrink: u8,
     formats: Vec<FormatName>,
     split_by: Vec<String>,
     images: bool,
@@ -192,6 +197,15 @@ impl MergedOptions {
                 .or(file.max_bytes_per_file)
                 .unwrap_or(MAX_BYTES_PER_FILE),
             resume: switch(args.resume, file.resume),
+            keep_failed: args
+                .keep_failed
+                .or(file.keep_failed)
+                .unwrap_or(DEFAULT_KEEP_FAILED),
+            max_shrink: args
+                .max_shrink
+                .map(|percent| percent.0)
+                .or(file.max_shrink)
+                .unwrap_or(DEFAULT_MAX_SHRINK),
             // An empty list in the config file is no choice of format either.
             formats: list(args.format, file.format)
                 .filter(|names| !names.is_empty())
@@ -284,6 +298,8 @@ impl MergedOptions {
             news,
             priority: self.priority.map(PriorityRule::rule),
             changefreq: self.changefreq.map(ChangefreqRule::rule),
+            keep_failed: self.keep_failed,
+            max_shrink: self.max_shrink,
         };
         Ok(CrawlSettings {
             site,

@@ -124,6 +124,9 @@ fn auto_backs_off_a_site_that_refuses_beyond_its_capacity() {
             "32",
             "--retries",
             "10",
+            // Most requests are refused: a bad night, which publishes nothing unless told to.
+            "--max-shrink",
+            "100",
             "--summary",
             "json",
         ],

@@ -176,8 +176,15 @@ fn a_smaller_run_removes_stale_children_and_keeps_other_files() {
     assert!(before.len() >= 6, "{before:?}");
     std::fs::write(out.path().join("robots.txt"), "User-agent: *\n").unwrap();
 
+    // Another, smaller site published over the first: every URL goes, which the shrink guard
+    // allows only when told to.
     let small = flat_site(2);
-    crawl(&small.url("/"), out.path(), &["--max-urls-per-file", "2"]).assert_success();
+    crawl(
+        &small.url("/"),
+        out.path(),
+        &["--max-urls-per-file", "2", "--max-shrink", "100"],
+    )
+    .assert_success();
     let mut after = children(out.path());
     assert!(after.len() < before.len(), "{after:?}");
     after.push("sitemap.xml".to_string());

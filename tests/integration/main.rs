@@ -11,6 +11,7 @@ mod adaptive;
 mod audit;
 mod audit_checks;
 mod audit_client;
+mod bad_night;
 mod browser_gate;
 mod browser_process;
 mod causes;

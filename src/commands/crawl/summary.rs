@@ -20,7 +20,9 @@ use sitemapper_site::{
     SitemapStory, canonicals_elsewhere, count,
 };
 use sitemapper_sitemap::{Published, Written};
-use sitemapper_store::{ChangeCounts, Reason, ReasonCount, RunId, Verdict};
+use sitemapper_store::{
+    ChangeCounts, KeptPages, Reason, ReasonCount, RunId, TransientCause, Verdict,
+};
 
 use crate::settings::{CrawlSettings, OutputTarget};
 
@@ -51,6 +53,9 @@ pub(crate) struct Facts<'a> {
     pub media: &'a MediaReport,
     /// Pages that served a new `Last-Modified` over the same content.
     pub lastmod_kept: u64,
+    /// URLs the last complete run listed that failed this time and stay listed, and those
+    /// dropped after too many failures in a row.
+    pub kept: &'a KeptPages,
     /// The previous complete run and what changed since, unless this is the first.
     pub since: Option<(RunId, ChangeCounts)>,
     /// The crawl database.
@@ -90,6 +95,7 @@ impl<'a> Facts<'a> {
             published,
             media: &crawled.media,
             lastmod_kept: crawled.lastmod_kept,
+            kept: &crawled.kept,
             since: crawled
                 .changes
                 .previous
@@ -547,6 +553,41 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
+    /// The URLs that failed this time and stay listed, and those dropped after failing too
+    /// many runs in a row: `Kept 2 URLs from run #14 that failed this time (503: 2).`
+    fn print_kept(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let kept = self.facts.kept;
+        let Some(from) = kept.from else {
+            return Ok(());
+        };
+        let causes = |counts: &[(TransientCause, u64)]| {
+            counts
+                .iter()
+                .map(|(cause, count)| format!("{cause}: {count}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if kept.kept_count() > 0 {
+            writeln!(
+                out,
+                "Kept {} from run #{} that failed this time ({}).",
+                count(kept.kept_count(), "URL"),
+                from.0,
+                causes(&kept.kept)
+            )?;
+        }
+        if kept.dropped_count() > 0 {
+            writeln!(
+                out,
+                "Dropped {} that failed more than {} in a row (--keep-failed), reported removed ({}).",
+                count(kept.dropped_count(), "URL"),
+                count(self.settings.site.keep_failed, "run"),
+                causes(&kept.dropped)
+            )?;
+        }
+        Ok(())
+    }
+
     /// What is unchanged since the pages were last fetched (a 304), and, of a run that
     /// published its sitemap, what changed in it since the previous run.
     fn print_changes(&self, out: &mut impl Write) -> std::io::Result<()> {
@@ -561,6 +602,7 @@ impl<'a> Report<'a> {
         if !self.settings.site.publishes_sitemaps {
             return Ok(());
         }
+        self.print_kept(out)?;
         let kept = self.facts.lastmod_kept;
         if kept > 0 {
             writeln!(
@@ -575,6 +617,17 @@ impl<'a> Report<'a> {
                 "Since run #{}: {} added, {} removed, {} changed.",
                 previous.0, counts.added, counts.removed, counts.changed
             ),
+            // The change report of a first run lists every URL as added: say so, rather
+            // than that there is nothing to report.
+            None if self.settings.site.state.is_some()
+                && self.settings.site.report_changes.is_some() =>
+            {
+                writeln!(
+                    out,
+                    "First run in {}: nothing to compare with; the change report lists every URL as added.",
+                    self.facts.database.display()
+                )
+            }
             None if self.settings.site.state.is_some() => writeln!(
                 out,
                 "First run in {}: no changes to report.",

@@ -9,7 +9,7 @@ use sitemapper_crawl::{
     ConcurrencyReport, DocumentReport, Refusal, RenderMode, SiteDecision, TrapKind,
 };
 use sitemapper_sitemap::Format;
-use sitemapper_store::Verdict;
+use sitemapper_store::{KeptPages, TransientCause, Verdict};
 use url::Url;
 
 use sitemapper_audit::describe_incomplete_video;
@@ -61,6 +61,10 @@ pub(crate) struct CrawlJson {
     /// The news sitemap (`--news`); `null` without it.
     news: Option<NewsJson>,
     changes: Option<ChangesJson>,
+    /// URLs the last complete run listed that failed this time in a way that may pass: kept
+    /// listed, or dropped after `--keep-failed` runs in a row; `null` without an earlier
+    /// complete run.
+    kept: Option<KeptJson>,
     /// Where `--report-changes` wrote the change report: a path, `-` for stdout.
     change_report: Option<String>,
     /// What was sent to IndexNow, in words.
@@ -250,6 +254,37 @@ struct ChangesJson {
 }
 
 #[derive(Debug, Serialize)]
+struct KeptJson {
+    /// The run whose listing the kept URLs come from.
+    from_run: i64,
+    /// URLs kept listed with their previous entry.
+    urls: u64,
+    /// How they failed this time (`"503"`, `"timeout"`), with counts.
+    causes: BTreeMap<String, u64>,
+    /// URLs dropped after failing too many runs in a row, reported removed.
+    dropped: u64,
+    dropped_causes: BTreeMap<String, u64>,
+}
+
+impl KeptJson {
+    fn of(kept: &KeptPages) -> Option<KeptJson> {
+        let causes = |counts: &[(TransientCause, u64)]| {
+            counts
+                .iter()
+                .map(|(cause, count)| (cause.to_string(), *count))
+                .collect()
+        };
+        Some(KeptJson {
+            from_run: kept.from?.0,
+            urls: kept.kept_count(),
+            causes: causes(&kept.kept),
+            dropped: kept.dropped_count(),
+            dropped_causes: causes(&kept.dropped),
+        })
+    }
+}
+
+#[derive(Debug, Serialize)]
 struct RenderingJson {
     mode: &'static str,
     decision: &'static str,
@@ -379,6 +414,7 @@ impl CrawlJson {
                     changed: counts.changed,
                 }
             }),
+            kept: KeptJson::of(&crawled.kept),
             change_report: settings.site.report_changes.as_ref().map(target_text),
             indexnow: crawled.notified.clone(),
             rendering: rendering(crawled),

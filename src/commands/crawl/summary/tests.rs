@@ -14,7 +14,9 @@ use sitemapper_crawl::{
 };
 use sitemapper_site::{CanonicalsElsewhere, Example, NotListed, NotListedGroup, Notes};
 use sitemapper_sitemap::{Format, Published, Written, WrittenChild};
-use sitemapper_store::{ChangeCounts, Reason, ReasonCount, RunId, Verdict};
+use sitemapper_store::{
+    ChangeCounts, KeptPages, Reason, ReasonCount, RunId, TransientCause, Verdict,
+};
 use url::Url;
 
 use super::{Facts, Report, rendering};
@@ -235,6 +237,11 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         removed_stale: Vec::new(),
     };
     let media = media(n);
+    let kept = KeptPages {
+        from: (!first_run).then_some(RunId(1)),
+        kept: vec![(TransientCause::Status(503), n)],
+        dropped: vec![(TransientCause::Status(503), n)],
+    };
     let facts = Facts {
         crawl: &crawl,
         notes: &notes,
@@ -256,6 +263,7 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         published: &published,
         media: &media,
         lastmod_kept: n,
+        kept: &kept,
         since: (!first_run).then_some((
             RunId(1),
             ChangeCounts {
