@@ -450,3 +450,44 @@ fn five_nights_of_random_failures_never_drop_a_healthy_page_and_report_only_real
         "the chaos kept pages on only {failures_seen} of 5 nights: it tests nothing"
     );
 }
+
+#[test]
+fn in_a_fleet_a_bad_night_fails_the_site_with_its_cause_and_the_check_reports_it() {
+    let server = shop(true).serve();
+    let directory = tempfile::tempdir().unwrap();
+    let out = directory.path().join("out");
+    let fleet = crate::fleet::fleet_file(
+        directory.path(),
+        &out,
+        &[("shop".to_string(), server.url("/"))],
+        "",
+    );
+    sitemapper(&["fleet", "run", &fleet]).assert_success();
+    let published = out.join("shop").join("sitemap.xml");
+    let before = std::fs::read(&published).unwrap();
+
+    server.change(shop(false));
+    let run = sitemapper(&["fleet", "run", &fleet, "--all"]);
+
+    assert_eq!(run.code, 5, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("not published: 21 of 22 URLs would go"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&published).unwrap(), before);
+    let check = sitemapper(&["fleet", "status", "--check", &fleet]);
+    assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
+    let lines: Vec<&str> = check.stdout.lines().collect();
+    assert_eq!(
+        lines[0], "CRITICAL: 1 of 1 site failed or overdue: shop (failed)",
+        "{}",
+        check.stdout
+    );
+    assert!(
+        lines[1].starts_with("shop: failed at ")
+            && lines[1].contains("not published: 21 of 22 URLs would go"),
+        "{}",
+        lines[1]
+    );
+}
