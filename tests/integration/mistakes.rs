@@ -329,3 +329,50 @@ fn a_run_refused_by_the_lock_names_the_run_holding_it() {
     assert!(!out.path().join(".sitemapper-lock").exists());
     assert!(!out.path().join("crawl.db.sitemapper-lock").exists());
 }
+
+#[test]
+fn a_seed_on_port_0_is_a_usage_error() {
+    let directory = tempfile::tempdir().unwrap();
+    let out = directory.path().join("out");
+    let run = crawl("http://127.0.0.1:0/", &out, &[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_one_line_error(&run.stderr);
+    assert!(
+        run.stderr
+            .contains("the seed http://127.0.0.1:0/ names port 0, on which no server listens"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn another_programs_database_given_as_state_is_refused_and_left_unchanged() {
+    let server = home();
+    let directory = tempfile::tempdir().unwrap();
+    let database = directory.path().join("app.db");
+    {
+        let connection = rusqlite::Connection::open(&database).unwrap();
+        connection
+            .execute_batch("CREATE TABLE orders (id INTEGER PRIMARY KEY, total REAL);")
+            .unwrap();
+    }
+    let before = std::fs::read(&database).unwrap();
+    let out = directory.path().join("out");
+
+    let run = crawl(
+        &server.url("/"),
+        &out,
+        &["--state", database.to_str().unwrap()],
+    );
+
+    assert_refused(
+        &run,
+        &format!(
+            "{} is another program's database (it holds tables sitemapper did not create: orders); it is left as it was: give a file of sitemapper's own",
+            database.display()
+        ),
+        &server,
+    );
+    assert_eq!(std::fs::read(&database).unwrap(), before);
+}

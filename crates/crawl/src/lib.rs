@@ -72,6 +72,12 @@ pub enum CrawlError {
         /// The seed as given.
         url: String,
     },
+    /// The seed names port 0, on which no server listens (it asks the system for any port).
+    #[error("the seed {} names port 0, on which no server listens", shortened(url))]
+    SeedPortZero {
+        /// The seed as given.
+        url: String,
+    },
     /// The seed is longer than `max_url_length`.
     #[error("the seed is {length} characters long; URLs longer than {max} are never crawled")]
     SeedTooLong {

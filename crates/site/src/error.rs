@@ -215,6 +215,7 @@ impl SiteError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             SiteError::Seed(_)
+            | SiteError::Store(StoreError::Foreign { .. })
             | SiteError::Browser { .. }
             | SiteError::OtherSite { .. }
             | SiteError::IndexOnStdout { .. }

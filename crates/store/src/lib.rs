@@ -55,6 +55,17 @@ pub enum StoreError {
         /// What SQLite said.
         source: rusqlite::Error,
     },
+    /// The file is an SQLite database another program made: its tables are not sitemapper's.
+    /// It is left as it was (docs/design.md, Safety).
+    #[error(
+        "{path} is another program's database (it holds tables sitemapper did not create: {tables}); it is left as it was: give a file of sitemapper's own"
+    )]
+    Foreign {
+        /// The database file.
+        path: PathBuf,
+        /// Some of the tables that are not sitemapper's, comma-separated.
+        tables: String,
+    },
     /// The file was written by a newer build, with a schema this one does not know.
     #[error(
         "crawl database {path} was written by a newer sitemapper (schema version {found}, this one knows up to {known})"
@@ -112,9 +123,55 @@ impl Store {
             links_indexed: std::cell::Cell::new(false),
             keep: None,
         };
+        // Before anything writes: even the journal mode is written into the file.
+        store.check_ours()?;
         store.configure()?;
         schema::migrate(&mut store.connection, path)?;
         Ok(store)
+    }
+
+    /// Refuses a database whose tables sitemapper did not create (docs/design.md, Safety): a
+    /// `--state` that names another program's SQLite file would otherwise get 18 tables added
+    /// to it. An empty file, or one with sitemapper's tables only, is sitemapper's. Reads only.
+    fn check_ours(&self) -> Result<(), StoreError> {
+        let not_a_database = |source| StoreError::NotADatabase {
+            path: self.path.clone(),
+            source,
+        };
+        let tables: Vec<String> = self
+            .connection
+            .prepare(
+                "SELECT name FROM sqlite_master
+                 WHERE type IN ('table', 'view') AND substr(name, 1, 7) != 'sqlite_'
+                 ORDER BY name",
+            )
+            .and_then(|mut statement| {
+                statement
+                    .query_map([], |row| row.get(0))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(not_a_database)?;
+        let foreign: Vec<&str> = tables
+            .iter()
+            .map(String::as_str)
+            .filter(|table| !schema::TABLES.contains(table))
+            .collect();
+        if foreign.is_empty() {
+            return Ok(());
+        }
+        let mut named = foreign
+            .iter()
+            .take(3)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if foreign.len() > 3 {
+            named.push_str(", ...");
+        }
+        Err(StoreError::Foreign {
+            path: self.path.clone(),
+            tables: named,
+        })
     }
 
     fn configure(&self) -> Result<(), StoreError> {

@@ -290,6 +290,31 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE pages ADD COLUMN kept_failure TEXT;",
 ];
 
+/// Every table any schema version made, migrations' passing ones included: a database with
+/// any other table is another program's (`Store::check_ours`).
+pub(crate) const TABLES: &[&str] = &[
+    "alternates",
+    "audit_findings",
+    "audits",
+    "changes",
+    "extracted",
+    "frontier",
+    "images",
+    "link_details",
+    "link_rows",
+    "links",
+    "listed",
+    "meta",
+    "outbound_checks",
+    "outbound_links",
+    "pages",
+    "runs",
+    "sitemap_files",
+    "structured_data",
+    "typed_links",
+    "urls",
+];
+
 /// The schema version this build writes.
 pub(crate) const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
 

@@ -56,6 +56,41 @@ fn a_file_that_is_not_a_database_is_refused() {
 }
 
 #[test]
+fn another_programs_database_is_refused_and_left_as_it_was() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("accounts.db");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
+                 INSERT INTO users (name) VALUES ('alice');",
+            )
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+
+    let error = Store::open(&path).unwrap_err();
+
+    assert!(matches!(error, StoreError::Foreign { .. }), "{error}");
+    assert!(error.to_string().contains("users"), "{error}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file is unchanged"
+    );
+    let names: Vec<String> = std::fs::read_dir(directory.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["accounts.db"], "no journal left beside it");
+    // Every table the migrations make is sitemapper's.
+    let ours = directory.path().join("crawl.db");
+    drop(Store::open(&ours).unwrap());
+    drop(Store::open(&ours).unwrap());
+}
+
+#[test]
 fn a_database_of_the_first_schema_opens_and_keeps_its_pages() {
     let directory = tempfile::tempdir().unwrap();
     let path = directory.path().join("old.db");

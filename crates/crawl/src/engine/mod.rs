@@ -229,11 +229,18 @@ impl Crawler {
                 max,
             });
         }
-        self.normalizer
+        let url = self
+            .normalizer
             .parse(seed)
             .ok_or_else(|| CrawlError::InvalidSeed {
                 url: seed.to_string(),
-            })
+            })?;
+        if url.port() == Some(0) {
+            return Err(CrawlError::SeedPortZero {
+                url: seed.to_string(),
+            });
+        }
+        Ok(url)
     }
 
     /// Crawls from `seed`, sending one event per decision to `events`. Returns when the
