@@ -107,6 +107,12 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
+    /// The error and its causes on one line, each said once: a cause whose words the line
+    /// holds already (an SQLite message its error repeats) is left out.
+    pub(crate) fn line(&self) -> String {
+        sitemapper_crawl::error_chain(self.error.as_ref())
+    }
+
     pub(crate) fn fatal(error: impl Into<anyhow::Error>) -> Failure {
         Failure {
             status: ExitStatus::Fatal,

@@ -58,7 +58,7 @@ fn main() -> ExitCode {
 /// Prints the final error line and gives the failure's exit code.
 fn fail(failure: &Failure) -> ExitCode {
     // One line: the error and its causes, joined.
-    progress::print_line(&format!("error: {:#}", failure.error));
+    progress::print_line(&format!("error: {}", failure.line()));
     ExitCode::from(failure.status as u8)
 }
 

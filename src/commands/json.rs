@@ -62,7 +62,7 @@ pub(crate) fn failed(command: &'static str, format: SummaryFormat, failure: Fail
             command,
             ok: false,
             exit_code: failure.status as u8,
-            error: Some(format!("{:#}", failure.error)),
+            error: Some(failure.line()),
             body: None,
         };
         if let Err(error) = write_line(&envelope)

@@ -453,7 +453,7 @@ impl<W: Write> Checker<W> {
             }
             SummaryFormat::Json => {
                 let (status, error) = match &failure {
-                    Some(failure) => (failure.status, Some(format!("{:#}", failure.error))),
+                    Some(failure) => (failure.status, Some(failure.line())),
                     None => (ExitStatus::Success, None),
                 };
                 let summary = ValidateJson {

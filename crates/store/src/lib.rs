@@ -156,6 +156,17 @@ impl Store {
             .map(String::as_str)
             .filter(|table| !schema::TABLES.contains(table))
             .collect();
+        // sitemapper's tables come with a schema version: tables without one are another's,
+        // whatever their names.
+        let version: i64 = self
+            .connection
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(not_a_database)?;
+        let foreign: Vec<&str> = if version == 0 {
+            tables.iter().map(String::as_str).collect()
+        } else {
+            foreign
+        };
         if foreign.is_empty() {
             return Ok(());
         }

@@ -67,7 +67,7 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         SummaryFormat::Json => {
             let (status, error) = match &verdict {
                 Ok(()) => (ExitStatus::Success, None),
-                Err(failure) => (failure.status, Some(format!("{:#}", failure.error))),
+                Err(failure) => (failure.status, Some(failure.line())),
             };
             let summary = AuditJson::new(&audited, &settings, &options)?;
             if verdict.is_err() {

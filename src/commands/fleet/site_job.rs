@@ -54,7 +54,7 @@ pub(crate) fn run(job: SiteJob<'_>) -> RunRecord {
                 ExitStatus::Interrupted | ExitStatus::Terminated => RunResult::Interrupted,
                 _ => RunResult::Failed,
             };
-            record.error = Some(one_line(&format!("{:#}", failure.error)));
+            record.error = Some(one_line(&failure.line()));
         }
     }
     record
