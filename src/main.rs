@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     };
     let verbosity = Verbosity::resolve(cli.quiet, cli.verbose, cli.color, &found.file);
     init_logging(verbosity);
+    signals::survive_file_size_limit();
     found.log();
     let file = found.file;
     let output = commands::Output {

@@ -31,6 +31,32 @@ impl StopSignal {
     }
 }
 
+/// A file size limit (`ulimit -f`) reached ends a process with SIGXFSZ, which says nothing of
+/// why. With a handler of its own installed, the write that passes the limit fails instead
+/// (`EFBIG`, "File too large"), and the run ends on that error's one line, the previous
+/// sitemap left as it was. tokio's handler stays installed for the process's life, whatever
+/// becomes of the runtime it was registered on.
+#[cfg(unix)]
+pub(crate) fn survive_file_size_limit() {
+    use tokio::signal::unix::{SignalKind, signal};
+    /// SIGXFSZ on Linux and the BSDs.
+    const SIGXFSZ: i32 = 25;
+    let registered = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .and_then(|runtime| {
+            let _entered = runtime.enter();
+            signal(SignalKind::from_raw(SIGXFSZ)).map(drop)
+        });
+    if let Err(error) = registered {
+        tracing::debug!(%error, "cannot handle SIGXFSZ: a file size limit ends the process");
+    }
+}
+
+/// Elsewhere there is no SIGXFSZ.
+#[cfg(not(unix))]
+pub(crate) fn survive_file_size_limit() {}
+
 /// The first Ctrl-C or SIGTERM stops the run gracefully: `stop` becomes `true`, after the line
 /// `said` gives for that signal. A second one ends the process at once.
 pub(crate) async fn stop_on_signals(
