@@ -313,7 +313,7 @@ fn a_seed_typed_without_its_slash_is_scoped_to_the_directory_it_redirects_to() {
         run.stderr.contains(&format!(
             "The seed redirected: crawled {} instead of {}.",
             server.url("/book/"),
-            server.url("/")
+            server.url("/book")
         )),
         "{}",
         run.stderr

@@ -207,11 +207,13 @@ impl<'a> Report<'a> {
     fn print_start(&self, out: &mut impl Write) -> std::io::Result<()> {
         let scope = &self.facts.crawl.scope;
         writeln!(out, "{}.", ScopeStatement(scope))?;
-        if let Some(from) = &scope.moved_from {
+        // The seed as typed, not the scope it would have had: `/blog` redirected to `/blog/`
+        // was never a crawl of the site's root.
+        if scope.moved_from.is_some() {
             writeln!(
                 out,
-                "The seed redirected: crawled {} instead of {from}.",
-                scope.root
+                "The seed redirected: crawled {} instead of {}.",
+                scope.root, scope.seed
             )?;
         }
         if let Some(run) = self.facts.resumed {
