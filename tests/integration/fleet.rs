@@ -220,6 +220,23 @@ fn a_mistake_in_the_fleet_file_names_the_site_and_the_line() {
         "{}",
         run.stderr
     );
+    // A mistake in [defaults] is the defaults', not the first site's.
+    std::fs::write(
+        &fleet,
+        "[defaults]\nout = \"/tmp/{name}\"\nevery = \"fortnightly\"\n\n[[site]]\nname = \"shop\"\nurl = \"https://shop.example/\"\n",
+    )
+    .unwrap();
+    let run = sitemapper(&["fleet", "run", fleet.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert_one_line_error(&run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "error: invalid fleet file {}, [defaults], line 3: \"fortnightly\" is not a duration",
+            fleet.display()
+        )),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
