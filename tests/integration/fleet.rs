@@ -190,6 +190,29 @@ fn due_sites_run_incrementally_and_a_failing_site_fails_alone() {
 }
 
 #[test]
+fn quiet_says_only_which_sites_failed_and_why() {
+    let up = chain(Site::new(), "/", 1, Duration::ZERO).serve();
+    let directory = tempfile::tempdir().unwrap();
+    let out = directory.path().join("out");
+    let sites = [
+        ("up".to_string(), up.url("/")),
+        ("down".to_string(), down_url()),
+    ];
+    let fleet = fleet_file(directory.path(), &out, &sites, "");
+    let run = sitemapper(&["fleet", "run", &fleet, "--quiet"]);
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(
+        lines[0].starts_with("down: failed after ") && lines[0].contains("refused the connection"),
+        "the failed site's line says why: {}",
+        run.stderr
+    );
+    assert_eq!(lines[1], "error: 1 of 2 sites failed: down");
+}
+
+#[test]
 fn a_mistake_in_the_fleet_file_names_the_site_and_the_line() {
     let directory = tempfile::tempdir().unwrap();
     let fleet = directory.path().join("fleet.toml");
