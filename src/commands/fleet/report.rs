@@ -91,8 +91,18 @@ pub(crate) fn site_line(name: &str, run: &RunRecord) -> String {
     }
 }
 
-/// The table of a run's sites and its last line.
+/// The table of a run's sites and its last line; a sentence alone when no site ran (nothing
+/// was due), rather than a table's header over no row.
 pub(crate) fn run_table(report: &FleetReport) -> String {
+    if report.sites.is_empty() {
+        return match report.not_due {
+            0 => "No site run.".to_string(),
+            not_due => format!(
+                "No site run: {} not due yet (fleet status shows when each is due).",
+                count(not_due, "site")
+            ),
+        };
+    }
     let rows = report
         .sites
         .iter()
@@ -144,8 +154,12 @@ pub(crate) fn failed_sites(report: &FleetReport) -> String {
     )
 }
 
-/// The table of `fleet status`.
+/// The table of `fleet status`; a sentence when there is no site (a fleet file has one at
+/// least, a queue none until it is synced).
 pub(crate) fn status_table(sites: &[SiteStatus], now: Timestamp) -> String {
+    if sites.is_empty() {
+        return "No site in the queue: fleet sync adds a fleet file's sites.\n".to_string();
+    }
     let rows = sites
         .iter()
         .map(|site| {
@@ -333,13 +347,35 @@ mod tests {
     fn the_lines_count_sites_and_requests_in_their_number() {
         assert!(site_line("a", &record(1)).contains(", 1 request, "));
         assert!(site_line("a", &record(2)).contains(", 2 requests, "));
-        for (sites, said) in [(0, "0 sites run"), (1, "1 site run"), (2, "2 sites run")] {
+        for (sites, said) in [(1, "1 site run"), (2, "2 sites run")] {
             let runs = (0..sites)
                 .map(|site| SiteRunReport::new(&format!("s{site}"), "https://e.com/", record(1)))
                 .collect();
             let table = run_table(&FleetReport::new("fleet.toml".to_string(), 0, runs));
             assert!(table.contains(&format!("{said}: ")), "{table}");
         }
+    }
+
+    #[test]
+    fn nothing_to_show_is_a_sentence_not_an_empty_table() {
+        for (not_due, said) in [
+            (0, "No site run."),
+            (
+                1,
+                "No site run: 1 site not due yet (fleet status shows when each is due).",
+            ),
+            (
+                3,
+                "No site run: 3 sites not due yet (fleet status shows when each is due).",
+            ),
+        ] {
+            let report = FleetReport::new("fleet.toml".to_string(), not_due, Vec::new());
+            assert_eq!(run_table(&report), said);
+        }
+        assert_eq!(
+            status_table(&[], Timestamp::UNIX_EPOCH),
+            "No site in the queue: fleet sync adds a fleet file's sites.\n"
+        );
     }
 
     #[test]
