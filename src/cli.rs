@@ -16,6 +16,7 @@
 mod commands;
 mod crawl;
 pub(crate) mod examples;
+mod flag_meant;
 mod names;
 pub(crate) mod values;
 
@@ -112,16 +113,18 @@ fn with_help_endings(command: clap::Command, words: &[String]) -> clap::Command 
 /// Parses the command line (and the options' variables); prints the help, the version or the
 /// usage error and exits where clap does, except for a numeric value outside its range, which
 /// is returned, to be said in one line like every other bad value (clap's own message takes
-/// three, and would not name the environment variable it came from).
+/// three, and would not name the environment variable it came from). An unknown flag's
+/// error names the flag meant (`flag_meant.rs`).
 pub(crate) fn parse() -> anyhow::Result<Cli> {
-    let matches = match command().color(help_color()).try_get_matches() {
+    let command = command().color(help_color());
+    let matches = match command.clone().try_get_matches() {
         Ok(matches) => matches,
         Err(error) => match error
             .source()
             .and_then(|source| source.downcast_ref::<OutOfRange>())
         {
             Some(out_of_range) => return Err(said_where_given(out_of_range.clone()).into()),
-            None => error.exit(),
+            None => flag_meant::with_flag_meant(error, &command, std::env::args_os()).exit(),
         },
     };
     Ok(Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit()))

@@ -52,9 +52,17 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::from(ExitStatus::Success as u8),
         // The reader of stdout stopped reading (`| head`): its choice, said by no error line.
         Err(_) if stdout::reader_gone() => ExitCode::from(ExitStatus::Success as u8),
+        Err(failure) if failure.error.is::<SaidOnStdout>() => ExitCode::from(failure.status as u8),
         Err(failure) => fail(&failure),
     }
 }
+
+/// A failure the command has said on stdout already, where its reader looks for it: `fleet
+/// status --check`'s verdict, which a monitor reads there. The run ends with its status and
+/// no error line, which would say it a second time.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct SaidOnStdout(pub(crate) String);
 
 /// Prints the final error line and gives the failure's exit code.
 fn fail(failure: &Failure) -> ExitCode {

@@ -514,6 +514,63 @@ fn map_host_crawls_a_staging_copy_and_publishes_production_urls() {
     assert_eq!(listed_urls(chunked.path()), production);
 }
 
+#[test]
+fn a_sitemap_of_a_host_search_engines_cannot_reach_is_said_once_unless_mapped_to_a_public_one() {
+    let server = small_site().serve();
+    let origin = format!("http://{}", server.host());
+    let warnings = |result: &Run| -> Vec<String> {
+        result
+            .stderr
+            .lines()
+            .filter(|line| line.starts_with("Warning: "))
+            .map(str::to_string)
+            .collect()
+    };
+
+    let out = tempfile::tempdir().unwrap();
+    let result = crawl(&server.url("/"), out.path(), &[]);
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    assert_eq!(
+        warnings(&result),
+        [format!(
+            "Warning: the sitemap lists URLs of {origin}, which search engines cannot reach; \
+             to publish the site's public URLs, add --map-host {origin}=https://www.example.com \
+             (with the site's own origin)."
+        )],
+        "{}",
+        result.stderr
+    );
+
+    // The mapping the warning names publishes the public URLs, and nothing is said.
+    let mapping = format!("{origin}=https://www.example.com");
+    let result = crawl(&server.url("/"), out.path(), &["--map-host", &mapping]);
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    assert_eq!(warnings(&result), Vec::<String>::new(), "{}", result.stderr);
+    assert!(
+        listed_urls(out.path())
+            .iter()
+            .all(|url| url.starts_with("https://www.example.com/")),
+        "{:?}",
+        listed_urls(out.path())
+    );
+
+    // Mapped onto another host of this machine, the sitemap is no more reachable.
+    let mapping = format!("{origin}=http://localhost:8000");
+    let result = crawl(&server.url("/"), out.path(), &["--map-host", &mapping]);
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    let said = warnings(&result);
+    assert!(
+        said.len() == 1 && said[0].contains("URLs of http://localhost:8000,"),
+        "{}",
+        result.stderr
+    );
+
+    // A site the tests play as public is not warned of.
+    let played = run(command(&crawl_args(&server.url("/"), out.path(), &[]))
+        .env("SITEMAPPER_TEST_PUBLIC_ADDRESSES", "127.0.0.1"));
+    assert_eq!(warnings(&played), Vec::<String>::new(), "{}", played.stderr);
+}
+
 /// Every regular file under `directory`, recursively.
 fn files_under(directory: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

@@ -103,6 +103,45 @@ fn unknown_options_and_bad_values_are_usage_errors() {
     }
 }
 
+/// clap's own guess (Jaro likeness above 0.7) misses a transposition in a short name and
+/// finds likeness in unrelated ones; every command names the flag meant, as the config file
+/// names its key.
+#[test]
+fn an_unknown_flag_names_the_flag_meant_in_every_command() {
+    let cases = [
+        (&["crawl", "http://127.0.0.1:9/", "--otu", "x"][..], "--out"),
+        (&["crawl", "http://127.0.0.1:9/", "--ot", "x"][..], "--out"),
+        (
+            &["crawl", "http://127.0.0.1:9/", "--max_pages", "5"][..],
+            "--max-pages",
+        ),
+        (&["audit", "http://127.0.0.1:9/", "--pfd"][..], "--pdf"),
+        (&["validate", "sitemap.xml", "--qiuet"][..], "--quiet"),
+        (&["fleet", "run", "fleet.toml", "--lal"][..], "--all"),
+        (&["fleet", "status", "fleet.toml", "--chekc"][..], "--check"),
+        (&["worker", "--naem", "a"][..], "--name"),
+    ];
+    for (args, meant) in cases {
+        let run = sitemapper(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("tip: a similar argument exists: '{meant}'")),
+            "{args:?} names {meant}: {}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("as a value, use '--"),
+            "{args:?}: no tip to pass the flag as a value when one was meant: {}",
+            run.stderr
+        );
+    }
+    // Nothing near: no flag is named.
+    let run = sitemapper(&["crawl", "http://127.0.0.1:9/", "--xyzzy"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(!run.stderr.contains("a similar argument"), "{}", run.stderr);
+}
+
 #[test]
 fn concurrency_is_a_number_or_auto() {
     let server = Site::new()

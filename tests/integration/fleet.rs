@@ -134,12 +134,9 @@ fn due_sites_run_incrementally_and_a_failing_site_fails_alone() {
     let requests = (first.targets().len(), second.targets().len());
     let again = sitemapper(&["fleet", "run", &fleet]);
     assert_eq!(again.code, 0, "{}", again.stderr);
-    assert!(
-        again
-            .stderr
-            .contains("0 sites run: 0 ok, 0 failed, 0 interrupted; 3 not due."),
-        "{}",
-        again.stderr
+    assert_eq!(
+        again.stderr, "No site run: 3 sites not due yet (fleet status shows when each is due).\n",
+        "a sentence, not a table's header over no row"
     );
     assert_eq!((first.targets().len(), second.targets().len()), requests);
 
@@ -190,6 +187,29 @@ fn due_sites_run_incrementally_and_a_failing_site_fails_alone() {
 }
 
 #[test]
+fn quiet_says_only_which_sites_failed_and_why() {
+    let up = chain(Site::new(), "/", 1, Duration::ZERO).serve();
+    let directory = tempfile::tempdir().unwrap();
+    let out = directory.path().join("out");
+    let sites = [
+        ("up".to_string(), up.url("/")),
+        ("down".to_string(), down_url()),
+    ];
+    let fleet = fleet_file(directory.path(), &out, &sites, "");
+    let run = sitemapper(&["fleet", "run", &fleet, "--quiet"]);
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(
+        lines[0].starts_with("down: failed after ") && lines[0].contains("refused the connection"),
+        "the failed site's line says why: {}",
+        run.stderr
+    );
+    assert_eq!(lines[1], "error: 1 of 2 sites failed: down");
+}
+
+#[test]
 fn a_mistake_in_the_fleet_file_names_the_site_and_the_line() {
     let directory = tempfile::tempdir().unwrap();
     let fleet = directory.path().join("fleet.toml");
@@ -217,6 +237,23 @@ fn a_mistake_in_the_fleet_file_names_the_site_and_the_line() {
     assert_one_line_error(&run.stderr);
     assert!(
         run.stderr.contains("site \"shop.example\", line 4"),
+        "{}",
+        run.stderr
+    );
+    // A mistake in [defaults] is the defaults', not the first site's.
+    std::fs::write(
+        &fleet,
+        "[defaults]\nout = \"/tmp/{name}\"\nevery = \"fortnightly\"\n\n[[site]]\nname = \"shop\"\nurl = \"https://shop.example/\"\n",
+    )
+    .unwrap();
+    let run = sitemapper(&["fleet", "run", fleet.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert_one_line_error(&run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "error: invalid fleet file {}, [defaults], line 3: \"fortnightly\" is not a duration",
+            fleet.display()
+        )),
         "{}",
         run.stderr
     );

@@ -209,6 +209,16 @@ pub(crate) fn previous_output() -> (tempfile::TempDir, Vec<u8>) {
     (out, previous)
 }
 
+/// The `Warning:` lines of `stderr` but the one a crawl of a fixture site's own URLs gets:
+/// they are on 127.0.0.1, which search engines cannot reach (see `access.rs`).
+pub(crate) fn other_warnings(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|line| line.starts_with("Warning: "))
+        .filter(|line| !line.contains(", which search engines cannot reach; "))
+        .collect()
+}
+
 /// Asserts that stderr holds one line, and that it is an error.
 pub(crate) fn assert_one_line_error(stderr: &str) {
     let lines: Vec<&str> = stderr

@@ -195,14 +195,26 @@ impl Machine {
             .replace(&format!("{}/", self.root.path().display()), "/")
     }
 
-    /// Runs a README shell line: `sitemapper ARGS` (the only kind the quick starts have).
+    /// Runs a README shell line: `sitemapper ARGS` (the only kind the quick starts have),
+    /// its site taken for the public site it stands for.
     fn run(&self, line: &str) -> Run {
+        let mut command = self.command(line);
+        command.env("SITEMAPPER_TEST_PUBLIC_ADDRESSES", "127.0.0.1");
+        command.output().expect("run sitemapper").into()
+    }
+
+    /// Runs a README shell line whose site is served on this machine, as it is.
+    fn run_on_this_machine(&self, line: &str) -> Run {
+        self.command(line).output().expect("run sitemapper").into()
+    }
+
+    fn command(&self, line: &str) -> std::process::Command {
         let local = self.local(line);
         let words: Vec<&str> = local.split_whitespace().collect();
         assert_eq!(words[0], "sitemapper", "{line}");
         let mut command = sitemapper_command(&words[1..]);
         command.current_dir(self.root.path());
-        command.output().expect("run sitemapper").into()
+        command
     }
 }
 
@@ -248,16 +260,40 @@ fn the_quick_starts_do_what_the_readme_says() {
     actual.push((map.to_string(), machine.as_shown(&run.stderr)));
 
     // A folder on disk, served by `python3 -m http.server 8000` in the README: here the
-    // fixture server serves the site, on another port.
+    // fixture server serves the site, on another port of this machine. The sitemap names
+    // the public URLs, and nothing is said of the local ones.
     let folder = readme
         .lines()
         .find(|line| line.starts_with("sitemapper crawl http://localhost:8000/ "))
         .expect("the README crawls a folder served on localhost");
-    let run = machine.run(&folder.replace("http://localhost:8000/", &format!("{README_ORIGIN}/")));
+    let served = machine.server.url("/");
+    let served = served.trim_end_matches('/');
+    let folder = folder.replace("http://localhost:8000", served);
+    let run = machine.run_on_this_machine(&folder);
     run.assert_success();
+    let sitemap = std::fs::read_to_string(machine.root.path().join("site/sitemap.xml")).unwrap();
     assert!(
-        machine.root.path().join("site/sitemap.xml").is_file(),
-        "{folder}"
+        sitemap.contains(&format!("<loc>{README_ORIGIN}/about</loc>")) && !sitemap.contains(served),
+        "{folder}:\n{sitemap}"
+    );
+    assert!(!run.stderr.contains("Warning:"), "{folder}: {}", run.stderr);
+    // Without the mapping, the summary says what it would have published, once.
+    let unmapped = folder
+        .split(" --map-host ")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let run = machine.run_on_this_machine(&unmapped);
+    run.assert_success();
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("Warning:"))
+        .collect();
+    assert!(
+        warnings.len() == 1 && warnings[0].contains("--map-host"),
+        "{unmapped}: {}",
+        run.stderr
     );
 
     // Every night: the crontab's command and the unit's are one, quiet when it succeeds.

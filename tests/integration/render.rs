@@ -280,11 +280,7 @@ fn without_a_browser_auto_warns_that_the_sitemap_is_incomplete() {
             .into();
     run.assert_success();
     assert_eq!(listed_urls(out.path()), expected(&server, &["/"]));
-    let warnings: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter(|line| line.starts_with("Warning: "))
-        .collect();
+    let warnings = crate::harness::other_warnings(&run.stderr);
     assert_eq!(warnings.len(), 1, "{}", run.stderr);
     assert!(
         warnings[0].contains("looks built by JavaScript (scripts and an empty <div id=\"root\">)"),

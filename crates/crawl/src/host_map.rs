@@ -14,9 +14,10 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use url::Url;
+use url::{Host, Url};
 
 use crate::InvalidSetting;
+use crate::address::AddressPolicy;
 
 /// One side of a mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +192,30 @@ impl HostMap {
         }
     }
 
+    /// `root` as the sitemaps publish it, when search engines could not reach it there: on
+    /// `localhost` or another name of this machine or its network (a name without a dot;
+    /// `.localhost`, RFC 6761; `.local`, RFC 6762; `.home.arpa`, RFC 8375; `.internal`), or on
+    /// an address `addresses` takes for private without `--allow-private`. A root published
+    /// as crawled is also private when the crawl found its name resolving to a private
+    /// address (`resolves_private`); a mapped one is judged by its name alone.
+    pub fn private_published_root(
+        &self,
+        root: &Url,
+        addresses: &AddressPolicy,
+        resolves_private: bool,
+    ) -> Option<Url> {
+        let published = self.to_published(root);
+        let unmapped = published == *root;
+        let strict = AddressPolicy {
+            allow_private: false,
+            public_exceptions: addresses.public_exceptions.clone(),
+        };
+        let private = is_local_name(&published)
+            || strict.check_url(&published).is_err()
+            || (unmapped && resolves_private);
+        private.then_some(published)
+    }
+
     /// The mappings in words, one per item: `staging.example.com -> www.example.com`.
     pub fn describe(&self) -> Vec<String> {
         self.pairs
@@ -198,6 +223,19 @@ impl HostMap {
             .map(|pair| format!("{} -> {}", pair.crawled, pair.published))
             .collect()
     }
+}
+
+/// Whether `url`'s host is a name only this machine or its network resolves (see
+/// [`HostMap::private_published_root`]).
+fn is_local_name(url: &Url) -> bool {
+    let Some(Host::Domain(name)) = url.host() else {
+        return false;
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    !name.contains('.')
+        || [".localhost", ".local", ".home.arpa", ".internal"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix))
 }
 
 /// The `--map-host` value that maps the origin of `crawled` onto the origin of `published`:
@@ -296,6 +334,72 @@ mod tests {
         }
         let mut twice = map(&["a.example=b.example"]);
         assert!(twice.add("a.example=c.example").is_err());
+    }
+
+    #[test]
+    fn a_root_on_this_machine_or_a_private_network_is_private_unless_mapped_to_a_public_host() {
+        let public = AddressPolicy::default();
+        let cases = [
+            ("http://localhost:8000/", false, true),
+            ("http://LocalHost./", false, true),
+            ("http://app.localhost:5173/docs/", false, true),
+            ("http://intranet/", false, true),
+            ("http://printer.local/", false, true),
+            ("http://nas.home.arpa/", false, true),
+            ("http://wiki.corp.internal/", false, true),
+            ("http://127.0.0.1:8000/", false, true),
+            ("http://127.8.9.10/", false, true),
+            ("http://[::1]:8080/", false, true),
+            ("http://10.1.2.3/", false, true),
+            ("http://172.16.0.1/", false, true),
+            ("http://172.31.255.255/", false, true),
+            ("http://192.168.1.20/", false, true),
+            ("http://169.254.1.1/", false, true),
+            ("http://[fe80::1]/", false, true),
+            ("http://[fd00::1]/", false, true),
+            // A public name that the crawl found resolving to a private address.
+            ("https://staging.example.com/", true, true),
+            ("https://www.example.com/", false, false),
+            ("https://172.32.0.1/", false, false),
+            ("https://93.184.215.14/", false, false),
+            ("https://localhost.example.com/", false, false),
+        ];
+        for (root, resolves_private, private) in cases {
+            assert_eq!(
+                HostMap::default()
+                    .private_published_root(&url(root), &public, resolves_private)
+                    .is_some(),
+                private,
+                "{root}"
+            );
+        }
+        let mapped = map(&["http://localhost:8000=https://www.example.com"]);
+        assert_eq!(
+            mapped.private_published_root(&url("http://localhost:8000/"), &public, true),
+            None
+        );
+        let still_local = map(&["localhost:8000=127.0.0.1:9000"]);
+        assert_eq!(
+            still_local.private_published_root(&url("http://localhost:8000/"), &public, true),
+            Some(url("http://127.0.0.1:9000/"))
+        );
+        // The addresses the tests play public sites on.
+        let playing = AddressPolicy {
+            allow_private: false,
+            public_exceptions: vec![
+                "127.0.0.1"
+                    .parse()
+                    .unwrap_or_else(|error| panic!("{error}")),
+            ],
+        };
+        assert_eq!(
+            HostMap::default().private_published_root(
+                &url("http://127.0.0.1:8000/"),
+                &playing,
+                false
+            ),
+            None
+        );
     }
 
     #[test]

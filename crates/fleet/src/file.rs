@@ -31,8 +31,8 @@ pub const FLEET_KEYS: [&str; 7] = ["name", "url", "out", "every", "cron", "retry
 /// The longest site name: it names files.
 const MAX_NAME_LENGTH: usize = 100;
 
-/// A fleet file that cannot be used: the file, and where in it (the site and the line) when
-/// the mistake is a site's.
+/// A fleet file that cannot be used: the file, and where in it (`[defaults]` or the site, and
+/// the line).
 #[derive(Debug, thiserror::Error)]
 pub enum FleetFileError {
     /// The file cannot be read.
@@ -48,8 +48,8 @@ pub enum FleetFileError {
     Invalid {
         /// The fleet file.
         path: PathBuf,
-        /// `site "NAME", ` when the mistake is a site's, else empty.
-        place: String,
+        /// The part of the file the mistake is in.
+        place: FilePart,
         /// The line, from 1.
         line: usize,
         /// What is wrong.
@@ -66,6 +66,28 @@ pub enum FleetFileError {
         /// What is wrong with it.
         error: SiteUrlError,
     },
+}
+
+/// The part of a fleet file a mistake is in, said before its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilePart {
+    /// None is named: the file's TOML, its list of sites, or a site before its name is known.
+    Unnamed,
+    /// `[defaults]`, which every site takes from.
+    Defaults,
+    /// The site of this name.
+    Site(String),
+}
+
+/// `[defaults], ` or `site "NAME", `: what the line is in, before `line N`.
+impl std::fmt::Display for FilePart {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FilePart::Unnamed => Ok(()),
+            FilePart::Defaults => formatter.write_str("[defaults], "),
+            FilePart::Site(name) => write!(formatter, "site \"{name}\", "),
+        }
+    }
 }
 
 /// A site name that cannot name files and records.
@@ -148,9 +170,21 @@ pub struct SiteOption {
     pub value: toml::Value,
     /// Where it is written (a default's line when the site does not set it).
     pub line: usize,
+    /// Written in `[defaults]`, not in the site's own table.
+    pub from_defaults: bool,
 }
 
 impl SiteSpec {
+    /// The part of the fleet file `option` of this site is written in, to blame for a
+    /// mistake in it: `[defaults]`, whichever site meets it first, or the site.
+    pub fn part_of(&self, option: &SiteOption) -> FilePart {
+        if option.from_defaults {
+            FilePart::Defaults
+        } else {
+            FilePart::Site(self.name.clone())
+        }
+    }
+
     /// The crawl options as one table, the shape of a config file.
     pub fn options_table(&self) -> toml::Table {
         self.options
@@ -181,7 +215,7 @@ impl Fleet {
 
     /// Checks the text of a fleet file; `path` names it in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Fleet, FleetFileError> {
-        let invalid = |place: String, line: usize, message: String| FleetFileError::Invalid {
+        let invalid = |place: FilePart, line: usize, message: String| FleetFileError::Invalid {
             path: path.to_path_buf(),
             place,
             line,
@@ -191,30 +225,33 @@ impl Fleet {
         let raw: RawFleet = toml::from_str(text).map_err(|error| {
             let line = error.span().map_or(1, |span| lines.line_of(span.start));
             let message = error.message().lines().next().unwrap_or("invalid TOML");
-            invalid(String::new(), line, message.to_string())
+            invalid(FilePart::Unnamed, line, message.to_string())
         })?;
         if raw.site.is_empty() {
             return Err(invalid(
-                String::new(),
+                FilePart::Unnamed,
                 lines.line_of(text.len()),
                 "no site: add a [[site]] table with a `url` for each site".to_string(),
             ));
         }
         let defaults = raw
             .defaults
-            .map(|table| lined(&lines, table.into_inner()))
+            .map(|table| lined(&lines, table.into_inner(), true))
             .unwrap_or_default();
+        check_defaults(&defaults)
+            .map_err(|mistake| invalid(mistake.place, mistake.line, mistake.message))?;
         let mut sites = Vec::with_capacity(raw.site.len());
         let mut names = BTreeMap::<String, usize>::new();
         // By the place each `out` names, and as the site wrote it.
         let mut outs = HashMap::<PathBuf, (String, usize, PathBuf)>::new();
         for table in raw.site {
             let line = lines.line_of(table.span().start);
-            let own = lined(&lines, table.into_inner());
+            let own = lined(&lines, table.into_inner(), false);
             // Before the rest of the site: a site is named after its URL.
             if let Some(SiteOption {
                 value: toml::Value::String(url),
                 line: url_line,
+                ..
             }) = own.get("url")
                 && !url.trim().is_empty()
                 && let Err(error) = check_url(url)
@@ -225,12 +262,8 @@ impl Fleet {
                     error,
                 });
             }
-            let mut site = SiteSpec::build(&defaults, own, line).map_err(|mistake| {
-                let place = mistake
-                    .site
-                    .map_or(String::new(), |name| format!("site \"{name}\", "));
-                invalid(place, mistake.line, mistake.message)
-            })?;
+            let mut site = SiteSpec::build(&defaults, own, line)
+                .map_err(|mistake| invalid(mistake.place, mistake.line, mistake.message))?;
             // Relative to the fleet file, wherever the command runs from (cron's directory is
             // the user's home).
             if site.out.is_relative() {
@@ -238,7 +271,7 @@ impl Fleet {
             }
             if let Some(first) = names.insert(site.name.clone(), line) {
                 return Err(invalid(
-                    format!("site \"{}\", ", site.name),
+                    FilePart::Site(site.name.clone()),
                     line,
                     format!(
                         "the name is taken by the site at line {first}: give one of them another `name`"
@@ -262,7 +295,7 @@ impl Fleet {
                     )
                 };
                 return Err(invalid(
-                    format!("site \"{}\", ", site.name),
+                    FilePart::Site(site.name.clone()),
                     line,
                     format!(
                         "`out` {} is also the site \"{other}\"'s (line {first}{both}): each site needs a directory of its own",
@@ -292,7 +325,8 @@ impl Fleet {
 /// A key's value and line.
 type Lined = BTreeMap<String, SiteOption>;
 
-fn lined(lines: &LineStarts, table: RawTable) -> Lined {
+/// The keys of `table` with their lines; `from_defaults`: the table is `[defaults]`.
+fn lined(lines: &LineStarts, table: RawTable, from_defaults: bool) -> Lined {
     table
         .into_iter()
         .map(|(key, value)| {
@@ -302,66 +336,114 @@ fn lined(lines: &LineStarts, table: RawTable) -> Lined {
                 SiteOption {
                     value: value.into_inner(),
                     line,
+                    from_defaults,
                 },
             )
         })
         .collect()
 }
 
-/// A mistake in one site, before it is placed in the file.
+/// A mistake in `[defaults]` or a site, before it is placed in the file.
 struct SiteMistake {
-    site: Option<String>,
+    place: FilePart,
     line: usize,
     message: String,
 }
 
+/// The text of `key` in `table`, and its line; `place` is blamed when it is no string.
+fn text_of(
+    table: &Lined,
+    key: &str,
+    place: &FilePart,
+) -> Result<Option<(String, usize)>, SiteMistake> {
+    match table.get(key) {
+        None => Ok(None),
+        Some(SiteOption {
+            value: toml::Value::String(text),
+            line,
+            ..
+        }) => Ok(Some((text.clone(), *line))),
+        Some(option) => Err(SiteMistake {
+            place: place.clone(),
+            line: option.line,
+            message: format!("`{key}` must be a string"),
+        }),
+    }
+}
+
+/// The fleet's own keys of `[defaults]`, checked on their own: a mistake there is the
+/// defaults', whichever site would have met it first (or none, where every site sets its
+/// own). The crawl options are the binary's to check.
+fn check_defaults(defaults: &Lined) -> Result<(), SiteMistake> {
+    let place = FilePart::Defaults;
+    let mistake = |line: usize, message: String| SiteMistake {
+        place: FilePart::Defaults,
+        line,
+        message,
+    };
+    for key in ["name", "url"] {
+        if let Some(option) = defaults.get(key) {
+            return Err(mistake(
+                option.line,
+                format!("`{key}` names one site: it cannot be a default"),
+            ));
+        }
+    }
+    for key in ["out", "publish"] {
+        text_of(defaults, key, &place)?;
+    }
+    let every = text_of(defaults, "every", &place)?;
+    let cron = text_of(defaults, "cron", &place)?;
+    match (every, cron) {
+        (Some((_, every_at)), Some((_, cron_at))) => {
+            return Err(mistake(
+                every_at.max(cron_at),
+                "`every` and `cron` both set: choose one".to_string(),
+            ));
+        }
+        (Some((every, at)), None) => {
+            Schedule::every(&every).map_err(|error| mistake(at, error.to_string()))?;
+        }
+        (None, Some((cron, at))) => {
+            Schedule::cron(&cron).map_err(|error| mistake(at, error.to_string()))?;
+        }
+        (None, None) => {}
+    }
+    if let Some((retry, at)) = text_of(defaults, "retry", &place)? {
+        parse_duration(&retry).map_err(|error| mistake(at, error.to_string()))?;
+    }
+    Ok(())
+}
+
 impl SiteSpec {
+    /// The site of the table `own` at `line`, over `defaults` (checked by `check_defaults`).
     fn build(defaults: &Lined, own: Lined, line: usize) -> Result<SiteSpec, SiteMistake> {
         let mut merged = defaults.clone();
         merged.extend(own.clone());
-        let text = |key: &str| -> Result<Option<(String, usize)>, SiteMistake> {
-            match merged.get(key) {
-                None => Ok(None),
-                Some(SiteOption {
-                    value: toml::Value::String(text),
-                    line,
-                }) => Ok(Some((text.clone(), *line))),
-                Some(option) => Err(SiteMistake {
-                    site: None,
-                    line: option.line,
-                    message: format!("`{key}` must be a string"),
-                }),
-            }
-        };
+        let text = |key: &str| text_of(&merged, key, &FilePart::Unnamed);
         let url = match own.contains_key("url").then(|| text("url")).transpose()? {
             // Checked by `Fleet::parse`.
             Some(Some((url, _))) if !url.trim().is_empty() => url,
             _ => {
                 return Err(SiteMistake {
-                    site: None,
+                    place: FilePart::Unnamed,
                     line,
                     message: "the site has no `url`".to_string(),
                 });
             }
         };
+        // The site's own: `check_defaults` refuses a default name.
         let name = match text("name")? {
-            Some((name, name_line)) if own.contains_key("name") => {
+            Some((name, name_line)) => {
                 check_name(&name).map_err(|error| SiteMistake {
-                    site: Some(name.clone()),
+                    place: FilePart::Site(name.clone()),
                     line: name_line,
                     message: error.to_string(),
                 })?;
                 name
             }
-            Some((_, name_line)) => {
-                return Err(SiteMistake {
-                    site: None,
-                    line: name_line,
-                    message: "`name` names one site: it cannot be a default".to_string(),
-                });
-            }
             None => name_from_url(&url).ok_or_else(|| SiteMistake {
-                site: None,
+                place: FilePart::Unnamed,
                 line,
                 message: format!(
                     "no name can be made from the URL {url:?}: give the site a `name`"
@@ -369,7 +451,7 @@ impl SiteSpec {
             })?,
         };
         let in_site = |message: String, at: usize| SiteMistake {
-            site: Some(name.clone()),
+            place: FilePart::Site(name.clone()),
             line: at,
             message,
         };
@@ -528,143 +610,4 @@ impl LineStarts {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<Fleet, FleetFileError> {
-        Fleet::parse(Path::new("fleet.toml"), text)
-    }
-
-    fn error(text: &str) -> String {
-        match parse(text) {
-            Ok(fleet) => panic!("accepted: {fleet:?}"),
-            Err(error) => error.to_string(),
-        }
-    }
-
-    #[test]
-    fn defaults_apply_and_a_site_overrides_them() {
-        let fleet = parse(
-            r#"
-[defaults]
-every = "12h"
-out = "/srv/sitemaps/{name}"
-concurrency = 4
-delay = 0.5
-
-[[site]]
-url = "https://example.com/blog/"
-
-[[site]]
-name = "shop"
-url = "https://shop.example/"
-cron = "0 3 * * *"
-concurrency = 2
-publish = "true"
-"#,
-        )
-        .unwrap_or_else(|error| panic!("{error}"));
-        let blog = &fleet.sites[0];
-        assert_eq!(blog.name, "example.com-blog");
-        assert_eq!(blog.out, PathBuf::from("/srv/sitemaps/example.com-blog"));
-        assert_eq!(blog.schedule.to_string(), "every 12h");
-        assert_eq!(blog.options["concurrency"].value, toml::Value::Integer(4));
-        assert_eq!(blog.options["concurrency"].line, 5);
-        assert!(!blog.options.contains_key("every"));
-        assert_eq!(blog.line, 8);
-        let shop = &fleet.sites[1];
-        assert_eq!(shop.options["concurrency"].value, toml::Value::Integer(2));
-        assert_eq!(shop.options["delay"].value, toml::Value::Float(0.5));
-        assert_eq!(shop.schedule.to_string(), "cron 0 3 * * *");
-        assert_eq!(shop.publish.as_deref(), Some("true"));
-        assert_eq!(shop.retry, DEFAULT_RETRY);
-    }
-
-    #[test]
-    fn mistakes_name_the_site_and_the_line() {
-        let text = "[defaults]\nout = \"/o/{name}\"\n\n[[site]]\nname = \"a\"\nurl = \"https://a.example/\"\nevery = \"soon\"\n";
-        let message = error(text);
-        assert!(
-            message.contains("site \"a\", line 7") && message.contains("not a duration"),
-            "{message}"
-        );
-        let message = error("[[site]]\nurl = \"https://a.example/\"\n");
-        assert!(
-            message.contains("site \"a.example\", line 1") && message.contains("out"),
-            "{message}"
-        );
-        let message = error("[[site]]\nout = \"x\"\n");
-        assert!(
-            message.contains("line 1: the site has no `url`"),
-            "{message}"
-        );
-        let message = error(
-            "[defaults]\nout = \"/o\"\n[[site]]\nurl = \"https://a.example/\"\n[[site]]\nurl = \"https://a.example\"\n",
-        );
-        assert!(
-            message.contains("line 5") && message.contains("taken by the site at line 3"),
-            "{message}"
-        );
-        let message = error(
-            "[defaults]\nout = \"/o\"\n[[site]]\nurl = \"https://a.example/\"\nevery = \"1h\"\ncron = \"0 * * * *\"\n",
-        );
-        assert!(message.contains("choose one"), "{message}");
-        let message = error("[[site]]\nurl = 3\n");
-        assert!(message.contains("`url` must be a string"), "{message}");
-        let message = error("[defaults]\nout = \"/o\"\n[[site]]\nurl = \"ftp://a.example/\"\n");
-        assert!(
-            message.contains("line 4: `url` \"ftp://a.example/\" is not an http"),
-            "{message}"
-        );
-        let message = error(
-            "[[site]]\nurl = \"https://a.example/\"\nout = \"/o\"\n[[site]]\nurl = \"https://b.example/\"\nout = \"/o\"\n",
-        );
-        assert!(
-            message.contains(
-                "site \"b.example\", line 4: `out` /o is also the site \"a.example\"'s (line 1)"
-            ),
-            "{message}"
-        );
-        let message = error("[sites]\nurl = 3\n");
-        assert!(message.contains("line 1"), "{message}");
-        assert!(error("[defaults]\n").contains("no site"));
-    }
-
-    #[test]
-    fn names_are_safe_for_files() {
-        assert_eq!(
-            name_from_url("http://127.0.0.1:8080/docs/v2/").as_deref(),
-            Some("127.0.0.1_8080-docs-v2")
-        );
-        assert_eq!(
-            name_from_url("https://user:pw@Example.COM/").as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(
-            check_name("../etc").map_err(|error| error.to_string()),
-            Err(
-                "site name \"../etc\": use letters, digits, '.', '_' and '-', not starting with '.'"
-                    .to_string()
-            )
-        );
-        assert_eq!(check_name(""), Err(SiteNameError::Length));
-        assert_eq!(
-            SiteNameError::Length.to_string(),
-            "a site name has 1 to 100 characters"
-        );
-        assert!(check_name(".hidden").is_err());
-        assert!(check_name("a/b").is_err());
-        assert!(check_name("site_1.example-2").is_ok());
-    }
-
-    #[test]
-    fn a_relative_out_is_beside_the_fleet_file() {
-        let text = "[[site]]\nurl = \"https://a.example/\"\nout = \"sitemaps/{name}\"\n";
-        let fleet = Fleet::parse(Path::new("/etc/sitemapper/fleet.toml"), text)
-            .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(
-            fleet.sites[0].out,
-            PathBuf::from("/etc/sitemapper/sitemaps/a.example")
-        );
-    }
-}
+mod tests;

@@ -18,8 +18,8 @@ pub mod state;
 
 pub use check::{FleetCheck, Standing};
 pub use file::{
-    DEFAULT_RETRY, FLEET_KEYS, Fleet, FleetFileError, SiteNameError, SiteOption, SiteSpec,
-    SiteUrlError, check_name,
+    DEFAULT_RETRY, FLEET_KEYS, FilePart, Fleet, FleetFileError, SiteNameError, SiteOption,
+    SiteSpec, SiteUrlError, check_name,
 };
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};

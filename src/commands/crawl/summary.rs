@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sitemapper_audit::{describe_incomplete_video, thousands};
-use sitemapper_crawl::{BrowserReport, CrawlSummary, DocumentReport, TrapKind};
+use sitemapper_crawl::{BrowserReport, CrawlSummary, DocumentReport, TrapKind, suggested_mapping};
 use sitemapper_site::{
     CanonicalsElsewhere, MediaReport, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun,
     SitemapStory, canonicals_elsewhere, count,
@@ -23,6 +23,7 @@ use sitemapper_sitemap::{Published, Written};
 use sitemapper_store::{
     ChangeCounts, KeptPages, Reason, ReasonCount, RunId, TransientCause, Verdict,
 };
+use url::Url;
 
 use crate::settings::{CrawlSettings, OutputTarget};
 
@@ -197,6 +198,7 @@ impl<'a> Report<'a> {
         }
         if self.settings.site.publishes_sitemaps {
             self.print_files(out)?;
+            self.print_private_host(out)?;
         }
         self.print_media(out)?;
         self.print_changes(out)?;
@@ -213,11 +215,13 @@ impl<'a> Report<'a> {
     fn print_start(&self, out: &mut impl Write) -> std::io::Result<()> {
         let scope = &self.facts.crawl.scope;
         writeln!(out, "{}.", ScopeStatement(scope))?;
-        if let Some(from) = &scope.moved_from {
+        // The seed as typed, not the scope it would have had: `/blog` redirected to `/blog/`
+        // was never a crawl of the site's root.
+        if scope.moved_from.is_some() {
             writeln!(
                 out,
-                "The seed redirected: crawled {} instead of {from}.",
-                scope.root
+                "The seed redirected: crawled {} instead of {}.",
+                scope.root, scope.seed
             )?;
         }
         if let Some(run) = self.facts.resumed {
@@ -489,6 +493,34 @@ impl<'a> Report<'a> {
             writeln!(out, "  removed stale {}", file.display())?;
         }
         Ok(())
+    }
+
+    /// A sitemap of URLs search engines cannot reach (a folder served on this machine, a
+    /// staging host of the office's network) is of no use once submitted: said on one line,
+    /// with the mapping that publishes the site's public URLs instead.
+    fn print_private_host(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let scope = &self.facts.crawl.scope;
+        let crawl = &self.settings.site.crawl;
+        // The crawl tells whether the seed's host resolved to a private address; a seed
+        // that redirected to another host says nothing of that one.
+        let root_resolves_private = scope.private_network && scope.root.host() == scope.seed.host();
+        let private = crawl.host_map.private_published_root(
+            &scope.root,
+            &crawl.addresses,
+            root_resolves_private,
+        );
+        // The example origin always parses.
+        let (Some(published), Ok(public)) = (private, Url::parse("https://www.example.com/"))
+        else {
+            return Ok(());
+        };
+        writeln!(
+            out,
+            "Warning: the sitemap lists URLs of {}, which search engines cannot reach; to \
+             publish the site's public URLs, add --map-host {} (with the site's own origin).",
+            published.origin().ascii_serialization(),
+            suggested_mapping(&scope.root, &public)
+        )
     }
 
     /// The video entries written and the videos left out (`--video`), the news sitemap's

@@ -100,7 +100,7 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
                         metrics.sites_running.dec();
                         metrics.site_ended(&site.name, &run);
                     }
-                    if !output.quiet {
+                    if report::says_site_line(output.quiet, &run) {
                         crate::progress::print_line(&report::site_line(&site.name, &run));
                     }
                     if let Ok(mut registry) = registry.lock()
@@ -171,11 +171,7 @@ pub(super) fn finish(
     if report.failed > 0 {
         return Err(Failure {
             status: ExitStatus::SitesFailed,
-            error: anyhow::anyhow!(
-                "{} of {} failed",
-                report.failed,
-                count(report.sites.len(), "site")
-            ),
+            error: anyhow::anyhow!(report::failed_sites(report)),
         });
     }
     Ok(())

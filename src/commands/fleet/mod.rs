@@ -17,6 +17,7 @@ use serde::Serialize;
 use sitemapper_fleet::{FleetCheck, LocalRegistry, Queue, SiteStatus};
 
 use super::Output;
+use crate::SaidOnStdout;
 use crate::cli::{FleetArgs, FleetCommand, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{
@@ -80,7 +81,8 @@ fn status(settings: FleetStatusSettings) -> Result<(), Failure> {
 }
 
 /// `fleet status --check`: the line a monitor reads and a line for each site not well on
-/// stdout; exit 1 when any site failed or is overdue.
+/// stdout; exit 1 when any site failed or is overdue, with no error line on stderr to say
+/// the verdict twice.
 fn check(source: &StatusSource, sites: &[SiteStatus]) -> Result<(), Failure> {
     // A site never run is due from when the registry can have known it: the queue's sync
     // sets that itself; a fleet file says only when it last changed, the latest a site can
@@ -100,11 +102,12 @@ fn check(source: &StatusSource, sites: &[SiteStatus]) -> Result<(), Failure> {
     }
     Err(Failure {
         status: ExitStatus::Fatal,
-        error: anyhow::anyhow!(
+        error: SaidOnStdout(format!(
             "{} of {} failed or overdue",
             check.problems.len(),
             sitemapper_site::count(check.sites, "site")
-        ),
+        ))
+        .into(),
     })
 }
 

@@ -66,6 +66,12 @@ impl FleetReport {
     }
 }
 
+/// Whether a site's line is printed when its run ends: always but with `--quiet`, which
+/// prints errors only, and a failed run is one (its line says why).
+pub(crate) fn says_site_line(quiet: bool, run: &RunRecord) -> bool {
+    !quiet || run.result == RunResult::Failed
+}
+
 /// The line a site gets when its run ends.
 pub(crate) fn site_line(name: &str, run: &RunRecord) -> String {
     let took = seconds(run);
@@ -85,8 +91,18 @@ pub(crate) fn site_line(name: &str, run: &RunRecord) -> String {
     }
 }
 
-/// The table of a run's sites and its last line.
+/// The table of a run's sites and its last line; a sentence alone when no site ran (nothing
+/// was due), rather than a table's header over no row.
 pub(crate) fn run_table(report: &FleetReport) -> String {
+    if report.sites.is_empty() {
+        return match report.not_due {
+            0 => "No site run.".to_string(),
+            not_due => format!(
+                "No site run: {} not due yet (fleet status shows when each is due).",
+                count(not_due, "site")
+            ),
+        };
+    }
     let rows = report
         .sites
         .iter()
@@ -123,8 +139,27 @@ pub(crate) fn run_table(report: &FleetReport) -> String {
     text
 }
 
-/// The table of `fleet status`.
+/// The error a run with failed sites ends with: how many, and which (their lines say why).
+pub(crate) fn failed_sites(report: &FleetReport) -> String {
+    let failed = report
+        .sites
+        .iter()
+        .filter(|site| site.run.result == RunResult::Failed)
+        .map(|site| site.name.clone());
+    format!(
+        "{} of {} failed: {}",
+        report.failed,
+        count(report.sites.len(), "site"),
+        some_named(failed.collect())
+    )
+}
+
+/// The table of `fleet status`; a sentence when there is no site (a fleet file has one at
+/// least, a queue none until it is synced).
 pub(crate) fn status_table(sites: &[SiteStatus], now: Timestamp) -> String {
+    if sites.is_empty() {
+        return "No site in the queue: fleet sync adds a fleet file's sites.\n".to_string();
+    }
     let rows = sites
         .iter()
         .map(|site| {
@@ -151,8 +186,19 @@ pub(crate) fn status_table(sites: &[SiteStatus], now: Timestamp) -> String {
     )
 }
 
-/// The most sites the first line of `--check` names: the lines after it name them all.
-const CHECK_NAMES: usize = 5;
+/// The most sites a verdict line names (`--check`'s first, the error of a run with failed
+/// sites): the sites' own lines name them all.
+const NAMES_SHOWN: usize = 5;
+
+/// `names` joined, the first [`NAMES_SHOWN`] of them and how many more.
+fn some_named(mut names: Vec<String>) -> String {
+    if names.len() > NAMES_SHOWN {
+        let more = names.len() - NAMES_SHOWN;
+        names.truncate(NAMES_SHOWN);
+        names.push(format!("and {more} more"));
+    }
+    names.join(", ")
+}
 
 /// What `fleet status --check` prints: first the line a monitor reads (Nagios takes the first
 /// line as the service's state), then one line for each site not well.
@@ -167,23 +213,19 @@ pub(crate) fn check_text(check: &FleetCheck<'_>) -> String {
             count(check.sites, "site")
         );
     }
-    let mut named: Vec<String> = check
+    let named: Vec<String> = check
         .problems
         .iter()
-        .take(CHECK_NAMES)
         .map(|(site, standing)| match standing {
             Standing::Failed => format!("{} (failed)", site.name),
             Standing::Overdue { .. } | Standing::Well => format!("{} (overdue)", site.name),
         })
         .collect();
-    if check.problems.len() > CHECK_NAMES {
-        named.push(format!("and {} more", check.problems.len() - CHECK_NAMES));
-    }
     let mut text = format!(
         "CRITICAL: {} of {} failed or overdue: {}\n",
         check.problems.len(),
         count(check.sites, "site"),
-        named.join(", ")
+        some_named(named)
     );
     for (site, standing) in &check.problems {
         let _ = writeln!(text, "{}", problem_line(site, *standing));
@@ -305,13 +347,63 @@ mod tests {
     fn the_lines_count_sites_and_requests_in_their_number() {
         assert!(site_line("a", &record(1)).contains(", 1 request, "));
         assert!(site_line("a", &record(2)).contains(", 2 requests, "));
-        for (sites, said) in [(0, "0 sites run"), (1, "1 site run"), (2, "2 sites run")] {
+        for (sites, said) in [(1, "1 site run"), (2, "2 sites run")] {
             let runs = (0..sites)
                 .map(|site| SiteRunReport::new(&format!("s{site}"), "https://e.com/", record(1)))
                 .collect();
             let table = run_table(&FleetReport::new("fleet.toml".to_string(), 0, runs));
             assert!(table.contains(&format!("{said}: ")), "{table}");
         }
+    }
+
+    #[test]
+    fn nothing_to_show_is_a_sentence_not_an_empty_table() {
+        for (not_due, said) in [
+            (0, "No site run."),
+            (
+                1,
+                "No site run: 1 site not due yet (fleet status shows when each is due).",
+            ),
+            (
+                3,
+                "No site run: 3 sites not due yet (fleet status shows when each is due).",
+            ),
+        ] {
+            let report = FleetReport::new("fleet.toml".to_string(), not_due, Vec::new());
+            assert_eq!(run_table(&report), said);
+        }
+        assert_eq!(
+            status_table(&[], Timestamp::UNIX_EPOCH),
+            "No site in the queue: fleet sync adds a fleet file's sites.\n"
+        );
+    }
+
+    #[test]
+    fn a_run_with_failed_sites_names_them_and_how_many_more() {
+        let failed = |name: &str| {
+            let mut run = record(1);
+            run.result = RunResult::Failed;
+            run.error = Some("down".to_string());
+            SiteRunReport::new(name, "https://e.com/", run)
+        };
+        let report = FleetReport::new(
+            "fleet.toml".to_string(),
+            0,
+            vec![
+                failed("shop"),
+                SiteRunReport::new("blog", "https://e.com/", record(1)),
+            ],
+        );
+        assert_eq!(failed_sites(&report), "1 of 2 sites failed: shop");
+        let many = (1..=7).map(|site| failed(&format!("s{site}"))).collect();
+        let report = FleetReport::new("fleet.toml".to_string(), 0, many);
+        assert_eq!(
+            failed_sites(&report),
+            "7 of 7 sites failed: s1, s2, s3, s4, s5, and 2 more"
+        );
+        assert!(says_site_line(true, &failed("shop").run));
+        assert!(!says_site_line(true, &record(1)));
+        assert!(says_site_line(false, &record(1)));
     }
 
     #[test]

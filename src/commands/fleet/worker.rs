@@ -217,7 +217,7 @@ impl Worker {
             tokio::select! {
                 Some(finished) = running.join_next() => {
                     if let Ok(Some(site)) = finished {
-                        if !output.quiet {
+                        if report::says_site_line(output.quiet, &site.run) {
                             crate::progress::print_line(&format!(
                                 "{}: {}",
                                 self.settings.name,

@@ -86,7 +86,14 @@ impl Definition {
             options: definition
                 .options
                 .into_iter()
-                .map(|(key, value)| (key, SiteOption { value, line: 0 }))
+                .map(|(key, value)| {
+                    let option = SiteOption {
+                        value,
+                        line: 0,
+                        from_defaults: false,
+                    };
+                    (key, option)
+                })
                 .collect(),
             line: 0,
         })

@@ -1,0 +1,149 @@
+//! The flag a user probably meant by a long flag the command does not have. clap guesses by
+//! Jaro likeness above 0.7, which misses a transposition in a short name (`--otu` is 0.56
+//! from `--out`, and clap offers `-- --otu` instead) and finds likeness in unrelated names
+//! (`--ot` is 0.71 from `--report-changes`). The guess here is the config file's for its
+//! keys (`settings/keys.rs`): an edit distance that counts a transposition once, at most one
+//! edit in three characters, among the flags of the command being read.
+
+use std::ffi::OsString;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+/// `error`, naming the flag meant when it is an unknown long flag near one of the command's
+/// flags; clap's own guess stays when none is near. `arguments` are the command line's,
+/// program name first, from which the command being read is found.
+pub(super) fn with_flag_meant(
+    mut error: clap::Error,
+    root: &clap::Command,
+    arguments: impl IntoIterator<Item = OsString>,
+) -> clap::Error {
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let Some(ContextValue::String(typed)) = error.get(ContextKind::InvalidArg) else {
+        return error;
+    };
+    let Some(typed) = typed.strip_prefix("--") else {
+        return error;
+    };
+    let mut command = command_being_read(root, arguments);
+    let flags = command
+        .get_arguments()
+        .filter(|arg| !arg.is_hide_set())
+        .filter_map(clap::Arg::get_long);
+    let Some(meant) = nearest_flag(typed, flags).map(|flag| format!("--{flag}")) else {
+        return error;
+    };
+    // clap's tips (pass the flag as a value after `--`, or the flag of another command) are
+    // for a flag nothing near was found for, and its usage line shows its own guess.
+    error.remove(ContextKind::Suggested);
+    error.insert(ContextKind::SuggestedArg, ContextValue::String(meant));
+    error.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(command.render_usage()),
+    );
+    error
+}
+
+/// The command or subcommand whose flags were being read when the parse stopped: the
+/// command line read again with errors ignored, down the subcommands it names. Built, so
+/// that its flags include the global ones and `--help`.
+fn command_being_read(
+    root: &clap::Command,
+    arguments: impl IntoIterator<Item = OsString>,
+) -> clap::Command {
+    let mut command = root.clone();
+    command.build();
+    let Ok(matches) = root
+        .clone()
+        .ignore_errors(true)
+        .try_get_matches_from(arguments)
+    else {
+        return command;
+    };
+    let mut matches = &matches;
+    while let Some((name, inner_matches)) = matches.subcommand() {
+        let Some(inner) = command.find_subcommand(name) else {
+            break;
+        };
+        command = inner.clone();
+        matches = inner_matches;
+    }
+    command
+}
+
+/// The flag nearest to `typed` by edit distance (a transposition counts once; case and `_`
+/// for `-` are free), when it is near enough to be a typo: at most one edit in three
+/// characters, and always one. Of flags as near, the first.
+fn nearest_flag<'a>(typed: &str, flags: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let typed = typed.to_lowercase().replace('_', "-");
+    let limit = (typed.chars().count() / 3).max(1);
+    flags
+        .into_iter()
+        .map(|flag| (strsim::damerau_levenshtein(&typed, flag), flag))
+        .filter(|(distance, _)| *distance <= limit)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, flag)| flag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meant(arguments: &[&str]) -> Option<String> {
+        let root = super::super::command();
+        let arguments: Vec<OsString> = std::iter::once("sitemapper")
+            .chain(arguments.iter().copied())
+            .map(OsString::from)
+            .collect();
+        let error = root.clone().try_get_matches_from(arguments.clone()).err()?;
+        match with_flag_meant(error, &root, arguments).get(ContextKind::SuggestedArg) {
+            Some(ContextValue::String(flag)) => Some(flag.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_typo_names_the_nearest_flag_of_its_own_command() {
+        let cases = [
+            (&["crawl", "http://x/", "--otu", "x"][..], Some("--out")),
+            (&["crawl", "http://x/", "--ot", "x"][..], Some("--out")),
+            (
+                &["crawl", "http://x/", "--MAX_PAGES", "5"][..],
+                Some("--max-pages"),
+            ),
+            (&["crawl", "http://x/", "--qiuet"][..], Some("--quiet")),
+            (&["audit", "http://x/", "--pfd"][..], Some("--pdf")),
+            (&["fleet", "run", "fleet.toml", "--lal"][..], Some("--all")),
+            (&["fleet", "status", "--chekc"][..], Some("--check")),
+            (&["worker", "--naem", "a"][..], Some("--name")),
+            (&["--qiuet", "crawl", "http://x/"][..], Some("--quiet")),
+        ];
+        for (arguments, flag) in cases {
+            assert_eq!(meant(arguments).as_deref(), flag, "{arguments:?}");
+        }
+    }
+
+    #[test]
+    fn a_flag_nothing_is_near_is_not_named() {
+        assert_eq!(meant(&["crawl", "http://x/", "--xyzzy"]), None);
+        // `--all` is a flag of fleet run, not of crawl.
+        assert_eq!(meant(&["crawl", "http://x/", "--lal"]), None);
+    }
+
+    #[test]
+    fn nearness_is_one_edit_in_three_characters() {
+        let flags = ["out", "max-pages", "delay", "gzip"];
+        let cases = [
+            ("otu", Some("out")),
+            ("ou", Some("out")),
+            ("max-pagse", Some("max-pages")),
+            ("mx-pgs", None),
+            ("deley", Some("delay")),
+            ("speed", None),
+        ];
+        for (typed, flag) in cases {
+            assert_eq!(nearest_flag(typed, flags), flag, "{typed}");
+        }
+    }
+}
