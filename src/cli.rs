@@ -17,6 +17,7 @@ mod commands;
 mod crawl;
 pub(crate) mod examples;
 mod flag_meant;
+pub(crate) use flag_meant::nearest_name;
 mod names;
 pub(crate) mod values;
 

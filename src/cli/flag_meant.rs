@@ -31,7 +31,7 @@ pub(super) fn with_flag_meant(
         .get_arguments()
         .filter(|arg| !arg.is_hide_set())
         .filter_map(clap::Arg::get_long);
-    let Some(meant) = nearest_flag(typed, flags).map(|flag| format!("--{flag}")) else {
+    let Some(meant) = nearest_name(typed, flags).map(|flag| format!("--{flag}")) else {
         return error;
     };
     // clap's tips (pass the flag as a value after `--`, or the flag of another command) are
@@ -72,18 +72,21 @@ fn command_being_read(
     command
 }
 
-/// The flag nearest to `typed` by edit distance (a transposition counts once; case and `_`
-/// for `-` are free), when it is near enough to be a typo: at most one edit in three
-/// characters, and always one. Of flags as near, the first.
-fn nearest_flag<'a>(typed: &str, flags: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+/// The name (a flag, a config file's key) nearest to `typed` by edit distance (a
+/// transposition counts once; case and `_` for `-` are free), when it is near enough to be a
+/// typo: at most one edit in three characters, and always one. Of names as near, the first.
+pub(crate) fn nearest_name<'a>(
+    typed: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let typed = typed.to_lowercase().replace('_', "-");
     let limit = (typed.chars().count() / 3).max(1);
-    flags
+    names
         .into_iter()
-        .map(|flag| (strsim::damerau_levenshtein(&typed, flag), flag))
+        .map(|name| (strsim::damerau_levenshtein(&typed, name), name))
         .filter(|(distance, _)| *distance <= limit)
         .min_by_key(|(distance, _)| *distance)
-        .map(|(_, flag)| flag)
+        .map(|(_, name)| name)
 }
 
 #[cfg(test)]
@@ -143,7 +146,7 @@ mod tests {
             ("speed", None),
         ];
         for (typed, flag) in cases {
-            assert_eq!(nearest_flag(typed, flags), flag, "{typed}");
+            assert_eq!(nearest_name(typed, flags), flag, "{typed}");
         }
     }
 }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use anyhow::bail;
 use sitemapper_crawl::ServersBy;
-use sitemapper_fleet::{FLEET_KEYS, Fleet, FleetFileError, SiteSpec, check_name};
+use sitemapper_fleet::{
+    FLEET_KEYS, FilePart, Fleet, FleetFileError, SiteOption, SiteSpec, check_name,
+};
 
 use super::keys::{config_keys, nearest_key};
 use super::meant::SeedMistake;
@@ -66,24 +68,26 @@ impl CrawlSettings {
         site: &SiteSpec,
         run: SiteRun<'_>,
     ) -> anyhow::Result<CrawlSettings> {
-        let at = |line: usize| place(fleet, &site.name, line);
+        let at = |line: usize| place(fleet, &FilePart::Site(site.name.clone()), line);
+        // An option `[defaults]` gave is blamed on `[defaults]`, not on the first site.
+        let at_option = |option: &SiteOption| place(fleet, &site.part_of(option), option.line);
         for (key, option) in &site.options {
             if let Some((_, why)) = MANAGED_KEYS.iter().find(|(managed, _)| managed == key) {
                 bail!(
                     "{}: `{key}` cannot be set for a site: {why}",
-                    at(option.line)
+                    at_option(option)
                 );
             }
             if !config_keys().contains(&key.as_str()) {
                 bail!(
                     "{}: unknown option `{key}`: {}",
-                    at(option.line),
+                    at_option(option),
                     meant_site_key(key)
                 );
             }
             let single = toml::Table::from_iter([(key.clone(), option.value.clone())]);
             if let Err(error) = config_file(single) {
-                bail!("{}: {error}", at(option.line));
+                bail!("{}: {error}", at_option(option));
             }
         }
         let mut file = config_file(site.options_table())
@@ -137,14 +141,16 @@ fn config_file(table: toml::Table) -> anyhow::Result<ConfigFile> {
     }
 }
 
-/// `invalid fleet file F, site "S", line N`, or without the line for a site read back from
-/// the queue (whose fleet file is elsewhere).
-fn place(fleet: &Path, site: &str, line: usize) -> String {
+/// `invalid fleet file F, site "S", line N` (or `[defaults], line N`), or without the line
+/// for a site read back from the queue (whose fleet file is elsewhere).
+fn place(fleet: &Path, part: &FilePart, line: usize) -> String {
+    let part = part.to_string();
+    let part = part.trim_end_matches(", ");
     if line == 0 {
-        format!("site \"{site}\"")
+        part.to_string()
     } else {
         format!(
-            "invalid fleet file {}, site \"{site}\", line {line}",
+            "invalid fleet file {}, {part}, line {line}",
             fleet.display()
         )
     }
@@ -525,6 +531,25 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_option_in_defaults_is_blamed_on_defaults_not_the_first_site() {
+        let message = error(
+            "[defaults]\nout = \"/o/{name}\"\nmax-pagez = 5\n[[site]]\nurl = \"https://a.example/\"\n",
+        );
+        assert_eq!(
+            message,
+            "invalid fleet file f.toml, [defaults], line 3: unknown option `max-pagez`: \
+             did you mean `max-pages`?"
+        );
+        let message = error(
+            "[defaults]\nout = \"/o/{name}\"\ndelay = -1\n[[site]]\nurl = \"https://a.example/\"\n",
+        );
+        assert!(
+            message.starts_with("invalid fleet file f.toml, [defaults], line 3: "),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn a_wrong_option_names_the_site_and_its_line() {
         let base = "[defaults]\nout = \"/o/{name}\"\n[[site]]\nurl = \"https://a.example/\"\n";
         let message = error(&format!("{base}concurency = 3\n"));
@@ -558,7 +583,7 @@ mod tests {
             error("[defaults]\nout = \"/o\"\ndelay = -1\n[[site]]\nurl = \"https://a.example/\"\n");
         assert!(
             message.ends_with(
-                "site \"a.example\", line 3: delay must be a number of seconds from 0 to 86400, not -1"
+                "[defaults], line 3: delay must be a number of seconds from 0 to 86400, not -1"
             ),
             "the default's own line: {message}"
         );

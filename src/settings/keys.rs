@@ -15,22 +15,8 @@ pub(super) fn config_keys() -> &'static [&'static str] {
     names.0
 }
 
-/// The known key nearest to `typed` by edit distance (a transposition counts once; case
-/// and `_` for `-` are free), when it is near enough to be a typo: at most one edit in
-/// three characters, and always one. Of keys as near, the first.
-pub(super) fn nearest_key<'a>(
-    typed: &str,
-    known: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let typed = typed.to_lowercase().replace('_', "-");
-    let limit = (typed.chars().count() / 3).max(1);
-    known
-        .into_iter()
-        .map(|key| (strsim::damerau_levenshtein(&typed, key), key))
-        .filter(|(distance, _)| *distance <= limit)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, key)| key)
-}
+/// The known key nearest to `typed`, by the rule that names the flag meant.
+pub(super) use crate::cli::nearest_name as nearest_key;
 
 /// Records the field names serde's derive passes to `deserialize_struct`.
 struct FieldNames(&'static [&'static str]);
