@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{
-    assert_one_line_error, crawl, lastmods, listed_urls, sitemapper, summary_json,
+    Draws, assert_one_line_error, crawl, lastmods, listed_urls, sitemapper, summary_json,
 };
 use crate::schema::assert_all_valid;
 
@@ -335,22 +335,9 @@ fn a_failed_run_leaves_no_output_directory_it_created() {
     );
 }
 
-/// A deterministic stream of numbers (splitmix64): the chaos is the same on every run.
-struct Draws(u64);
-
-impl Draws {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut value = self.0;
-        value = (value ^ (value >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        value = (value ^ (value >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        value ^ (value >> 31)
-    }
-
-    /// True 30 times in 100.
-    fn fails(&mut self) -> bool {
-        self.next() % 100 < 30
-    }
+/// True 30 times in 100: the chaos is the same on every run.
+fn fails(draws: &mut Draws) -> bool {
+    draws.next() % 100 < 30
 }
 
 /// A site of 5 sections of 5 pages; on a chaotic night every request (each attempt of each
@@ -370,7 +357,7 @@ fn chaotic_site(night: u64, chaos: bool, extra_page: bool) -> Site {
         // Four attempts drawn; the last repeats for any further request.
         let mut attempts: Vec<Route> = (0..4)
             .map(|_| {
-                if draws.fails() {
+                if fails(draws) {
                     failure(draws)
                 } else {
                     page.clone()

@@ -254,3 +254,22 @@ pub(crate) fn summary_json(run: &Run) -> serde_json::Value {
     serde_json::from_str(run.stdout.trim())
         .unwrap_or_else(|error| panic!("{error}: {}\n{}", run.stdout, run.stderr))
 }
+
+/// splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): a small deterministic stream, the same for a seed on every machine.
+pub(crate) struct Draws(pub(crate) u64);
+
+impl Draws {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut mixed = self.0;
+        mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        mixed ^ (mixed >> 31)
+    }
+
+    /// A number in `low..high`.
+    pub(crate) fn between(&mut self, low: usize, high: usize) -> usize {
+        low + usize::try_from(self.next() % u64::try_from(high - low).expect("fits")).expect("fits")
+    }
+}

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use jiff::{Timestamp, ToSpan};
 
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{Run, lastmods, sitemapper_command};
+use crate::harness::{Draws, Run, lastmods, sitemapper_command};
 
 /// `loc -> lastmod` of a published sitemap.
 type Lastmods = BTreeMap<String, Option<String>>;
@@ -322,25 +322,6 @@ fn finished_when_resumed(log: &str) -> Option<usize> {
         .and_then(|line| line.split("finished=").nth(1))
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|number| number.parse().ok())
-}
-
-/// splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-/// OOPSLA 2014): a small deterministic stream, the same for a seed on every machine.
-struct Draws(u64);
-
-impl Draws {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut mixed = self.0;
-        mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        mixed ^ (mixed >> 31)
-    }
-
-    /// A number in `low..high`.
-    fn between(&mut self, low: usize, high: usize) -> usize {
-        low + usize::try_from(self.next() % u64::try_from(high - low).expect("fits")).expect("fits")
-    }
 }
 
 #[test]
