@@ -160,11 +160,13 @@ const FILES: [(&str, &str); 6] = [
     (
         "OUT/sitemap.xml",
         "The sitemap, or the index of its children (sitemap-00001.xml, sitemap-blog.xml, ...); \
-         OUT is --out.",
+         OUT is --out. Nothing else of sitemapper's is left there: the index says which files \
+         the next run may remove.",
     ),
     (
-        "OUT/.sitemapper-files",
-        "The files the last run published, so that the next removes only its own.",
+        "$XDG_RUNTIME_DIR/sitemapper/, else /tmp/sitemapper-UID/",
+        "While a run holds its locks, who it is (PID, start time), for the message of a run \
+         refused; a directory of the user's alone (in $TMPDIR when it is set).",
     ),
     (
         "--state FILE",

@@ -64,3 +64,4 @@ mod upgrade;
 mod validate;
 mod values;
 mod video;
+mod web_root;

@@ -193,12 +193,9 @@ fn every_url_not_listed_goes_to_the_csv_without_state() {
         "{}",
         run.stderr
     );
-    // Nothing but the sitemap, the list of files published and the list of URLs not listed
-    // in the output directory: no database without --state.
-    assert_eq!(
-        files_in(out.path()),
-        [".sitemapper-files", "not-listed.csv", "sitemap.xml"]
-    );
+    // Nothing but the sitemap and the list of URLs not listed in the output directory: no
+    // database without --state, no bookkeeping of sitemapper's.
+    assert_eq!(files_in(out.path()), ["not-listed.csv", "sitemap.xml"]);
 }
 
 #[test]

@@ -355,23 +355,35 @@ impl std::fmt::Display for PathProblem {
     }
 }
 
+/// The probes this process has made: each one's name is new.
+static PROBES: AtomicU64 = AtomicU64::new(0);
+
 /// Creates a file in `directory` and removes it: the directory exists, is one, and takes
 /// new files. The name is this process's and this probe's own, and the file is created only
-/// if it does not exist (never through a link someone left there). The error is the system's
-/// alone, without the probe's name.
+/// if it does not exist (never through a link someone left there); a name taken (a link
+/// planted at a name a PID makes easy to guess) is passed over for the next. The error is
+/// the system's alone, without the probe's name.
 fn probe(directory: &Path) -> std::io::Result<()> {
-    static PROBES: AtomicU64 = AtomicU64::new(0);
-    let name = format!(
-        ".sitemapper-probe-{}-{}",
-        std::process::id(),
-        PROBES.fetch_add(1, Ordering::Relaxed)
-    );
-    let path = directory.join(name);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    std::fs::remove_file(&path)
+    let mut attempts = 0;
+    loop {
+        let name = format!(
+            ".sitemapper-probe-{}-{}",
+            std::process::id(),
+            PROBES.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = directory.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(_) => return std::fs::remove_file(&path),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
+                attempts += 1;
+            }
+            Err(error) => return Err(error),
+        }
+    }
 }
 
 /// What a run that failed left as it was, for the end of its error line: the sitemap an
@@ -398,5 +410,37 @@ impl Untouched {
             Untouched::NothingPrinted => format!("{separator}nothing printed"),
             Untouched::Nothing => String::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    #[test]
+    fn the_probe_passes_over_links_planted_at_its_names_and_writes_through_none() {
+        let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let elsewhere = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let victim = elsewhere.path().join("victim");
+        std::fs::write(&victim, "the victim's").unwrap_or_else(|error| panic!("{error}"));
+        let next = PROBES.load(Ordering::Relaxed);
+        for number in next..next + 3 {
+            let name = format!(".sitemapper-probe-{}-{number}", std::process::id());
+            symlink(&victim, directory.path().join(name)).unwrap_or_else(|error| panic!("{error}"));
+        }
+        probe(directory.path()).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            std::fs::read(&victim).unwrap_or_else(|error| panic!("{error}")),
+            b"the victim's"
+        );
+        assert_eq!(
+            std::fs::read_dir(directory.path())
+                .unwrap_or_else(|error| panic!("{error}"))
+                .count(),
+            3,
+            "the links stay, the probe's file is gone"
+        );
     }
 }

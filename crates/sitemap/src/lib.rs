@@ -63,6 +63,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod directory;
 mod extensions;
 mod index_walk;
 mod limits;
@@ -90,7 +91,7 @@ pub use limits::{
 };
 pub use news::{MAX_NEWS_ENTRIES, NEWS_FILE_STEM, NewsEntry, write_news};
 pub use plan::{Plan, PlannedFile, Planner, file_safe_name};
-pub use publish::{PUBLISHED_LIST, Published, StagingDir, published_names};
+pub use publish::{Published, StagingDir, published_names};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
 pub use split::{Grouping, OTHER, SplitRule, SplitRuleError, page_language};
 pub use validate::{ChildSitemap, DocumentKind, Problem, ProblemKind, Validation, validate};
@@ -161,6 +162,13 @@ pub enum SitemapError {
         /// What the filesystem said.
         source: std::io::Error,
     },
+    /// A directory stands where a file is to be published: a rename cannot replace it
+    /// atomically, and sitemapper removes nothing it did not write.
+    #[error("cannot publish {path}: a directory stands there, and sitemapper replaces only files")]
+    DirectoryInTheWay {
+        /// Where the file was to go.
+        path: PathBuf,
+    },
     /// A written file cannot be moved into place, or a stale one removed.
     #[error("cannot publish {path}: {source}")]
     Publish {
@@ -174,5 +182,7 @@ pub enum SitemapError {
 
 #[cfg(test)]
 mod news_tests;
+#[cfg(test)]
+mod publish_tests;
 #[cfg(test)]
 mod tests;

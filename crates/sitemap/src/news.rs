@@ -11,6 +11,7 @@ use quick_xml::escape::escape;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::SitemapError;
+use crate::directory::Directory;
 use crate::writer::{Sink, WriteOptions, WrittenChild, open_sink};
 use crate::xml::{URLSET_FOOTER, format_lastmod};
 
@@ -86,7 +87,13 @@ pub fn write_news(
     let extension = if options.gzip { "xml.gz" } else { "xml" };
     let name = format!("{NEWS_FILE_STEM}.{extension}");
     let path = directory.join(&name);
-    let mut sink = open_sink(&path, options.gzip)?;
+    // Not through a link at the directory's own name: it is the staging directory.
+    let directory =
+        Directory::open_not_through_link(directory).map_err(|source| SitemapError::Write {
+            path: directory.to_path_buf(),
+            source,
+        })?;
+    let mut sink = open_sink(&directory, &name, options.gzip)?;
     let mut digest = Xxh3::new();
     for part in [NEWS_HEADER, body.as_str(), URLSET_FOOTER] {
         digest.update(part.as_bytes());

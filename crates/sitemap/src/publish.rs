@@ -1,35 +1,60 @@
 //! Atomic publishing: files are written into a staging directory inside the output directory
 //! (the same filesystem, so `rename` is atomic) and renamed into place, children first and
 //! `sitemap.xml` last. A failure before the renames leaves the previous sitemap untouched. A
-//! file whose bytes equal the published one is not moved: its bytes and its mtime stay. The
-//! names published are kept in a hidden list beside them, so that a later run knows which
-//! files are its own to remove when the sitemap no longer lists them.
+//! file whose bytes equal the published one is not moved: its bytes and its mtime stay.
+//!
+//! The output directory is what the web server serves, so nothing of sitemapper's own goes
+//! there but the sitemap files (and, while a run writes them, its staging directory). Which
+//! files an earlier run published, and a later one removes once the sitemap no longer lists
+//! them, the files themselves say (the files are the memory): the children the published
+//! index lists when sitemapper wrote it (its mark), with the text files of the same names;
+//! numbered children (`sitemap-00002.xml`) by their names; and the names in the hidden list
+//! `.sitemapper-files` that earlier versions kept beside them, read once and removed. A
+//! text-only run split into groups has no index: its groups' files are known only by those
+//! names, so a group's file a later run no longer writes is left for the user to remove.
+//!
+//! Others may be able to write the output directory (a web root a CMS or a deploy user
+//! writes too), and a name in it may be a link planted to make a run as root write through
+//! it. So everything there is done relative to the directory held open, never through a link
+//! sitemapper did not make ([`crate::directory`]). A link, a FIFO or any other file at a name
+//! to publish is replaced by the rename, atomically, and never read nor written through; a
+//! directory there cannot be replaced so, and is refused before any file moves. A stale name
+//! is removed only while it is a regular file, and a staging directory a killed run left
+//! only when it is a directory of this user's.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
-use tempfile::TempDir;
 
 use crate::SitemapError;
-use crate::reader::{SitemapDocument, read_sitemap};
+use crate::directory::{Directory, Occupant};
+use crate::reader::{SitemapDocument, SitemapEntry, read_sitemap};
 use crate::writer::{Format, ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, Written};
+use crate::xml::is_written_by_sitemapper;
 
 /// The name of staging directories: hidden, and recognisable as ours.
 const STAGING_PREFIX: &str = ".sitemapper-staging-";
 
-/// The hidden list of the files the last run published in the output directory.
-pub const PUBLISHED_LIST: &str = ".sitemapper-files";
+/// The hidden list of the files published that earlier versions kept in the output
+/// directory: read for the upgrade, then removed.
+const EARLIER_PUBLISHED_LIST: &str = ".sitemapper-files";
 
-/// The largest published index read back for its children's `<lastmod>`.
+/// The largest published index read back for its children.
 const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
 
-/// A temporary directory in the output directory, removed when dropped.
+/// The largest list of an earlier version read back: 50,000 names of 60 bytes and more.
+const MAX_LIST_BYTES: u64 = 8 * 1024 * 1024;
+
+/// A directory of this run's in the output directory, removed when dropped.
 #[derive(Debug)]
 pub struct StagingDir {
-    directory: TempDir,
-    output: PathBuf,
+    /// The output directory, open as the user named it.
+    output: Directory,
+    /// The staging directory, its name in `output`.
+    staging: Directory,
+    name: String,
 }
 
 /// What `publish` put in place and what it removed.
@@ -44,76 +69,100 @@ pub struct Published {
 }
 
 impl StagingDir {
-    /// Creates the output directory if needed, and a staging directory inside it. Fails when
-    /// the output directory cannot be written.
+    /// Creates the output directory if needed, and a staging directory inside it, private
+    /// to this user. Fails when the output directory cannot be written.
     pub fn create_in(output_directory: &Path) -> Result<StagingDir, SitemapError> {
         std::fs::create_dir_all(output_directory).map_err(|source| SitemapError::CreateOutput {
             path: output_directory.to_path_buf(),
             source,
         })?;
-        let directory = tempfile::Builder::new()
-            .prefix(STAGING_PREFIX)
-            .tempdir_in(output_directory)
-            .map_err(|source| SitemapError::Staging {
-                path: output_directory.to_path_buf(),
-                source,
-            })?;
+        let staging_error = |source| SitemapError::Staging {
+            path: output_directory.to_path_buf(),
+            source,
+        };
+        let output = Directory::open(output_directory).map_err(staging_error)?;
+        let mut attempts = 0;
+        let name = loop {
+            let name = staging_name();
+            match output.make_private_directory(&name) {
+                Ok(()) => break name,
+                // Taken: another name is tried, never the directory found there.
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
+                    attempts += 1;
+                }
+                Err(error) => return Err(staging_error(error)),
+            }
+        };
+        let staging = output.directory(&name).map_err(staging_error)?;
+        if !staging.is_own().map_err(staging_error)? {
+            return Err(staging_error(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} was replaced by another user's",
+                    staging.path().display()
+                ),
+            )));
+        }
         Ok(StagingDir {
-            directory,
-            output: output_directory.to_path_buf(),
+            output,
+            staging,
+            name,
         })
     }
 
-    /// Removes staging directories that a killed run left in `output_directory`. Only safe
-    /// while holding the run lock on it: another run's staging directory looks the same.
+    /// Removes staging directories that a killed run left in `output_directory`: those of
+    /// this user's, never a link nor another user's directory. Only safe while holding the
+    /// run lock on it: another run's staging directory looks the same.
     pub fn remove_abandoned(output_directory: &Path) -> Vec<PathBuf> {
-        let Ok(entries) = std::fs::read_dir(output_directory) else {
+        let Ok(output) = Directory::open(output_directory) else {
             return Vec::new();
         };
-        entries
-            .filter_map(Result::ok)
-            .filter(|entry| {
-                entry
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|name| name.starts_with(STAGING_PREFIX))
-                    && entry.file_type().is_ok_and(|kind| kind.is_dir())
+        output
+            .names()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|name| {
+                name.starts_with(STAGING_PREFIX)
+                    && output.occupant(name).ok() == Some(Occupant::Directory)
+                    && output.is_own_entry(name).unwrap_or(false)
             })
-            .map(|entry| entry.path())
+            .map(|name| output.join(&name))
+            // Does not follow a link, should one stand at the name by now (std's
+            // `remove_dir_all` opens each level without following links).
             .filter(|path| std::fs::remove_dir_all(path).is_ok())
             .collect()
     }
 
     /// The output directory the files are published in.
     pub fn output(&self) -> &Path {
-        &self.output
+        self.output.path()
     }
 
     /// Where to write the files to publish.
     pub fn path(&self) -> &Path {
-        self.directory.path()
+        self.staging.path()
     }
 
-    /// Whether the output directory already holds `name` with exactly the bytes written in
-    /// the staging directory.
+    /// Whether the output directory already holds `name`, a regular file, with exactly the
+    /// bytes written in the staging directory.
     pub fn is_published(&self, name: &str) -> bool {
-        same_bytes(&self.directory.path().join(name), &self.output.join(name)).unwrap_or(false)
+        let (Ok(staged), Ok(published)) =
+            (self.staging.open_file(name), self.output.open_file(name))
+        else {
+            return false;
+        };
+        same_bytes(staged, published).unwrap_or(false)
     }
 
     /// The `<lastmod>` of each child the published `sitemap.xml` index lists, by file name.
     /// Empty when there is no index, or it cannot be read.
     pub fn published_lastmods(&self) -> HashMap<String, Timestamp> {
-        let path = self.output.join(ROOT_FILE_NAME);
-        let mut bytes = Vec::new();
-        let read = std::fs::File::open(&path)
-            .and_then(|file| file.take(MAX_INDEX_BYTES).read_to_end(&mut bytes));
-        let Ok(Ok(SitemapDocument::Index(children))) = read.map(|_| read_sitemap(&bytes)) else {
-            return HashMap::new();
-        };
-        children
+        published_index(&self.output)
+            .map(|index| index.children)
+            .unwrap_or_default()
             .into_iter()
             .filter_map(|child| {
-                let name = child.loc.rsplit('/').next()?.to_string();
+                let name = child_name(&child)?.to_string();
                 let lastmod = child.lastmod?.parse::<Timestamp>().ok()?;
                 Some((name, lastmod))
             })
@@ -122,28 +171,32 @@ impl StagingDir {
 
     /// Renames the written files into the output directory (each index last), except those
     /// whose published bytes are the same; then removes the files of an earlier run that the
-    /// new ones no longer include (of the formats written), and records the names now
-    /// published.
+    /// new ones no longer include (of the formats written), and the list of an earlier
+    /// version. A directory standing at a name to publish fails the run before any file
+    /// moves.
     pub fn publish(self, written: &[&Written]) -> Result<Published, SitemapError> {
+        let earlier = earlier_names(&self.output);
+        let names: Vec<&String> = written.iter().flat_map(|written| &written.files).collect();
+        for name in &names {
+            if self.output.occupant(name).ok() == Some(Occupant::Directory) {
+                return Err(SitemapError::DirectoryInTheWay {
+                    path: self.output.join(name),
+                });
+            }
+        }
         let mut files = Vec::new();
         let mut unchanged = Vec::new();
-        for name in written.iter().flat_map(|written| &written.files) {
+        for name in names {
             let target = self.output.join(name);
             if self.is_published(name) {
                 unchanged.push(target);
                 continue;
             }
-            std::fs::rename(self.directory.path().join(name), &target).map_err(|source| {
-                SitemapError::Publish {
-                    path: target.clone(),
-                    source,
-                }
-            })?;
+            self.put_in_place(name)?;
             files.push(target);
         }
-        let earlier = self.published_list();
         let removed_stale = self.remove_stale(written, &earlier)?;
-        self.record_published(written, &earlier)?;
+        self.remove_earlier_list();
         Ok(Published {
             files,
             unchanged,
@@ -151,48 +204,24 @@ impl StagingDir {
         })
     }
 
-    /// The names the previous run recorded as published, each a plain file name.
-    fn published_list(&self) -> BTreeSet<String> {
-        std::fs::read_to_string(self.output.join(PUBLISHED_LIST))
-            .unwrap_or_default()
-            .lines()
-            .filter(|name| is_plain_sitemap_name(name))
-            .map(str::to_string)
-            .collect()
-    }
-
-    /// Records the names published now, with those of formats not written this time that
-    /// are still there.
-    fn record_published(
-        &self,
-        written: &[&Written],
-        earlier: &BTreeSet<String>,
-    ) -> Result<(), SitemapError> {
-        let mut names: BTreeSet<String> = written
-            .iter()
-            .flat_map(|written| written.files.iter().cloned())
-            .collect();
-        names.extend(
-            earlier
-                .iter()
-                .filter(|name| {
-                    name_format(name)
-                        .is_some_and(|format| !written.iter().any(|w| w.format == format))
-                        && self.output.join(name).is_file()
-                })
-                .cloned(),
-        );
-        let staged = self.directory.path().join(PUBLISHED_LIST);
-        let text: String = names.iter().map(|name| format!("{name}\n")).collect();
-        std::fs::write(&staged, text).map_err(|source| SitemapError::Write {
-            path: staged.clone(),
-            source,
-        })?;
-        let target = self.output.join(PUBLISHED_LIST);
-        std::fs::rename(&staged, &target).map_err(|source| SitemapError::Publish {
-            path: target,
-            source,
-        })
+    /// Moves `name` over whatever stands in the output directory at that name: a link is
+    /// replaced itself, never written through.
+    fn put_in_place(&self, name: &str) -> Result<(), SitemapError> {
+        let replaced = self.output.occupant(name).ok();
+        self.staging
+            .rename(name, &self.output, name)
+            .map_err(|source| SitemapError::Publish {
+                path: self.output.join(name),
+                source,
+            })?;
+        if matches!(replaced, Some(Occupant::Link | Occupant::Other)) {
+            tracing::warn!(
+                path = %self.output.join(name).display(),
+                "a link or a special file stood at a sitemap's name: replaced by the sitemap, \
+                 not written through"
+            );
+        }
+        Ok(())
     }
 
     fn remove_stale(
@@ -200,72 +229,183 @@ impl StagingDir {
         written: &[&Written],
         earlier: &BTreeSet<String>,
     ) -> Result<Vec<PathBuf>, SitemapError> {
-        let entries = std::fs::read_dir(&self.output).map_err(|source| SitemapError::Publish {
-            path: self.output.clone(),
-            source,
-        })?;
+        let names = self
+            .output
+            .names()
+            .map_err(|source| SitemapError::Publish {
+                path: self.output.path().to_path_buf(),
+                source,
+            })?;
         let mut removed = Vec::new();
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else {
-                continue;
-            };
-            let ours = earlier.contains(name) || child_format(name).is_some();
+        for name in names {
+            let ours = earlier.contains(&name) || child_format(&name).is_some();
             let stale = ours
-                && name_format(name).is_some_and(|format| {
+                && name_format(&name).is_some_and(|format| {
                     written.iter().any(|written| written.format == format)
-                        && !written
-                            .iter()
-                            .any(|written| written.files.iter().any(|file| file == name))
+                        && !written.iter().any(|written| written.files.contains(&name))
                 });
-            if stale {
-                let path = entry.path();
-                std::fs::remove_file(&path).map_err(|source| SitemapError::Publish {
+            if !stale {
+                continue;
+            }
+            let path = self.output.join(&name);
+            match self.output.occupant(&name) {
+                Ok(Occupant::File) => {}
+                // sitemapper writes regular files only: a link or anything else at the
+                // name is not its own.
+                Ok(Occupant::Link | Occupant::Directory | Occupant::Other | Occupant::Nothing)
+                | Err(_) => {
+                    tracing::debug!(path = %path.display(), "not a regular file: left alone");
+                    continue;
+                }
+            }
+            self.output
+                .remove(&name)
+                .map_err(|source| SitemapError::Publish {
                     path: path.clone(),
                     source,
                 })?;
-                removed.push(path);
-            }
+            removed.push(path);
         }
         removed.sort();
         Ok(removed)
     }
+
+    /// Removes the list of the files published that an earlier version kept in the output
+    /// directory, whatever stands at its name but a directory (a link is removed itself).
+    /// The files say what it said now; a failure to remove it only leaves it there.
+    fn remove_earlier_list(&self) {
+        match self.output.occupant(EARLIER_PUBLISHED_LIST) {
+            Ok(Occupant::Nothing | Occupant::Directory) | Err(_) => {}
+            Ok(Occupant::File | Occupant::Link | Occupant::Other) => {
+                let path = self.output.join(EARLIER_PUBLISHED_LIST);
+                match self.output.remove(EARLIER_PUBLISHED_LIST) {
+                    Ok(()) => tracing::info!(
+                        path = %path.display(),
+                        "removed the list of the files published that an earlier version kept \
+                         in the output directory"
+                    ),
+                    Err(error) => {
+                        tracing::warn!(
+                            path = %path.display(),
+                            %error,
+                            "the list of files an earlier version kept cannot be removed"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
-/// The names of the sitemap files published in `output_directory`: those the published list
-/// records, and, from before the list was kept, `sitemap.xml`, `sitemap.txt` and numbered
-/// children that are there.
+/// Removes what is left in the staging directory (the files not moved), then the directory,
+/// unless another stands at its name by now.
+impl Drop for StagingDir {
+    fn drop(&mut self) {
+        for name in self.staging.names().unwrap_or_default() {
+            let _ = self.staging.remove(&name);
+        }
+        if let Err(error) = self.output.remove_directory(&self.name, &self.staging) {
+            tracing::debug!(path = %self.staging.path().display(), %error, "staging directory not removed");
+        }
+    }
+}
+
+/// A new staging directory's name, unguessable: another user cannot make it first.
+fn staging_name() -> String {
+    use std::hash::BuildHasher;
+    // The keys of a `RandomState` come from the system's randomness.
+    let random = std::hash::RandomState::new().hash_one(std::process::id());
+    format!("{STAGING_PREFIX}{random:016x}")
+}
+
+/// The published `sitemap.xml`, when it is an index: its children, and whether sitemapper
+/// wrote it. Read only when it is a regular file.
+struct PublishedIndex {
+    children: Vec<SitemapEntry>,
+    ours: bool,
+}
+
+fn published_index(output: &Directory) -> Option<PublishedIndex> {
+    let file = output.open_file(ROOT_FILE_NAME).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INDEX_BYTES).read_to_end(&mut bytes).ok()?;
+    match read_sitemap(&bytes) {
+        Ok(SitemapDocument::Index(children)) => Some(PublishedIndex {
+            children,
+            ours: is_written_by_sitemapper(&bytes),
+        }),
+        Ok(SitemapDocument::UrlSet(_)) | Err(_) => None,
+    }
+}
+
+/// The file name an index entry names: the last segment of its `<loc>`, when it is a name
+/// sitemapper gives.
+fn child_name(child: &SitemapEntry) -> Option<&str> {
+    child
+        .loc
+        .rsplit('/')
+        .next()
+        .filter(|name| is_plain_sitemap_name(name))
+}
+
+/// The names the output directory says an earlier run published, besides the numbered
+/// children any name tells: the children of an index sitemapper wrote, and the text files of
+/// the same names (written with them when both formats are); the names in the list an
+/// earlier version kept.
+fn earlier_names(output: &Directory) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    if let Some(index) = published_index(output).filter(|index| index.ours) {
+        for name in index.children.iter().filter_map(child_name) {
+            let stem = name
+                .strip_suffix(".xml.gz")
+                .or_else(|| name.strip_suffix(".xml"));
+            names.extend(stem.map(|stem| format!("{stem}.txt")));
+            names.insert(name.to_string());
+        }
+    }
+    names.extend(earlier_list(output));
+    names
+}
+
+/// The names in the list an earlier version kept, each a plain file name; read only when
+/// it is a regular file.
+fn earlier_list(output: &Directory) -> Vec<String> {
+    let mut text = String::new();
+    let read = output
+        .open_file(EARLIER_PUBLISHED_LIST)
+        .and_then(|file| file.take(MAX_LIST_BYTES).read_to_string(&mut text));
+    if read.is_err() {
+        return Vec::new();
+    }
+    text.lines()
+        .filter(|name| is_plain_sitemap_name(name))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The names of the sitemap files published in `output_directory`: those an earlier run
+/// published as the files say (see the module's doc), and `sitemap.xml`, `sitemap.txt` and
+/// numbered children that are there.
 pub fn published_names(output_directory: &Path) -> BTreeSet<String> {
-    let mut names: BTreeSet<String> =
-        std::fs::read_to_string(output_directory.join(PUBLISHED_LIST))
-            .unwrap_or_default()
-            .lines()
-            .filter(|name| is_plain_sitemap_name(name))
-            .map(str::to_string)
-            .collect();
-    if let Ok(entries) = std::fs::read_dir(output_directory) {
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else {
-                continue;
-            };
-            if name == ROOT_FILE_NAME || name == TEXT_ROOT_FILE_NAME || child_format(name).is_some()
-            {
-                names.insert(name.to_string());
-            }
+    let Ok(output) = Directory::open(output_directory) else {
+        return BTreeSet::new();
+    };
+    let mut names = earlier_names(&output);
+    for name in output.names().unwrap_or_default() {
+        if name == ROOT_FILE_NAME || name == TEXT_ROOT_FILE_NAME || child_format(&name).is_some() {
+            names.insert(name);
         }
     }
     names
 }
 
-/// Whether two files hold the same bytes; false when either cannot be read.
-fn same_bytes(left: &Path, right: &Path) -> std::io::Result<bool> {
-    let (left_file, right_file) = (std::fs::File::open(left)?, std::fs::File::open(right)?);
-    if left_file.metadata()?.len() != right_file.metadata()?.len() {
+/// Whether two files hold the same bytes.
+fn same_bytes(left: std::fs::File, right: std::fs::File) -> std::io::Result<bool> {
+    if left.metadata()?.len() != right.metadata()?.len() {
         return Ok(false);
     }
-    let mut left = std::io::BufReader::with_capacity(64 * 1024, left_file);
-    let mut right = std::io::BufReader::with_capacity(64 * 1024, right_file);
+    let mut left = std::io::BufReader::with_capacity(64 * 1024, left);
+    let mut right = std::io::BufReader::with_capacity(64 * 1024, right);
     let (mut left_buffer, mut right_buffer) = (vec![0; 64 * 1024], vec![0; 64 * 1024]);
     loop {
         let read = left.read(&mut left_buffer)?;
@@ -301,8 +441,8 @@ fn name_format(name: &str) -> Option<Format> {
     }
 }
 
-/// `sitemap-NNNNN.xml`, `sitemap-NNNNN.xml.gz` or `sitemap-NNNNN.txt`: the names children had
-/// before the published list was kept, which a run still recognises as its own.
+/// `sitemap-NNNNN.xml`, `sitemap-NNNNN.xml.gz` or `sitemap-NNNNN.txt`: the names of the
+/// children of a site not split, which a run recognises as its own without an index.
 fn child_format(name: &str) -> Option<Format> {
     let rest = name.strip_prefix("sitemap-")?;
     let (number, format) = if let Some(number) = rest.strip_suffix(".xml") {

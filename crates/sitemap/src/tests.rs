@@ -7,7 +7,7 @@ use jiff::Timestamp;
 
 use super::*;
 
-fn options(max_urls: usize, max_bytes: u64, gzip: bool) -> WriteOptions {
+pub(crate) fn options(max_urls: usize, max_bytes: u64, gzip: bool) -> WriteOptions {
     WriteOptions {
         limits: Limits::new(max_urls, max_bytes).unwrap(),
         gzip,
@@ -20,11 +20,11 @@ fn options(max_urls: usize, max_bytes: u64, gzip: bool) -> WriteOptions {
     }
 }
 
-fn time(text: &str) -> Timestamp {
+pub(crate) fn time(text: &str) -> Timestamp {
     text.parse().unwrap()
 }
 
-fn locs(count: usize) -> Vec<String> {
+pub(crate) fn locs(count: usize) -> Vec<String> {
     (0..count)
         .map(|index| format!("https://example.com/page/{index:04}"))
         .collect()
@@ -33,7 +33,7 @@ fn locs(count: usize) -> Vec<String> {
 /// Writes `entries` (in URL order, with their group) into `directory` as the crawl does:
 /// plans the files, writes each file's entries, then the index with each child's newest
 /// `<lastmod>`.
-fn write_grouped(
+pub(crate) fn write_grouped(
     directory: &Path,
     entries: &[(&str, Entry<'_>)],
     options: WriteOptions,
@@ -53,7 +53,7 @@ fn write_grouped(
 }
 
 /// Writes `locs` (with a lastmod on every third) into `directory`.
-fn write(directory: &Path, locs: &[String], options: WriteOptions) -> Written {
+pub(crate) fn write(directory: &Path, locs: &[String], options: WriteOptions) -> Written {
     let lastmods: Vec<Option<Timestamp>> = (0..locs.len())
         .map(|index| {
             (index % 3 == 0).then(|| Timestamp::from_second(1_700_000_000 + index as i64).unwrap())
@@ -527,14 +527,17 @@ fn publishing_renames_into_place_and_removes_stale_children_only() {
     .collect();
     stale.sort();
     assert_eq!(published.removed_stale, stale);
+    let mut names: Vec<String> = std::fs::read_dir(output.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut expected = written.files.clone();
+    expected.extend(["robots.txt".to_string(), "sitemap-notes.txt".to_string()]);
+    expected.sort();
     assert_eq!(
-        std::fs::read_to_string(output.path().join(PUBLISHED_LIST)).unwrap(),
-        written
-            .files
-            .iter()
-            .map(|name| format!("{name}\n"))
-            .collect::<String>(),
-        "the names published are recorded"
+        names, expected,
+        "the sitemap's files and the user's, nothing else"
     );
     assert_eq!(
         std::fs::read_to_string(output.path().join("robots.txt")).unwrap(),

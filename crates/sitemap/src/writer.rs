@@ -2,6 +2,10 @@
 //! `sitemap-blog.xml`, ...), then writes `sitemap.xml`: the single file renamed, or the index,
 //! with each child's `<lastmod>` as the caller knows it. The text format (one URL per line)
 //! goes into `.txt` files the same way, without an index: a single file is `sitemap.txt`.
+//!
+//! The directory is opened once, when the first file is, and not through a link at its last
+//! component (it is the staging directory, whose name sits in a web root others may write);
+//! every file is made relative to it, new, never through a link ([`crate::directory`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -14,6 +18,7 @@ use jiff::Timestamp;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::SitemapError;
+use crate::directory::Directory;
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
 use crate::plan::Plan;
 use crate::xml::{
@@ -94,6 +99,8 @@ pub struct WrittenChild {
 #[derive(Debug)]
 pub struct SitemapWriter<'plan> {
     directory: PathBuf,
+    /// The directory, open once the first file is written.
+    opened: Option<Directory>,
     options: WriteOptions,
     plan: &'plan Plan,
     current: Option<Chunk>,
@@ -119,7 +126,7 @@ struct Chunk {
 /// The files of URLs, written; the index is not yet.
 #[derive(Debug)]
 pub struct Staged {
-    directory: PathBuf,
+    directory: Directory,
     options: WriteOptions,
     children: Vec<WrittenChild>,
     urls: u64,
@@ -160,8 +167,8 @@ impl Sink {
 }
 
 impl<'plan> SitemapWriter<'plan> {
-    /// A writer of `plan`'s files into `directory`, which must exist; no file is created
-    /// before the first entry.
+    /// A writer of `plan`'s files into `directory`, which must exist and be a directory
+    /// itself, not a link to one; no file is created before the first entry.
     pub fn new(directory: &Path, options: WriteOptions, plan: &'plan Plan) -> SitemapWriter<'plan> {
         let (header, footer) = match options.format {
             Format::Xml => (urlset_header(&options), URLSET_FOOTER),
@@ -169,6 +176,7 @@ impl<'plan> SitemapWriter<'plan> {
         };
         SitemapWriter {
             directory: directory.to_path_buf(),
+            opened: None,
             options,
             plan,
             current: None,
@@ -248,8 +256,18 @@ impl<'plan> SitemapWriter<'plan> {
         };
         let name = format!("{}.{extension}", planned.stem);
         let path = self.directory.join(&name);
+        let directory = match &mut self.opened {
+            Some(directory) => directory,
+            opened => opened.insert(Directory::open_not_through_link(&self.directory).map_err(
+                |source| SitemapError::Write {
+                    path: self.directory.clone(),
+                    source,
+                },
+            )?),
+        };
         let sink = open_sink(
-            &path,
+            directory,
+            &name,
             self.options.gzip && self.options.format == Format::Xml,
         )?;
         let mut chunk = Chunk {
@@ -294,9 +312,11 @@ impl<'plan> SitemapWriter<'plan> {
     /// `sitemap.xml` (or `sitemap.txt`) itself.
     pub fn finish(mut self) -> Result<Staged, SitemapError> {
         self.close_current()?;
-        if self.children.is_empty() {
-            return Err(SitemapError::NoEntries);
-        }
+        let directory = match self.opened.take() {
+            Some(directory) if !self.children.is_empty() => directory,
+            // No file was opened, so the directory was not either.
+            Some(_) | None => return Err(SitemapError::NoEntries),
+        };
         let single_root = match self.options.format {
             Format::Xml => (!self.options.gzip).then_some(ROOT_FILE_NAME),
             Format::Text => Some(TEXT_ROOT_FILE_NAME),
@@ -304,10 +324,12 @@ impl<'plan> SitemapWriter<'plan> {
         let grouped = self.plan.is_grouped();
         let alone = self.news.is_none();
         if let (1, Some(root), false, true) = (self.children.len(), single_root, grouped, alone) {
-            let from = self.directory.join(&self.children[0].name);
-            let to = self.directory.join(root);
-            std::fs::rename(&from, &to)
-                .map_err(|source| SitemapError::Write { path: to, source })?;
+            directory
+                .rename(&self.children[0].name, &directory, root)
+                .map_err(|source| SitemapError::Write {
+                    path: directory.join(root),
+                    source,
+                })?;
             self.children[0].name = root.to_string();
         }
         if let Some(news) = self.news.take() {
@@ -319,7 +341,7 @@ impl<'plan> SitemapWriter<'plan> {
             self.children.push(news);
         }
         Ok(Staged {
-            directory: self.directory,
+            directory,
             options: self.options,
             children: self.children,
             urls: self.urls,
@@ -328,12 +350,18 @@ impl<'plan> SitemapWriter<'plan> {
     }
 }
 
-/// Creates the file at `path`, gzipped or not.
-pub(crate) fn open_sink(path: &Path, gzip: bool) -> Result<Sink, SitemapError> {
-    let created = File::create(path).map_err(|source| SitemapError::Write {
-        path: path.to_path_buf(),
-        source,
-    })?;
+/// Creates the file `name` in `directory`, gzipped or not.
+pub(crate) fn open_sink(
+    directory: &Directory,
+    name: &str,
+    gzip: bool,
+) -> Result<Sink, SitemapError> {
+    let created = directory
+        .create(name)
+        .map_err(|source| SitemapError::Write {
+            path: directory.join(name),
+            source,
+        })?;
     let created = BufWriter::new(created);
     Ok(if gzip {
         // No file name and a zero mtime in the gzip header: identical input, identical bytes.
@@ -406,10 +434,13 @@ impl Staged {
         lastmod: &impl Fn(&WrittenChild) -> Option<Timestamp>,
     ) -> Result<(), SitemapError> {
         let path = self.directory.join(ROOT_FILE_NAME);
-        let created = File::create(&path).map_err(|source| SitemapError::Write {
-            path: path.clone(),
-            source,
-        })?;
+        let created =
+            self.directory
+                .create(ROOT_FILE_NAME)
+                .map_err(|source| SitemapError::Write {
+                    path: path.clone(),
+                    source,
+                })?;
         let mut sink = Sink::Plain(BufWriter::new(created));
         write(&mut sink, &path, INDEX_HEADER.as_bytes())?;
         let mut entry = String::new();
