@@ -167,7 +167,7 @@ pub(super) fn seed_credentials(seed: &str) -> anyhow::Result<(String, Option<Bas
         .ok()
         .filter(|url| matches!(url.scheme(), "http" | "https"));
     let Some(mut url) = parsed else {
-        return Ok((masked_userinfo(seed), None));
+        return Ok((sitemapper_fleet::shown_url(seed), None));
     };
     if url.username().is_empty() && url.password().is_none() {
         return Ok((seed.to_string(), None));
@@ -185,18 +185,6 @@ pub(super) fn seed_credentials(seed: &str) -> anyhow::Result<(String, Option<Bas
     let _ = url.set_username("");
     let _ = url.set_password(None);
     Ok((url.to_string(), Some(credentials)))
-}
-
-/// `text` with whatever precedes an `@` in its authority replaced by `***`.
-fn masked_userinfo(text: &str) -> String {
-    let start = text.find("://").map_or(0, |index| index + 3);
-    let end = text[start..]
-        .find(['/', '?', '#'])
-        .map_or(text.len(), |index| start + index);
-    match text[start..end].rfind('@') {
-        Some(at) => format!("{}***{}", &text[..start], &text[start + at..]),
-        None => text.to_string(),
-    }
 }
 
 /// The proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, in upper or
@@ -285,7 +273,9 @@ mod tests {
         let (seed, _) =
             seed_credentials("htp://user:secret@e.com/").unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(seed, "htp://***@e.com/");
-        assert_eq!(masked_userinfo("user:secret@e.com"), "***@e.com");
-        assert_eq!(masked_userinfo("https://e.com/a@b"), "https://e.com/a@b");
+        assert_eq!(
+            sitemapper_fleet::shown_url("user:secret@e.com"),
+            "***@e.com"
+        );
     }
 }

@@ -352,3 +352,35 @@ fn a_publish_command_runs_after_each_publish_and_its_failure_fails_the_site() {
         chain_urls(&server, "/", 2)
     );
 }
+
+#[test]
+fn a_sites_password_reaches_neither_the_report_nor_the_json_status() {
+    let server = chain(Site::new(), "/", 2, Duration::ZERO).serve();
+    let directory = tempfile::tempdir().unwrap();
+    let url = server
+        .url("/")
+        .replace("http://", "http://editor:s3cret-pw@");
+    let fleet = fleet_file(
+        directory.path(),
+        &directory.path().join("out"),
+        &[("protected".to_string(), url)],
+        "",
+    );
+    let report = directory.path().join("report.json");
+
+    let run = sitemapper(&["fleet", "run", &fleet, "--report", report.to_str().unwrap()]);
+    run.assert_success();
+    let status = sitemapper(&["fleet", "status", &fleet, "--summary", "json"]);
+    status.assert_success();
+
+    let report = std::fs::read_to_string(&report).unwrap();
+    for shown in [&report, &status.stdout, &run.stdout, &run.stderr] {
+        assert!(!shown.contains("s3cret-pw"), "{shown}");
+    }
+    assert!(report.contains("http://***@127.0.0.1:"), "{report}");
+    assert!(
+        status.stdout.contains("http://***@127.0.0.1:"),
+        "{}",
+        status.stdout
+    );
+}

@@ -28,5 +28,5 @@ pub use publish::{
     run_publish_command,
 };
 pub use queue::{Claim, Claimed, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
-pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due};
+pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due, shown_url};
 pub use schedule::{DurationError, Schedule, ScheduleError, parse_duration};

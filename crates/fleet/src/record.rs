@@ -140,7 +140,8 @@ pub fn next_due(site: &SiteSpec, last: Option<&RunRecord>) -> Timestamp {
 pub struct SiteStatus {
     /// The site's name.
     pub name: String,
-    /// Its seed URL.
+    /// Its seed URL (shown without the password it may hold: [`shown_url`]).
+    #[serde(serialize_with = "serialize_shown_url")]
     pub url: String,
     /// As [`crate::Schedule`] writes it.
     pub schedule: String,
@@ -159,6 +160,24 @@ pub struct SiteStatus {
     pub retry: std::time::Duration,
 }
 
+/// `url` fit to be shown, in a report, a JSON summary or a log: whatever precedes an `@` in
+/// its authority (`user:password`) replaced by `***` (docs/design.md, Safety: a password
+/// reaches no output).
+pub fn shown_url(url: &str) -> String {
+    let start = url.find("://").map_or(0, |index| index + 3);
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |index| start + index);
+    match url[start..end].rfind('@') {
+        Some(at) => format!("{}***{}", &url[..start], &url[start + at..]),
+        None => url.to_string(),
+    }
+}
+
+fn serialize_shown_url<S: serde::Serializer>(url: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&shown_url(url))
+}
+
 /// Timestamps in RFC 3339, UTC, whole seconds.
 fn serialize_timestamp<S: serde::Serializer>(
     timestamp: &Timestamp,
@@ -170,6 +189,16 @@ fn serialize_timestamp<S: serde::Serializer>(
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+
+    #[test]
+    fn a_shown_url_holds_no_password() {
+        assert_eq!(
+            super::shown_url("https://user:secret@e.com/a@b"),
+            "https://***@e.com/a@b"
+        );
+        assert_eq!(super::shown_url("user:secret@e.com"), "***@e.com");
+        assert_eq!(super::shown_url("https://e.com/a@b"), "https://e.com/a@b");
+    }
 
     use super::*;
     use crate::Fleet;

@@ -22,7 +22,8 @@ impl SiteRunReport {
     pub(crate) fn new(name: &str, url: &str, run: RunRecord) -> SiteRunReport {
         SiteRunReport {
             name: name.to_string(),
-            url: url.to_string(),
+            // The report is a file others may read: no password in it.
+            url: sitemapper_fleet::shown_url(url),
             duration_seconds: run.duration().as_secs_f64(),
             run,
         }
