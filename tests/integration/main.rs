@@ -55,6 +55,7 @@ mod same_output;
 mod schema;
 mod seed_sitemaps;
 mod shadow_dom;
+mod shared_server;
 mod site_sitemaps;
 mod split;
 mod static_site;

@@ -15,6 +15,7 @@
 mod browser;
 mod gate;
 mod memory;
+mod owned;
 mod print;
 mod process;
 mod tab;
@@ -30,6 +31,7 @@ use sitemapper_crawl::{
 use tokio::sync::{Mutex, Semaphore};
 
 use browser::LiveBrowser;
+pub use owned::{OwnedDirectory, Removal, remove_abandoned};
 pub use print::{PdfLayout, PrintError, print_to_pdf};
 
 /// How long a page must stay quiet (no request in flight, no element added) to be done.

@@ -17,26 +17,18 @@
 //! A profile left anyway (the guard killed too, as a whole cgroup is) is removed by a later
 //! browser start: each live profile holds a lock ([`OWNER_LOCK`]) that ends with its owner.
 
-use std::fs::File;
 use std::io;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStderr, ChildStdin, Command};
 
+use crate::owned::{OwnedDirectory, Removal, remove_abandoned};
+
 /// How the names of sitemapper's profile directories start, in the temp directory.
 pub(crate) const PROFILE_PREFIX: &str = "sitemapper-chromium-";
-
-/// The file in a profile directory whose lock its owner holds while it lives: a profile whose
-/// lock can be taken belongs to a run that is gone.
-pub(crate) const OWNER_LOCK: &str = "sitemapper-owner.lock";
-
-/// The owner's lock before it is locked: under this name until it is, so that no other run
-/// ever finds the lock of a live run free.
-const OWNER_LOCK_UNLOCKED: &str = "sitemapper-owner.lock.new";
 
 /// The guard. `$1` is the profile directory; the first line on stdin is the browser's process
 /// group. The guard then reads until the end of the pipe, kills whatever is left of the group
@@ -55,89 +47,27 @@ rm -rf -- "$1" 2>/dev/null || { sleep 1; rm -rf -- "$1" 2>/dev/null; }
 /// How long shutting down waits for the guard to have removed the profile.
 const GUARD_EXIT: Duration = Duration::from_secs(5);
 
-/// A browser's profile directory, locked as its owner's while this value lives.
+/// A browser's profile directory, locked as its owner's while this value lives
+/// (`owned.rs`). It is not removed when this value is dropped: the guard removes it once the
+/// browser is gone.
 #[derive(Debug)]
-pub(crate) struct Profile {
-    path: PathBuf,
-    _owner: File,
-}
+pub(crate) struct Profile(OwnedDirectory);
 
 impl Profile {
-    /// A new profile directory in `temp_dir`, locked. It is not removed when this value is
-    /// dropped: the guard removes it once the browser is gone.
+    /// A new profile directory in `temp_dir`, private and locked.
     pub(crate) fn create(temp_dir: &Path) -> io::Result<Profile> {
-        let directory = tempfile::Builder::new()
-            .prefix(PROFILE_PREFIX)
-            .tempdir_in(temp_dir)?;
-        let unlocked = directory.path().join(OWNER_LOCK_UNLOCKED);
-        let owner = File::create_new(&unlocked)?;
-        owner.try_lock()?;
-        std::fs::rename(&unlocked, directory.path().join(OWNER_LOCK))?;
-        Ok(Profile {
-            path: directory.keep(),
-            _owner: owner,
-        })
+        OwnedDirectory::create(temp_dir, PROFILE_PREFIX, Removal::ByOther).map(Profile)
     }
 
     pub(crate) fn path(&self) -> &Path {
-        &self.path
+        self.0.path()
     }
 }
 
-/// Removes the profile directories in `temp_dir` that runs now gone left behind: those named
-/// with [`PROFILE_PREFIX`], owned by the same user as `ours`, whose owner's lock is free.
-/// Anything else is left alone: a symbolic link (never followed), a directory of another user
-/// or program, or one without the lock (made by a version of sitemapper before the lock,
-/// whose owner cannot be told alive or gone). Returns how many were removed.
+/// Removes the profile directories in `temp_dir` that runs now gone left behind
+/// ([`remove_abandoned`]). Returns how many were removed.
 pub(crate) fn remove_stale_profiles(temp_dir: &Path, ours: &Profile) -> usize {
-    let Ok(owner) = std::fs::metadata(ours.path()).map(|metadata| metadata.uid()) else {
-        return 0;
-    };
-    let Ok(entries) = std::fs::read_dir(temp_dir) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let named_ours = entry
-            .file_name()
-            .to_str()
-            .is_some_and(|name| name.starts_with(PROFILE_PREFIX));
-        let path = entry.path();
-        if !named_ours || path == ours.path() {
-            continue;
-        }
-        let Ok(metadata) = std::fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if !metadata.is_dir() || metadata.uid() != owner {
-            continue;
-        }
-        // Held while the directory is removed: another run sweeping at the same time skips it.
-        let Some(_lock) = free_owner_lock(&path) else {
-            continue;
-        };
-        match std::fs::remove_dir_all(&path) {
-            Ok(()) => {
-                tracing::info!(directory = %path.display(), "removed the browser profile of a run that is gone");
-                removed += 1;
-            }
-            Err(error) => {
-                tracing::debug!(directory = %path.display(), %error, "cannot remove a stale browser profile");
-            }
-        }
-    }
-    removed
-}
-
-/// The owner's lock of the profile `directory`, taken, when its owner is gone.
-fn free_owner_lock(directory: &Path) -> Option<File> {
-    let path = directory.join(OWNER_LOCK);
-    if !std::fs::symlink_metadata(&path).ok()?.is_file() {
-        return None;
-    }
-    let lock = File::open(&path).ok()?;
-    lock.try_lock().ok()?;
-    Some(lock)
+    remove_abandoned(temp_dir, PROFILE_PREFIX, ours.path())
 }
 
 /// Why the browser's processes could not be started.
@@ -252,7 +182,11 @@ fn spawn_guard(profile: &Path) -> io::Result<Child> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs::File;
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::owned::{OWNER_LOCK, OWNER_LOCK_UNLOCKED, free_owner_lock};
 
     /// A profile directory in `temp_dir` as a run that is gone left it: the lock free.
     fn left_profile(temp_dir: &Path, name: &str) -> PathBuf {

@@ -2,20 +2,25 @@
 //! one scope, the run begun (or the interrupted one continued), and the guard that records how
 //! the run ended whatever path it leaves by.
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sitemapper_crawl::Crawler;
+use sitemapper_render::{OwnedDirectory, Removal, remove_abandoned};
 use sitemapper_store::{ResumeCursor, RunId, RunStatus, Store};
 use url::Url;
 
 use crate::SiteError;
 use crate::settings::SiteSettings;
 
+/// How the names of temporary crawl databases' directories start, in the temp directory.
+const TEMPORARY_PREFIX: &str = "sitemapper-crawl-";
+
 /// The crawl database: the user's `--state` file, or a temporary one removed at the end.
 #[derive(Debug)]
 pub(crate) struct Database {
     pub(crate) path: PathBuf,
-    _temporary: Option<tempfile::TempDir>,
+    _temporary: Option<OwnedDirectory>,
 }
 
 impl Database {
@@ -25,13 +30,25 @@ impl Database {
                 path: path.to_path_buf(),
                 _temporary: None,
             }),
+            // A temporary database holds what a protected site showed: its directory is the
+            // user's alone (0700), its files too (0600, which SQLite gives its journals), and
+            // one that a killed run left is removed by the next (docs/design.md, Safety).
             None => {
-                let directory = tempfile::Builder::new()
-                    .prefix("sitemapper-")
-                    .tempdir()
+                let cannot = SiteError::io("cannot create a temporary crawl database");
+                let temp_dir = std::env::temp_dir();
+                let directory =
+                    OwnedDirectory::create(&temp_dir, TEMPORARY_PREFIX, Removal::OnDrop)
+                        .map_err(cannot)?;
+                remove_abandoned(&temp_dir, TEMPORARY_PREFIX, directory.path());
+                let path = directory.path().join("crawl.db");
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(&path)
                     .map_err(SiteError::io("cannot create a temporary crawl database"))?;
                 Ok(Database {
-                    path: directory.path().join("crawl.db"),
+                    path,
                     _temporary: Some(directory),
                 })
             }

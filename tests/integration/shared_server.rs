@@ -1,0 +1,86 @@
+//! On a server shared with other users (docs/design.md, Safety): what sitemapper leaves in
+//! the temp directory is its user's alone, and what a killed run left there is removed by the
+//! next run.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use crate::fixture::{Route, Site};
+use crate::harness::sitemapper_command;
+
+/// The temporary crawl databases' directories in `temp_dir`.
+fn crawl_directories(temp_dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(temp_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("sitemapper-crawl-"))
+        })
+        .collect()
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn a_temporary_crawl_database_is_private_and_what_a_killed_run_left_is_removed() {
+    let server = Site::new()
+        .page("/", "<a href=\"/hang\">hang</a>")
+        .route(
+            "/hang",
+            Route::html("never").delay(Duration::from_secs(3600)),
+        )
+        .serve();
+    let temp_dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut running = sitemapper_command(&[
+        "crawl",
+        &server.url("/"),
+        "--out",
+        out.path().to_str().unwrap(),
+        "--quiet",
+    ])
+    .env("TMPDIR", temp_dir.path())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    server.wait_for(|seen| seen.iter().any(|request| request.target == "/hang"));
+
+    let directories = crawl_directories(temp_dir.path());
+    assert_eq!(directories.len(), 1, "{directories:?}");
+    let directory = &directories[0];
+    assert_eq!(mode(directory), 0o700, "{}", directory.display());
+    for entry in std::fs::read_dir(directory).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(
+            mode(&path) & 0o077,
+            0,
+            "{} is open to others",
+            path.display()
+        );
+    }
+    running.kill().unwrap();
+    running.wait().unwrap();
+    assert!(directory.is_dir(), "a killed run cleans nothing up");
+
+    let quick = Site::new().page("/", "<p>home</p>").serve();
+    let run: crate::harness::Run = sitemapper_command(&[
+        "crawl",
+        &quick.url("/"),
+        "--out",
+        out.path().to_str().unwrap(),
+    ])
+    .env("TMPDIR", temp_dir.path())
+    .output()
+    .unwrap()
+    .into();
+
+    run.assert_success();
+    assert_eq!(crawl_directories(temp_dir.path()), Vec::<PathBuf>::new());
+}
