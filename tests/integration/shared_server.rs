@@ -84,3 +84,57 @@ fn a_temporary_crawl_database_is_private_and_what_a_killed_run_left_is_removed()
     run.assert_success();
     assert_eq!(crawl_directories(temp_dir.path()), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn a_fleet_state_directory_another_user_owns_or_may_write_is_refused() {
+    let site = Site::new().page("/", "<p>home</p>").serve();
+    let directory = tempfile::tempdir().unwrap();
+    let fleet = crate::fleet::fleet_file(
+        directory.path(),
+        &directory.path().join("out"),
+        &[("home".to_string(), site.url("/"))],
+        "",
+    );
+    let open_to_all = directory.path().join("open");
+    std::fs::create_dir(&open_to_all).unwrap();
+    std::fs::set_permissions(&open_to_all, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut refused = vec![open_to_all];
+    // Another user's directory, as a predictable name in /tmp taken first would be: only root
+    // can give a directory away.
+    let theirs = directory.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    if std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).is_ok() {
+        refused.push(theirs);
+    } else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI runs as root, which can give a directory to nobody"
+        );
+        eprintln!("skipping another user's state directory: not root");
+    }
+
+    for state_dir in &refused {
+        let run = crate::harness::sitemapper(&[
+            "fleet",
+            "run",
+            &fleet,
+            "--state-dir",
+            state_dir.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, 2, "{}: {}", state_dir.display(), run.stderr);
+        crate::harness::assert_one_line_error(&run.stderr);
+        assert!(
+            run.stderr
+                .contains("another user owns it or may write in it"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_dir(state_dir).unwrap().count(),
+            0,
+            "nothing written in {}",
+            state_dir.display()
+        );
+    }
+    assert!(site.requests().is_empty());
+}

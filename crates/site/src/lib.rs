@@ -91,7 +91,7 @@ pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use settings::{
     ChangefreqRule, NewsSettings, OutputTarget, PathProblem, PriorityRule, RenderSettings,
-    SiteSettings, Untouched, writable_directory, writable_output_file,
+    SiteSettings, Untouched, private_directory, writable_directory, writable_output_file,
 };
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_seeds::ReadSitemaps;

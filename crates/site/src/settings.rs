@@ -236,6 +236,31 @@ pub fn writable_directory(option: &'static str, directory: &Path) -> Result<(), 
     probe(directory).map_err(unwritable)
 }
 
+/// Creates the directory a program keeps its crawl databases in (a fleet's `--state-dir`)
+/// when missing, readable by this user alone (0700), and refuses one that another user owns
+/// or may write in (docs/design.md, Safety): whoever made a predictable name in a shared temp
+/// directory first would get every site's database, or could swap them. `option` names the
+/// path in the error.
+pub fn private_directory(option: &'static str, directory: &Path) -> Result<(), SiteError> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let refused = |problem| SiteError::Unwritable {
+        option,
+        path: directory.to_path_buf(),
+        problem,
+    };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(directory)
+        .map_err(|error| refused(PathProblem::of(&error, directory)))?;
+    let metadata = std::fs::metadata(directory)
+        .map_err(|error| refused(PathProblem::of(&error, directory)))?;
+    if metadata.uid() != rustix::process::geteuid().as_raw() || metadata.mode() & 0o022 != 0 {
+        return Err(refused(PathProblem::NotPrivate));
+    }
+    probe(directory).map_err(|error| refused(PathProblem::of(&error, directory)))
+}
+
 /// Checks that a file a program writes besides the run's (an audit's `--sarif`) can be
 /// written at `path`: its directory exists and takes a file, and a file already there opens
 /// for writing. `option` names the path in the error.
@@ -291,6 +316,9 @@ pub enum PathProblem {
     PermissionDenied(PathBuf),
     /// The file system is mounted read-only.
     ReadOnly,
+    /// The directory holds the run's databases, and another user owns it or may write in
+    /// it (a predictable name in a shared temp directory, taken first).
+    NotPrivate,
     /// What the system said, for any other failure.
     Io(std::io::Error),
 }
@@ -350,6 +378,9 @@ impl std::fmt::Display for PathProblem {
                 directory.display()
             ),
             PathProblem::ReadOnly => formatter.write_str("the file system is read-only"),
+            PathProblem::NotPrivate => formatter.write_str(
+                "another user owns it or may write in it: give a directory of this user's alone",
+            ),
             PathProblem::Io(error) => write!(formatter, "{error}"),
         }
     }

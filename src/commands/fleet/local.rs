@@ -24,6 +24,8 @@ use crate::signals::{StopSignal, spawn_signal_thread};
 use sitemapper_site::{RunLock, count};
 
 pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Failure> {
+    sitemapper_site::private_directory("--state-dir", &settings.state_dir)
+        .map_err(Failure::usage)?;
     let registry = LocalRegistry::open(&settings.state_dir).map_err(Failure::fatal)?;
     // One `fleet run` at a time on a state directory: cron may start the next before the last ends.
     let _lock = RunLock::acquire(&[settings.state_dir.as_path()])?;

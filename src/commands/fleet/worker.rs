@@ -41,6 +41,8 @@ const QUEUE_SOURCE: &str = "queue";
 
 pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
     let settings = WorkerSettings::resolve(args, file).map_err(Failure::usage)?;
+    sitemapper_site::private_directory("--state-dir", &settings.state_dir)
+        .map_err(Failure::usage)?;
     std::fs::create_dir_all(settings.state_dir.join("sites")).map_err(|error| {
         Failure::fatal(anyhow::anyhow!(
             "cannot create the state directory {}: {error}",
