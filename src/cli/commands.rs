@@ -11,8 +11,8 @@ use clap::{Args, Subcommand};
 use super::CrawlArgs;
 use super::names::{PaperName, ServersByName, SeverityName, SummaryFormat};
 use super::values::{
-    CHECKPOINT, DEEP, EXTERNAL_TIMEOUT, LARGE, LEASE, MAX_SITES, PER_SERVER, SITES_AT_ONCE, SLOW,
-    max_age,
+    CHECKPOINT, DEEP, EXTERNAL_MAX_LINKS, EXTERNAL_MAX_TIME, EXTERNAL_TIMEOUT, LARGE, LEASE,
+    MAX_SITES, PER_SERVER, SITES_AT_ONCE, SLOW, max_age,
 };
 
 #[derive(Debug, Args)]
@@ -191,6 +191,32 @@ pub(crate) struct AuditArgs {
         hide_short_help = true
     )]
     pub(crate) external_max_age: Option<std::time::Duration>,
+
+    /// Check at most N links to other sites
+    ///
+    /// Taken from every host in turn; the others are reported as not checked, never as fine
+    /// or broken. [default: 5000] [range: 0 to 1000000000]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = EXTERNAL_MAX_LINKS.parser::<usize>(),
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) external_max_links: Option<usize>,
+
+    /// Seconds the checks of links to other sites may take in all
+    ///
+    /// Links not checked by then are reported as not checked. [default: 600] [range: 1 to
+    /// 86400]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = EXTERNAL_MAX_TIME.parser::<f64>(),
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) external_max_time: Option<f64>,
 
     // Last, so that the audit's own options come first in its help.
     #[command(flatten)]

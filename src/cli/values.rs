@@ -105,6 +105,10 @@ pub(crate) const SLOW: NumericOption = NumericOption::whole("slow", 0, 86_400_00
 pub(crate) const LARGE: NumericOption = NumericOption::whole("large", 0, MOST_PAGE_BYTES);
 pub(crate) const EXTERNAL_TIMEOUT: NumericOption =
     NumericOption::seconds("external-timeout", SHORTEST_SECONDS, LONGEST_SECONDS);
+pub(crate) const EXTERNAL_MAX_LINKS: NumericOption =
+    NumericOption::whole("external-max-links", 0, MOST_COUNTED);
+pub(crate) const EXTERNAL_MAX_TIME: NumericOption =
+    NumericOption::seconds("external-max-time", 1.0, LONGEST_SECONDS);
 pub(crate) const SITES_AT_ONCE: NumericOption = NumericOption::whole("sites-at-once", 1, 64);
 pub(crate) const PER_SERVER: NumericOption = NumericOption::whole("per-server", 1, 1000);
 /// At least a second: the lease is renewed every third of it.

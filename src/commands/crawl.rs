@@ -30,8 +30,13 @@ pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(
     let asked = summary_format(args.summary, &file);
     let settings = CrawlSettings::resolve(args, file)
         .map_err(|error| json::failed("crawl", asked, Failure::usage(error)))?;
-    let crawled = crawl_and_publish(&settings, output, None, None)
-        .map_err(|failure| json::failed("crawl", settings.summary, failure))?;
+    let crawled = crawl_and_publish(
+        &settings,
+        output,
+        None,
+        Stopper::Signals(&Signals::listen()),
+    )
+    .map_err(|failure| json::failed("crawl", settings.summary, failure))?;
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => print_summary(&crawled, &settings)?,
@@ -59,31 +64,62 @@ pub(crate) struct Embedding {
     pub requests: Option<Arc<dyn RequestObserver>>,
 }
 
+/// Ctrl-C and SIGTERM, listened to on a thread for a whole command: a crawl, or an audit's
+/// crawl and every phase after it (the first stops, a second ends the process at once).
+#[derive(Debug, Clone)]
+pub(crate) struct Signals {
+    /// Becomes `true` at the first signal.
+    pub(crate) stop: watch::Receiver<bool>,
+    received: Arc<OnceLock<StopSignal>>,
+}
+
+impl Signals {
+    /// Starts listening.
+    pub(crate) fn listen() -> Signals {
+        let (stop, stopped) = watch::channel(false);
+        let received = Arc::new(OnceLock::new());
+        spawn_signal_thread(stop, Arc::clone(&received), stopping_line);
+        Signals {
+            stop: stopped,
+            received,
+        }
+    }
+
+    /// The signal received, if one was.
+    pub(crate) fn received(&self) -> Option<StopSignal> {
+        self.received.get().copied()
+    }
+}
+
+/// What stops a crawl: the command's signals, or the run it is part of.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Stopper<'a> {
+    /// Ctrl-C and SIGTERM.
+    Signals(&'a Signals),
+    /// Its owner (a fleet): the crawl listens to no signal of its own.
+    Embedded(&'a Embedding),
+}
+
 /// Runs the site (the site crate's [`sitemapper_site::run`]) with the progress line, and
 /// ends it with the exit status of how it ended. The site's sitemaps read as seeds are kept
-/// in `read_sitemaps` when it is given. Embedded, the crawl listens to no signal: its owner
-/// stops it; on its own, Ctrl-C and SIGTERM stop it.
+/// in `read_sitemaps` when it is given. `stopper` says what stops it.
 pub(crate) fn crawl_and_publish(
     settings: &CrawlSettings,
     output: Output,
     read_sitemaps: Option<ReadSitemaps>,
-    embedding: Option<&Embedding>,
+    stopper: Stopper<'_>,
 ) -> Result<SiteRun, Failure> {
     // With a JSON summary stderr carries warnings and errors only.
     let quiet = output.quiet || settings.summary == SummaryFormat::Json;
     let mut progress = ProgressLine { quiet, shown: None };
-    let signal = Arc::new(OnceLock::new());
-    let (stop, pace, requests) = match embedding {
-        Some(embedding) => (
+    let (stop, pace, requests, signals) = match stopper {
+        Stopper::Embedded(embedding) => (
             embedding.stop.clone(),
             Some(Arc::clone(&embedding.pace)),
             embedding.requests.clone(),
+            None,
         ),
-        None => {
-            let (stop, stopped) = watch::channel(false);
-            spawn_signal_thread(stop, Arc::clone(&signal), stopping_line);
-            (stopped, None, None)
-        }
+        Stopper::Signals(signals) => (signals.stop.clone(), None, None, Some(signals)),
     };
     let context = RunContext {
         stop: Some(stop),
@@ -94,18 +130,28 @@ pub(crate) fn crawl_and_publish(
         stdout: Some(&RunStdout),
     };
     sitemapper_site::run(&settings.site, context).map_err(|error| {
-        let signal = signal.get().copied();
+        let signal = signals.and_then(Signals::received);
         failure(error, signal)
     })
 }
 
-/// What a crawl says when a signal stops it.
+/// What a command says when a signal stops it.
 fn stopping_line(signal: StopSignal) -> &'static str {
     match signal {
         StopSignal::Interrupt => {
             "Stopping: no new request, nothing published (Ctrl-C again quits at once)."
         }
         StopSignal::Terminate => "SIGTERM: stopping, nothing published.",
+    }
+}
+
+/// The failure of a command a signal stopped after its crawl (an audit checking the links to
+/// other sites): the exit status a stopped crawl has, and a line that says so.
+pub(crate) fn stopped_after_crawl(signal: Option<StopSignal>, doing: &str) -> Failure {
+    let signal = signal.unwrap_or(StopSignal::Interrupt);
+    Failure {
+        status: signal.exit_status(),
+        error: anyhow::anyhow!("{} while {doing}: nothing written", signal.describe()),
     }
 }
 

@@ -141,7 +141,7 @@ pub(crate) fn external_checks(
     let (Some(settings), Some(checked)) = (settings, checked) else {
         return "not checked (--check-external=false)".to_string();
     };
-    format!(
+    let mut said = format!(
         "{} on {} checked: {} now, {} reused from a check younger than {}; HEAD, then GET where HEAD is refused; robots.txt of each host obeyed; one request at a time per host, {}s apart; {}s per request",
         count(checked.urls, "outbound URL"),
         count(checked.hosts, "host"),
@@ -150,7 +150,16 @@ pub(crate) fn external_checks(
         age(settings.max_age),
         settings.delay.as_secs_f64(),
         settings.timeout.as_secs_f64(),
-    )
+    );
+    if checked.not_checked > 0 {
+        said.push_str(&format!(
+            "; {} not checked, beyond the checks' budget of {} and {}s (reported as not checked, neither working nor broken)",
+            count(checked.not_checked, "URL"),
+            count(settings.max_links, "link"),
+            settings.max_time.as_secs()
+        ));
+    }
+    said
 }
 
 /// A duration as `--external-max-age` takes it: in days, hours, minutes or seconds, the

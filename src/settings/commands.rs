@@ -122,11 +122,13 @@ impl AuditSettings {
         let junit = args.junit.or(file.junit.take());
         let csv_bom = args.csv_bom.or(file.csv_bom).unwrap_or(true);
         let outbound = outbound_settings(
-            (
-                args.check_external,
-                args.external_timeout,
-                args.external_max_age,
-            ),
+            OutboundArgs {
+                check_external: args.check_external,
+                timeout: args.external_timeout,
+                max_age: args.external_max_age,
+                max_links: args.external_max_links,
+                max_time: args.external_max_time,
+            },
             &mut file,
         )?;
         let paper = args.paper.or(file.paper).map_or_else(
@@ -179,34 +181,50 @@ impl AuditSettings {
     }
 }
 
-/// `--check-external`, `--external-timeout` and `--external-max-age` (flags, then the config
-/// file, then the defaults): `None` when the links to other sites are not checked.
+/// The flags of the checks of links to other sites.
+#[derive(Debug)]
+struct OutboundArgs {
+    check_external: Option<bool>,
+    timeout: Option<f64>,
+    max_age: Option<Duration>,
+    max_links: Option<usize>,
+    max_time: Option<f64>,
+}
+
+/// `--check-external`, `--external-timeout`, `--external-max-age`, `--external-max-links`
+/// and `--external-max-time` (flags, then the config file, then the defaults): `None` when
+/// the links to other sites are not checked.
 fn outbound_settings(
-    (check_external, external_timeout, external_max_age): (
-        Option<bool>,
-        Option<f64>,
-        Option<Duration>,
-    ),
+    args: OutboundArgs,
     file: &mut ConfigFile,
 ) -> anyhow::Result<Option<OutboundSettings>> {
-    if !check_external.or(file.check_external).unwrap_or(true) {
+    if !args.check_external.or(file.check_external).unwrap_or(true) {
         return Ok(None);
     }
     let defaults = OutboundSettings::default();
-    let timeout = match external_timeout.or(file.external_timeout) {
+    let timeout = match args.timeout.or(file.external_timeout) {
         Some(seconds) => super::seconds_option("external-timeout", seconds)?,
         None => defaults.timeout,
     };
-    let max_age = match (external_max_age, file.external_max_age.take()) {
+    let max_age = match (args.max_age, file.external_max_age.take()) {
         (Some(max_age), _) => max_age,
         (None, Some(text)) => {
             max_age(&text).map_err(|error| anyhow::anyhow!("external-max-age: {error}"))?
         }
         (None, None) => defaults.max_age,
     };
+    let max_time = match args.max_time.or(file.external_max_time) {
+        Some(seconds) => super::seconds_option("external-max-time", seconds)?,
+        None => defaults.max_time,
+    };
     Ok(Some(OutboundSettings {
         timeout,
         max_age,
+        max_links: args
+            .max_links
+            .or(file.external_max_links)
+            .unwrap_or(defaults.max_links),
+        max_time,
         ..defaults
     }))
 }

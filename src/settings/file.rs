@@ -9,11 +9,11 @@ use serde::Deserialize;
 
 use super::keys::{config_keys, nearest_key};
 use crate::cli::values::{
-    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_TIMEOUT, KEEP_FAILED, LARGE,
-    LEASE, MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH, MAX_PAGES, MAX_PATTERN_CHAIN,
-    MAX_REQUESTS, MAX_SHRINK, MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE, OutOfRange, PER_SERVER,
-    RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE, SLOW,
-    TIMEOUT, VERBOSE,
+    CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_MAX_LINKS, EXTERNAL_MAX_TIME,
+    EXTERNAL_TIMEOUT, KEEP_FAILED, LARGE, LEASE, MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH,
+    MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SHRINK, MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE,
+    OutOfRange, PER_SERVER, RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT,
+    RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
 };
 use crate::cli::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
@@ -112,6 +112,8 @@ pub(crate) struct ConfigFile {
     pub(super) check_external: Option<bool>,
     pub(super) external_timeout: Option<f64>,
     pub(super) external_max_age: Option<String>,
+    pub(super) external_max_links: Option<usize>,
+    pub(super) external_max_time: Option<f64>,
     pub(super) paper: Option<PaperName>,
     // fleet and worker.
     pub(super) state_dir: Option<PathBuf>,
@@ -245,6 +247,8 @@ impl ConfigFile {
             SLOW.check(self.slow),
             LARGE.check(self.large),
             EXTERNAL_TIMEOUT.check(self.external_timeout),
+            EXTERNAL_MAX_LINKS.check(self.external_max_links),
+            EXTERNAL_MAX_TIME.check(self.external_max_time),
             SITES_AT_ONCE.check(self.sites_at_once),
             PER_SERVER.check(self.per_server),
             LEASE.check(self.lease),

@@ -337,3 +337,112 @@ fn a_public_sites_links_into_a_private_network_are_not_followed() {
     assert_eq!(rows[0]["result"], "not checked");
     assert!(rows[0]["detail"].contains("private network"), "{rows:?}");
 }
+
+/// A site on 127.0.0.1 whose home page links to `links` pages of another site on 127.0.0.2.
+fn linking_to_many(links: usize) -> (Server, Server) {
+    let other = Site::new()
+        .generated(|_| Some(Route::new(200, "fine")))
+        .serve_on(OTHER);
+    let anchors: String = (0..links)
+        .map(|n| format!("<a href=\"{}\">{n}</a>", other.url(&format!("/page-{n}"))))
+        .collect();
+    let site = Site::new()
+        .page(
+            "/",
+            &format!("<html lang=\"en\"><title>Home</title>{anchors}</html>"),
+        )
+        .serve();
+    (site, other)
+}
+
+#[test]
+fn links_beyond_the_budget_are_reported_not_checked_never_fine_or_broken() {
+    let (site, other) = linking_to_many(20);
+    let report = tempfile::tempdir().unwrap();
+
+    let run = audit(
+        &site.url("/"),
+        report.path(),
+        &["--external-max-links", "2"],
+    );
+
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let asked = other
+        .targets()
+        .into_iter()
+        .filter(|target| target != "/robots.txt")
+        .count();
+    assert!(asked <= 4, "{asked} requests for a budget of 2 links");
+    let rows = csv_rows(&report.path().join("outbound.csv"));
+    let results: Vec<&str> = rows.iter().map(|row| row["result"].as_str()).collect();
+    assert_eq!(results.len(), 20);
+    assert_eq!(
+        results
+            .iter()
+            .filter(|result| **result == "not checked")
+            .count(),
+        18,
+        "{results:?}"
+    );
+    assert!(
+        run.stderr
+            .contains("18 beyond the checks' budget: --external-max-links, --external-max-time"),
+        "{}",
+        run.stderr
+    );
+    let json = report_json(report.path());
+    let methodology = json.to_string();
+    assert!(
+        methodology.contains("18 URLs not checked, beyond the checks' budget of 2 links"),
+        "{methodology}"
+    );
+}
+
+#[test]
+fn sigterm_stops_an_audit_while_it_checks_the_links_to_other_sites() {
+    let (site, other) = linking_to_many(60);
+    let report = tempfile::tempdir().unwrap();
+    let mut child = sitemapper_command(&[
+        "audit",
+        &site.url("/"),
+        "--report",
+        report.path().to_str().unwrap(),
+    ])
+    .env_remove("SITEMAPPER_CHECK_EXTERNAL")
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // One request a second to the other host: two asked means the checks are under way.
+    other.wait_for(|seen| {
+        seen.iter()
+            .filter(|request| request.target != "/robots.txt")
+            .count()
+            >= 2
+    });
+
+    let terminated = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(terminated.success());
+    let mut waited = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(waited < 600, "the audit went on checking after SIGTERM");
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    };
+
+    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("terminated (SIGTERM) while checking the links to other sites"),
+        "{stderr}"
+    );
+    let asked = other.targets().len();
+    assert!(asked < 20, "{asked} requests after SIGTERM");
+    assert!(!report.path().join("report.html").exists());
+}

@@ -86,7 +86,10 @@ pub use guard::{DEFAULT_KEEP_FAILED, DEFAULT_MAX_SHRINK, MIN_SHRINK_URLS, Shrink
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};
 pub use media::{MediaReport, NewsReport};
 pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};
-pub use outbound::{OutboundChecked, OutboundError, OutboundSettings, check_outbound};
+pub use outbound::{
+    DEFAULT_MAX_LINKS, DEFAULT_MAX_TIME, OutboundChecked, OutboundError, OutboundSettings,
+    check_outbound,
+};
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use settings::{

@@ -21,11 +21,18 @@ use sitemapper_crawl::{
     LinkChecker, SettledScope, host_key,
 };
 use sitemapper_store::{OutboundCheck, OutboundOutcome, RunId, Store, StoreError};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, watch};
 use url::Url;
 
 use crate::count;
 use crate::record::failure_kind;
+
+/// `--external-max-links`'s default: a site's links to others, well beyond what most sites
+/// have; one page of 100,000 links to one host is not checked for a day at a host's pace.
+pub const DEFAULT_MAX_LINKS: usize = 5_000;
+
+/// `--external-max-time`'s default: ten minutes, after which an audit reports what it has.
+pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(10 * 60);
 
 /// How outbound links are checked: every field resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +45,11 @@ pub struct OutboundSettings {
     pub delay: Duration,
     /// Hosts checked at once (one request at a time each).
     pub hosts_at_once: usize,
+    /// The most URLs checked now (those reused from an earlier check aside): the rest are
+    /// left not checked, taken from every host in turn.
+    pub max_links: usize,
+    /// The longest the checks may take in all: those not done by then are left not checked.
+    pub max_time: Duration,
 }
 
 impl Default for OutboundSettings {
@@ -47,6 +59,8 @@ impl Default for OutboundSettings {
             max_age: Duration::from_secs(7 * 24 * 60 * 60),
             delay: Duration::from_secs(1),
             hosts_at_once: 4,
+            max_links: DEFAULT_MAX_LINKS,
+            max_time: DEFAULT_MAX_TIME,
         }
     }
 }
@@ -62,6 +76,10 @@ pub struct OutboundChecked {
     pub from_cache: usize,
     /// Hosts asked.
     pub hosts: usize,
+    /// Left not checked: beyond `max_links`, or not reached within `max_time`.
+    pub not_checked: usize,
+    /// The checks were stopped (a signal): what was checked is recorded, the rest is not.
+    pub stopped: bool,
 }
 
 /// Why the outbound links could not be checked at all.
@@ -82,12 +100,16 @@ pub enum OutboundError {
 /// in `store` (or that the run reused a recent one). Requests go as the crawl's did: its user
 /// agent and robots.txt token, its address policy, proxy and certificates; none of the site's
 /// secrets.
+///
+/// The checks keep within their budget (`max_links`, `max_time`: what is left is not checked,
+/// never taken for fine or broken), and end within moments of `stop` becoming `true`.
 pub fn check_outbound(
     store: &mut Store,
     run: RunId,
     crawl: &CrawlSummary,
     config: &CrawlConfig,
     settings: &OutboundSettings,
+    stop: Option<watch::Receiver<bool>>,
 ) -> Result<OutboundChecked, OutboundError> {
     let outbound: Vec<String> = store
         .link_targets(run, &OUTBOUND_LINK_KINDS)?
@@ -117,11 +139,14 @@ pub fn check_outbound(
             by_host.entry(host_key(&url)).or_default().push(url);
         }
     }
+    let found: usize = by_host.values().map(Vec::len).sum();
+    let by_host = within(by_host, settings.max_links);
     done.hosts = by_host.len();
+    let to_check: usize = by_host.values().map(Vec::len).sum();
+    done.not_checked = found - to_check;
     if by_host.is_empty() {
         return Ok(done);
     }
-    let to_check: usize = by_host.values().map(Vec::len).sum();
     tracing::info!(
         "checking {} on {} ({} checked recently)",
         count(to_check, "outbound link"),
@@ -138,14 +163,65 @@ pub fn check_outbound(
         .enable_all()
         .build()
         .map_err(OutboundError::Runtime)?;
-    done.checked = runtime.block_on(check_hosts(
+    let ended = runtime.block_on(check_hosts(
         store,
         run,
         Arc::new(checker),
         by_host,
-        settings.hosts_at_once,
+        settings,
+        stop,
     ))?;
+    // The checks still under way end with the runtime.
+    drop(runtime);
+    done.checked = ended.checked;
+    done.stopped = ended.stopped;
+    done.not_checked += to_check - ended.checked;
+    if done.not_checked > 0 && !done.stopped {
+        tracing::warn!(
+            "{} not checked: the budget of the checks ran out (--external-max-links {}, --external-max-time {}s)",
+            count(done.not_checked, "outbound link"),
+            settings.max_links,
+            settings.max_time.as_secs()
+        );
+    }
     Ok(done)
+}
+
+/// At most `budget` of the URLs, taken from every host in turn, so that one host with a
+/// hundred thousand links leaves room for the others.
+fn within(by_host: BTreeMap<String, Vec<Url>>, budget: usize) -> BTreeMap<String, Vec<Url>> {
+    let mut hosts: Vec<(String, std::vec::IntoIter<Url>)> = by_host
+        .into_iter()
+        .map(|(host, urls)| (host, urls.into_iter()))
+        .collect();
+    let mut chosen: BTreeMap<String, Vec<Url>> = BTreeMap::new();
+    let mut left = budget;
+    while left > 0 {
+        let mut took = false;
+        for (host, urls) in &mut hosts {
+            if left == 0 {
+                break;
+            }
+            if let Some(url) = urls.next() {
+                chosen.entry(host.clone()).or_default().push(url);
+                left -= 1;
+                took = true;
+            }
+        }
+        if !took {
+            break;
+        }
+    }
+    chosen
+}
+
+/// How the checks ended.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ended {
+    /// Checked and recorded.
+    checked: usize,
+    /// Stopped by the caller.
+    stopped: bool,
 }
 
 /// The checker's settings: the crawl's user agent, connect deadline (within the check's) and
@@ -166,15 +242,16 @@ fn link_check_settings(config: &CrawlConfig, settings: &OutboundSettings) -> Lin
 }
 
 /// Checks the URLs of each host in order, `hosts_at_once` hosts at a time, and records every
-/// result as it comes. How many were checked.
+/// result as it comes, until all are checked, `max_time` has passed or `stop` says so.
 async fn check_hosts(
     store: &mut Store,
     run: RunId,
     checker: Arc<LinkChecker>,
     by_host: BTreeMap<String, Vec<Url>>,
-    hosts_at_once: usize,
-) -> Result<usize, StoreError> {
-    let permits = Arc::new(Semaphore::new(hosts_at_once.max(1)));
+    settings: &OutboundSettings,
+    stop: Option<watch::Receiver<bool>>,
+) -> Result<Ended, StoreError> {
+    let permits = Arc::new(Semaphore::new(settings.hosts_at_once.max(1)));
     let (results, mut received) = mpsc::unbounded_channel();
     for urls in by_host.into_values() {
         let checker = Arc::clone(&checker);
@@ -194,12 +271,36 @@ async fn check_hosts(
         });
     }
     drop(results);
-    let mut checked = 0;
-    while let Some((url, check, checked_at)) = received.recv().await {
-        store.record_outbound_check(run, url.as_str(), &stored(&url, check, checked_at))?;
-        checked += 1;
+    let deadline = tokio::time::Instant::now() + settings.max_time;
+    let stopped = async move {
+        match stop {
+            Some(mut stop) => {
+                if stop.wait_for(|stop| *stop).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::pin!(stopped);
+    let mut ended = Ended::default();
+    loop {
+        tokio::select! {
+            next = received.recv() => {
+                let Some((url, check, checked_at)) = next else {
+                    break;
+                };
+                store.record_outbound_check(run, url.as_str(), &stored(&url, check, checked_at))?;
+                ended.checked += 1;
+            }
+            () = tokio::time::sleep_until(deadline) => break,
+            () = &mut stopped => {
+                ended.stopped = true;
+                break;
+            }
+        }
     }
-    Ok(checked)
+    Ok(ended)
 }
 
 /// The store's form of the check of `url`.
@@ -250,6 +351,28 @@ mod tests {
             wider_than_seed: false,
             private_network: false,
         }
+    }
+
+    #[test]
+    fn the_budget_takes_from_every_host_in_turn() {
+        let url = |text: &str| Url::parse(text).unwrap_or_else(|error| panic!("{error}"));
+        let by_host = BTreeMap::from([
+            (
+                "big:443".to_string(),
+                (0..100)
+                    .map(|n| url(&format!("https://big.example/{n}")))
+                    .collect(),
+            ),
+            ("small:443".to_string(), vec![url("https://small.example/")]),
+        ]);
+        let chosen = within(by_host.clone(), 5);
+        assert_eq!(chosen["big:443"].len(), 4);
+        assert_eq!(chosen["small:443"].len(), 1);
+        assert_eq!(within(by_host.clone(), 0).len(), 0);
+        assert_eq!(
+            within(by_host, 1000).values().map(Vec::len).sum::<usize>(),
+            101
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ use sitemapper_site::{
     OutboundChecked, ReadSitemaps, SiteRun, SitemapStory, SitemapsFound, check_outbound, count,
 };
 
-use super::crawl::crawl_and_publish;
+use super::crawl::{Signals, Stopper, crawl_and_publish, stopped_after_crawl};
 use super::json;
 use crate::cli::{AuditArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
@@ -159,8 +159,22 @@ fn audit(
     output: Output,
 ) -> Result<Audited, Failure> {
     let read_as_seeds = ReadSitemaps::default();
-    let mut crawled = crawl_and_publish(settings, output, Some(read_as_seeds.clone()), None)?;
+    // Ctrl-C and SIGTERM stop every phase of the audit, not the crawl alone.
+    let signals = Signals::listen();
+    let stopped = |doing: &str| -> Result<(), Failure> {
+        if *signals.stop.borrow() {
+            return Err(stopped_after_crawl(signals.received(), doing));
+        }
+        Ok(())
+    };
+    let mut crawled = crawl_and_publish(
+        settings,
+        output,
+        Some(read_as_seeds.clone()),
+        Stopper::Signals(&signals),
+    )?;
     let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps, &read_as_seeds);
+    stopped("reading the site's sitemaps")?;
     let outbound = options
         .outbound
         .as_ref()
@@ -171,12 +185,14 @@ fn audit(
                 &crawled.summary,
                 &settings.site.crawl,
                 outbound,
+                Some(signals.stop.clone()),
             )
         })
         .transpose()
         .map_err(|error| {
             Failure::fatal(anyhow::anyhow!("cannot check the outbound links: {error}"))
         })?;
+    stopped("checking the links to other sites")?;
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
     // knows them (`--map-host`).
     let normalizer = UrlNormalizer::new(&settings.site.crawl.strip_parameters)

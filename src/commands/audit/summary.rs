@@ -33,8 +33,7 @@ pub(super) fn print(
         assessment: &audited.assessment,
         outbound: audited
             .outbound
-            .is_some()
-            .then(|| OutboundTally::of(&audited.outbound_rows)),
+            .map(|checked| OutboundTally::of(&audited.outbound_rows, checked.not_checked)),
     };
     found.write(&mut out, directory, pdf)?;
     write_resources(&mut out, crawled.summary.render.browser.as_ref())?;
@@ -67,12 +66,16 @@ pub(super) struct OutboundTally {
     pub(super) redirected: usize,
     /// Disallowed by robots.txt, or not checked at all.
     pub(super) unchecked: usize,
+    /// Of those, left by the checks' budget (`--external-max-links`, `--external-max-time`).
+    pub(super) over_budget: usize,
 }
 
 impl OutboundTally {
-    pub(super) fn of(rows: &[OutboundRow]) -> OutboundTally {
+    /// The tally of `rows`, `over_budget` of which the checks' budget left not checked.
+    pub(super) fn of(rows: &[OutboundRow], over_budget: usize) -> OutboundTally {
         let mut tally = OutboundTally {
             urls: rows.len(),
+            over_budget,
             ..OutboundTally::default()
         };
         for row in rows {
@@ -109,11 +112,18 @@ impl OutboundTally {
             self.redirected
         )?;
         if self.unchecked > 0 {
-            write!(
-                out,
-                ", {} not checked (robots.txt, or private addresses)",
-                self.unchecked
-            )?;
+            let refused = self.unchecked.saturating_sub(self.over_budget);
+            let mut why = Vec::new();
+            if self.over_budget > 0 {
+                why.push(format!(
+                    "{} beyond the checks' budget: --external-max-links, --external-max-time",
+                    self.over_budget
+                ));
+            }
+            if refused > 0 {
+                why.push(format!("{refused} by robots.txt, or private addresses"));
+            }
+            write!(out, ", {} not checked ({})", self.unchecked, why.join("; "))?;
         }
         writeln!(out, ".")
     }
@@ -253,14 +263,27 @@ mod tests {
             blocked: 1,
             redirected: 1,
             unchecked: 1,
+            over_budget: 0,
         };
-        let mut out = Vec::new();
-        tally
-            .write(&mut out)
-            .unwrap_or_else(|error| panic!("{error}"));
+        let text = |tally: OutboundTally| {
+            let mut out = Vec::new();
+            tally
+                .write(&mut out)
+                .unwrap_or_else(|error| panic!("{error}"));
+            String::from_utf8(out).unwrap_or_else(|error| panic!("{error}"))
+        };
         assert_eq!(
-            String::from_utf8(out).unwrap_or_else(|error| panic!("{error}")),
-            "Links to other sites: 7 URLs, 5 checked, 2 from cache; 2 broken, 1 blocked, 1 redirected, 1 not checked (robots.txt, or private addresses).\n"
+            text(tally),
+            "Links to other sites: 7 URLs, 5 checked, 2 from cache; 2 broken, 1 blocked, 1 redirected, 1 not checked (1 by robots.txt, or private addresses).\n"
+        );
+        let over_budget = OutboundTally {
+            unchecked: 3,
+            over_budget: 2,
+            ..tally
+        };
+        assert_eq!(
+            text(over_budget),
+            "Links to other sites: 7 URLs, 5 checked, 2 from cache; 2 broken, 1 blocked, 1 redirected, 3 not checked (2 beyond the checks' budget: --external-max-links, --external-max-time; 1 by robots.txt, or private addresses).\n"
         );
     }
 }

@@ -37,6 +37,9 @@ struct OutboundJson {
     blocked: usize,
     redirected: usize,
     not_checked: usize,
+    /// Of `not_checked`, left by the checks' budget (`--external-max-links`,
+    /// `--external-max-time`).
+    not_checked_over_budget: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -158,8 +161,8 @@ impl AuditJson {
                     .count(),
                 fixed: audited.assessment.comparison.fixed.len(),
             },
-            outbound: audited.outbound.map(|_| {
-                let tally = OutboundTally::of(&audited.outbound_rows);
+            outbound: audited.outbound.map(|checked| {
+                let tally = OutboundTally::of(&audited.outbound_rows, checked.not_checked);
                 OutboundJson {
                     urls: tally.urls,
                     checked: tally.checked,
@@ -168,6 +171,7 @@ impl AuditJson {
                     blocked: tally.blocked,
                     redirected: tally.redirected,
                     not_checked: tally.unchecked,
+                    not_checked_over_budget: tally.over_budget,
                 }
             }),
             report: ReportFilesJson {

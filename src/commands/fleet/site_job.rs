@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use sitemapper_fleet::{PublishError, RunRecord, RunResult, SiteSpec, run_publish_command};
 
 use crate::commands::Output;
-use crate::commands::crawl::{Embedding, crawl_and_publish};
+use crate::commands::crawl::{Embedding, Stopper, crawl_and_publish};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{CrawlSettings, SiteRun};
 
@@ -77,7 +77,7 @@ fn crawl(job: &SiteJob<'_>) -> Result<Counts, Failure> {
     let settings =
         CrawlSettings::for_fleet_site(job.fleet_file, job.site, run).map_err(Failure::usage)?;
     let output = Output { quiet: true };
-    let crawled = crawl_and_publish(&settings, output, None, Some(job.embedding))?;
+    let crawled = crawl_and_publish(&settings, output, None, Stopper::Embedded(job.embedding))?;
     let changes = crawled.changes.counts();
     let counts = Counts {
         listed: crawled
