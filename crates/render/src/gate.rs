@@ -19,6 +19,9 @@
 //!   which Chromium is told to accept by its key's hash and only by it; the requests inside are
 //!   read and put to the gate like any other. The site's own certificate is checked by the
 //!   crawl's fetcher.
+//! - A port on loopback is open to every process of the machine: a connection from another
+//!   user's process is closed before a byte is read (`peer.rs`), so that nobody else on a
+//!   shared server reaches a protected site with the run's credentials through it.
 
 use std::convert::Infallible;
 use std::net::Ipv4Addr;
@@ -204,7 +207,18 @@ struct Shared {
 async fn accept(listener: TcpListener, lane: Arc<Lane>, shared: Shared) {
     loop {
         let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+            Ok((stream, peer)) => {
+                // Only the run's own user reaches the site through the gate: another user's
+                // process is closed on before a byte of its request is read.
+                let local = stream.local_addr();
+                // A read of procfs, served from memory: no blocking worth a thread.
+                let own = local.is_ok_and(|local| crate::peer::is_own_user(peer, local));
+                if !own {
+                    drop(stream);
+                    continue;
+                }
+                stream
+            }
             Err(error) => {
                 // Out of file descriptors, say: wait a little rather than spin.
                 tracing::debug!(%error, "the browser's gate could not accept a connection");
@@ -539,6 +553,58 @@ mod tests {
         let mut read = String::new();
         stream.read_to_string(&mut read).await.expect("read");
         assert_eq!(read, "hello world");
+    }
+
+    /// What `command` (a shell line) prints when run as the user nobody, or `None` where
+    /// this process cannot run one as another user (not root, or no `setpriv`).
+    fn as_nobody(command: &str) -> Option<String> {
+        let output = std::process::Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "bash",
+                "-c",
+                command,
+            ])
+            .output()
+            .ok()
+            .filter(|output| output.status.success())?;
+        Some(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn another_users_process_is_refused_before_a_byte_is_read() {
+        let counted = Arc::new(AtomicU64::new(0));
+        let gate = Gate::start(1, Arc::clone(&counted)).await.expect("gate");
+        let port = gate
+            .browser_proxy
+            .rsplit(':')
+            .next()
+            .expect("port")
+            .to_string();
+        let request = format!(
+            "exec 3<>/dev/tcp/127.0.0.1/{port} && \
+             printf 'CONNECT example.com:443 HTTP/1.1\\r\\nHost: example.com:443\\r\\n\\r\\n' >&3 && \
+             cat <&3; true"
+        );
+        let answered = tokio::task::spawn_blocking(move || as_nobody(&request))
+            .await
+            .expect("join");
+        let Some(answered) = answered else {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI runs as root, with setpriv: another user's connection must be tried"
+            );
+            eprintln!("skipping another user's connection to the gate: not root, or no setpriv");
+            return;
+        };
+        assert_eq!(answered, "", "another user got an answer");
+        assert_eq!(
+            counted.load(Ordering::Relaxed),
+            0,
+            "its request was not even read"
+        );
     }
 
     #[tokio::test]

@@ -16,6 +16,7 @@ mod browser;
 mod gate;
 mod memory;
 mod owned;
+mod peer;
 mod print;
 mod process;
 mod tab;
