@@ -215,7 +215,7 @@ impl SiteError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             SiteError::Seed(_)
-            | SiteError::Store(StoreError::Foreign { .. })
+            | SiteError::Store(StoreError::Foreign { .. } | StoreError::Link { .. })
             | SiteError::Browser { .. }
             | SiteError::OtherSite { .. }
             | SiteError::IndexOnStdout { .. }

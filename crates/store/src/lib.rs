@@ -55,6 +55,15 @@ pub enum StoreError {
         /// What SQLite said.
         source: rusqlite::Error,
     },
+    /// The path is a symbolic link: a crawl database is opened as the file itself, so that
+    /// nothing is written through a link someone else planted.
+    #[error(
+        "crawl database {path} is a symbolic link, which is never written through: give the file itself"
+    )]
+    Link {
+        /// The path given.
+        path: PathBuf,
+    },
     /// The file is an SQLite database another program made: its tables are not sitemapper's.
     /// It is left as it was (docs/design.md, Safety).
     #[error(
@@ -111,11 +120,20 @@ pub struct Store {
 
 impl Store {
     /// Opens (or creates) the database at `path` and brings its schema up to date.
+    /// A symbolic link at `path` is refused, never written through (docs/design.md, Safety).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let connection = Connection::open(path).map_err(|source| StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        if std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_symlink()) {
+            return Err(StoreError::Link {
+                path: path.to_path_buf(),
+            });
+        }
+        // NOFOLLOW closes the race with a link planted after the check.
+        let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let connection =
+            Connection::open_with_flags(path, flags).map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let mut store = Store {
             connection,
             path: path.to_path_buf(),

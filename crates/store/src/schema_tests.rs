@@ -91,6 +91,20 @@ fn another_programs_database_is_refused_and_left_as_it_was() {
 }
 
 #[test]
+fn a_link_is_refused_and_nothing_is_written_through_it() {
+    let directory = tempfile::tempdir().unwrap();
+    let victim = directory.path().join("victim");
+    std::fs::write(&victim, b"").unwrap();
+    let link = directory.path().join("crawl.db");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+
+    let error = Store::open(&link).unwrap_err();
+
+    assert!(matches!(error, StoreError::Link { .. }), "{error}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"");
+}
+
+#[test]
 fn a_database_of_the_first_schema_opens_and_keeps_its_pages() {
     let directory = tempfile::tempdir().unwrap();
     let path = directory.path().join("old.db");
