@@ -138,3 +138,43 @@ fn a_fleet_state_directory_another_user_owns_or_may_write_is_refused() {
     }
     assert!(site.requests().is_empty());
 }
+
+#[test]
+fn the_list_of_urls_not_listed_and_the_change_report_replace_a_link_at_their_name() {
+    let site = Site::new()
+        .page("/", "<a href=\"/gone\">gone</a>")
+        .route("/gone", Route::new(404, "gone"))
+        .serve();
+    let directory = tempfile::tempdir().unwrap();
+    let victim = directory.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let list = directory.path().join("not-listed.csv");
+    let report = directory.path().join("changes.json");
+    for name in [&list, &report] {
+        std::os::unix::fs::symlink(&victim, name).unwrap();
+    }
+
+    crate::harness::crawl(
+        &site.url("/"),
+        &directory.path().join("out"),
+        &[
+            "--list-not-listed",
+            list.to_str().unwrap(),
+            "--report-changes",
+            report.to_str().unwrap(),
+            "--state",
+            directory.path().join("crawl.db").to_str().unwrap(),
+        ],
+    )
+    .assert_success();
+
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    for name in [&list, &report] {
+        assert!(
+            std::fs::symlink_metadata(name).unwrap().is_file(),
+            "{} is a file of its own",
+            name.display()
+        );
+    }
+    assert!(std::fs::read_to_string(&list).unwrap().contains("/gone"));
+}

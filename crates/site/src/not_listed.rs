@@ -95,10 +95,25 @@ pub(crate) fn gather(
                 doing,
             )?;
         }
+        // Written beside the file and renamed over it: never through a link at its name,
+        // and never seen half-written.
         Some(OutputTarget::Path(path)) => {
-            let csv = SpreadsheetCsv::create(path)?;
             let doing = format!("cannot write {}", path.display());
-            write_list(store, run, csv, &mut examples, &doing)?;
+            let directory = path
+                .parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            let file =
+                tempfile::NamedTempFile::new_in(directory).map_err(SiteError::io(doing.clone()))?;
+            write_list(
+                store,
+                run,
+                SpreadsheetCsv::new(file.as_file()),
+                &mut examples,
+                &doing,
+            )?;
+            file.persist(path)
+                .map_err(|error| SiteError::io(doing.clone())(error.error))?;
         }
     }
     Ok(examples.finish())

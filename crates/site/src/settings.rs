@@ -217,7 +217,7 @@ impl SiteSettings {
             writable_file("--report-changes", path, Writing::RenamedIntoPlace)?;
         }
         if let Some(OutputTarget::Path(path)) = &self.list_not_listed {
-            writable_file("--list-not-listed", path, Writing::InPlace)?;
+            writable_file("--list-not-listed", path, Writing::RenamedIntoPlace)?;
         }
         Ok(())
     }
