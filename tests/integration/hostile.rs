@@ -381,7 +381,11 @@ fn slow_site() -> Server {
         .serve()
 }
 
-fn spawn_crawl(seed: &str, out: &std::path::Path) -> std::process::Child {
+fn spawn_crawl(
+    seed: &str,
+    out: &std::path::Path,
+    temp_dir: &std::path::Path,
+) -> std::process::Child {
     sitemapper_command(&[
         "crawl",
         seed,
@@ -390,9 +394,9 @@ fn spawn_crawl(seed: &str, out: &std::path::Path) -> std::process::Child {
         "--concurrency",
         "2",
     ])
-    // A killed run cannot remove its temporary crawl database: keep it in the test's
-    // directory, which the test removes.
-    .env("TMPDIR", out)
+    // A killed run cannot remove its temporary crawl database: keep it in a directory of the
+    // test's, which the test removes.
+    .env("TMPDIR", temp_dir)
     .stdout(Stdio::null())
     .stderr(Stdio::piped())
     .spawn()
@@ -404,7 +408,8 @@ fn a_crawl_killed_mid_run_leaves_the_previous_sitemap() {
     let server = slow_site();
     let out = tempfile::tempdir().unwrap();
     let previous = previous_sitemap(out.path());
-    let mut child = spawn_crawl(&server.url("/"), out.path());
+    let temp_dir = tempfile::tempdir().unwrap();
+    let mut child = spawn_crawl(&server.url("/"), out.path(), temp_dir.path());
     server.wait_for(|seen| {
         seen.iter()
             .filter(|seen| seen.target.starts_with("/slow/"))
@@ -438,7 +443,8 @@ fn ctrl_c_and_sigterm_stop_gracefully_and_say_what_they_did() {
         let server = slow_site();
         let out = tempfile::tempdir().unwrap();
         let previous = previous_sitemap(out.path());
-        let child = spawn_crawl(&server.url("/"), out.path());
+        let temp_dir = tempfile::tempdir().unwrap();
+        let child = spawn_crawl(&server.url("/"), out.path(), temp_dir.path());
         server.wait_for(|seen| {
             seen.iter()
                 .filter(|seen| seen.target.starts_with("/slow/"))
