@@ -41,8 +41,10 @@ pub fn snapshot(database: &Path) -> Result<Vec<u8>, StateError> {
         path: database.display().to_string(),
         message,
     };
+    // The copy holds what a protected site showed: private, as the state directory is.
     let directory = tempfile::Builder::new()
         .prefix(".sitemapper-snapshot-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
         .tempdir_in(database.parent().unwrap_or(Path::new(".")))
         .map_err(|error| failed(error.to_string()))?;
     let copy = directory.path().join("crawl.db");
