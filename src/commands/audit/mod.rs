@@ -12,7 +12,6 @@ mod summary_json;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use sitemapper_audit::{
     Assessment, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
 };
@@ -260,12 +259,12 @@ fn audit(
         links,
         outbound: outbound_rows,
     };
-    write_report(&crawled, &report, options)?;
+    let html = write_report(&crawled, &report, options)?;
     write_ci_files(&findings, &report.site, options)?;
     let pdf = options.pdf.then(|| {
         pdf::write_pdf(
             settings.site.render.chrome.as_deref(),
-            &options.report.join("report.html"),
+            &html,
             &options.report.join("report.pdf"),
             options.paper,
             &report.site,
@@ -379,12 +378,13 @@ fn read_site_sitemaps(
     ))
 }
 
-/// Writes the report's files: the data (CSV and JSON) and report.html.
+/// Writes the report's files: the data (CSV and JSON) and report.html, whose text it
+/// returns (for the PDF).
 fn write_report(
     crawled: &SiteRun,
     report: &model::Report,
     options: &AuditOptions,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<String> {
     let directory = &options.report;
     let bom = options.csv_bom;
     files::write_pages(
@@ -413,8 +413,8 @@ fn write_report(
         &directory.join("report.xlsx"),
     )?;
     let html = html::render(report)?;
-    let path = directory.join("report.html");
-    std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
+    report::new_file::write_bytes(&directory.join("report.html"), html.as_bytes())?;
+    Ok(html)
 }
 
 /// Writes the findings for CI, `--sarif` and `--junit`, before `--fail-on` decides the run:
