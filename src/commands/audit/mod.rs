@@ -10,12 +10,13 @@ mod summary;
 mod summary_json;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use sitemapper_audit::{
     Assessment, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
 };
 use sitemapper_crawl::{NotRead, RobotsFile, UrlNormalizer};
+use sitemapper_sitemap::{Directory, Occupant};
 use url::Url;
 
 use self::summary_json::AuditJson;
@@ -42,6 +43,10 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     // Checked before any request, as the run checks the paths it writes.
     sitemapper_site::writable_directory("--report", &options.report)
         .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+    if options.database_in_report {
+        database_not_through_link(&options.report)
+            .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+    }
     for (option, path) in [("--sarif", &options.sarif), ("--junit", &options.junit)] {
         if let Some(path) = path {
             sitemapper_site::writable_output_file(option, path)
@@ -126,6 +131,41 @@ const REPORT_FILES: [&str; 7] = [
     "outbound.csv",
     "report.json",
 ];
+
+/// The names SQLite opens for the report's crawl database: the file, its write-ahead log and
+/// shared memory, and a rollback journal.
+const DATABASE_FILES: [&str; 4] = [
+    "crawl.db",
+    "crawl.db-wal",
+    "crawl.db-shm",
+    "crawl.db-journal",
+];
+
+/// Refuses a link, a directory or a special file at a name of the report's crawl database
+/// (docs/design.md, Safety). The lock and SQLite open these files by path and would write
+/// through a link planted in the report directory, into another sitemapper database anywhere
+/// (the store refuses only one whose tables are not its own). Checked before the run locks
+/// or opens anything; a `--state` the user names, link or not, is the user's to choose.
+fn database_not_through_link(report: &Path) -> anyhow::Result<()> {
+    let directory = Directory::open(report)
+        .map_err(|error| anyhow::anyhow!("cannot open --report {}: {error}", report.display()))?;
+    for name in DATABASE_FILES {
+        let path = directory.join(name);
+        let what = match directory.occupant(name) {
+            Ok(Occupant::Nothing | Occupant::File) => continue,
+            Ok(Occupant::Link) => "a link",
+            Ok(Occupant::Directory) => "a directory",
+            Ok(Occupant::Other) => "not a regular file",
+            Err(error) => anyhow::bail!("cannot read {}: {error}", path.display()),
+        };
+        anyhow::bail!(
+            "{} is {what}, and the audit keeps its crawl database there as a regular file, \
+             never written through a link: remove it, or give --state FILE",
+            path.display()
+        );
+    }
+    Ok(())
+}
 
 /// Findings at `level` or worse.
 fn failing(findings: &[Finding], level: Severity) -> usize {
