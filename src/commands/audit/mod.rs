@@ -159,8 +159,8 @@ fn database_not_through_link(report: &Path) -> anyhow::Result<()> {
             Err(error) => anyhow::bail!("cannot read {}: {error}", path.display()),
         };
         anyhow::bail!(
-            "{} is {what}, and the audit keeps its crawl database there as a regular file, \
-             never written through a link: remove it, or give --state FILE",
+            "{} is {what}: the audit's crawl database is kept in --report as regular files, \
+             never written through a link; remove it, or give --state FILE",
             path.display()
         );
     }
