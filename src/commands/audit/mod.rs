@@ -49,7 +49,7 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     }
     for (option, path) in [("--sarif", &options.sarif), ("--junit", &options.junit)] {
         if let Some(path) = path {
-            sitemapper_site::writable_output_file(option, path)
+            writable_ci_file(option, path)
                 .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
         }
     }
@@ -165,6 +165,35 @@ fn database_not_through_link(report: &Path) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Checks that the file of `--sarif` or `--junit` can be written, before any request. It is
+/// written new and renamed into place (`report::new_file`), which replaces a link or a special
+/// file at its name: such a file is not opened now (through a link, or a FIFO that would hold
+/// the run), the directory is tried with a new file of its own instead.
+fn writable_ci_file(option: &'static str, path: &Path) -> anyhow::Result<()> {
+    let (Some(name), Some(parent)) = (
+        path.file_name().and_then(|name| name.to_str()),
+        path.parent(),
+    ) else {
+        return Ok(sitemapper_site::writable_output_file(option, path)?);
+    };
+    let parent = Some(parent)
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Ok(directory) = Directory::open(parent) else {
+        // Its words for a directory that is missing or not one.
+        return Ok(sitemapper_site::writable_output_file(option, path)?);
+    };
+    match directory.occupant(name) {
+        Ok(Occupant::Link | Occupant::Other) => directory
+            .new_file(name)
+            .map(drop)
+            .map_err(|error| anyhow::anyhow!("cannot write {option} {}: {error}", path.display())),
+        Ok(Occupant::Nothing | Occupant::File | Occupant::Directory) | Err(_) => {
+            Ok(sitemapper_site::writable_output_file(option, path)?)
+        }
+    }
 }
 
 /// Findings at `level` or worse.
