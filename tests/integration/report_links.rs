@@ -113,6 +113,15 @@ fn a_link_at_every_name_the_report_writes_is_replaced_and_its_target_left_alone(
     }
     let sarif = report.path().join("findings.sarif");
     let junit = report.path().join("junit.xml");
+    // A FIFO at a name holds no run: it is replaced, never opened.
+    for fifo in [report.path().join("findings.csv"), junit.clone()] {
+        std::fs::remove_file(&fifo).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
     let run = audit(
         &server,
         report.path(),
