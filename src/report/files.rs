@@ -5,7 +5,6 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context;
 use serde::Serialize;
 use sitemapper_store::{RunId, Store};
 
@@ -14,6 +13,7 @@ use super::model::{
     ActionRow, FindingRow, KindSummary, Methodology, OutboundRow, PageCounts, PageRow,
     PreviousAudit, Report, Score, TrendPoint,
 };
+use super::new_file::write_new;
 
 use sitemapper_site::SpreadsheetCsv;
 
@@ -22,14 +22,12 @@ use sitemapper_site::SpreadsheetCsv;
 /// spreadsheets and CSV readers skip it (RFC 3629, section 6).
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// A CSV file of the report at `path`, replacing any there: with `bom` (`--csv-bom`, on by
-/// default) it starts with the UTF-8 byte order mark. Every CSV file of the report is opened
-/// here.
-pub(crate) fn create_csv(path: &Path, bom: bool) -> anyhow::Result<SpreadsheetCsv> {
-    let cannot = || format!("cannot write {}", path.display());
-    let mut file = File::create(path).with_context(cannot)?;
+/// A CSV file of the report into `file`, a new one (`super::new_file`): with `bom`
+/// (`--csv-bom`, on by default) it starts with the UTF-8 byte order mark. Every CSV file of
+/// the report is begun here.
+pub(crate) fn start_csv(file: &mut File, bom: bool) -> anyhow::Result<SpreadsheetCsv<&mut File>> {
     if bom {
-        file.write_all(UTF8_BOM).with_context(cannot)?;
+        file.write_all(UTF8_BOM)?;
     }
     Ok(SpreadsheetCsv::new(file))
 }
@@ -79,122 +77,129 @@ pub(crate) fn write_pages(
         .iter()
         .map(|row| (row.url.as_str(), row))
         .collect();
-    let mut csv = create_csv(path, bom)?;
-    csv.write_row(
-        PAGE_COLUMNS
-            .iter()
-            .copied()
-            .chain(extract_names.iter().map(String::as_str)),
-    )?;
-    store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
-        let status = page
-            .status
-            .map_or_else(|| "none".to_string(), |status| status.to_string());
-        let details = page.details.as_ref();
-        let optional = |value: Option<String>| value.unwrap_or_default();
-        // Read page by page: a site's values can be far larger than its URLs.
-        let mut values = if extract_names.is_empty() {
-            BTreeMap::new()
-        } else {
-            store.extracted_of(&page.url)?
-        };
-        let extracted_cells: Vec<String> = extract_names
-            .iter()
-            .map(|name| {
-                values
-                    .remove(name)
-                    .unwrap_or_default()
-                    .join(VALUE_SEPARATOR)
-            })
-            .collect();
-        let row = page_rows.get(page.url.as_str()).copied();
-        let link_count =
-            |count: fn(&PageRow) -> u64| row.map_or_else(String::new, |row| count(row).to_string());
-        let counts = [
-            link_count(|row| row.inlinks),
-            link_count(|row| row.outlinks),
-            optional(title_length(page.title.as_deref()).map(|length| length.to_string())),
-            optional(
-                details
-                    .and_then(|details| details.word_count)
-                    .map(|words| words.to_string()),
-            ),
-        ];
-        let fixed = [
-            page.url,
-            status,
-            page.verdict.to_string(),
-            optional(page.reason.map(|reason| reason.to_string())),
-            page.depth.to_string(),
-            optional(page.referrer),
-            optional(page.title),
-            optional(page.description),
-            optional(page.canonical),
-            optional(page.target),
-            optional(lastmod.map(sitemapper_sitemap::format_lastmod)),
-            optional(page.elapsed_ms.map(|elapsed| elapsed.to_string())),
-            optional(page.body_bytes.map(|bytes| bytes.to_string())),
-            optional(page.rendering.map(|rendering| rendering.to_string())),
-            optional(details.map(|details| details.h1_count.to_string())),
-            optional(details.and_then(|details| details.h1.clone())),
-            optional(details.and_then(|details| details.lang.clone())),
-            optional(details.map(|details| details.images_without_alt.to_string())),
-        ]
-        .into_iter()
-        .chain(counts);
-        csv.write_row(fixed.chain(extracted_cells))?;
+    write_new(path, |file| {
+        let mut csv = start_csv(file, bom)?;
+        csv.write_row(
+            PAGE_COLUMNS
+                .iter()
+                .copied()
+                .chain(extract_names.iter().map(String::as_str)),
+        )?;
+        store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
+            let status = page
+                .status
+                .map_or_else(|| "none".to_string(), |status| status.to_string());
+            let details = page.details.as_ref();
+            let optional = |value: Option<String>| value.unwrap_or_default();
+            // Read page by page: a site's values can be far larger than its URLs.
+            let mut values = if extract_names.is_empty() {
+                BTreeMap::new()
+            } else {
+                store.extracted_of(&page.url)?
+            };
+            let extracted_cells: Vec<String> = extract_names
+                .iter()
+                .map(|name| {
+                    values
+                        .remove(name)
+                        .unwrap_or_default()
+                        .join(VALUE_SEPARATOR)
+                })
+                .collect();
+            let row = page_rows.get(page.url.as_str()).copied();
+            let link_count = |count: fn(&PageRow) -> u64| {
+                row.map_or_else(String::new, |row| count(row).to_string())
+            };
+            let counts = [
+                link_count(|row| row.inlinks),
+                link_count(|row| row.outlinks),
+                optional(title_length(page.title.as_deref()).map(|length| length.to_string())),
+                optional(
+                    details
+                        .and_then(|details| details.word_count)
+                        .map(|words| words.to_string()),
+                ),
+            ];
+            let fixed = [
+                page.url,
+                status,
+                page.verdict.to_string(),
+                optional(page.reason.map(|reason| reason.to_string())),
+                page.depth.to_string(),
+                optional(page.referrer),
+                optional(page.title),
+                optional(page.description),
+                optional(page.canonical),
+                optional(page.target),
+                optional(lastmod.map(sitemapper_sitemap::format_lastmod)),
+                optional(page.elapsed_ms.map(|elapsed| elapsed.to_string())),
+                optional(page.body_bytes.map(|bytes| bytes.to_string())),
+                optional(page.rendering.map(|rendering| rendering.to_string())),
+                optional(details.map(|details| details.h1_count.to_string())),
+                optional(details.and_then(|details| details.h1.clone())),
+                optional(details.and_then(|details| details.lang.clone())),
+                optional(details.map(|details| details.images_without_alt.to_string())),
+            ]
+            .into_iter()
+            .chain(counts);
+            csv.write_row(fixed.chain(extracted_cells))?;
+            Ok(())
+        })?;
+        csv.finish()?;
         Ok(())
-    })?;
-    csv.finish()?;
-    Ok(())
+    })
 }
 
 /// Writes links.csv: every link of every page of the run.
 pub(crate) fn write_links(store: &Store, run: RunId, path: &Path, bom: bool) -> anyhow::Result<()> {
-    let mut csv = create_csv(path, bom)?;
-    csv.write_row(["source", "target", "kind", "anchor", "nofollow"])?;
-    store.for_each_link(run, |link| -> anyhow::Result<()> {
-        csv.write_row([
-            link.source,
-            link.target,
-            link.kind.code(),
-            link.anchor.unwrap_or_default(),
-            if link.nofollow { "true" } else { "false" },
-        ])?;
+    write_new(path, |file| {
+        let mut csv = start_csv(file, bom)?;
+        csv.write_row(["source", "target", "kind", "anchor", "nofollow"])?;
+        store.for_each_link(run, |link| -> anyhow::Result<()> {
+            csv.write_row([
+                link.source,
+                link.target,
+                link.kind.code(),
+                link.anchor.unwrap_or_default(),
+                if link.nofollow { "true" } else { "false" },
+            ])?;
+            Ok(())
+        })?;
+        csv.finish()?;
         Ok(())
-    })?;
-    csv.finish()?;
-    Ok(())
+    })
 }
 
 /// Writes findings.csv: one row per finding of this audit, then one per finding of the
 /// previous audit fixed since; referrers space-separated.
 pub(crate) fn write_findings(report: &Report, path: &Path, bom: bool) -> anyhow::Result<()> {
-    let mut csv = create_csv(path, bom)?;
-    csv.write_row([
-        "severity",
-        "priority",
-        "kind",
-        "title",
-        "change",
-        "url",
-        "detail",
-        "referrers",
-    ])?;
-    for finding in FindingJson::all(report) {
+    write_new(path, |file| {
+        let mut csv = start_csv(file, bom)?;
         csv.write_row([
-            finding.severity,
-            finding.priority,
-            finding.kind,
-            finding.title,
-            finding.change.unwrap_or_default(),
-            finding.url,
-            finding.detail,
-            &finding.referrers.join(" "),
+            "severity",
+            "priority",
+            "kind",
+            "title",
+            "change",
+            "url",
+            "detail",
+            "referrers",
         ])?;
-    }
-    csv.finish()?;
-    Ok(())
+        for finding in FindingJson::all(report) {
+            csv.write_row([
+                finding.severity,
+                finding.priority,
+                finding.kind,
+                finding.title,
+                finding.change.unwrap_or_default(),
+                finding.url,
+                finding.detail,
+                &finding.referrers.join(" "),
+            ])?;
+        }
+        csv.finish()?;
+        Ok(())
+    })
 }
 
 /// One finding as report.json and findings.csv carry it.
@@ -302,8 +307,9 @@ impl<'a> ReportJson<'a> {
 }
 
 pub(crate) fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    serde_json::to_writer_pretty(std::io::BufWriter::new(file), report)
-        .with_context(|| format!("cannot write {}", path.display()))
+    write_new(path, |file| {
+        let mut writer = std::io::BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut writer, report)?;
+        Ok(writer.flush()?)
+    })
 }

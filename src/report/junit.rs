@@ -32,7 +32,7 @@ pub(crate) fn write_junit(
 ) -> anyhow::Result<()> {
     let xml = junit_xml(findings, site, failing)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))
+    super::new_file::write_bytes(path, &xml)
 }
 
 /// One kind's URLs, sorted and each once.

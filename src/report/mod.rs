@@ -4,7 +4,8 @@
 //! (`xlsx.rs`), report.pdf printed by Chromium (`pdf.rs`), the logo of its heading
 //! (`logo.rs`), how the audit was made (`methodology.rs`), and the links to other sites with
 //! their checks (`outbound.rs`: outbound.csv); for CI, the findings as SARIF (`sarif.rs`) and
-//! JUnit XML (`junit.rs`).
+//! JUnit XML (`junit.rs`). Each is written new and renamed into place (`new_file.rs`), never
+//! through a link.
 
 pub(crate) mod build;
 pub(crate) mod files;
@@ -13,6 +14,7 @@ pub(crate) mod junit;
 pub(crate) mod logo;
 pub(crate) mod methodology;
 pub(crate) mod model;
+pub(crate) mod new_file;
 pub(crate) mod outbound;
 pub(crate) mod pdf;
 pub(crate) mod sarif;

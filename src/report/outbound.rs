@@ -68,22 +68,24 @@ pub(crate) fn outbound_rows(store: &Store, run: RunId) -> Result<Vec<OutboundRow
 /// Writes outbound.csv: one row per outbound URL, its columns [`OUTBOUND_COLUMNS`]; with
 /// `bom`, a UTF-8 byte order mark first.
 pub(crate) fn write_outbound(rows: &[OutboundRow], path: &Path, bom: bool) -> anyhow::Result<()> {
-    let mut csv = super::files::create_csv(path, bom)?;
-    csv.write_row(OUTBOUND_COLUMNS)?;
-    for row in rows {
-        let status = row.status.map(|status| status.to_string());
-        let referrers = row.referrers.to_string();
-        csv.write_row([
-            row.url.as_str(),
-            status.as_deref().unwrap_or_default(),
-            row.final_url.as_deref().unwrap_or_default(),
-            row.result,
-            referrers.as_str(),
-            row.checked_at.as_deref().unwrap_or_default(),
-            if row.cached { "true" } else { "false" },
-            row.detail.as_str(),
-        ])?;
-    }
-    csv.finish()?;
-    Ok(())
+    super::new_file::write_new(path, |file| {
+        let mut csv = super::files::start_csv(file, bom)?;
+        csv.write_row(OUTBOUND_COLUMNS)?;
+        for row in rows {
+            let status = row.status.map(|status| status.to_string());
+            let referrers = row.referrers.to_string();
+            csv.write_row([
+                row.url.as_str(),
+                status.as_deref().unwrap_or_default(),
+                row.final_url.as_deref().unwrap_or_default(),
+                row.result,
+                referrers.as_str(),
+                row.checked_at.as_deref().unwrap_or_default(),
+                if row.cached { "true" } else { "false" },
+                row.detail.as_str(),
+            ])?;
+        }
+        csv.finish()?;
+        Ok(())
+    })
 }

@@ -55,11 +55,13 @@ fn territory(locale: &str) -> Option<&str> {
     Some(territory)
 }
 
-/// Prints `html` into `pdf` on `paper` with the browser `--chrome` names, or the one found;
-/// `site` is named in every page's footer.
+/// Prints `html` (report.html's text) into `pdf` on `paper` with the browser `--chrome`
+/// names, or the one found; `site` is named in every page's footer. The browser reads a copy
+/// in a directory of this user's alone, not report.html: a link planted at that name in the
+/// report directory would have it print whatever file the link points to.
 pub(crate) fn write_pdf(
     chrome: Option<&Path>,
-    html: &Path,
+    html: &str,
     pdf: &Path,
     paper: Paper,
     site: &str,
@@ -71,13 +73,20 @@ pub(crate) fn write_pdf(
         named => anyhow!("cannot write report.pdf: {named}"),
     })?;
     let cannot = || format!("cannot write {}", pdf.display());
-    let page = std::fs::canonicalize(html)
+    // Private (0700), and removed when dropped.
+    let copy = tempfile::Builder::new()
+        .prefix("sitemapper-print-")
+        .tempdir()
+        .context("cannot write report.pdf: no temporary directory for the page to print")?;
+    let copied = copy.path().join("report.html");
+    std::fs::write(&copied, html).with_context(cannot)?;
+    let page = std::fs::canonicalize(&copied)
         .ok()
         .and_then(|path| url::Url::from_file_path(path).ok())
         .ok_or_else(|| {
             anyhow!(
                 "cannot write report.pdf: {} cannot be opened",
-                html.display()
+                copied.display()
             )
         })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -106,13 +115,7 @@ pub(crate) fn write_pdf(
                 browser.display()
             ),
         })?;
-    // Written beside the report, then renamed: a failed write leaves no half file.
-    let partial = pdf.with_extension("pdf.partial");
-    if let Err(error) = std::fs::write(&partial, printed) {
-        let _ = std::fs::remove_file(&partial);
-        return Err(error).with_context(cannot);
-    }
-    std::fs::rename(&partial, pdf).with_context(cannot)
+    super::new_file::write_bytes(pdf, &printed)
 }
 
 /// The page's layout: `paper`, margins that leave the footer its own band, and the footer

@@ -9,7 +9,6 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use serde_json::{Value, json};
 use sitemapper_audit::{Finding, FindingKind, Severity};
 
@@ -128,12 +127,11 @@ fn fingerprint(kind: FindingKind, url: &str) -> String {
 
 /// Writes the SARIF log of `findings` to `path`.
 pub(crate) fn write_sarif(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let mut writer = std::io::BufWriter::new(file);
-    serde_json::to_writer_pretty(&mut writer, &sarif_log(findings))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    std::io::Write::flush(&mut writer).with_context(|| format!("cannot write {}", path.display()))
+    super::new_file::write_new(path, |file| {
+        let mut writer = std::io::BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut writer, &sarif_log(findings))?;
+        Ok(std::io::Write::flush(&mut writer)?)
+    })
 }
 
 #[cfg(test)]

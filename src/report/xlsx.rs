@@ -294,7 +294,8 @@ pub(crate) fn write_workbook(
     ];
     let overview = workbook.worksheet_from_index(0).with_context(cannot)?;
     write_overview(overview, report, &sheets).with_context(cannot)?;
-    workbook.save(path).with_context(cannot)
+    // Saved into a new file renamed into place: never through a link at the name.
+    super::new_file::write_new(path, |file| Ok(workbook.save_to_writer(file)?))
 }
 
 /// The summary's rows and the table of kinds beside it: both under the first row, which is

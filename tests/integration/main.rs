@@ -49,6 +49,7 @@ mod recrawl;
 mod render;
 mod report;
 mod report_files;
+mod report_links;
 mod report_print;
 mod robots;
 mod same_output;

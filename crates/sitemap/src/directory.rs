@@ -8,8 +8,14 @@
 //! link (`O_CREAT | O_EXCL | O_NOFOLLOW`), read only when it is a regular file
 //! (`O_NOFOLLOW`, and `O_NONBLOCK` so that a FIFO planted at the name cannot hold the run),
 //! put in place by `renameat` (which replaces a link itself, never the file it points to),
-//! and removed by `unlinkat` (which never follows one). The directory itself is opened as
-//! the user named it: a link the user chose as `--out` is the user's to choose.
+//! and removed by `unlinkat` (which never follows one). A file that replaces another is
+//! written whole under a new name of its own ([`NewFile`]) and renamed over the name, so
+//! that a reader sees the old file or the new one, never half of one. The directory itself
+//! is opened as the user named it: a link the user chose as `--out` or `--report` is the
+//! user's to choose.
+//!
+//! The audit's report directory is such a directory too (its files and the CI files are
+//! written through [`NewFile`]), as the output directory of sitemaps is.
 
 use std::fs::File;
 use std::io;
@@ -23,16 +29,19 @@ use rustix::io::Errno;
 /// any file the user writes.
 const FILE_MODE: u32 = 0o666;
 
+/// The start of the name a [`NewFile`] is written under: hidden, and recognisable as ours.
+const NEW_FILE_PREFIX: &str = ".sitemapper-new-";
+
 /// A directory open for the files in it, with the path it was opened by (for messages).
 #[derive(Debug)]
-pub(crate) struct Directory {
+pub struct Directory {
     path: PathBuf,
     handle: OwnedFd,
 }
 
 /// What stands at a name in a directory, a link not followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Occupant {
+pub enum Occupant {
     /// Nothing: the name is free.
     Nothing,
     /// A regular file.
@@ -48,7 +57,7 @@ pub(crate) enum Occupant {
 impl Directory {
     /// Opens the directory at `path`, following links on the way as the user's own path
     /// does.
-    pub(crate) fn open(path: &Path) -> io::Result<Directory> {
+    pub fn open(path: &Path) -> io::Result<Directory> {
         let handle = rustix::fs::openat(
             CWD,
             path,
@@ -83,7 +92,7 @@ impl Directory {
     }
 
     /// The path of `name` in it, for messages.
-    pub(crate) fn join(&self, name: &str) -> PathBuf {
+    pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
 
@@ -149,7 +158,7 @@ impl Directory {
     }
 
     /// What stands at `name`, a link not followed.
-    pub(crate) fn occupant(&self, name: &str) -> io::Result<Occupant> {
+    pub fn occupant(&self, name: &str) -> io::Result<Occupant> {
         let stat = match self.stat(name) {
             Ok(stat) => stat,
             Err(Errno::NOENT) => return Ok(Occupant::Nothing),
@@ -165,6 +174,35 @@ impl Directory {
             | FileType::BlockDevice
             | FileType::Unknown => Occupant::Other,
         })
+    }
+
+    /// Creates a new file under a name of its own in this directory, never through a link,
+    /// to be written and then put at `name` by [`NewFile::persist`]. What stands at `name`
+    /// is not touched until then.
+    pub fn new_file(&self, name: &str) -> io::Result<NewFile<'_>> {
+        let mut attempts = 0;
+        loop {
+            let temporary = new_file_name(name);
+            match rustix::fs::openat(
+                &self.handle,
+                temporary.as_str(),
+                OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(FILE_MODE),
+            ) {
+                Ok(handle) => {
+                    return Ok(NewFile {
+                        directory: self,
+                        name: name.to_string(),
+                        temporary,
+                        file: File::from(handle),
+                        persisted: false,
+                    });
+                }
+                // Taken: another name is tried, never the file found there.
+                Err(Errno::EXIST) if attempts < 8 => attempts += 1,
+                Err(error) => return Err(error.into()),
+            }
+        }
     }
 
     /// Moves `name` to `to_name` in `to`, replacing what stands there (a link is replaced
@@ -222,6 +260,68 @@ impl Directory {
     fn stat(&self, name: &str) -> Result<Stat, Errno> {
         rustix::fs::statat(&self.handle, name, AtFlags::SYMLINK_NOFOLLOW)
     }
+}
+
+/// A file written under a name of its own in a directory, put at its name by
+/// [`NewFile::persist`], or removed when dropped before.
+#[derive(Debug)]
+pub struct NewFile<'a> {
+    directory: &'a Directory,
+    name: String,
+    temporary: String,
+    file: File,
+    persisted: bool,
+}
+
+impl NewFile<'_> {
+    /// The file, open for writing (and reading, and seeking).
+    pub fn file(&mut self) -> &mut File {
+        &mut self.file
+    }
+
+    /// Renames the file written over whatever stands at its name, atomically: a link or a
+    /// special file there is replaced itself, never written through (and said in a
+    /// warning); a directory there is an error, and stays.
+    pub fn persist(mut self) -> io::Result<()> {
+        let replaced = self.directory.occupant(&self.name)?;
+        if replaced == Occupant::Directory {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                format!(
+                    "a directory stands at {}, and sitemapper replaces only files",
+                    self.directory.join(&self.name).display()
+                ),
+            ));
+        }
+        self.directory
+            .rename(&self.temporary, self.directory, &self.name)?;
+        self.persisted = true;
+        if matches!(replaced, Occupant::Link | Occupant::Other) {
+            tracing::warn!(
+                path = %self.directory.join(&self.name).display(),
+                "a link or a special file stood at a file's name: replaced by the file, not \
+                 written through"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Removes the file not put in place: a failed write leaves no half file.
+impl Drop for NewFile<'_> {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = self.directory.remove(&self.temporary);
+        }
+    }
+}
+
+/// A name for a new file to become `name`, unguessable: another user cannot take it first.
+fn new_file_name(name: &str) -> String {
+    use std::hash::BuildHasher;
+    // The keys of a `RandomState` come from the system's randomness.
+    let random = std::hash::RandomState::new().hash_one(name);
+    format!("{NEW_FILE_PREFIX}{random:016x}-{name}")
 }
 
 #[cfg(test)]
@@ -300,6 +400,37 @@ mod tests {
         let opened = Directory::open(directory.path()).unwrap();
         assert!(opened.create("sitemap.xml").is_err());
         assert!(directory.path().join("sitemap.xml").is_dir());
+    }
+
+    #[test]
+    fn a_new_file_replaces_a_link_at_its_name_and_leaves_its_target_alone() {
+        let (directory, _elsewhere, victim) = planted("report.html");
+        let opened = Directory::open(directory.path()).unwrap();
+        let mut new = opened.new_file("report.html").unwrap();
+        new.file().write_all(b"ours").unwrap();
+        // Until it is put in place, the link stands and nothing is written through it.
+        assert_eq!(opened.occupant("report.html").unwrap(), Occupant::Link);
+        new.persist().unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"the victim's bytes");
+        assert_eq!(opened.occupant("report.html").unwrap(), Occupant::File);
+        assert_eq!(
+            std::fs::read(directory.path().join("report.html")).unwrap(),
+            b"ours"
+        );
+        assert_eq!(opened.names().unwrap(), ["report.html"]);
+    }
+
+    #[test]
+    fn a_new_file_not_put_in_place_leaves_nothing_and_a_directory_stays() {
+        let directory = tempfile::tempdir().unwrap();
+        std::fs::create_dir(directory.path().join("report.json")).unwrap();
+        let opened = Directory::open(directory.path()).unwrap();
+        let mut new = opened.new_file("report.json").unwrap();
+        new.file().write_all(b"ours").unwrap();
+        assert!(new.persist().is_err());
+        drop(opened.new_file("report.csv").unwrap());
+        assert!(directory.path().join("report.json").is_dir());
+        assert_eq!(opened.names().unwrap(), ["report.json"]);
     }
 
     #[test]

@@ -81,6 +81,7 @@ mod xml;
 
 use std::path::PathBuf;
 
+pub use directory::{Directory, NewFile, Occupant};
 pub use extensions::{depth_priority, is_valid_hreflang, observed_changefreq};
 pub use index_walk::{
     IndexProblem, IndexProblemKind, IndexWalk, Listed, MAX_INDEX_DEPTH, MAX_LISTED_SITEMAPS,

@@ -10,13 +10,13 @@ mod summary;
 mod summary_json;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use sitemapper_audit::{
     Assessment, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
 };
 use sitemapper_crawl::{NotRead, RobotsFile, UrlNormalizer};
+use sitemapper_sitemap::{Directory, Occupant};
 use url::Url;
 
 use self::summary_json::AuditJson;
@@ -43,9 +43,13 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
     // Checked before any request, as the run checks the paths it writes.
     sitemapper_site::writable_directory("--report", &options.report)
         .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+    if options.database_in_report {
+        database_not_through_link(&options.report)
+            .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
+    }
     for (option, path) in [("--sarif", &options.sarif), ("--junit", &options.junit)] {
         if let Some(path) = path {
-            sitemapper_site::writable_output_file(option, path)
+            writable_ci_file(option, path)
                 .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
         }
     }
@@ -127,6 +131,70 @@ const REPORT_FILES: [&str; 7] = [
     "outbound.csv",
     "report.json",
 ];
+
+/// The names SQLite opens for the report's crawl database: the file, its write-ahead log and
+/// shared memory, and a rollback journal.
+const DATABASE_FILES: [&str; 4] = [
+    "crawl.db",
+    "crawl.db-wal",
+    "crawl.db-shm",
+    "crawl.db-journal",
+];
+
+/// Refuses a link, a directory or a special file at a name of the report's crawl database
+/// (docs/design.md, Safety). The lock and SQLite open these files by path and would write
+/// through a link planted in the report directory, into another sitemapper database anywhere
+/// (the store refuses only one whose tables are not its own). Checked before the run locks
+/// or opens anything; a `--state` the user names, link or not, is the user's to choose.
+fn database_not_through_link(report: &Path) -> anyhow::Result<()> {
+    let directory = Directory::open(report)
+        .map_err(|error| anyhow::anyhow!("cannot open --report {}: {error}", report.display()))?;
+    for name in DATABASE_FILES {
+        let path = directory.join(name);
+        let what = match directory.occupant(name) {
+            Ok(Occupant::Nothing | Occupant::File) => continue,
+            Ok(Occupant::Link) => "a link",
+            Ok(Occupant::Directory) => "a directory",
+            Ok(Occupant::Other) => "not a regular file",
+            Err(error) => anyhow::bail!("cannot read {}: {error}", path.display()),
+        };
+        anyhow::bail!(
+            "{} is {what}: the audit's crawl database is kept in --report as regular files, \
+             never written through a link; remove it, or give --state FILE",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Checks that the file of `--sarif` or `--junit` can be written, before any request. It is
+/// written new and renamed into place (`report::new_file`), which replaces a link or a special
+/// file at its name: such a file is not opened now (through a link, or a FIFO that would hold
+/// the run), the directory is tried with a new file of its own instead.
+fn writable_ci_file(option: &'static str, path: &Path) -> anyhow::Result<()> {
+    let (Some(name), Some(parent)) = (
+        path.file_name().and_then(|name| name.to_str()),
+        path.parent(),
+    ) else {
+        return Ok(sitemapper_site::writable_output_file(option, path)?);
+    };
+    let parent = Some(parent)
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Ok(directory) = Directory::open(parent) else {
+        // Its words for a directory that is missing or not one.
+        return Ok(sitemapper_site::writable_output_file(option, path)?);
+    };
+    match directory.occupant(name) {
+        Ok(Occupant::Link | Occupant::Other) => directory
+            .new_file(name)
+            .map(drop)
+            .map_err(|error| anyhow::anyhow!("cannot write {option} {}: {error}", path.display())),
+        Ok(Occupant::Nothing | Occupant::File | Occupant::Directory) | Err(_) => {
+            Ok(sitemapper_site::writable_output_file(option, path)?)
+        }
+    }
+}
 
 /// Findings at `level` or worse.
 fn failing(findings: &[Finding], level: Severity) -> usize {
@@ -276,12 +344,12 @@ fn audit(
         links,
         outbound: outbound_rows,
     };
-    write_report(&crawled, &report, options)?;
+    let html = write_report(&crawled, &report, options)?;
     write_ci_files(&findings, &report.site, options)?;
     let pdf = options.pdf.then(|| {
         pdf::write_pdf(
             settings.site.render.chrome.as_deref(),
-            &options.report.join("report.html"),
+            &html,
             &options.report.join("report.pdf"),
             options.paper,
             &report.site,
@@ -395,12 +463,13 @@ fn read_site_sitemaps(
     ))
 }
 
-/// Writes the report's files: the data (CSV and JSON) and report.html.
+/// Writes the report's files: the data (CSV and JSON) and report.html, whose text it
+/// returns (for the PDF).
 fn write_report(
     crawled: &SiteRun,
     report: &model::Report,
     options: &AuditOptions,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<String> {
     let directory = &options.report;
     let bom = options.csv_bom;
     files::write_pages(
@@ -429,8 +498,8 @@ fn write_report(
         &directory.join("report.xlsx"),
     )?;
     let html = html::render(report)?;
-    let path = directory.join("report.html");
-    std::fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
+    report::new_file::write_bytes(&directory.join("report.html"), html.as_bytes())?;
+    Ok(html)
 }
 
 /// Writes the findings for CI, `--sarif` and `--junit`, before `--fail-on` decides the run:

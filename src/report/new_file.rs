@@ -1,0 +1,39 @@
+//! Every file of the report, and the CI files, written new: under a name of its own in its
+//! directory, then renamed over its name (`sitemapper_sitemap::Directory`). The report
+//! directory may be one that others can write (a shared folder, a web root), and a name in
+//! it a link planted to make a run write through it: a link at the name is replaced itself,
+//! never written through; a directory there is refused; a reader sees the old file or the
+//! new one, never half of one; a failed write leaves the old file (docs/design.md, Safety).
+
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::{Context, anyhow};
+use sitemapper_sitemap::Directory;
+
+/// Writes the file `path` with `write`, new, then puts it at its name. The directory is
+/// opened as the user named it.
+pub(crate) fn write_new(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let cannot = || format!("cannot write {}", path.display());
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .ok_or_else(|| anyhow!("{} names no file", path.display()))
+        .with_context(cannot)?;
+    let directory = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let directory = Directory::open(directory).with_context(cannot)?;
+    let mut new = directory.new_file(name).with_context(cannot)?;
+    write(new.file()).with_context(cannot)?;
+    new.persist().with_context(cannot)
+}
+
+/// Writes `bytes` to the file `path`, new, then puts it at its name.
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_new(path, |file| Ok(std::io::Write::write_all(file, bytes)?))
+}
