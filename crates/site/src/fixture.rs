@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::Path;
 
 /// How the site answers a path.
 #[derive(Debug, Clone, Copy)]
@@ -58,4 +59,20 @@ fn answer(stream: &TcpStream, pages: &[(&str, Answer)]) {
         "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+}
+
+/// The names in `directory`, sorted.
+pub(crate) fn names_in(directory: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(directory)
+        .unwrap_or_else(|error| panic!("{error}"))
+        .map(|entry| {
+            entry
+                .unwrap_or_else(|error| panic!("{error}"))
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
 }

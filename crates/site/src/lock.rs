@@ -453,6 +453,7 @@ mod tests {
     use std::os::unix::fs::{PermissionsExt, symlink};
 
     use super::*;
+    use crate::fixture::names_in;
 
     /// A private place for the records of a test, and its path.
     fn records() -> (tempfile::TempDir, Vec<PathBuf>) {
@@ -470,21 +471,6 @@ mod tests {
             Err(LockError::Busy(busy)) => busy,
             other => panic!("not refused as busy: {other:?}"),
         }
-    }
-
-    fn names_in(directory: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(directory)
-            .unwrap_or_else(|error| panic!("{error}"))
-            .map(|entry| {
-                entry
-                    .unwrap_or_else(|error| panic!("{error}"))
-                    .file_name()
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect();
-        names.sort();
-        names
     }
 
     #[test]

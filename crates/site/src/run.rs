@@ -499,7 +499,7 @@ mod tests {
     use sitemapper_store::RunStatus;
 
     use super::*;
-    use crate::fixture::{Answer, serve};
+    use crate::fixture::{Answer, names_in, serve};
     use crate::lock::LockError;
     use crate::settings::OutputTarget;
     use crate::{ErrorKind, SiteRun};
@@ -535,22 +535,6 @@ mod tests {
         outcome
             .err()
             .unwrap_or_else(|| panic!("the run published a sitemap"))
-    }
-
-    /// The names in `directory`, sorted.
-    fn names_in(directory: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(directory)
-            .unwrap_or_else(|error| panic!("{error}"))
-            .map(|entry| {
-                entry
-                    .unwrap_or_else(|error| panic!("{error}"))
-                    .file_name()
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect();
-        names.sort();
-        names
     }
 
     #[test]
