@@ -108,6 +108,59 @@ fn an_audit_records_each_pages_structured_data_and_a_304_keeps_it() {
 }
 
 #[test]
+fn markup_nested_past_the_tree_s_depth_is_read_up_to_there_and_reported() {
+    // A template that leaves a <div> open per item: 100,000 levels (half a megabyte) that
+    // used to take the tree builder minutes of CPU. Its first item stands before them.
+    let levels = 100_000;
+    let deep = format!(
+        r#"<!doctype html><html><head><title>Deep</title></head><body>
+<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">First</span></div>
+{}<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Last</span></div>
+{}<a href="/">Home</a></body></html>"#,
+        r#"<div itemscope itemprop="isRelatedTo">"#.repeat(levels),
+        "</div>".repeat(levels)
+    );
+    let server = Site::new()
+        .page(
+            "/",
+            r#"<html><head><title>Home</title></head><body><a href="/deep">Deep</a></body></html>"#,
+        )
+        .page("/deep", &deep)
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    audit(&server, report.path(), &[]).assert_success();
+
+    let recorded = recorded(&report.path().join("crawl.db"), &server, "/deep").expect("some");
+    let names: Vec<&str> = recorded
+        .items
+        .iter()
+        .filter_map(|item| item.text("name"))
+        .collect();
+    assert_eq!(names, ["First"], "read up to the cut");
+    let cut = recorded.tree_cut.expect("the cut is recorded");
+    assert_eq!(cut.reason, sitemapper_extract::CutReason::Deep);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.path().join("report.json")).unwrap())
+            .unwrap();
+    let findings: Vec<&serde_json::Value> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["kind"] == "structured-data-cut")
+        .collect();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["url"], server.url("/deep"));
+    assert_eq!(
+        findings[0]["detail"],
+        format!(
+            "elements nest more than 512 deep: microdata after the first {} bytes is not read",
+            cut.at_byte
+        )
+    );
+}
+
+#[test]
 fn a_plain_crawl_reads_none_and_leaves_what_an_audit_recorded() {
     let server = site().serve();
     let report = tempfile::tempdir().unwrap();

@@ -154,6 +154,9 @@ impl FindingKind {
             FindingKind::StructuredDataInvalidJson => {
                 "Search engines skip a block of structured data they cannot parse, and with it every rich result it describes."
             }
+            FindingKind::StructuredDataCut => {
+                "Browsers stop nesting elements 512 deep and attach the rest higher up, so the page does not show as written; the audit reads no microdata past that point, and search engines may not either."
+            }
             FindingKind::RichResultMissingRequired => {
                 "Without the properties a rich result requires, the page is not eligible for it: search shows a plain result instead of stars, prices, dates or a video thumbnail."
             }
@@ -319,6 +322,9 @@ impl FindingKind {
             }
             FindingKind::StructuredDataInvalidJson => {
                 "Fix the JSON at the block, line and column given (a missing comma or quote, a trailing comma), and check it with Google's Rich Results Test."
+            }
+            FindingKind::StructuredDataCut => {
+                "Close the elements the page's template leaves open (an unclosed <div> in a loop nests every later item inside the one before), so that it nests a few dozen levels deep at most."
             }
             FindingKind::RichResultMissingRequired => {
                 "Add the properties named to the item in the page's structured data, with the values the page shows."

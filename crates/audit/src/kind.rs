@@ -124,6 +124,9 @@ pub enum FindingKind {
     SitemapNotInRobots,
     /// A JSON-LD block of a listed page that does not parse.
     StructuredDataInvalidJson,
+    /// A listed page whose markup nests too deep, or costs too much, to be read whole: its
+    /// microdata after that point is not read.
+    StructuredDataCut,
     /// An item of a rich result's type without a property the rich result requires.
     RichResultMissingRequired,
     /// An item of a rich result's type without a property the rich result recommends.
@@ -140,7 +143,7 @@ pub enum FindingKind {
 
 impl FindingKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FindingKind; 54] = [
+    pub const ALL: [FindingKind; 55] = [
         FindingKind::BrokenLink,
         FindingKind::RedirectLoop,
         FindingKind::RedirectChain,
@@ -190,6 +193,7 @@ impl FindingKind {
         FindingKind::NoSitemap,
         FindingKind::SitemapNotInRobots,
         FindingKind::StructuredDataInvalidJson,
+        FindingKind::StructuredDataCut,
         FindingKind::RichResultMissingRequired,
         FindingKind::RichResultMissingRecommended,
         FindingKind::StructuredDataInvalidDate,
@@ -256,6 +260,7 @@ impl FindingKind {
             FindingKind::NoSitemap => "no-sitemap",
             FindingKind::SitemapNotInRobots => "sitemap-not-in-robots",
             FindingKind::StructuredDataInvalidJson => "structured-data-invalid-json",
+            FindingKind::StructuredDataCut => "structured-data-cut",
             FindingKind::RichResultMissingRequired => "rich-result-missing-required",
             FindingKind::RichResultMissingRecommended => "rich-result-missing-recommended",
             FindingKind::StructuredDataInvalidDate => "structured-data-invalid-date",
@@ -297,6 +302,7 @@ impl FindingKind {
             | FindingKind::NoSitemap
             | FindingKind::SitemapNotFetched
             | FindingKind::StructuredDataInvalidJson
+            | FindingKind::StructuredDataCut
             | FindingKind::RichResultMissingRequired
             | FindingKind::StructuredDataInvalidDate
             | FindingKind::StructuredDataInvalidUrl
@@ -378,6 +384,7 @@ impl FindingKind {
             FindingKind::StructuredDataInvalidJson => {
                 "Structured data (JSON-LD) that does not parse"
             }
+            FindingKind::StructuredDataCut => "Markup too deeply nested to read whole",
             FindingKind::RichResultMissingRequired => "Rich result without a required property",
             FindingKind::RichResultMissingRecommended => {
                 "Rich result without a recommended property"

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use sitemapper_extract::{Item, StructuredData, Value};
+use sitemapper_extract::{CutReason, Item, MAX_TREE_DEPTH, StructuredData, TreeCut, Value};
 use sitemapper_store::{RunId, Store, StoreError, Verdict};
 
 use crate::database::finding;
@@ -61,10 +61,28 @@ pub(crate) fn check(data: &StructuredData) -> Vec<(FindingKind, String)> {
             cut(&error.message, MAX_QUOTED_CHARS * 2)
         ));
     }
+    if let Some(cut) = data.tree_cut {
+        problems.cut.push(describe_cut(cut));
+    }
     for item in &data.items {
         problems.visit(item, Place::TopLevel, false);
     }
     problems.into_details()
+}
+
+/// Where the page's tree was cut, and why.
+fn describe_cut(cut: TreeCut) -> String {
+    let why = match cut.reason {
+        CutReason::Deep => format!("elements nest more than {MAX_TREE_DEPTH} deep"),
+        CutReason::Costly => {
+            "elements nest deep so many times over that its tree costs more to build than a page may"
+                .to_string()
+        }
+    };
+    format!(
+        "{why}: microdata after the first {} bytes is not read",
+        cut.at_byte
+    )
 }
 
 /// Where an item stands.
@@ -82,6 +100,7 @@ enum Place {
 #[derive(Debug, Default)]
 struct Problems {
     invalid_json: Vec<String>,
+    cut: Vec<String>,
     missing_required: Vec<String>,
     missing_recommended: Vec<String>,
     invalid_dates: Vec<String>,
@@ -213,6 +232,7 @@ impl Problems {
     fn into_details(self) -> Vec<(FindingKind, String)> {
         [
             (FindingKind::StructuredDataInvalidJson, self.invalid_json),
+            (FindingKind::StructuredDataCut, self.cut),
             (
                 FindingKind::RichResultMissingRequired,
                 self.missing_required,

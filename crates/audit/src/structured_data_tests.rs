@@ -3,7 +3,7 @@
 //! not parse; then the findings of a run recorded through the store.
 
 use serde_json::json;
-use sitemapper_extract::{Item, JsonLdError, Source, StructuredData, Value};
+use sitemapper_extract::{CutReason, Item, JsonLdError, Source, StructuredData, TreeCut, Value};
 use sitemapper_store::{PageRecord, Verdict};
 
 use crate::FindingKind;
@@ -406,6 +406,33 @@ fn json_ld_that_does_not_parse_is_a_finding_with_its_place() {
             FindingKind::StructuredDataInvalidJson,
             "block 2, line 3, column 14: expected `,` or `}`".to_string()
         )]
+    );
+}
+
+#[test]
+fn a_tree_cut_short_is_a_finding_with_its_reason_and_place() {
+    let cut = |reason| StructuredData {
+        tree_cut: Some(TreeCut {
+            reason,
+            at_byte: 20_480,
+        }),
+        truncated: true,
+        ..StructuredData::default()
+    };
+    assert_eq!(
+        check(&cut(CutReason::Deep)),
+        [(
+            FindingKind::StructuredDataCut,
+            "elements nest more than 512 deep: microdata after the first 20480 bytes is not read"
+                .to_string()
+        )]
+    );
+    let costly = check(&cut(CutReason::Costly));
+    assert_eq!(costly.len(), 1);
+    assert!(
+        costly[0]
+            .1
+            .starts_with("elements nest deep so many times over")
     );
 }
 

@@ -134,7 +134,8 @@ pub(crate) fn extract_values(
     extractions: &[CustomExtraction],
 ) -> Vec<ExtractedValues> {
     let (text, _) = charset::decode(document.body, document.headers.content_type.as_deref());
-    let html = Html::parse_document(&text);
+    // A tree cut short (crate::tree) gives the values before the cut.
+    let html = crate::tree::parse(&text).html;
     extractions
         .iter()
         .map(|extraction| ExtractedValues {

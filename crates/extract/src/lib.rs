@@ -44,6 +44,7 @@ mod news;
 mod refresh;
 mod structured;
 mod tokens;
+mod tree;
 mod words;
 
 use std::collections::HashMap;
@@ -68,6 +69,7 @@ pub use structured::{
     Item, JsonLdError, MAX_STRUCTURED_BYTES, Source, StructuredData, Value, VideoElement,
     absolute_http_url,
 };
+pub use tree::{CutReason, MAX_TREE_DEPTH, MAX_TREE_WORK, TreeCut};
 
 /// The response headers extraction reads.
 #[derive(Debug, Clone, Default)]

@@ -36,9 +36,14 @@ pub struct StructuredData {
     /// `<meta property="article:published_time">`, as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published_time: Option<String>,
-    /// Items were left out to keep within [`MAX_STRUCTURED_BYTES`].
+    /// Items were left out to keep within [`MAX_STRUCTURED_BYTES`], or the bounds of the
+    /// reading (items, nesting, values, the tree).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// The page's tree was cut (it nests too deep, or costs too much to build): the
+    /// microdata after that point is not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_cut: Option<crate::TreeCut>,
 }
 
 /// One schema.org item.

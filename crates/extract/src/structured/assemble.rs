@@ -118,8 +118,9 @@ pub(crate) fn assemble(
         jsonld::read_block(number, block, &mut budget, &mut data);
     }
     if raw.itemscope {
-        data.items
-            .extend(microdata::read(html, base, encoding, &mut budget));
+        let (items, cut) = microdata::read(html, base, encoding, &mut budget);
+        data.items.extend(items);
+        data.tree_cut = cut;
     }
     data.videos = raw
         .videos
@@ -136,7 +137,7 @@ pub(crate) fn assemble(
         })
         .collect();
     data.published_time = raw.published_time.map(capped);
-    data.truncated = raw.left_out || budget.exhausted;
+    data.truncated = raw.left_out || budget.exhausted || data.tree_cut.is_some();
     keep_within(&mut data, MAX_STRUCTURED_BYTES);
     data
 }

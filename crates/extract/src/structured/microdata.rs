@@ -3,7 +3,8 @@
 //! properties are found by the specification's crawl (its descendants, not into nested
 //! items, and the elements its `itemref` names); a property whose element has `itemscope` is
 //! a nested item, any other has the value the specification gives its element (5.4
-//! "Values"). Only a page the token pass saw `itemscope` on is parsed into a tree.
+//! "Values"). Only a page the token pass saw `itemscope` on is parsed into a tree, and only
+//! as far as [`crate::tree`] bounds it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,18 +15,19 @@ use url::Url;
 
 use super::assemble::{Budget, capped, schema_name};
 use super::{Item, Source, Value};
+use crate::tree::TreeCut;
 
 /// The microdata items of `html`, top-level ones in tree order, with URLs resolved against
-/// `base`.
+/// `base`, and where the tree was cut, if it was (items after that are not read).
 pub(crate) fn read(
     html: &str,
     base: &Url,
     encoding: &'static Encoding,
     budget: &mut Budget,
-) -> Vec<Item> {
-    let document = Html::parse_document(html);
+) -> (Vec<Item>, Option<TreeCut>) {
+    let tree = crate::tree::parse(html);
     let mut reader = Reader {
-        document: &document,
+        document: &tree.html,
         order: HashMap::new(),
         ids: HashMap::new(),
         base,
@@ -33,10 +35,11 @@ pub(crate) fn read(
         building: Vec::new(),
     };
     let top_level = reader.index();
-    top_level
+    let items = top_level
         .into_iter()
         .filter_map(|id| reader.item(id, 0, budget))
-        .collect()
+        .collect();
+    (items, tree.cut)
 }
 
 struct Reader<'a> {
@@ -112,7 +115,7 @@ impl<'a> Reader<'a> {
                     None => continue,
                 }
             } else if budget.value() {
-                Value::Text(capped(self.value(property)))
+                Value::Text(capped(self.value(property, budget)))
             } else {
                 continue;
             };
@@ -163,7 +166,7 @@ impl<'a> Reader<'a> {
 
     /// The value of a property element that is no item (HTML, 5.4 "Values"): an attribute
     /// for the elements that name a resource or a machine-readable value, the text otherwise.
-    fn value(&self, element: ElementRef<'_>) -> String {
+    fn value(&self, element: ElementRef<'_>, budget: &mut Budget) -> String {
         let attribute = |name: &str| element.attr(name).unwrap_or_default().to_string();
         let url = |name: &str| {
             element
@@ -179,9 +182,9 @@ impl<'a> Reader<'a> {
             "data" | "meter" => attribute("value"),
             "time" => match element.attr("datetime") {
                 Some(datetime) => datetime.to_string(),
-                None => text(element),
+                None => text(element, budget),
             },
-            _ => text(element),
+            _ => text(element, budget),
         }
     }
 
@@ -201,13 +204,19 @@ fn tokens(attribute: Option<&str>) -> impl Iterator<Item = &str> {
 }
 
 /// An element's text content, whitespace collapsed, at most what [`capped`] keeps (the
-/// reading stops once well past that much).
-fn text(element: ElementRef<'_>) -> String {
+/// reading stops once well past that much). Each node walked is an element visit of the
+/// budget: nested properties walk the same nodes again.
+fn text(element: ElementRef<'_>, budget: &mut Budget) -> String {
     let mut gathered = String::new();
-    for piece in element.text() {
-        gathered.push_str(piece);
-        if gathered.len() > 2 * super::assemble::MAX_TEXT_BYTES {
+    for node in element.descendants() {
+        if !budget.visit() {
             break;
+        }
+        if let Node::Text(piece) = node.value() {
+            gathered.push_str(piece);
+            if gathered.len() > 2 * super::assemble::MAX_TEXT_BYTES {
+                break;
+            }
         }
     }
     gathered.split_whitespace().collect::<Vec<_>>().join(" ")

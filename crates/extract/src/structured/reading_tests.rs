@@ -336,3 +336,49 @@ fn hostile_nesting_is_bounded() {
     assert_eq!(data.items.len(), super::assemble::MAX_ITEMS);
     assert!(data.truncated);
 }
+
+#[test]
+fn microdata_past_deep_nesting_is_cut_and_said() {
+    let before =
+        r#"<p itemscope itemtype="https://schema.org/Person"><span itemprop=name>Ada</span></p>"#;
+    let after =
+        r#"<p itemscope itemtype="https://schema.org/Person"><span itemprop=name>Bob</span></p>"#;
+    let levels = crate::MAX_TREE_DEPTH as usize * 2;
+    let html = format!(
+        "{before}{}{after}{}",
+        r#"<div itemscope itemprop="about">"#.repeat(levels),
+        "</div>".repeat(levels)
+    );
+    let data = read(&html);
+    let cut = data.tree_cut.expect("cut");
+    assert_eq!(cut.reason, crate::CutReason::Deep);
+    assert!(cut.at_byte > before.len() as u64 && cut.at_byte < html.len() as u64);
+    assert!(data.truncated);
+    let names: Vec<&str> = data
+        .all_items()
+        .iter()
+        .filter_map(|item| item.text("name"))
+        .collect();
+    assert_eq!(names, ["Ada"]);
+    // The cut is kept with the rest of the page's data.
+    let stored = StructuredData::from_json(&data.to_json()).expect("reads back");
+    assert_eq!(stored.tree_cut, Some(cut));
+}
+
+#[test]
+fn a_property_text_counts_against_the_visits() {
+    // Each property nests in the one before, within the tree's depth: reading each one's
+    // text walks the rest again, 3 x 400 x 400 / 2 element visits in all.
+    let levels = 400;
+    let nest = format!(
+        "{}x{}",
+        "<span itemprop=name>".repeat(levels),
+        "</span>".repeat(levels)
+    );
+    let data = read(&format!("<div itemscope>{}</div>", nest.repeat(3)));
+    assert_eq!(data.tree_cut, None);
+    assert!(data.truncated);
+    let data = read(&format!("<div itemscope>{nest}</div>"));
+    assert!(!data.truncated);
+    assert_eq!(data.items[0].properties.len(), levels);
+}
