@@ -34,6 +34,7 @@ mod generators;
 mod harness;
 mod help;
 mod hostile;
+mod house;
 mod inclusion;
 mod kill_resume;
 mod mistakes;
