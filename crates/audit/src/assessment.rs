@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use sitemapper_store::{AuditRecord, RecordedFinding, RunId, Store, StoreError};
 
-use crate::{Finding, FindingKind, Severity};
+use crate::finding::Finding;
+use crate::{FindingKind, Severity};
 
 /// What to fix first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -8,7 +8,9 @@ use sitemapper_store::{
     PageRecord, Reason, Rendering, RunId, ServedDifference, Store, StoreError, Verdict,
 };
 
-use crate::{Finding, FindingKind, Thresholds, on_page};
+use crate::FindingKind;
+use crate::finding::{Finding, Thresholds, finding};
+use crate::on_page::{self, trim_spaces};
 
 /// Every finding the crawl database supports for `run`, with the pages that link to the URLs
 /// of link findings.
@@ -473,18 +475,4 @@ pub fn thousands(value: u64) -> String {
         grouped.push(digit);
     }
     grouped
-}
-
-pub(crate) fn finding(kind: FindingKind, url: &str, detail: String) -> Finding {
-    Finding {
-        kind,
-        url: url.to_string(),
-        detail,
-        referrers: Vec::new(),
-    }
-}
-
-/// The text without leading and trailing spaces (only U+0020, as the findings always had).
-pub(crate) fn trim_spaces(text: &str) -> &str {
-    text.trim_matches(' ')
 }

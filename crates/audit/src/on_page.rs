@@ -3,8 +3,8 @@
 
 use sitemapper_store::{PageRecord, Verdict};
 
-use crate::database::{finding, trim_spaces};
-use crate::{Finding, FindingKind, Thresholds};
+use crate::FindingKind;
+use crate::finding::{Finding, Thresholds, finding};
 
 /// Words that, in a page's title or main heading, say the page was not found. Matched in
 /// lower case; "404" only as a number of its own.
@@ -133,4 +133,9 @@ fn looks_not_found(text: &str) -> bool {
         || lower
             .split(|character: char| !character.is_ascii_alphanumeric())
             .any(|word| word == "404")
+}
+
+/// The text without leading and trailing spaces (only U+0020, as the findings always had).
+pub(crate) fn trim_spaces(text: &str) -> &str {
+    text.trim_matches(' ')
 }

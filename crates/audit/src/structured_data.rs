@@ -13,11 +13,11 @@ use std::collections::HashMap;
 use sitemapper_extract::{CutReason, Item, MAX_TREE_DEPTH, StructuredData, TreeCut, Value};
 use sitemapper_store::{RunId, Store, StoreError, Verdict};
 
-use crate::database::finding;
+use crate::FindingKind;
+use crate::finding::{Finding, finding};
 use crate::rich_results::{
     DATE_PROPERTIES, Has, Need, Part, RICH_RESULTS, RichResult, Shape, Standing, URL_PROPERTIES,
 };
-use crate::{Finding, FindingKind};
 
 /// A finding's detail is cut at about this many characters, at a problem's end.
 pub(crate) const MAX_DETAIL_CHARS: usize = 400;
