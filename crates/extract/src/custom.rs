@@ -7,7 +7,7 @@ use std::fmt;
 
 use scraper::{ElementRef, Html, Selector};
 
-use crate::{Document, charset};
+use crate::charset;
 
 /// At most this many values are kept per extraction and page (the first, in document order).
 pub const MAX_VALUES_PER_EXTRACTION: usize = 20;
@@ -127,13 +127,15 @@ impl CustomExtraction {
     }
 }
 
-/// Every extraction's values in `document`, in the order the extractions are given. The body
-/// is decoded as for the rest of extraction and parsed into a tree once for all of them.
+/// Every extraction's values in a document's `body`, in the order the extractions are given.
+/// The body is decoded as for the rest of extraction (by its `content_type` and what it
+/// says of itself) and parsed into a tree once for all of them.
 pub(crate) fn extract_values(
-    document: &Document<'_>,
+    body: &[u8],
+    content_type: Option<&str>,
     extractions: &[CustomExtraction],
 ) -> Vec<ExtractedValues> {
-    let (text, _) = charset::decode(document.body, document.headers.content_type.as_deref());
+    let (text, _) = charset::decode(body, content_type);
     // A tree cut short (crate::tree) gives the values before the cut.
     let html = crate::tree::parse(&text).html;
     extractions
@@ -234,7 +236,7 @@ mod tests {
     use url::Url;
 
     use super::*;
-    use crate::{ExtractOptions, ResponseHeaders, extract};
+    use crate::{Document, ExtractOptions, ResponseHeaders, extract};
 
     fn extraction(text: &str) -> CustomExtraction {
         CustomExtraction::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))

@@ -39,8 +39,8 @@ pub(crate) fn same_facts(
             structured: options.structured || details,
             ..options.clone()
         };
-        let html5gum = extract_by(&document, &options, tokens::gum::read);
-        let html5ever = extract_by(&document, &options, tokens::reference::read);
+        let html5gum = extract_by(&document, &options, tokens::read_by_gum);
+        let html5ever = extract_by(&document, &options, tokens::read_by_reference);
         assert!(html5gum.fingerprint.is_some());
         assert!(
             html5gum == html5ever,

@@ -9,13 +9,15 @@ use std::hash::{BuildHasher, RandomState};
 use encoding_rs::Encoding;
 use url::Url;
 
+use crate::address::{parse_in_encoding, resolve};
 use crate::directives::parse_directives;
+use crate::facts::{
+    Document, ExtractOptions, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_IMAGES_PER_PAGE,
+    PageDetails, PageFacts,
+};
 use crate::fingerprint::fingerprint;
 use crate::structured::assemble::assemble;
-use crate::{
-    Document, ExtractOptions, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_IMAGES_PER_PAGE,
-    PageDetails, PageFacts, canonical, charset, parse_in_encoding, resolve, tokens,
-};
+use crate::{canonical, charset, tokens};
 
 /// How the decoded document is tokenized: `tokens::read`, or in tests one tokenizer.
 pub(crate) type Tokenize = fn(&str, tokens::Wanted) -> tokens::RawDocument;

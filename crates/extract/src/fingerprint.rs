@@ -195,8 +195,8 @@ mod tests {
             legacy_fingerprint: true,
             ..ExtractOptions::default()
         };
-        let html5gum = extract_by(&document, &options, tokens::gum::read);
-        let html5ever = extract_by(&document, &options, tokens::reference::read);
+        let html5gum = extract_by(&document, &options, tokens::read_by_gum);
+        let html5ever = extract_by(&document, &options, tokens::read_by_reference);
         assert_eq!(
             html5gum.legacy_fingerprint, None,
             "html5gum reads no version 1"

@@ -7,6 +7,7 @@
 //! Stored per page as JSON (serde), within [`MAX_STRUCTURED_BYTES`].
 
 pub(crate) mod assemble;
+mod budget;
 pub(crate) mod collect;
 mod jsonld;
 mod microdata;

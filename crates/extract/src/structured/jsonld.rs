@@ -11,7 +11,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
-use super::assemble::{Budget, capped, schema_name};
+use super::budget::{Budget, capped, schema_name};
 use super::collect::{JsonLdBlock, MAX_JSON_LD_BLOCK_BYTES};
 use super::{Item, JsonLdError, Source, StructuredData, Value};
 
@@ -216,7 +216,7 @@ fn top_level_object(
         items.extend(item(members, depth, budget));
     }
     // A graph within a graph is bounded as nesting is.
-    if depth < super::assemble::MAX_DEPTH {
+    if depth < super::budget::MAX_DEPTH {
         top_level(graph, depth + 1, budget, items);
     } else {
         budget.exhausted = true;

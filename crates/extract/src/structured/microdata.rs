@@ -13,7 +13,7 @@ use encoding_rs::Encoding;
 use scraper::{ElementRef, Html, Node};
 use url::Url;
 
-use super::assemble::{Budget, capped, schema_name};
+use super::budget::{Budget, capped, schema_name};
 use super::{Item, Source, Value};
 use crate::tree::TreeCut;
 
@@ -192,7 +192,7 @@ impl<'a> Reader<'a> {
     /// string" for a URL that does not parse).
     fn url(&self, reference: &str) -> String {
         let reference = reference.trim_matches(|character: char| character.is_ascii_whitespace());
-        crate::parse_in_encoding(self.base, reference, self.encoding)
+        crate::address::parse_in_encoding(self.base, reference, self.encoding)
             .map(String::from)
             .unwrap_or_default()
     }
@@ -214,7 +214,7 @@ fn text(element: ElementRef<'_>, budget: &mut Budget) -> String {
         }
         if let Node::Text(piece) = node.value() {
             gathered.push_str(piece);
-            if gathered.len() > 2 * super::assemble::MAX_TEXT_BYTES {
+            if gathered.len() > 2 * super::budget::MAX_TEXT_BYTES {
                 break;
             }
         }

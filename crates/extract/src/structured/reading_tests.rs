@@ -329,11 +329,11 @@ fn hostile_nesting_is_bounded() {
     ));
     assert!(data.truncated);
     let depth = data.all_items().len();
-    assert_eq!(depth, super::assemble::MAX_DEPTH + 1);
+    assert_eq!(depth, super::budget::MAX_DEPTH + 1);
 
     let many: String = (0..1500).map(|_| "<i itemscope></i>").collect();
     let data = read(&many);
-    assert_eq!(data.items.len(), super::assemble::MAX_ITEMS);
+    assert_eq!(data.items.len(), super::budget::MAX_ITEMS);
     assert!(data.truncated);
 }
 

@@ -8,7 +8,8 @@ use std::convert::Infallible;
 
 use html5gum::{Emitter, Error, State as TokenizerState, Tokenizer};
 
-use super::{RawDocument, StartTag, State, TextMode, Wanted};
+use super::state::{RawDocument, State, Wanted};
+use super::tag::{StartTag, TextMode};
 
 /// Tokenizes `html` and collects what extraction needs and what is `wanted`, but the legacy
 /// fingerprint's text: html5gum cuts text into other pieces than version 1 was defined over.

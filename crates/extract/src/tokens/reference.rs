@@ -12,7 +12,8 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
-use super::{RawDocument, StartTag, State, TextMode, Wanted};
+use super::state::{RawDocument, State, Wanted};
+use super::tag::{StartTag, TextMode};
 
 /// Tokenizes `html` with html5ever and collects what extraction needs and what is `wanted`.
 pub(crate) fn read(html: &str, wanted: Wanted) -> RawDocument {
