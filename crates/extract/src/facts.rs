@@ -93,11 +93,11 @@ pub struct PageFacts {
     /// The encoding the document was decoded with.
     pub encoding: &'static str,
     /// A stable fingerprint of the visible text and links (16 hex digits), of version
-    /// [`FINGERPRINT_VERSION`]: it changes when a reader would see a change, not when
+    /// [`FINGERPRINT_VERSION`](crate::FINGERPRINT_VERSION): it changes when a reader would see a change, not when
     /// scripts, tokens or whitespace do.
     pub fingerprint: Option<String>,
-    /// The same page's fingerprint as releases before [`FINGERPRINT_VERSION`] computed it
-    /// (version [`LEGACY_FINGERPRINT_VERSION`]), when [`ExtractOptions::legacy_fingerprint`]:
+    /// The same page's fingerprint as releases before [`FINGERPRINT_VERSION`](crate::FINGERPRINT_VERSION) computed it
+    /// (version [`LEGACY_FINGERPRINT_VERSION`](crate::LEGACY_FINGERPRINT_VERSION)), when [`ExtractOptions::legacy_fingerprint`]:
     /// what a fingerprint they stored is compared with.
     pub legacy_fingerprint: Option<String>,
     /// What says the document is an application shell that scripts fill in.
