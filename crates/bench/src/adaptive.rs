@@ -309,7 +309,7 @@ pub(crate) fn run(binary: &Path, runs: usize, machine: &str, date: &str) -> anyh
             let capacity = cases[case].capacity;
             let setting = cases[case].series[index].setting;
             let measure = crawl(binary, capacity, setting)?;
-            crate::say(&format!(
+            crate::binary::say(&format!(
                 "adaptive, run {}: {capacity} slots, concurrency {}: {:.2} s, server latency \
                  median {:.1} ms, {} in flight at most{}",
                 run + 1,

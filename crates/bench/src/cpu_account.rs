@@ -3,9 +3,9 @@
 //! queue's PostgreSQL server when it runs on this machine, and the machine as a whole
 //! (`/proc/stat`), so that other work on the machine shows.
 
-use crate::fleet::psql;
 use crate::fleet_processes::children_ticks;
 use crate::process_tree::{StatFields, TICKS, read_processes};
+use crate::psql::psql;
 
 /// A PostgreSQL server whose processes this machine runs: its postmaster, the parent of them
 /// all, which reaps the backends of connections that end.

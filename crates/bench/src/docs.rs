@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::binary::{Binary, say};
 use crate::crawl_run::{self, CrawlEnd, Stopped};
 use crate::nginx::Nginx;
 use crate::render::{RenderSettings, render_arguments};
-use crate::{Binary, say};
 
 /// A site of the documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,17 +12,18 @@ use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 
+use crate::binary::{Binary, say};
 use crate::cpu_account::{CpuSnapshot, CpuSpent, Postgres};
 use crate::crawl_run::listed_urls;
 use crate::fleet_processes::{Launch, ProcessesMeasure, run_at_most, run_together};
+use crate::psql::{psql, succeeded};
 use crate::server::Server;
 use crate::site::GeneratedSite;
-use crate::{Binary, say};
 
 /// Sites a `fleet run` or a worker crawls at once (`--sites-at-once`).
 pub(crate) const SITES_AT_ONCE: usize = 4;
@@ -492,30 +493,6 @@ fn queue_split(queue: &str, sites: usize) -> anyhow::Result<String> {
         .map(|(worker, count)| format!("{worker} {count}"))
         .collect::<Vec<_>>()
         .join(", "))
-}
-
-/// Runs `sql` on the queue's database with `psql`; its unaligned output, without headers.
-pub(crate) fn psql(queue: &str, sql: &str) -> anyhow::Result<String> {
-    let output = Command::new("psql")
-        .arg(queue)
-        .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
-        .env("PGCONNECT_TIMEOUT", "10")
-        .output()
-        .context("run psql (is the PostgreSQL client installed?)")?;
-    succeeded(&output, &format!("psql -c {sql:?}"))?;
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-}
-
-/// An error quoting `what`'s stderr unless it exited successfully.
-fn succeeded(output: &Output, what: &str) -> anyhow::Result<()> {
-    if !output.status.success() {
-        bail!(
-            "{what} exited with {}: {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-    }
-    Ok(())
 }
 
 /// Every site's sitemap in `directory/out/NAME` against its expected URLs; an error naming

@@ -13,9 +13,10 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use sitemapper_fleet::Fleet;
 
-use crate::fleet::{DROP_TABLES, psql};
+use crate::binary::say;
+use crate::fleet::DROP_TABLES;
+use crate::psql::psql;
 use crate::report::spread;
-use crate::say;
 
 /// How the scale benchmark runs.
 #[derive(Debug, Clone)]

@@ -8,6 +8,7 @@
 
 mod adaptive;
 mod baseline;
+mod binary;
 mod cpu_account;
 mod crawl_run;
 mod docs;
@@ -20,6 +21,7 @@ mod nginx;
 mod nightly;
 mod nightly_report;
 mod process_tree;
+mod psql;
 mod render;
 mod render_report;
 mod report;
@@ -36,6 +38,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 
+use crate::binary::{Binary, say};
 use crate::render::RenderSettings;
 use crate::report::CaseResult;
 use crate::server::Server;
@@ -461,13 +464,6 @@ fn run_rendering(
     ))
 }
 
-/// A sitemapper binary under measure.
-#[derive(Debug, Clone)]
-struct Binary {
-    label: String,
-    path: PathBuf,
-}
-
 /// A site being served, and what a correct crawl of it fetches and lists.
 #[derive(Debug)]
 struct ServedCase {
@@ -594,9 +590,4 @@ fn run_case(
         say(&result.row());
     }
     Ok(results)
-}
-
-#[expect(clippy::print_stdout, reason = "the benchmark reports on stdout")]
-fn say(text: &str) {
-    println!("{text}");
 }

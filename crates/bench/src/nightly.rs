@@ -17,12 +17,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::binary::{Binary, say};
 use crate::crawl_run::{self, ChangeCounts, CrawlMeasure};
 use crate::nginx::Nginx;
 use crate::server::{ResponseCounts, Server};
 use crate::site::{ChangingSite, GeneratedSite, Generation};
 use crate::web::{CompressedWebSite, Encodings, WebSite};
-use crate::{Binary, say};
 
 /// Threads of the server of the sites.
 const SERVER_THREADS: usize = 2;

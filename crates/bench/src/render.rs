@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use anyhow::bail;
 
+use crate::binary::say;
 use crate::crawl_run::{self, CrawlMeasure};
-use crate::say;
 use crate::server::Server;
 use crate::site::GeneratedSite;
 use crate::spa::SinglePageApp;

@@ -14,10 +14,10 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, bail};
 use regex::Regex;
 
+use crate::binary::{Binary, say};
 use crate::server::Server;
 use crate::site::GeneratedSite;
 use crate::web::{CompressedWebSite, Encodings, WebSite};
-use crate::{Binary, say};
 
 /// The option sets each site is crawled with; `audit` runs the audit instead.
 const CRAWLS: [&[&str]; 6] = [
