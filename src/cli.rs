@@ -35,7 +35,7 @@ pub(crate) use self::names::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
     ServersByName, SeverityName, SummaryFormat,
 };
-use self::values::OutOfRange;
+use self::values::{OutOfRange, variable_name};
 
 /// What the long help of every command with options says before its examples, and its manual
 /// page's ENVIRONMENT.
@@ -166,11 +166,6 @@ pub(crate) fn environment_variable(arg: &clap::Arg) -> Option<String> {
         return None;
     }
     Some(variable_name(long))
-}
-
-/// `SITEMAPPER_MAX_PAGES` for `max-pages`.
-fn variable_name(long: &str) -> String {
-    format!("SITEMAPPER_{}", long.to_ascii_uppercase().replace('-', "_"))
 }
 
 /// The colour of the help, which clap prints before the arguments are read: `--color` and

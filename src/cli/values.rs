@@ -205,7 +205,7 @@ impl fmt::Display for OutOfRange {
         let name = self.option.name;
         match self.given {
             Given::Flag => write!(formatter, "--{name}")?,
-            Given::Variable => write!(formatter, "{}", super::variable_name(name))?,
+            Given::Variable => write!(formatter, "{}", variable_name(name))?,
             Given::ConfigKey => write!(formatter, "{name}")?,
         }
         write!(formatter, " must be {}", self.option.range)?;
@@ -304,6 +304,11 @@ pub(crate) fn max_age(text: &str) -> Result<std::time::Duration, sitemapper_flee
         }
         read => read,
     }
+}
+
+/// `SITEMAPPER_MAX_PAGES` for `max-pages`: the environment variable that sets an option.
+pub(crate) fn variable_name(long: &str) -> String {
+    format!("SITEMAPPER_{}", long.to_ascii_uppercase().replace('-', "_"))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! rules for where credentials come from. Secrets never appear in an error.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
@@ -13,9 +13,21 @@ use sitemapper_crawl::{
 };
 use url::Url;
 
-use super::MergedOptions;
+/// What a protected site needs and how it is reached, as the flags and the config file give
+/// it; checked when the settings are built.
+#[derive(Debug)]
+pub(super) struct AccessOptions {
+    pub(super) headers: Vec<String>,
+    /// The credentials and where they come from (the seed's are read when checked).
+    pub(super) basic_auth: Option<(String, CredentialSource)>,
+    pub(super) cookies: Vec<String>,
+    pub(super) proxy: Option<String>,
+    pub(super) cacert: Option<PathBuf>,
+    pub(super) insecure: bool,
+    pub(super) map_hosts: Vec<String>,
+}
 
-impl MergedOptions {
+impl AccessOptions {
     /// What the site needs on every request. Basic authentication comes from the flag, else
     /// the environment, else the config file, else the seed URL.
     pub(super) fn site_access(

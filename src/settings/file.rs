@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
-use super::keys::{config_keys, nearest_key};
+use super::keys::{field_names, nearest_key};
 use crate::cli::values::{
     CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_MAX_LINKS, EXTERNAL_MAX_TIME,
     EXTERNAL_TIMEOUT, KEEP_FAILED, LARGE, LEASE, MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH,
@@ -300,6 +300,11 @@ fn too_large(path: &Path) -> String {
         "config file {} is larger than {MAX_CONFIG_BYTES} bytes (1 MiB), the most read",
         path.display()
     )
+}
+
+/// Every key of the config file (aliases included), as serde reads them.
+pub(super) fn config_keys() -> &'static [&'static str] {
+    field_names::<ConfigFile>()
 }
 
 /// The first key of `text`, in the file's order, that the config file does not have, and

@@ -12,7 +12,8 @@ use sitemapper_fleet::{
     FLEET_KEYS, FilePart, Fleet, FleetFileError, SiteOption, SiteSpec, check_name,
 };
 
-use super::keys::{config_keys, nearest_key};
+use super::file::config_keys;
+use super::keys::nearest_key;
 use super::meant::SeedMistake;
 use super::{
     ConfigFile, CrawlSettings, MergedOptions, OutputTarget, list, seconds_option, summary_format,

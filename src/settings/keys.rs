@@ -1,17 +1,14 @@
 //! The keys of the config file, and the one probably meant by a key it does not have: a
 //! typo names its nearest key rather than all of them.
 
-use serde::Deserialize;
-use serde::de::{Deserializer, Visitor};
+use serde::de::{DeserializeOwned, Deserializer, Visitor};
 
-use super::ConfigFile;
-
-/// Every key of the config file (aliases included), as serde reads them. The derive hands
-/// the list to `deserialize_struct`: read from there, it cannot drift from [`ConfigFile`].
-pub(super) fn config_keys() -> &'static [&'static str] {
+/// Every field name of the struct `T` (aliases included), as serde reads them. The derive
+/// hands the list to `deserialize_struct`: read from there, it cannot drift from `T`.
+pub(super) fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
     let mut names = FieldNames(&[]);
     // The deserializer stops with an error once it has the names: nothing else is read.
-    let _ = ConfigFile::deserialize(&mut names);
+    let _ = T::deserialize(&mut names);
     names.0
 }
 
@@ -48,10 +45,12 @@ impl<'de> Deserializer<'de> for &mut FieldNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::ConfigFile;
+    use crate::settings::file::config_keys;
 
     #[test]
     fn the_keys_are_the_config_files_fields() {
-        let keys = config_keys();
+        let keys = field_names::<ConfigFile>();
         for key in [
             "url",
             "out",

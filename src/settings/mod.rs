@@ -34,8 +34,8 @@ mod news;
 #[cfg(test)]
 mod numeric_tests;
 
+use self::access::{AccessOptions, basic_auth_choice, check_header_text, seed_credentials};
 pub(crate) use self::access::{BASIC_AUTH_VARIABLE, environment_proxies};
-use self::access::{CredentialSource, basic_auth_choice, check_header_text, seed_credentials};
 pub(crate) use self::commands::{
     AuditOptions, AuditSettings, RunsSettings, Verbosity, summary_format,
 };
@@ -120,14 +120,8 @@ struct MergedOptions {
     indexnow_key: Option<String>,
     indexnow_key_location: Option<String>,
     indexnow_endpoint: String,
-    headers: Vec<String>,
-    /// The credentials and where they come from (the seed's are read in `check`).
-    basic_auth: Option<(String, CredentialSource)>,
-    cookies: Vec<String>,
-    proxy: Option<String>,
-    cacert: Option<PathBuf>,
-    insecure: bool,
-    map_hosts: Vec<String>,
+    /// What a protected site needs and how it is reached, as given.
+    access: AccessOptions,
 }
 
 impl MergedOptions {
@@ -228,17 +222,19 @@ impl MergedOptions {
                 .indexnow_endpoint
                 .or(file.indexnow_endpoint)
                 .unwrap_or_else(|| DEFAULT_INDEXNOW_ENDPOINT.to_string()),
-            headers: list(args.header, file.header).unwrap_or_default(),
-            basic_auth: basic_auth_choice(
-                args.basic_auth,
-                std::env::var(BASIC_AUTH_VARIABLE).ok(),
-                file.basic_auth,
-            ),
-            cookies: list(args.cookie, file.cookie).unwrap_or_default(),
-            proxy: args.proxy.or(file.proxy),
-            cacert: args.cacert.or(file.cacert),
-            insecure: switch(args.insecure, file.insecure),
-            map_hosts: list(args.map_host, file.map_host).unwrap_or_default(),
+            access: AccessOptions {
+                headers: list(args.header, file.header).unwrap_or_default(),
+                basic_auth: basic_auth_choice(
+                    args.basic_auth,
+                    std::env::var(BASIC_AUTH_VARIABLE).ok(),
+                    file.basic_auth,
+                ),
+                cookies: list(args.cookie, file.cookie).unwrap_or_default(),
+                proxy: args.proxy.or(file.proxy),
+                cacert: args.cacert.or(file.cacert),
+                insecure: switch(args.insecure, file.insecure),
+                map_hosts: list(args.map_host, file.map_host).unwrap_or_default(),
+            },
         })
     }
 
@@ -265,9 +261,9 @@ impl MergedOptions {
         // its <html lang>.
         crawl.structured_data |= self.video || news.is_some();
         crawl.page_details |= news.is_some();
-        crawl.access = self.site_access(seed_credentials)?;
-        crawl.network = self.network()?;
-        crawl.host_map = self.host_map()?;
+        crawl.access = self.access.site_access(seed_credentials)?;
+        crawl.network = self.access.network()?;
+        crawl.host_map = self.access.host_map()?;
         let base_url = self.base_url.as_deref().map(base_url).transpose()?;
         crawl.published_base = base_url.as_deref().and_then(|text| Url::parse(text).ok());
         let limits = Limits::new(self.max_urls_per_file, self.max_bytes_per_file)
