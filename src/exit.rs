@@ -165,3 +165,10 @@ impl From<LockError> for Failure {
         }
     }
 }
+
+/// A failure the command has said on stdout already, where its reader looks for it: `fleet
+/// status --check`'s verdict, which a monitor reads there. The run ends with its status and
+/// no error line, which would say it a second time.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct SaidOnStdout(pub(crate) String);

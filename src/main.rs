@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::{ColorName, Command};
-use crate::exit::{ExitStatus, Failure};
+use crate::exit::{ExitStatus, Failure, SaidOnStdout};
 use crate::settings::{ConfigFile, Verbosity};
 
 fn main() -> ExitCode {
@@ -56,13 +56,6 @@ fn main() -> ExitCode {
         Err(failure) => fail(&failure),
     }
 }
-
-/// A failure the command has said on stdout already, where its reader looks for it: `fleet
-/// status --check`'s verdict, which a monitor reads there. The run ends with its status and
-/// no error line, which would say it a second time.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct SaidOnStdout(pub(crate) String);
 
 /// Prints the final error line and gives the failure's exit code.
 fn fail(failure: &Failure) -> ExitCode {

@@ -12,10 +12,10 @@ use sitemapper_crawl::PaceBoard;
 use sitemapper_fleet::{Fleet, LocalRegistry, RunResult, SiteSpec, SiteStatus, next_due};
 
 use super::metrics::FleetMetrics;
+use super::output::{json_output, stopping_line};
 use super::report::{self, FleetReport, SiteRunReport};
 use super::servers::Picker;
 use super::site_job::{self, SiteJob};
-use super::{json_output, stopping_line};
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
 use crate::exit::{ExitStatus, Failure};

@@ -5,26 +5,24 @@
 
 mod local;
 mod metrics;
+mod output;
 mod report;
+mod runtime;
 mod servers;
 mod site_job;
 pub(crate) mod worker;
 
-use std::io::Write;
-
-use anyhow::Context;
 use serde::Serialize;
 use sitemapper_fleet::{FleetCheck, LocalRegistry, Queue, SiteStatus};
 
 use super::Output;
-use crate::SaidOnStdout;
 use crate::cli::{FleetArgs, FleetCommand, SummaryFormat};
-use crate::exit::{ExitStatus, Failure};
+use crate::exit::{ExitStatus, Failure, SaidOnStdout};
 use crate::settings::{
-    ConfigFile, FleetRunSettings, FleetStatusSettings, FleetSyncSettings, OutputTarget,
-    StatusSource,
+    ConfigFile, FleetRunSettings, FleetStatusSettings, FleetSyncSettings, StatusSource,
 };
-use crate::signals::StopSignal;
+use output::write_stdout;
+use runtime::runtime;
 
 pub(crate) fn run(args: FleetArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
     match args.command {
@@ -134,40 +132,4 @@ fn sync(settings: &FleetSyncSettings, output: Output) -> Result<(), Failure> {
         ));
     }
     Ok(())
-}
-
-/// The runtime the queue's calls run on.
-fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-        .map_err(Failure::fatal)
-}
-
-/// What a fleet says when a signal stops it.
-fn stopping_line(_signal: StopSignal) -> &'static str {
-    "Stopping: no new site; the sites running stop and are continued by the next run."
-}
-
-/// Writes `value` as JSON to a file or stdout.
-fn json_output<T: Serialize>(target: &OutputTarget, value: &T) -> Result<(), Failure> {
-    let mut text = serde_json::to_vec_pretty(value).context("cannot write the report")?;
-    text.push(b'\n');
-    match target {
-        OutputTarget::Stdout => write_stdout(&text),
-        OutputTarget::Path(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write the report {}", path.display()))
-            .map_err(Failure::fatal),
-    }
-}
-
-fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
-    let mut stdout = crate::stdout::lock();
-    stdout
-        .write_all(bytes)
-        .and_then(|()| stdout.flush())
-        .context("cannot write to stdout")
-        .map_err(Failure::fatal)
 }

@@ -18,9 +18,10 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::metrics::{self, FleetMetrics};
+use super::output::stopping_line;
 use super::report::{self, FleetReport, SiteRunReport};
+use super::runtime::runtime;
 use super::site_job::{self, SiteJob};
-use super::{runtime, stopping_line};
 use crate::cli::WorkerArgs;
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
