@@ -21,12 +21,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 use url::Url;
 
-use crate::CrawlError;
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::concurrency::ConcurrencyReport;
-use crate::config::{CrawlConfig, ScopeOptions};
+use crate::config::CrawlConfig;
 use crate::documents::DocumentReport;
+use crate::error::CrawlError;
 use crate::event::{CrawlEvent, SettledScope};
 use crate::fetch::RequestObserver;
 use crate::frontier::FrontierSpill;
@@ -35,7 +35,7 @@ use crate::normalize::UrlNormalizer;
 use crate::pace::PaceBoard;
 use crate::render::{RenderReport, Renderer};
 use crate::resume::ResumeSource;
-use crate::scope::Scope;
+use crate::scope::{Scope, ScopeOptions};
 use crate::sitemaps::{SitemapReader, SitemapSeeding};
 use crate::traps::TrapReport;
 

@@ -7,7 +7,7 @@ use url::Url;
 
 use super::context::JobContext;
 use super::visit::{Visit, VisitEnd, VisitMode, visit};
-use crate::CrawlError;
+use crate::error::CrawlError;
 use crate::event::{CrawlEvent, SettledScope};
 use crate::frontier::QueuedUrl;
 use crate::robots::RobotsUnavailable;

@@ -34,13 +34,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use bytes::Bytes;
-use futures_util::Stream;
-use reqwest::header::HeaderMap;
-use reqwest::{Method, StatusCode};
 use url::Url;
 
-use crate::fetch::FetchFailure;
+use crate::fetch::{BrowserRequest, BrowserResponse, FetchFailure};
 
 pub use state::MAX_FRUITLESS_PROBES;
 pub(crate) use state::{
@@ -111,42 +107,6 @@ impl fmt::Display for Refusal {
             Refusal::Method => "a method that may change the server",
             Refusal::WebSocket => "a WebSocket",
         })
-    }
-}
-
-/// A body streamed from the site to the browser.
-pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, std::io::Error>> + Send>>;
-
-/// One request the browser wants to make, as it made it.
-#[derive(Debug)]
-pub struct BrowserRequest {
-    /// Its method.
-    pub method: Method,
-    /// Its URL, absolute.
-    pub url: Url,
-    /// The browser's headers, hop-by-hop ones (`Connection`, `Proxy-*`, ...) left out.
-    pub headers: HeaderMap,
-    /// Its body (a POST's).
-    pub body: Bytes,
-}
-
-/// The answer to a request of the browser: one response, redirects included (the browser
-/// follows them itself, each hop through the gate again).
-pub struct BrowserResponse {
-    /// Its status.
-    pub status: StatusCode,
-    /// Its headers, hop-by-hop ones and content codings the fetcher undid left out.
-    pub headers: HeaderMap,
-    /// Its body, decompressed, as it arrives.
-    pub body: BodyStream,
-}
-
-impl fmt::Debug for BrowserResponse {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter
-            .debug_struct("BrowserResponse")
-            .field("status", &self.status)
-            .finish_non_exhaustive()
     }
 }
 
