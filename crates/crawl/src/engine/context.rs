@@ -9,7 +9,8 @@ use sitemapper_extract::ExtractOptions;
 use tokio::sync::{Semaphore, mpsc};
 use url::Url;
 
-use super::{CrawlProgress, Crawler};
+use super::crawler::Crawler;
+use super::progress::CrawlProgress;
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::concurrency::ConcurrencyLimit;

@@ -11,10 +11,10 @@ use reqwest::Method;
 use sitemapper_extract::{Link, LinkKind, PageFacts, ResponseHeaders};
 use url::Url;
 
-use super::CrawlProgress;
 use super::context::JobContext;
-use super::page::extract_off_thread;
-use super::visit::Hop;
+use super::extraction::extract_off_thread;
+use super::job::Hop;
+use super::progress::CrawlProgress;
 use crate::classify::distinct_canonical;
 use crate::event::{RenderDifference, Rendering, ResponseFacts};
 use crate::fetch::{BrowserRequest, BrowserResponse};
