@@ -11,8 +11,8 @@ use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap};
 use url::Url;
 
-use super::cause::{Deadlines, Phase};
-use super::failure::{FetchFailure, error_chain};
+use super::cause::{Deadlines, Phase, error_chain};
+use super::failure::FetchFailure;
 use super::hop::{
     BodyWanted, FetchedResponse, HopRequest, Method, Validators, is_html_content_type,
 };

@@ -11,8 +11,8 @@ use reqwest::header::{self, HeaderMap, HeaderName};
 use reqwest::{Method, StatusCode};
 use url::Url;
 
-use super::cause::{FailureCause, Phase};
-use super::failure::{FetchFailure, FetchFailureKind, error_chain};
+use super::cause::{FailureCause, Phase, error_chain};
+use super::failure::{FetchFailure, FetchFailureKind};
 use super::fetcher::{Fetcher, fetcher_client};
 use crate::error::CrawlError;
 
