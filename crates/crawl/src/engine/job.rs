@@ -112,8 +112,8 @@ impl Hop {
     }
 
     /// The hop's outcome when it answered with a redirect (`structured_data`: the crawl reads
-    /// structured data). A redirect declares no structured data: when the crawl reads it, what was recorded
-    /// for the URL is forgotten.
+    /// structured data). A redirect declares no structured data: when the crawl reads it,
+    /// what was recorded for the URL is forgotten.
     pub(super) fn redirected(
         &self,
         structured_data: bool,

@@ -53,12 +53,13 @@ pub struct CrawlSummary {
     /// What the concurrency limit did: how far it rose and how often it was cut, when it
     /// adapts.
     pub concurrency: ConcurrencyReport,
-    /// Whether [`CrawlStopper::stop`](super::CrawlStopper::stop) ended the crawl early.
+    /// Whether [`CrawlStopper::stop`](crate::CrawlStopper::stop) ended the crawl early.
     pub interrupted: bool,
     /// What seeding from the site's own sitemaps did, when
     /// [`CrawlConfig::seed_sitemaps`](crate::CrawlConfig::seed_sitemaps) asked for it.
     pub sitemap_seeding: Option<SitemapSeeding>,
-    /// What became of the linked documents, when [`CrawlConfig::documents`](crate::CrawlConfig::documents) selects any.
+    /// What became of the linked documents, when
+    /// [`CrawlConfig::documents`](crate::CrawlConfig::documents) selects any.
     pub documents: Option<DocumentReport>,
     /// How long the crawl took.
     pub elapsed: Duration,

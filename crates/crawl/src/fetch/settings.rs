@@ -1,5 +1,6 @@
-//! How a [`Fetcher`](super::Fetcher) requests: [`FetchSettings`], the fetcher's own settings type,
-//! with the defaults a crawl starts from too, and the User-Agent sent when none is configured.
+//! How a [`Fetcher`](crate::Fetcher) requests: [`FetchSettings`], the fetcher's own settings
+//! type, with the defaults a crawl starts from too, and the User-Agent sent when none is
+//! configured.
 
 use std::time::Duration;
 
@@ -12,8 +13,8 @@ pub fn default_user_agent() -> String {
     )
 }
 
-/// How a [`Fetcher`](super::Fetcher) requests: every field resolved, every default in `Default` (the crawl's
-/// defaults too; a crawl's configuration gives its own).
+/// How a [`Fetcher`](crate::Fetcher) requests: every field resolved, every default in
+/// `Default` (the crawl's defaults too; a crawl's configuration gives its own).
 #[derive(Debug, Clone)]
 pub struct FetchSettings {
     /// The User-Agent header of every request.
@@ -22,8 +23,8 @@ pub struct FetchSettings {
     pub connect_timeout: Duration,
     /// Deadline for one whole request, body included: a body that trickles forever ends here.
     pub request_timeout: Duration,
-    /// Redirect hops followed from one requested URL by [`Fetcher::get`](super::Fetcher::get) and
-    /// [`Fetcher::post`](super::Fetcher::post).
+    /// Redirect hops followed from one requested URL by [`Fetcher::get`](crate::Fetcher::get)
+    /// and [`Fetcher::post`](crate::Fetcher::post).
     pub max_redirects: usize,
     /// Extra attempts of a GET after a timeout, a connection error, 429, 502, 503 or 504.
     pub retries: u32,
