@@ -12,7 +12,7 @@ use reqwest::cookie::{CookieStore, Jar};
 use reqwest::header::{self, HeaderName, HeaderValue};
 use url::{Host, Url};
 
-use crate::InvalidSetting;
+use crate::error::InvalidSetting;
 
 /// Headers the crawl sets itself, or that frame the request: a `--header` cannot replace them.
 const RESERVED_HEADERS: &[(&str, &str)] = &[

@@ -108,7 +108,8 @@ fn instant_refresh_target(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::config::{DEFAULT_STRIP_PARAMETERS, ScopeOptions};
+    use crate::normalize::DEFAULT_STRIP_PARAMETERS;
+    use crate::scope::ScopeOptions;
     use jiff::Timestamp;
     use sitemapper_extract::RobotsDirectives;
     use std::time::Duration;

@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use regex::Regex;
 use sitemapper_extract::CustomExtraction;
 use url::Url;
 
@@ -13,7 +12,9 @@ use crate::documents::Documents;
 use crate::fetch::FetchSettings;
 use crate::host_map::HostMap;
 use crate::network::NetworkOptions;
+use crate::normalize::DEFAULT_STRIP_PARAMETERS;
 use crate::render::RenderMode;
+use crate::scope::ScopeOptions;
 
 /// The default of [`CrawlConfig::render_other_host_requests`].
 pub const DEFAULT_OTHER_HOST_REQUESTS: u64 = 100;
@@ -26,39 +27,6 @@ pub(crate) const DEFAULT_MAX_PATTERN_CHAIN: u32 = 100;
 /// sitemap by hand, low enough that the seen-set of a site that makes links without end stays
 /// within a few tens of MiB.
 pub(crate) const DEFAULT_MAX_URLS: u64 = 2_000_000;
-
-/// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
-/// A trailing `*` matches any suffix. Compared case-insensitively.
-pub(crate) const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
-    "utm_*",
-    "gclid",
-    "fbclid",
-    "msclkid",
-    "PHPSESSID",
-    "jsessionid",
-    "sid",
-    "sessionid",
-];
-
-/// The User-Agent header sent when none is configured: `sitemapper/<version> (+<project url>)`.
-pub fn default_user_agent() -> String {
-    format!(
-        "sitemapper/{} (+{})",
-        env!("CARGO_PKG_VERSION"),
-        env!("CARGO_PKG_REPOSITORY")
-    )
-}
-
-/// Widening and narrowing of the seed's scope (docs/design.md, Scope).
-#[derive(Debug, Clone, Default)]
-pub struct ScopeOptions {
-    /// Also crawl subdomains of the seed's host (a leading `www.` of the seed is ignored).
-    pub allow_subdomains: bool,
-    /// When not empty, a URL must match at least one of these (the seed always passes).
-    pub include: Vec<Regex>,
-    /// A URL matching any of these is out of scope.
-    pub exclude: Vec<Regex>,
-}
 
 /// Everything the engine needs to know, resolved by the caller.
 #[derive(Debug, Clone)]
@@ -158,21 +126,23 @@ pub struct CrawlConfig {
 
 impl Default for CrawlConfig {
     fn default() -> Self {
+        // The fetcher states the defaults of its own settings.
+        let fetch = FetchSettings::default();
         CrawlConfig {
             concurrency: Concurrency::default(),
             max_pages: None,
             max_depth: None,
             delay: None,
             max_crawl_delay: Duration::from_secs(30),
-            user_agent: default_user_agent(),
+            user_agent: fetch.user_agent,
             respect_robots: true,
-            connect_timeout: Duration::from_secs(10),
-            request_timeout: Duration::from_secs(30),
+            connect_timeout: fetch.connect_timeout,
+            request_timeout: fetch.request_timeout,
             max_body_bytes: 10 * 1024 * 1024,
-            max_redirects: 10,
-            retries: 2,
-            retry_base_delay: Duration::from_millis(500),
-            max_retry_after: Duration::from_secs(60),
+            max_redirects: fetch.max_redirects,
+            retries: fetch.retries,
+            retry_base_delay: fetch.retry_base_delay,
+            max_retry_after: fetch.max_retry_after,
             scope: ScopeOptions::default(),
             strip_parameters: DEFAULT_STRIP_PARAMETERS
                 .iter()
@@ -249,12 +219,5 @@ mod tests {
         assert_eq!(config.robots_token(), "AcmeBot");
         config.user_agent = "/weird".to_string();
         assert_eq!(config.robots_token(), "sitemapper");
-    }
-
-    #[test]
-    fn default_user_agent_names_version_and_project() {
-        let agent = default_user_agent();
-        assert!(agent.starts_with(&format!("sitemapper/{} (+http", env!("CARGO_PKG_VERSION"))));
-        assert!(agent.ends_with(')'));
     }
 }

@@ -17,7 +17,8 @@ use sitemapper_extract::PageFacts;
 use url::Url;
 
 use crate::classify::{Classification, canonical_verdict, distinct_canonical};
-use crate::event::{Exclusion, PageOutcome, ResponseFacts, Verdict, is_html_content_type};
+use crate::event::{Exclusion, PageOutcome, ResponseFacts, Verdict};
+use crate::fetch::is_html_content_type;
 use crate::history::PreviousPage;
 use crate::normalize::UrlNormalizer;
 use crate::scope::Scope;
@@ -338,7 +339,8 @@ impl DocumentTally {
 mod tests {
     use super::*;
     use crate::classify::tests::{response, url};
-    use crate::config::{DEFAULT_STRIP_PARAMETERS, ScopeOptions};
+    use crate::normalize::DEFAULT_STRIP_PARAMETERS;
+    use crate::scope::ScopeOptions;
     use sitemapper_extract::RobotsDirectives;
 
     fn selected() -> Documents {

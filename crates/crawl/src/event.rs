@@ -7,7 +7,9 @@ use jiff::Timestamp;
 use sitemapper_extract::{ExtractedValues, StructuredData};
 use url::Url;
 
-use crate::fetch::FetchFailure;
+use crate::fetch::{FetchFailure, is_html_content_type};
+use crate::origins::RobotsRead;
+use crate::robots::RobotsFile;
 use crate::traps::TrapKind;
 pub use sitemapper_extract::PageDetails;
 
@@ -40,6 +42,25 @@ pub enum CrawlEvent {
         /// the crawl to them already.
         urls: Vec<Url>,
     },
+}
+
+impl From<RobotsRead> for CrawlEvent {
+    fn from(read: RobotsRead) -> CrawlEvent {
+        let RobotsRead {
+            origin,
+            policy,
+            sitemaps,
+            crawl_delay,
+            file,
+        } = read;
+        CrawlEvent::Robots {
+            origin,
+            policy,
+            sitemaps,
+            crawl_delay,
+            file,
+        }
+    }
 }
 
 /// The crawl's scope as the seed's visit settled it (docs/design.md, Scope): nothing outside it is
@@ -75,22 +96,6 @@ impl SettledScope {
     pub fn is_same_site(&self, url: &Url) -> bool {
         crate::scope::same_site(&self.root, self.subdomains_of.is_some(), url)
     }
-}
-
-/// What an origin's `/robots.txt` answered (the policy says what the crawl makes of it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RobotsFile {
-    /// It answered 2xx and was read.
-    Found,
-    /// It answered 404 or 410: the origin has none.
-    Missing,
-    /// It answered another client error (401, 403...): read as none (RFC 9309 section
-    /// 2.3.1.3), though a file may be there.
-    ClientError(u16),
-    /// A server error, a network failure or too many redirects: it could not be read.
-    Unreachable,
-    /// Not requested: robots.txt is ignored by request.
-    Ignored,
 }
 
 /// A fingerprint of a page's content (see `sitemapper_extract`), and the version of the
@@ -379,13 +384,6 @@ impl ResponseFacts {
     }
 }
 
-/// `text/html` or `application/xhtml+xml`, any case, with or without parameters.
-pub(crate) fn is_html_content_type(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or_default().trim();
-    essence.eq_ignore_ascii_case("text/html")
-        || essence.eq_ignore_ascii_case("application/xhtml+xml")
-}
-
 /// Whether a URL goes in the sitemap, and if not, why (docs/design.md, Inclusion).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -476,25 +474,5 @@ mod tests {
             .to_string(),
             "conflicting canonicals: https://e.com/a https://e.com/b"
         );
-    }
-
-    #[test]
-    fn html_content_types() {
-        for (content_type, expected) in [
-            ("text/html", true),
-            ("TEXT/HTML; charset=UTF-8", true),
-            ("application/xhtml+xml", true),
-            (" text/html ;charset=x", true),
-            ("text/plain", false),
-            ("application/pdf", false),
-            ("text/htmlx", false),
-            ("", false),
-        ] {
-            assert_eq!(
-                is_html_content_type(content_type),
-                expected,
-                "{content_type}"
-            );
-        }
     }
 }

@@ -16,8 +16,8 @@ use std::fmt;
 
 use url::{Host, Url};
 
-use crate::InvalidSetting;
 use crate::address::AddressPolicy;
+use crate::error::InvalidSetting;
 
 /// One side of a mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]

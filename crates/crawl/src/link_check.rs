@@ -22,8 +22,8 @@ use tokio::sync::OwnedMutexGuard;
 use tokio::time::Instant;
 use url::Url;
 
-use crate::CrawlError;
 use crate::address::AddressPolicy;
+use crate::error::CrawlError;
 use crate::fetch::{
     BodyWanted, Broken, FetchFailure, FetchSettings, FetchedResponse, Fetcher, HopRequest, Hops,
     Method,

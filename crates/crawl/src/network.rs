@@ -13,7 +13,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use url::Url;
 
-use crate::InvalidSetting;
+use crate::error::InvalidSetting;
 
 /// The proxy schemes a request can go through.
 const PROXY_SCHEMES: &[&str] = &["http", "https", "socks5", "socks5h"];

@@ -13,6 +13,19 @@ use url::Url;
 
 use crate::host_map::HostMap;
 
+/// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
+/// A trailing `*` matches any suffix. Compared case-insensitively.
+pub(crate) const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
+    "utm_*",
+    "gclid",
+    "fbclid",
+    "msclkid",
+    "PHPSESSID",
+    "jsessionid",
+    "sid",
+    "sessionid",
+];
+
 /// Normalizes URLs and strips a configurable list of tracking and session parameters; with a
 /// [`HostMap`], URLs on a production host become their staging copy's.
 #[derive(Debug, Clone)]
@@ -249,7 +262,6 @@ fn percent_decode_lossy(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::DEFAULT_STRIP_PARAMETERS;
     use proptest::prelude::*;
 
     fn normalizer() -> UrlNormalizer {

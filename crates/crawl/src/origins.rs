@@ -8,10 +8,9 @@ use tokio::sync::{Mutex, mpsc};
 use tokio::time::Instant;
 use url::Url;
 
-use crate::event::{CrawlEvent, RobotsFile};
 use crate::fetch::{BodyWanted, Broken, FetchFailure, FetchedResponse, Fetcher, HopRequest, Hops};
 use crate::pace::PaceBoard;
-use crate::robots::{MAX_ROBOTS_BYTES, RobotsPolicy, RobotsRules, RobotsUnavailable};
+use crate::robots::{MAX_ROBOTS_BYTES, RobotsFile, RobotsPolicy, RobotsRules, RobotsUnavailable};
 
 /// RFC 9309 section 2.3.1.2: follow at least five consecutive redirects for robots.txt.
 const MAX_ROBOTS_REDIRECTS: usize = 5;
@@ -20,8 +19,25 @@ const MAX_ROBOTS_REDIRECTS: usize = 5;
 /// section 2.4 asks crawlers not to use a cached copy for more than 24 hours).
 const ROBOTS_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// One read of an origin's robots.txt, as told to whoever listens (a crawl's events).
+#[derive(Debug, Clone)]
+pub(crate) struct RobotsRead {
+    /// The origin, as `scheme://host[:port]`.
+    pub origin: String,
+    /// What the crawl makes of the file, in words.
+    pub policy: String,
+    /// The `Sitemap:` lines of robots.txt.
+    pub sitemaps: Vec<String>,
+    /// The `Crawl-delay` that applies to the crawler, as the file gives it.
+    pub crawl_delay: Option<Duration>,
+    /// What `/robots.txt` answered.
+    pub file: RobotsFile,
+}
+
+/// The state of every origin met. Each read of robots.txt is told on the channel of `Event`s
+/// given, as the event the listener makes of a [`RobotsRead`].
 #[derive(Debug)]
-pub(crate) struct Origins {
+pub(crate) struct Origins<Event = RobotsRead> {
     entries: DashMap<String, Arc<OriginState>>,
     respect_robots: bool,
     product_token: String,
@@ -30,7 +46,7 @@ pub(crate) struct Origins {
     /// When the next request to each server may start.
     pace: Arc<PaceBoard>,
     /// Where each robots.txt read is told; none outside a crawl (a link's check).
-    events: Option<mpsc::Sender<CrawlEvent>>,
+    events: Option<mpsc::Sender<Event>>,
 }
 
 #[derive(Debug, Default)]
@@ -57,15 +73,15 @@ impl OriginState {
     }
 }
 
-impl Origins {
+impl<Event: From<RobotsRead> + Send> Origins<Event> {
     pub(crate) fn new(
         respect_robots: bool,
         product_token: String,
         delay: Option<Duration>,
         max_crawl_delay: Duration,
         pace: Arc<PaceBoard>,
-        events: Option<mpsc::Sender<CrawlEvent>>,
-    ) -> Origins {
+        events: Option<mpsc::Sender<Event>>,
+    ) -> Origins<Event> {
         Origins {
             entries: DashMap::new(),
             respect_robots,
@@ -109,13 +125,13 @@ impl Origins {
         if let Some(events) = &self.events {
             let origin = url.origin().ascii_serialization();
             let _ = events
-                .send(CrawlEvent::Robots {
+                .send(Event::from(RobotsRead {
                     origin,
                     policy: policy.describe(),
                     sitemaps: policy.sitemaps().to_vec(),
                     crawl_delay: policy.crawl_delay(),
                     file,
-                })
+                }))
                 .await;
         } else {
             tracing::debug!(%url, policy = policy.describe(), "robots.txt read");
@@ -194,11 +210,11 @@ impl Origins {
 /// request to its origin, not counted among the page requests, nor told to the concurrency
 /// limit (one request per origin, answered apart from the pages).
 #[derive(Debug)]
-struct RobotsHops<'a> {
-    origins: &'a Origins,
+struct RobotsHops<'a, Event> {
+    origins: &'a Origins<Event>,
 }
 
-impl Hops for RobotsHops<'_> {
+impl<Event: From<RobotsRead> + Send> Hops for RobotsHops<'_, Event> {
     type End = (RobotsPolicy, RobotsFile);
 
     fn max_redirects(&self) -> usize {

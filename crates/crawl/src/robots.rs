@@ -22,6 +22,22 @@ pub(crate) const MAX_ROBOTS_BYTES: usize = 512 * 1024;
 /// pattern comes near it.
 const MAX_LINE_BYTES: usize = 16 * 1024;
 
+/// What an origin's `/robots.txt` answered (the policy says what the crawl makes of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobotsFile {
+    /// It answered 2xx and was read.
+    Found,
+    /// It answered 404 or 410: the origin has none.
+    Missing,
+    /// It answered another client error (401, 403...): read as none (RFC 9309 section
+    /// 2.3.1.3), though a file may be there.
+    ClientError(u16),
+    /// A server error, a network failure or too many redirects: it could not be read.
+    Unreachable,
+    /// Not requested: robots.txt is ignored by request.
+    Ignored,
+}
+
 /// What robots.txt says for one origin.
 #[derive(Debug, Clone)]
 pub(crate) enum RobotsPolicy {

@@ -5,9 +5,19 @@
 //! location"). A seed typed without its trailing slash (`/book`) that the server redirects to
 //! the directory (`/book/`) is scoped to that directory: the server says the path names one.
 
+use regex::Regex;
 use url::Url;
 
-use crate::config::ScopeOptions;
+/// Widening and narrowing of the seed's scope (docs/design.md, Scope).
+#[derive(Debug, Clone, Default)]
+pub struct ScopeOptions {
+    /// Also crawl subdomains of the seed's host (a leading `www.` of the seed is ignored).
+    pub allow_subdomains: bool,
+    /// When not empty, a URL must match at least one of these (the seed always passes).
+    pub include: Vec<Regex>,
+    /// A URL matching any of these is out of scope.
+    pub exclude: Vec<Regex>,
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct Scope {

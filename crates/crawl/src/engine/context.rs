@@ -9,13 +9,14 @@ use sitemapper_extract::ExtractOptions;
 use tokio::sync::{Semaphore, mpsc};
 use url::Url;
 
-use super::{CrawlProgress, Crawler};
-use crate::CrawlError;
+use super::crawler::Crawler;
+use super::progress::CrawlProgress;
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::concurrency::ConcurrencyLimit;
 use crate::config::CrawlConfig;
 use crate::documents::DocumentTally;
+use crate::error::CrawlError;
 use crate::event::{CrawlEvent, PageOutcome};
 use crate::fetch::Fetcher;
 use crate::frontier::SeenSet;
@@ -30,7 +31,7 @@ pub(super) struct JobContext {
     pub config: Arc<CrawlConfig>,
     pub fetcher: Arc<Fetcher>,
     pub normalizer: Arc<UrlNormalizer>,
-    pub origins: Origins,
+    pub origins: Origins<CrawlEvent>,
     pub seen: SeenSet,
     /// How many jobs may run at once; the fetcher tells it how the site answers.
     pub concurrency: ConcurrencyLimit,

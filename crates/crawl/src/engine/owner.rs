@@ -18,10 +18,11 @@ use tracing::Instrument;
 
 use url::Url;
 
-use super::CrawlSummary;
 use super::context::JobContext;
-use super::sitemap_seeds;
-use super::visit::{Visit, VisitEnd, VisitMode, render_kept, visit};
+use super::job::{Visit, VisitEnd};
+use super::sitemap_seeds::{self, ListedUrls};
+use super::summary::CrawlSummary;
+use super::visit::{VisitMode, render_kept, visit};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::event::{CrawlEvent, Exclusion, PageOutcome, SettledScope};
@@ -173,7 +174,8 @@ impl FrontierOwner {
         self.run_jobs(&mut stopped).await;
         if let Some(reader) = reader {
             if self.ran_out_of_links() {
-                let seeding = sitemap_seeds::seed(self, reader, &stopped).await;
+                let (context, scope) = (Arc::clone(&self.context), Arc::clone(&self.scope));
+                let seeding = sitemap_seeds::seed(self, context, scope, reader, &stopped).await;
                 self.sitemap_seeding = Some(seeding);
                 self.run_jobs(&mut stopped).await;
             } else {
@@ -207,16 +209,6 @@ impl FrontierOwner {
             && self.frontier.len() == 0
             && !self.context.budget_exhausted()
             && config.max_pages.is_none_or(|max| self.pages_visited < max)
-    }
-
-    /// The crawl's shared context, for the sitemaps' requests.
-    pub(super) fn context(&self) -> Arc<JobContext> {
-        Arc::clone(&self.context)
-    }
-
-    /// The crawl's scope.
-    pub(super) fn scope(&self) -> Arc<Scope> {
-        Arc::clone(&self.scope)
     }
 
     /// Runs fetch jobs until the frontier and the jobs in flight are both empty, a limit
@@ -329,37 +321,6 @@ impl FrontierOwner {
         }
     }
 
-    /// Queues the URLs a sitemap of the site lists, as links of the sitemap one click from
-    /// the seed, under the same rules as a page's links; reports the ones in scope and
-    /// returns how many were new.
-    pub(super) async fn enqueue_listed(&mut self, sitemap: &Url, listed: Vec<String>) -> u64 {
-        let found_on = FoundOn::page(sitemap.clone(), 0, 0);
-        let mut in_scope = Vec::new();
-        let mut queued = 0;
-        for loc in listed {
-            let Some(url) = self.context.normalizer.parse(&loc) else {
-                continue;
-            };
-            match self.admit(url, &found_on).await {
-                Admitted::Queued(url) => {
-                    queued += 1;
-                    in_scope.push(url);
-                }
-                Admitted::InScope(url) => in_scope.push(url),
-                Admitted::OutOfScope => {}
-            }
-        }
-        let _ = self
-            .context
-            .events
-            .send(CrawlEvent::SitemapListed {
-                sitemap: sitemap.clone(),
-                urls: in_scope,
-            })
-            .await;
-        queued
-    }
-
     /// Queues `url` (normalized), found on `found_on`, when it passes scope, depth, the
     /// discovery cap, the URL length and the trap checks; reports those cut by the last two.
     async fn admit(&mut self, mut url: Url, found_on: &FoundOn) -> Admitted {
@@ -461,5 +422,38 @@ impl FrontierOwner {
                 .then(|| self.context.documents.report()),
             elapsed,
         }
+    }
+}
+
+impl ListedUrls for FrontierOwner {
+    /// Queues the URLs a sitemap of the site lists, as links of the sitemap one click from
+    /// the seed, under the same rules as a page's links; reports the ones in scope and
+    /// returns how many were new.
+    async fn enqueue_listed(&mut self, sitemap: &Url, listed: Vec<String>) -> u64 {
+        let found_on = FoundOn::page(sitemap.clone(), 0, 0);
+        let mut in_scope = Vec::new();
+        let mut queued = 0;
+        for loc in listed {
+            let Some(url) = self.context.normalizer.parse(&loc) else {
+                continue;
+            };
+            match self.admit(url, &found_on).await {
+                Admitted::Queued(url) => {
+                    queued += 1;
+                    in_scope.push(url);
+                }
+                Admitted::InScope(url) => in_scope.push(url),
+                Admitted::OutOfScope => {}
+            }
+        }
+        let _ = self
+            .context
+            .events
+            .send(CrawlEvent::SitemapListed {
+                sitemap: sitemap.clone(),
+                urls: in_scope,
+            })
+            .await;
+        queued
     }
 }

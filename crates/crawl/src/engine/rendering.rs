@@ -11,16 +11,16 @@ use reqwest::Method;
 use sitemapper_extract::{Link, LinkKind, PageFacts, ResponseHeaders};
 use url::Url;
 
-use super::CrawlProgress;
 use super::context::JobContext;
-use super::page::extract_off_thread;
-use super::visit::Hop;
+use super::extraction::extract_off_thread;
+use super::job::Hop;
+use super::progress::CrawlProgress;
 use crate::classify::distinct_canonical;
 use crate::event::{RenderDifference, Rendering, ResponseFacts};
+use crate::fetch::{BrowserRequest, BrowserResponse};
 use crate::render::{
-    BoxFuture, BrowserRequest, BrowserResponse, Candidate, GateError, Refusal, RenderCall,
-    RenderFailure, RenderRequest, RequestGate, RequestLog, ServedPage, Template,
-    is_empty_without_scripts, shell_reason,
+    BoxFuture, Candidate, GateError, Refusal, RenderCall, RenderFailure, RenderRequest,
+    RequestGate, RequestLog, ServedPage, Template, is_empty_without_scripts, shell_reason,
 };
 use crate::scope::Scope;
 

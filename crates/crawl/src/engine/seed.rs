@@ -6,8 +6,9 @@ use std::sync::Arc;
 use url::Url;
 
 use super::context::JobContext;
-use super::visit::{Visit, VisitEnd, VisitMode, visit};
-use crate::CrawlError;
+use super::job::{Visit, VisitEnd};
+use super::visit::{VisitMode, visit};
+use crate::error::CrawlError;
 use crate::event::{CrawlEvent, SettledScope};
 use crate::frontier::QueuedUrl;
 use crate::robots::RobotsUnavailable;

@@ -6,13 +6,13 @@
 //! depth its distance in clicks: the sitemaps only add what links do not reach. A sitemap
 //! that cannot be read is a warning; the crawl goes on without it.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use tokio::sync::watch;
 use url::Url;
 
 use super::context::JobContext;
-use super::owner::FrontierOwner;
 use crate::fetch::{BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops};
 use crate::scope::Scope;
 use crate::sitemaps::{
@@ -43,14 +43,28 @@ enum Fetched {
     Unreadable(NotRead),
 }
 
-/// Reads the site's sitemaps through `reader` and queues what they list in `owner`'s
-/// frontier. Stops between two sitemaps when `stopped` says so.
+/// Where the URLs a sitemap of the site lists are queued: the frontier's owner.
+pub(super) trait ListedUrls {
+    /// Queues the URLs `sitemap` lists, as links of the sitemap one click from the seed,
+    /// under the same rules as a page's links; reports the ones in scope and returns how many
+    /// were new.
+    fn enqueue_listed(
+        &mut self,
+        sitemap: &Url,
+        listed: Vec<String>,
+    ) -> impl Future<Output = u64> + Send;
+}
+
+/// Reads the site's sitemaps through `reader`, with the crawl's `context` in its `scope`, and
+/// queues what they list in `owner`. Stops between two sitemaps when `stopped` says so.
 pub(super) async fn seed(
-    owner: &mut FrontierOwner,
+    owner: &mut impl ListedUrls,
+    context: Arc<JobContext>,
+    scope: Arc<Scope>,
     reader: &dyn SitemapReader,
     stopped: &watch::Receiver<bool>,
 ) -> SitemapSeeding {
-    let mut sitemaps = SiteSitemaps::new(owner.context(), owner.scope());
+    let mut sitemaps = SiteSitemaps::new(context, scope);
     let (roots, looked) = sitemaps.roots().await;
     let mut seeding = SitemapSeeding {
         looked,

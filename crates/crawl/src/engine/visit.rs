@@ -3,24 +3,23 @@
 //! hop, the scope after each redirect), and the page the chain ends on handed to `page`. Every
 //! URL of the chain is reported once.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
-use sitemapper_extract::StructuredData;
 use url::Url;
 
 use super::context::JobContext;
+use super::job::{Hop, Visit, VisitEnd};
 use super::page::{Answer, finish_document, finish_page, response_facts, revalidated_page};
 use crate::concurrency::ConcurrencyLimit;
 use crate::documents;
-use crate::event::{Exclusion, PageOutcome, ResponseFacts, Verdict};
+use crate::event::{Exclusion, PageOutcome, Verdict};
 use crate::fetch::{
     BodyWanted, Broken, FetchFailure, FetchedResponse, HopRequest, Hops, Method, Validators,
 };
 use crate::frontier::QueuedUrl;
 use crate::history::PreviousPage;
 use crate::render::{KeptPage, RenderCall};
-use crate::robots::{RobotsPolicy, RobotsUnavailable};
+use crate::robots::RobotsPolicy;
 use crate::scope::{Scope, adds_trailing_slash};
 
 /// How a visit treats a redirect out of its scope.
@@ -32,127 +31,6 @@ pub(super) enum VisitMode {
     Seed,
     /// Any other URL: a redirect out of scope ends the chain.
     Page,
-}
-
-/// What a fetch job hands back to the frontier's owner.
-#[derive(Debug)]
-pub(super) struct Visit {
-    /// The depth of the queued URL the chain started from.
-    pub depth: u32,
-    /// The chain length of the page (see `traps`).
-    pub chain: u32,
-    /// The page whose links these are.
-    pub page: Option<Url>,
-    /// The links to follow from `page`; the frontier's owner normalizes them.
-    pub links: Vec<Url>,
-    /// Whether the chain ended in a successful response; why not, otherwise.
-    pub end: VisitEnd,
-    /// The scope the seed's redirects moved to, if they did.
-    pub moved_scope: Option<Scope>,
-    /// Of `links`, the pages of the site (normalized) only the rendered DOM links to.
-    pub rendered_only: HashSet<Url>,
-    /// The rendered DOM's canonical or noindex differ from the HTML's.
-    pub render_differs: bool,
-    /// Why the page was visited to be rendered, when it was.
-    pub render_call: Option<RenderCall>,
-}
-
-/// How a visit's redirect chain ended: for the seed, whether the crawl can go on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum VisitEnd {
-    /// A successful response ended the chain, or another visit reports where it led.
-    Reached,
-    /// robots.txt refused a URL of the chain; the text says which rules.
-    Disallowed(String),
-    /// robots.txt of a URL of the chain could not be read, which forbids its origin.
-    RobotsUnavailable(RobotsUnavailable),
-    /// The chain ended without a successful response, for this reason.
-    Failed(String),
-}
-
-impl Visit {
-    /// A visit that ended on `page`, whose links are to be followed.
-    pub(super) fn found(page: Url, depth: u32, links: Vec<Url>, end: VisitEnd) -> Visit {
-        Visit {
-            depth,
-            chain: 0,
-            page: Some(page),
-            links,
-            end,
-            moved_scope: None,
-            rendered_only: HashSet::new(),
-            render_differs: false,
-            render_call: None,
-        }
-    }
-
-    /// The visit, following the links an earlier run recorded for its page too (and its
-    /// canonical or redirect target): the page failed in a way that may pass.
-    fn following(mut self, known: PreviousPage) -> Visit {
-        self.links.extend(known.followed);
-        if let Some(target) = known.verdict.target() {
-            self.links.push(target.clone());
-        }
-        self
-    }
-
-    /// A visit that found no page to take links from.
-    fn ended(depth: u32, end: VisitEnd, moved_scope: Option<Scope>) -> Visit {
-        Visit {
-            depth,
-            chain: 0,
-            page: None,
-            links: Vec::new(),
-            end,
-            moved_scope,
-            rendered_only: HashSet::new(),
-            render_differs: false,
-            render_call: None,
-        }
-    }
-}
-
-/// One URL of a redirect chain, and how the crawl came to it.
-#[derive(Debug)]
-pub(super) struct Hop {
-    pub url: Url,
-    /// Clicks from the seed of the URL the chain started from.
-    pub depth: u32,
-    /// The page that linked to the chain's first URL, or the URL that redirected here.
-    pub referrer: Option<Url>,
-}
-
-impl Hop {
-    /// The hop's outcome when no request was made for it.
-    fn skipped(&self, exclusion: Exclusion) -> PageOutcome {
-        PageOutcome::skipped(
-            self.url.clone(),
-            self.depth,
-            self.referrer.clone(),
-            exclusion,
-        )
-    }
-
-    /// The hop's outcome when it answered with a redirect.
-    /// A redirect declares no structured data: when the crawl reads it, what was recorded
-    /// for the URL is forgotten.
-    fn redirected(
-        &self,
-        context: &JobContext,
-        facts: &ResponseFacts,
-        verdict: Verdict,
-    ) -> PageOutcome {
-        PageOutcome {
-            structured: context.config.structured_data.then(StructuredData::default),
-            ..PageOutcome::fetched(
-                self.url.clone(),
-                self.depth,
-                self.referrer.clone(),
-                facts.clone(),
-                verdict,
-            )
-        }
-    }
 }
 
 /// Where a chain stands while its redirects are followed.
@@ -381,7 +259,10 @@ impl Hops for VisitHops<'_> {
             } else {
                 let verdict = Verdict::Excluded(Exclusion::RedirectOutOfScope(target.clone()));
                 context
-                    .emit(self.hop.redirected(context, &facts, verdict))
+                    .emit(
+                        self.hop
+                            .redirected(context.config.structured_data, &facts, verdict),
+                    )
                     .await;
                 let end = VisitEnd::Failed(format!("redirected out of scope to {target}"));
                 return Err(self.ended(end));
@@ -389,7 +270,10 @@ impl Hops for VisitHops<'_> {
         }
         let verdict = Verdict::Redirect { to: target.clone() };
         context
-            .emit(self.hop.redirected(context, &facts, verdict))
+            .emit(
+                self.hop
+                    .redirected(context.config.structured_data, &facts, verdict),
+            )
             .await;
         if !context.seen.insert(target) {
             // Reached by another path already (or a loop): that visit reports it.
@@ -501,7 +385,10 @@ impl Hops for VisitHops<'_> {
         };
         let verdict = Verdict::Excluded(exclusion);
         self.context
-            .emit(self.hop.redirected(self.context, &facts, verdict))
+            .emit(
+                self.hop
+                    .redirected(self.context.config.structured_data, &facts, verdict),
+            )
             .await;
         self.ended(VisitEnd::Failed(reason))
     }

@@ -187,7 +187,7 @@ impl FailureCause {
         if let Some(cause) = FailureCause::in_chain(error, url, phase, deadlines.options) {
             return cause;
         }
-        let detail = super::error_chain(error);
+        let detail = error_chain(error);
         if error.is_decode() {
             FailureCause::Undecodable { detail }
         } else {
@@ -493,6 +493,22 @@ fn printable_name(name: &str) -> String {
             }
         })
         .collect()
+}
+
+/// The error and its sources on one line (a source whose words the line holds already is
+/// not repeated): reqwest's own message alone rarely says why.
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
 }
 
 #[cfg(test)]

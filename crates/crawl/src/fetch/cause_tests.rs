@@ -9,7 +9,8 @@ use rustls::pki_types::ServerName;
 
 use super::*;
 use crate::address::AddressPolicy;
-use crate::fetch::{FetchFailure, FetchFailureKind, client_builder};
+use crate::fetch::failure::{FetchFailure, FetchFailureKind};
+use crate::fetch::fetcher::client_builder;
 use crate::network::NetworkOptions;
 
 fn url(text: &str) -> Url {

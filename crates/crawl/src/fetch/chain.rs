@@ -11,7 +11,9 @@ use std::time::Duration;
 use reqwest::header;
 use url::Url;
 
-use super::{Attempts, FetchFailure, FetchedResponse, Fetcher, HopRequest};
+use super::failure::FetchFailure;
+use super::fetcher::{Attempts, Fetcher};
+use super::hop::{FetchedResponse, HopRequest};
 use crate::concurrency::ConcurrencyLimit;
 
 /// Whether `status` sends the client on to its `Location`: 301, 302, 303, 307 and 308 (RFC

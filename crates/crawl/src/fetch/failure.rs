@@ -7,7 +7,7 @@ use std::fmt;
 use reqwest::StatusCode;
 use url::Url;
 
-use super::cause::{Deadlines, FailureCause, Phase};
+use super::cause::{Deadlines, FailureCause, Phase, error_chain};
 use crate::address::PrivateAddress;
 
 /// What kind of failure left a request without a response.
@@ -171,22 +171,6 @@ pub enum FetchError {
         /// The most bytes read.
         cap: u64,
     },
-}
-
-/// The error and its sources on one line (a source whose words the line holds already is
-/// not repeated): reqwest's own message alone rarely says why.
-pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 
 use reqwest::StatusCode;
 
-use super::{FailureCause, FetchFailure};
+use super::cause::FailureCause;
+use super::failure::FetchFailure;
 
 /// Told of every request a fetcher makes, retries included: how it was answered, or why it
 /// was not. Called on the crawl's tasks, so it must be quick (counters).

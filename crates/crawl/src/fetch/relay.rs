@@ -2,13 +2,55 @@
 //! each one through the gate again), its own headers and cookies, the fetcher's checks
 //! (address policy, the site's secrets for its origins only), the body streamed back.
 
-use super::{
-    FailureCause, FetchFailure, FetchFailureKind, Fetcher, Phase, error_chain, fetcher_client,
-};
-use crate::CrawlError;
-use crate::render::{BrowserRequest, BrowserResponse};
-use futures_util::TryStreamExt;
+use std::fmt;
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::{Stream, TryStreamExt};
 use reqwest::header::{self, HeaderMap, HeaderName};
+use reqwest::{Method, StatusCode};
+use url::Url;
+
+use super::cause::{FailureCause, Phase, error_chain};
+use super::failure::{FetchFailure, FetchFailureKind};
+use super::fetcher::{Fetcher, fetcher_client};
+use crate::error::CrawlError;
+
+/// A body streamed from the site to the browser.
+pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, std::io::Error>> + Send>>;
+
+/// One request the browser wants to make, as it made it.
+#[derive(Debug)]
+pub struct BrowserRequest {
+    /// Its method.
+    pub method: Method,
+    /// Its URL, absolute.
+    pub url: Url,
+    /// The browser's headers, hop-by-hop ones (`Connection`, `Proxy-*`, ...) left out.
+    pub headers: HeaderMap,
+    /// Its body (a POST's).
+    pub body: Bytes,
+}
+
+/// The answer to a request of the browser: one response, redirects included (the browser
+/// follows them itself, each hop through the gate again).
+pub struct BrowserResponse {
+    /// Its status.
+    pub status: StatusCode,
+    /// Its headers, hop-by-hop ones and content codings the fetcher undid left out.
+    pub headers: HeaderMap,
+    /// Its body, decompressed, as it arrives.
+    pub body: BodyStream,
+}
+
+impl fmt::Debug for BrowserResponse {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("BrowserResponse")
+            .field("status", &self.status)
+            .finish_non_exhaustive()
+    }
+}
 
 /// The most bytes of one response relayed to the browser; the rest is cut (the browser sees
 /// a body that ends early). Generous: a script bundle is large, and nothing is kept.

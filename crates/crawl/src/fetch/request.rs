@@ -6,10 +6,10 @@
 use reqwest::StatusCode;
 use url::Url;
 
-use super::{
-    BodyWanted, Broken, FetchError, FetchFailure, FetchedResponse, Fetcher, HopRequest, Hops,
-    Method,
-};
+use super::chain::{Broken, Hops};
+use super::failure::{FetchError, FetchFailure};
+use super::fetcher::Fetcher;
+use super::hop::{BodyWanted, FetchedResponse, HopRequest, Method};
 
 /// A 2xx body fetched through its redirects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +149,8 @@ mod tests {
     use super::*;
     use crate::access::{SiteAccess, SiteHeader, SiteSession};
     use crate::address::AddressPolicy;
-    use crate::fetch::{FetchFailureKind, FetchSettings};
+    use crate::fetch::failure::FetchFailureKind;
+    use crate::fetch::settings::FetchSettings;
     use crate::network::NetworkOptions;
 
     /// A server on 127.0.0.1 that answers each path with a fixed response (`{origin}` in it

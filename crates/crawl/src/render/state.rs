@@ -7,10 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use url::Url;
 
-use super::{
-    MAX_HASH_ROUTES, RenderFailure, RenderMode, RenderReport, Renderer, RequestLog, ShellReason,
-    SiteDecision,
-};
+use super::browser::{RenderFailure, Renderer, RequestLog};
+use super::report::{RenderMode, RenderReport, ShellReason, SiteDecision};
 use crate::event::ResponseFacts;
 
 /// Pages made from one template, as the crawl tells them apart: the file names of the
@@ -104,6 +102,9 @@ impl RenderCall {
         !matches!(self, RenderCall::Every)
     }
 }
+
+/// Hash routes kept for the summary.
+const MAX_HASH_ROUTES: usize = 1000;
 
 /// Templates judged to need nothing before rendering stops looking: a site with many
 /// templates costs at most this many renders that find nothing. Two: one round of the
@@ -482,7 +483,7 @@ impl RenderState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{BoxFuture, BrowserReport, RenderRequest, RenderedPage};
+    use crate::render::browser::{BoxFuture, BrowserReport, RenderRequest, RenderedPage};
     use sitemapper_extract::ShellSignals;
 
     fn url(path: &str) -> Url {
