@@ -2,13 +2,16 @@
 //! On one machine, `LocalRegistry` keeps the runs of each site in the state directory; on
 //! many, `Queue` is the registry in PostgreSQL that workers claim sites from, with leases,
 //! and that carries each site's crawl database from worker to worker (`state`); a worker's
-//! `LeaseKeeper` holds each site it claimed (heartbeats, checkpoints, the release). This crate
-//! knows nothing of crawling: the binary runs the jobs it hands out.
+//! `LeaseKeeper` holds each site it claimed (heartbeats, checkpoints, the release);
+//! `FleetMetrics` counts the runs, requests and leases for Prometheus. This crate knows
+//! nothing of crawling: the binary runs the jobs it hands out, and tells the metrics of
+//! their requests.
 
 mod check;
 mod file;
 mod keeper;
 mod local;
+mod metrics;
 mod place;
 mod publish;
 pub mod queue;
@@ -23,6 +26,7 @@ pub use file::{
 };
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};
+pub use metrics::{FleetMetrics, MetricsError, QueueMetrics, serve_metrics};
 pub use publish::{
     Ending, OUT_VARIABLE, PUBLISH_TIMEOUT, PublishError, SITE_VARIABLE, URL_VARIABLE,
     run_publish_command,

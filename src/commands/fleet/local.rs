@@ -9,11 +9,13 @@ use anyhow::Context;
 
 use jiff::Timestamp;
 use sitemapper_crawl::PaceBoard;
-use sitemapper_fleet::{Fleet, LocalRegistry, RunResult, SiteSpec, SiteStatus, next_due};
+use sitemapper_fleet::{
+    Fleet, FleetMetrics, LocalRegistry, RunResult, SiteSpec, SiteStatus, next_due,
+};
 
-use super::metrics::FleetMetrics;
 use super::output::{json_output, stopping_line};
 use super::report::{self, FleetReport, SiteRunReport};
+use super::requests;
 use super::servers::Picker;
 use super::site_job::{self, SiteJob};
 use crate::commands::Output;
@@ -63,7 +65,7 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
     let embedding = Embedding {
         pace: Arc::new(PaceBoard::new(settings.servers.servers_by)),
         stop: stop.clone(),
-        requests: metrics.as_ref().map(FleetMetrics::observer),
+        requests: metrics.as_ref().map(requests::counted_into),
     };
     let picker = Picker::new(
         chosen,

@@ -4,9 +4,9 @@
 //! workers of a PostgreSQL queue (`worker.rs`).
 
 mod local;
-mod metrics;
 mod output;
 mod report;
+mod requests;
 mod runtime;
 mod servers;
 mod site_job;

@@ -12,14 +12,14 @@ use std::time::Duration;
 
 use sitemapper_crawl::PaceBoard;
 use sitemapper_fleet::{
-    Claim, Claimed, LeaseEnd, LeaseKeeper, LeaseTiming, Queue, RunRecord, RunResult,
+    Claim, Claimed, FleetMetrics, LeaseEnd, LeaseKeeper, LeaseTiming, Queue, RunRecord, RunResult,
 };
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::metrics::{self, FleetMetrics};
 use super::output::stopping_line;
 use super::report::{self, FleetReport, SiteRunReport};
+use super::requests;
 use super::runtime::runtime;
 use super::site_job::{self, SiteJob};
 use crate::cli::WorkerArgs;
@@ -83,7 +83,7 @@ pub(crate) fn run(args: WorkerArgs, file: ConfigFile, output: Output) -> Result<
                     settings.name
                 ));
             }
-            runtime.spawn(metrics::serve(
+            runtime.spawn(sitemapper_fleet::serve_metrics(
                 listener,
                 metrics.clone(),
                 Arc::clone(&queue),
@@ -287,7 +287,7 @@ impl Worker {
                 checkpoint: settings.checkpoint,
             };
             let keeper = LeaseKeeper::new(queue, claim.clone(), database.clone(), timing);
-            let requests = metrics.as_ref().map(FleetMetrics::observer);
+            let requests = metrics.as_ref().map(requests::counted_into);
             let crawl = |stop| {
                 let embedding = Embedding {
                     pace,

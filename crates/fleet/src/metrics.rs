@@ -1,36 +1,53 @@
 //! A fleet's metrics for Prometheus: the requests of its crawls, the runs of its sites, and (a
-//! worker's) its leases and the queue. `worker --metrics ADDR` serves them at `/metrics`;
-//! `fleet run --metrics-file FILE` writes them when the run ends, for node_exporter's textfile
-//! collector. Both in the text format (0.0.4) that Prometheus and node_exporter read.
+//! worker's) its leases and the queue. A worker serves them over HTTP at `/metrics`
+//! ([`serve_metrics`]); a `fleet run` writes them to a file when the run ends, for
+//! node_exporter's textfile collector ([`FleetMetrics::write_file`]). Both in the text format
+//! (0.0.4) that Prometheus and node_exporter read.
 //!
 //! No URL is ever a label: the labels are an answer's class, a failure's cause, a run's result
 //! (each a short fixed list), and the name of a site this process ran.
 
 use std::convert::Infallible;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Method, Request, Response};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use prometheus::{
     Encoder, GaugeVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
     TextEncoder,
 };
-use reqwest::StatusCode;
-use sitemapper_crawl::{FetchFailure, RequestObserver};
-use sitemapper_fleet::{Queue, RunRecord, RunResult};
 use tokio::net::TcpListener;
+
+use crate::queue::Queue;
+use crate::record::{RunRecord, RunResult};
+
+/// Why the metrics could not be set up or written.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    /// A metric could not be registered.
+    #[error("cannot set up the metrics")]
+    Setup(#[source] prometheus::Error),
+    /// The metrics file could not be written.
+    #[error("cannot write the metrics {}", path.display())]
+    Write {
+        /// The file asked for.
+        path: PathBuf,
+        /// What writing it met.
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// The metrics of one `fleet run` or `worker`.
 #[derive(Debug, Clone)]
-pub(crate) struct FleetMetrics {
+pub struct FleetMetrics {
     registry: Registry,
     requests: IntCounterVec,
     request_failures: IntCounterVec,
@@ -42,18 +59,23 @@ pub(crate) struct FleetMetrics {
     site_last_run: GaugeVec,
     site_last_success: GaugeVec,
     site_succeeded: IntGaugeVec,
-    pub(crate) sites_due: IntGauge,
-    pub(crate) sites_running: IntGauge,
+    /// Sites due and not running: a worker, in the whole queue; a `fleet run`, when it began.
+    pub sites_due: IntGauge,
+    /// Sites being run now.
+    pub sites_running: IntGauge,
     /// A worker's: registered by [`FleetMetrics::with_queue`].
     queue: Option<QueueMetrics>,
 }
 
 /// What only a worker of a queue has.
 #[derive(Debug, Clone)]
-pub(crate) struct QueueMetrics {
-    pub(crate) leases_held: IntGauge,
-    pub(crate) leases_lost: IntCounter,
-    pub(crate) leases_taken_over: IntCounter,
+pub struct QueueMetrics {
+    /// Sites this worker holds a lease on.
+    pub leases_held: IntGauge,
+    /// Leases this worker lost, not renewed in time.
+    pub leases_lost: IntCounter,
+    /// Sites this worker took over from a worker whose lease expired.
+    pub leases_taken_over: IntCounter,
     reconnects: IntCounter,
 }
 
@@ -95,11 +117,10 @@ fn site_int_gauges(registry: &Registry, name: &str, help: &str) -> prometheus::R
 
 impl FleetMetrics {
     /// The metrics of a fleet's runs, every one at zero.
-    pub(crate) fn new() -> anyhow::Result<FleetMetrics> {
+    pub fn new() -> Result<FleetMetrics, MetricsError> {
         let registry = Registry::new_custom(Some("sitemapper".to_string()), None)
-            .context("cannot set up the metrics")?;
-        let metrics = FleetMetrics::register(registry).context("cannot set up the metrics")?;
-        Ok(metrics)
+            .map_err(MetricsError::Setup)?;
+        FleetMetrics::register(registry).map_err(MetricsError::Setup)
     }
 
     fn register(registry: Registry) -> prometheus::Result<FleetMetrics> {
@@ -183,7 +204,7 @@ impl FleetMetrics {
     }
 
     /// The metrics of a worker of a queue: its leases and connection too.
-    pub(crate) fn with_queue(mut self) -> anyhow::Result<FleetMetrics> {
+    pub fn with_queue(mut self) -> Result<FleetMetrics, MetricsError> {
         let registry = &self.registry;
         let queue = (|| {
             Ok::<_, prometheus::Error>(QueueMetrics {
@@ -205,19 +226,19 @@ impl FleetMetrics {
                 )?,
             })
         })()
-        .context("cannot set up the metrics")?;
+        .map_err(MetricsError::Setup)?;
         self.queue = Some(queue);
         Ok(self)
     }
 
     /// The worker's queue metrics, when it has them.
-    pub(crate) fn queue(&self) -> Option<&QueueMetrics> {
+    pub fn queue(&self) -> Option<&QueueMetrics> {
         self.queue.as_ref()
     }
 
     /// A `fleet run` that began at `started` ends now: when, and how long it took, so that an
     /// alert can tell a fleet whose cron stopped running it.
-    pub(crate) fn fleet_run_ended(&self, started: jiff::Timestamp) -> anyhow::Result<()> {
+    pub fn fleet_run_ended(&self, started: jiff::Timestamp) -> Result<(), MetricsError> {
         let now = jiff::Timestamp::now();
         let registry = &self.registry;
         let ended = (|| {
@@ -235,11 +256,11 @@ impl FleetMetrics {
             took.set(now.duration_since(started).as_secs_f64().max(0.0));
             Ok::<_, prometheus::Error>(())
         })();
-        ended.context("cannot set up the metrics")
+        ended.map_err(MetricsError::Setup)
     }
 
     /// The queue's count of reconnections, as the queue keeps it.
-    pub(crate) fn set_reconnects(&self, total: u64) {
+    pub fn set_reconnects(&self, total: u64) {
         if let Some(queue) = &self.queue {
             let counted = queue.reconnects.get();
             queue.reconnects.inc_by(total.saturating_sub(counted));
@@ -247,7 +268,7 @@ impl FleetMetrics {
     }
 
     /// A site's run ended as `record` says.
-    pub(crate) fn site_ended(&self, site: &str, record: &RunRecord) {
+    pub fn site_ended(&self, site: &str, record: &RunRecord) {
         self.site_runs
             .with_label_values(&[record.result.code()])
             .inc();
@@ -273,7 +294,7 @@ impl FleetMetrics {
     }
 
     /// The metrics in the text format.
-    pub(crate) fn text(&self) -> String {
+    pub fn text(&self) -> String {
         TextEncoder::new()
             .encode_to_string(&self.registry.gather())
             .unwrap_or_default()
@@ -282,7 +303,11 @@ impl FleetMetrics {
     /// Writes the metrics to `path` for node_exporter's textfile collector: whole or not at
     /// all (a temporary file beside it, renamed over it), since the collector may read it at
     /// any moment.
-    pub(crate) fn write_file(&self, path: &Path) -> anyhow::Result<()> {
+    pub fn write_file(&self, path: &Path) -> Result<(), MetricsError> {
+        let failed = |source: std::io::Error| MetricsError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
         let directory = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
@@ -290,22 +315,32 @@ impl FleetMetrics {
         let mut file = tempfile::Builder::new()
             .prefix(".sitemapper-metrics")
             .tempfile_in(directory)
-            .with_context(|| format!("cannot write the metrics {}", path.display()))?;
+            .map_err(failed)?;
         TextEncoder::new()
             .encode(&self.registry.gather(), &mut file)
-            .with_context(|| format!("cannot write the metrics {}", path.display()))?;
-        file.persist(path)
-            .with_context(|| format!("cannot write the metrics {}", path.display()))?;
+            .map_err(|error| failed(std::io::Error::other(error)))?;
+        file.persist(path).map_err(|error| failed(error.error))?;
         Ok(())
     }
 
-    /// What the crawls tell of their requests.
-    pub(crate) fn observer(&self) -> Arc<dyn RequestObserver> {
-        Arc::new(RequestCounts {
-            requests: self.requests.clone(),
-            failures: self.request_failures.clone(),
-            bytes: self.response_bytes.clone(),
-        })
+    /// A request of a crawl was answered with `status`, and `body_bytes` of its body read.
+    pub fn answered(&self, status: u16, body_bytes: usize) {
+        let class = match status {
+            100..=199 => "1xx",
+            200..=299 => "2xx",
+            300..=399 => "3xx",
+            400..=499 => "4xx",
+            _ => "5xx",
+        };
+        self.requests.with_label_values(&[class]).inc();
+        self.response_bytes
+            .inc_by(u64::try_from(body_bytes).unwrap_or(u64::MAX));
+    }
+
+    /// A request of a crawl got no answer, for the cause whose code is `cause`
+    /// (`timeout`, `connection-refused`, ...).
+    pub fn failed(&self, cause: &str) {
+        self.request_failures.with_label_values(&[cause]).inc();
     }
 }
 
@@ -315,7 +350,7 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Serves the metrics over HTTP on `listener` until the process ends: `GET /metrics` (and
 /// `/`), the text format; anything else, 404. Each scrape brings the queue's count of
 /// reconnections up to date.
-pub(crate) async fn serve(listener: TcpListener, metrics: FleetMetrics, queue: Arc<Queue>) {
+pub async fn serve_metrics(listener: TcpListener, metrics: FleetMetrics, queue: Arc<Queue>) {
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -368,35 +403,6 @@ fn respond(request: &Request<Incoming>, metrics: &FleetMetrics) -> Response<Full
     response
 }
 
-/// Counts the crawls' requests into the metrics.
-#[derive(Debug)]
-struct RequestCounts {
-    requests: IntCounterVec,
-    failures: IntCounterVec,
-    bytes: IntCounter,
-}
-
-impl RequestObserver for RequestCounts {
-    fn answered(&self, status: StatusCode, body_bytes: usize) {
-        let class = match status.as_u16() {
-            100..=199 => "1xx",
-            200..=299 => "2xx",
-            300..=399 => "3xx",
-            400..=499 => "4xx",
-            _ => "5xx",
-        };
-        self.requests.with_label_values(&[class]).inc();
-        self.bytes
-            .inc_by(u64::try_from(body_bytes).unwrap_or(u64::MAX));
-    }
-
-    fn failed(&self, failure: &FetchFailure) {
-        self.failures
-            .with_label_values(&[failure.cause().code()])
-            .inc();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,7 +412,7 @@ mod tests {
         let metrics = FleetMetrics::new()
             .and_then(FleetMetrics::with_queue)
             .unwrap_or_else(|error| panic!("{error:#}"));
-        metrics.observer().answered(StatusCode::NOT_FOUND, 10);
+        metrics.answered(404, 10);
         let record = RunRecord {
             listed: 12,
             ..RunRecord::new(jiff::Timestamp::now(), None)
