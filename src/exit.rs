@@ -6,7 +6,7 @@
 //! by accident: there is no conversion from `CrawlError`, whose status depends on where it
 //! happens (a bad seed is a usage error, a failed crawl a fatal one).
 
-use sitemapper_site::LockError;
+use sitemapper_site::{CheckError, LockError};
 use sitemapper_sitemap::SitemapError;
 use sitemapper_store::StoreError;
 
@@ -142,6 +142,12 @@ impl From<StoreError> for Failure {
 
 impl From<SitemapError> for Failure {
     fn from(error: SitemapError) -> Failure {
+        Failure::fatal(error)
+    }
+}
+
+impl From<CheckError> for Failure {
+    fn from(error: CheckError) -> Failure {
         Failure::fatal(error)
     }
 }

@@ -71,6 +71,7 @@ mod resume;
 mod run;
 mod settings;
 mod site_sitemaps;
+mod sitemap_check;
 mod sitemap_seeds;
 mod sitemap_source;
 mod sitemap_story;
@@ -97,6 +98,10 @@ pub use settings::{
     SiteSettings, Untouched, private_directory, writable_directory, writable_output_file,
 };
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
+pub use sitemap_check::{
+    CHECK_EXAMPLES, CheckError, Checked, NotASource, Occurrence, ProblemGroup, SitemapChecked,
+    SitemapSource, check_sitemaps,
+};
 pub use sitemap_seeds::ReadSitemaps;
 pub use sitemap_source::{GunzipError, gunzip_if_gzip, listed_sitemaps};
 pub use sitemap_story::SitemapStory;
