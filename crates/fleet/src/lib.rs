@@ -12,6 +12,7 @@ mod file;
 mod keeper;
 mod local;
 mod metrics;
+mod per_server;
 mod place;
 mod publish;
 pub mod queue;
@@ -27,6 +28,7 @@ pub use file::{
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};
 pub use metrics::{FleetMetrics, MetricsError, QueueMetrics, serve_metrics};
+pub use per_server::{ServerOf, SitePicker, Started};
 pub use publish::{
     Ending, OUT_VARIABLE, PUBLISH_TIMEOUT, PublishError, SITE_VARIABLE, URL_VARIABLE,
     run_publish_command,

@@ -10,13 +10,12 @@ use anyhow::Context;
 use jiff::Timestamp;
 use sitemapper_crawl::PaceBoard;
 use sitemapper_fleet::{
-    Fleet, FleetMetrics, LocalRegistry, RunResult, SiteSpec, SiteStatus, next_due,
+    Fleet, FleetMetrics, LocalRegistry, RunResult, SitePicker, SiteSpec, SiteStatus, next_due,
 };
 
 use super::output::{json_output, stopping_line};
 use super::report::{self, FleetReport, SiteRunReport};
 use super::requests;
-use super::servers::Picker;
 use super::site_job::{self, SiteJob};
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
@@ -67,13 +66,19 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
         stop: stop.clone(),
         requests: metrics.as_ref().map(requests::counted_into),
     };
-    let picker = Picker::new(
-        chosen,
-        settings.servers.per_server,
-        Arc::clone(&embedding.pace),
-    )
-    .context("cannot start the async runtime")
-    .map_err(Failure::fatal)?;
+    let resolver = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(Failure::fatal)?;
+    // A site's server: the address its host resolves to, found (and kept) by the run's pace
+    // board.
+    let servers = Arc::clone(&embedding.pace);
+    let server_of = move |site: &SiteSpec| match url::Url::parse(&site.url) {
+        Ok(url) => resolver.block_on(servers.server_of(&url)).to_string(),
+        Err(_) => site.url.clone(),
+    };
+    let picker = SitePicker::new(chosen, settings.servers.per_server, Box::new(server_of));
     let registry = Mutex::new(registry);
     let results = Mutex::new(Vec::new());
     let workers = settings.sites_at_once.min(picker.len().max(1));

@@ -8,7 +8,6 @@ mod output;
 mod report;
 mod requests;
 mod runtime;
-mod servers;
 mod site_job;
 pub(crate) mod worker;
 
