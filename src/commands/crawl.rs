@@ -10,11 +10,11 @@ use std::sync::{Arc, OnceLock};
 
 use sitemapper_crawl::{CrawlProgress, PaceBoard, RequestObserver};
 use sitemapper_site::{
-    ErrorKind, EventCounts, ReadSitemaps, RunContext, SiteError, SiteRun, Watcher,
+    ErrorKind, EventCounts, ReadSitemaps, RunContext, RunFacts, SiteError, SiteRun, Watcher,
 };
 use tokio::sync::watch;
 
-pub(crate) use self::summary::{Facts, Report, write_resources};
+pub(crate) use self::summary::{Report, write_resources};
 pub(crate) use self::summary_json::CrawlJson;
 use super::Output;
 use super::json;
@@ -50,7 +50,7 @@ pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(
 
 /// Prints the summary of a finished run on stderr.
 fn print_summary(crawled: &SiteRun, settings: &CrawlSettings) -> anyhow::Result<()> {
-    Report::new(Facts::of(crawled)?, settings).print()
+    Report::new(RunFacts::of(crawled)?, settings).print()
 }
 
 /// How a crawl runs inside a larger run (a fleet's site): it shares the pace of hosts with

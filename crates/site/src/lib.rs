@@ -69,6 +69,7 @@ mod publish;
 mod record;
 mod resume;
 mod run;
+mod run_facts;
 mod settings;
 mod site_sitemaps;
 mod sitemap_check;
@@ -93,6 +94,7 @@ pub use outbound::{
 };
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
+pub use run_facts::RunFacts;
 pub use settings::{
     ChangefreqRule, NewsSettings, OutputTarget, PathProblem, PriorityRule, RenderSettings,
     SiteSettings, Untouched, private_directory, writable_directory, writable_output_file,

@@ -7,10 +7,10 @@ use std::io::Write;
 use std::path::Path;
 
 use sitemapper_audit::{Assessment, Change, Finding, OutboundResult};
-use sitemapper_site::count;
+use sitemapper_site::{RunFacts, count};
 
 use super::{Audited, kind_counts};
-use crate::commands::crawl::{Facts, Report, write_resources};
+use crate::commands::crawl::{Report, write_resources};
 use crate::report::model::OutboundRow;
 use crate::settings::CrawlSettings;
 
@@ -23,7 +23,7 @@ pub(super) fn print(
 ) -> anyhow::Result<()> {
     let crawled = &audited.crawled;
     let mut out = std::io::stderr().lock();
-    Report::new(Facts::of(crawled)?, settings)
+    Report::new(RunFacts::of(crawled)?, settings)
         .with_audit_sitemaps(super::sitemap_story(&audited.sitemaps).to_string())
         .write_run(&mut out)?;
     let found = Found {

@@ -11,101 +11,17 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use sitemapper_audit::{describe_incomplete_video, thousands};
-use sitemapper_crawl::{BrowserReport, CrawlSummary, DocumentReport, TrapKind, suggested_mapping};
-use sitemapper_site::{
-    CanonicalsElsewhere, MediaReport, NotListed, NotListedGroup, Notes, ScopeStatement, SiteRun,
-    SitemapStory, canonicals_elsewhere, count,
-};
-use sitemapper_sitemap::{Published, Written};
-use sitemapper_store::{
-    ChangeCounts, KeptPages, Reason, ReasonCount, RunId, TransientCause, Verdict,
-};
+use sitemapper_crawl::{BrowserReport, DocumentReport, TrapKind, suggested_mapping};
+use sitemapper_site::{NotListedGroup, RunFacts, ScopeStatement, SitemapStory, count};
+use sitemapper_store::{Reason, ReasonCount, TransientCause, Verdict};
 use url::Url;
 
 use crate::settings::{CrawlSettings, OutputTarget};
 
 /// The most sitemap files the text summary names one by one.
 const MAX_FILES_SHOWN: usize = 40;
-
-/// What the summary tells of one finished run: what the run reported, and what its crawl
-/// database says of it, read once, so that the summary is written from plain values (and a
-/// test can write it from values of its own).
-#[derive(Debug)]
-pub(crate) struct Facts<'a> {
-    pub crawl: &'a CrawlSummary,
-    pub notes: &'a Notes,
-    /// The run, when it continued an interrupted one.
-    pub resumed: Option<RunId>,
-    /// How long the run took, publishing included.
-    pub elapsed: Duration,
-    /// The run's pages, by verdict and reason.
-    pub reason_counts: Vec<ReasonCount>,
-    /// URLs listed that only the site's sitemaps led to, when they seeded the crawl.
-    pub only_from_sitemaps: Option<u64>,
-    pub not_listed: &'a NotListed,
-    /// Pages whose canonical names another host, by host.
-    pub canonicals_elsewhere: Vec<CanonicalsElsewhere>,
-    pub written: &'a [Written],
-    pub published: &'a Published,
-    /// The videos and news articles the sitemaps carry.
-    pub media: &'a MediaReport,
-    /// Pages that served a new `Last-Modified` over the same content.
-    pub lastmod_kept: u64,
-    /// URLs the last complete run listed that failed this time and stay listed, and those
-    /// dropped after too many failures in a row.
-    pub kept: &'a KeptPages,
-    /// The previous complete run and what changed since, unless this is the first.
-    pub since: Option<(RunId, ChangeCounts)>,
-    /// The crawl database.
-    pub database: &'a Path,
-    /// What to say of IndexNow, when it was asked for.
-    pub notified: Option<&'a str>,
-}
-
-impl<'a> Facts<'a> {
-    /// The facts of `crawled`, with what its crawl database holds of it.
-    pub(crate) fn of(crawled: &'a SiteRun) -> anyhow::Result<Facts<'a>> {
-        let crawl = &crawled.summary;
-        let seeded = crawl
-            .sitemap_seeding
-            .as_ref()
-            .is_some_and(|seeding| !(seeding.not_reached && seeding.read == 0));
-        let only_from_sitemaps = if seeded {
-            Some(crawled.store.listed_only_from_sitemaps(crawled.run)?)
-        } else {
-            None
-        };
-        let (written, published) = &crawled.published;
-        Ok(Facts {
-            crawl,
-            notes: &crawled.notes,
-            resumed: crawled.resumed.then_some(crawled.run),
-            elapsed: crawled.started.elapsed(),
-            reason_counts: crawled.store.reason_counts(crawled.run)?,
-            only_from_sitemaps,
-            not_listed: &crawled.not_listed,
-            canonicals_elsewhere: canonicals_elsewhere(
-                &crawled.store,
-                crawled.run,
-                &crawl.scope.root,
-            )?,
-            written,
-            published,
-            media: &crawled.media,
-            lastmod_kept: crawled.lastmod_kept,
-            kept: &crawled.kept,
-            since: crawled
-                .changes
-                .previous
-                .map(|previous| (previous, crawled.changes.counts())),
-            database: crawled.store.path(),
-            notified: crawled.notified.as_deref(),
-        })
-    }
-}
 
 /// What became of the linked documents `--documents` selects: those listed by type, and
 /// why the others are not.
@@ -142,14 +58,14 @@ pub(crate) fn documents_line(report: &DocumentReport) -> String {
 /// report and publishes nothing.
 #[derive(Debug)]
 pub(crate) struct Report<'a> {
-    facts: Facts<'a>,
+    facts: RunFacts<'a>,
     settings: &'a CrawlSettings,
     /// The story of the site's sitemaps as the audit read them, told instead of the crawl's.
     audit_sitemaps: Option<String>,
 }
 
 impl<'a> Report<'a> {
-    pub(crate) fn new(facts: Facts<'a>, settings: &'a CrawlSettings) -> Report<'a> {
+    pub(crate) fn new(facts: RunFacts<'a>, settings: &'a CrawlSettings) -> Report<'a> {
         Report {
             facts,
             settings,

@@ -12,14 +12,14 @@ use sitemapper_crawl::{
     RenderReport, RequestLog, SettledScope, SiteAccess, SiteDecision, SiteSession, SitemapSeeding,
     TrapKind, TrapReport,
 };
-use sitemapper_site::{CanonicalsElsewhere, Example, NotListed, NotListedGroup, Notes};
+use sitemapper_site::{CanonicalsElsewhere, Example, NotListed, NotListedGroup, Notes, RunFacts};
 use sitemapper_sitemap::{Format, Published, Written, WrittenChild};
 use sitemapper_store::{
     ChangeCounts, KeptPages, Reason, ReasonCount, RunId, TransientCause, Verdict,
 };
 use url::Url;
 
-use super::{Facts, Report, rendering};
+use super::{Report, rendering};
 use crate::cli::{Cli, Command};
 use crate::settings::CrawlSettings;
 
@@ -242,7 +242,7 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         kept: vec![(TransientCause::Status(503), n)],
         dropped: vec![(TransientCause::Status(503), n)],
     };
-    let facts = Facts {
+    let facts = RunFacts {
         crawl: &crawl,
         notes: &notes,
         resumed: None,
