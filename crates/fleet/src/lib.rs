@@ -19,6 +19,7 @@ pub mod queue;
 mod record;
 mod schedule;
 pub mod state;
+mod worker;
 
 pub use check::{FleetCheck, Standing};
 pub use file::{
@@ -36,3 +37,4 @@ pub use publish::{
 pub use queue::{Claim, Claimed, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
 pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due, shown_url};
 pub use schedule::{DurationError, Schedule, ScheduleError, parse_duration};
+pub use worker::{QueueWorker, SiteCrawler, SiteRecorded, WorkerPlan};
