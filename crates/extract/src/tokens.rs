@@ -19,10 +19,9 @@
 mod gum;
 mod reference;
 mod state;
-mod tag;
+pub(crate) mod tag;
 
 pub(crate) use state::{RawDetails, RawDocument, Wanted};
-pub(crate) use tag::StartTag;
 #[cfg(test)]
 pub(crate) use {gum::read as read_by_gum, reference::read as read_by_reference};
 

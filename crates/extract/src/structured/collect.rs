@@ -4,7 +4,7 @@
 //! `<meta property="article:published_time">`. Nothing is parsed or resolved here: that is
 //! `assemble`'s, once the document's base is known.
 
-use crate::tokens::StartTag;
+use crate::tokens::tag::StartTag;
 
 /// At most this many JSON-LD blocks of a page are read; the rest are left out.
 pub(crate) const MAX_JSON_LD_BLOCKS: usize = 64;
