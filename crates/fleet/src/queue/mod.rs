@@ -9,6 +9,7 @@
 //! commit whose answer was lost changes nothing more.
 
 mod cause;
+mod error;
 mod lease;
 mod listen;
 mod schema;
@@ -23,9 +24,10 @@ use tokio::sync::Mutex;
 use tokio_postgres::Client;
 
 pub use self::cause::ConnectCause;
+pub use self::error::{DefinitionError, QueueError};
 pub use self::lease::{Claim, Claimed, Release};
 pub use self::listen::Wakeups;
-pub use self::sites::{DefinitionError, SyncCounts};
+pub use self::sites::SyncCounts;
 
 /// The channel workers LISTEN on: a changed registry (sites synced, a site released).
 const CHANNEL: &str = "sitemapper_fleet";
@@ -35,53 +37,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// The first wait after a lost connection.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
-
-/// What can go wrong with the queue.
-#[derive(Debug, thiserror::Error)]
-pub enum QueueError {
-    /// The URL is not a PostgreSQL connection string.
-    #[error("invalid queue URL: {0}")]
-    Url(String),
-    /// TLS could not be set up.
-    #[error("cannot set up TLS for the queue: {0}")]
-    Tls(String),
-    /// The first connection failed.
-    #[error("cannot connect to the queue at {at}: {cause}")]
-    Connect {
-        /// Where, without credentials.
-        at: String,
-        /// Why, as a user can act on it.
-        cause: ConnectCause,
-    },
-    /// The schema could not be brought up to date.
-    #[error("queue at {at}: {message}")]
-    Schema {
-        /// Where the queue is.
-        at: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A statement failed for another reason than a lost connection.
-    #[error("queue at {at}: cannot {what}: {}", cause::said(.error))]
-    Database {
-        /// Where the queue is.
-        at: String,
-        /// What was being done.
-        what: &'static str,
-        /// What PostgreSQL said.
-        error: tokio_postgres::Error,
-    },
-    /// A site's definition in the registry cannot be read.
-    #[error("queue at {at}: site {site}: {error}")]
-    Definition {
-        /// Where the queue is.
-        at: String,
-        /// The site's name.
-        site: String,
-        /// What is wrong (in the message already, so not its source).
-        error: DefinitionError,
-    },
-}
 
 /// A connection to the queue, made again whenever it is lost.
 pub struct Queue {
