@@ -66,9 +66,11 @@
 mod directory;
 mod extensions;
 mod index_walk;
+mod lastmod;
 mod limits;
 mod lines;
 mod news;
+mod options;
 mod plan;
 mod publish;
 mod reader;
@@ -87,10 +89,12 @@ pub use index_walk::{
     IndexProblem, IndexProblemKind, IndexWalk, Listed, MAX_INDEX_DEPTH, MAX_LISTED_SITEMAPS,
     Severity, SitemapId, SitemapKey, Visit,
 };
+pub use lastmod::format_lastmod;
 pub use limits::{
     Limits, MAX_BYTES_PER_FILE, MAX_URL_LENGTH, MAX_URLS_PER_FILE, MIN_BYTES_PER_FILE,
 };
 pub use news::{MAX_NEWS_ENTRIES, NEWS_FILE_STEM, NewsEntry, write_news};
+pub use options::{Format, WriteOptions};
 pub use plan::{Plan, PlannedFile, Planner, file_safe_name};
 pub use publish::{Published, StagingDir, published_names};
 pub use reader::{ReadError, SitemapDocument, SitemapEntry, read_sitemap};
@@ -98,10 +102,9 @@ pub use split::{Grouping, OTHER, SplitRule, SplitRuleError, page_language};
 pub use validate::{ChildSitemap, DocumentKind, Problem, ProblemKind, Validation, validate};
 pub use video::{MAX_VIDEO_DESCRIPTION, MAX_VIDEO_DURATION, MAX_VIDEO_TITLE, VideoEntry};
 pub use writer::{
-    Format, ROOT_FILE_NAME, SitemapWriter, Staged, TEXT_ROOT_FILE_NAME, WriteOptions, Written,
-    WrittenChild,
+    ROOT_FILE_NAME, SitemapWriter, Staged, TEXT_ROOT_FILE_NAME, Written, WrittenChild,
 };
-pub use xml::{Alternate, ChangeFreq, Entry, format_lastmod, is_written_by_sitemapper};
+pub use xml::{Alternate, ChangeFreq, Entry, is_written_by_sitemapper};
 
 /// Why writing or publishing a sitemap cannot go on.
 #[derive(Debug, thiserror::Error)]
