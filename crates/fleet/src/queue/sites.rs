@@ -8,9 +8,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    CHANNEL, DefinitionError, Queue, QueueError, epoch_seconds, from_epoch_seconds, persist,
-};
+use super::connection::{CHANNEL, Queue, epoch_seconds, from_epoch_seconds, persist};
+use super::error::{DefinitionError, QueueError};
 use crate::file::{SiteOption, SiteSpec, check_name};
 use crate::record::{RunRecord, RunResult, SiteStatus};
 use crate::schedule::Schedule;
