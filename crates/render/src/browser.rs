@@ -26,8 +26,10 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::gate::{Gate, GateStartError};
+use crate::memory;
+use crate::options::ChromiumOptions;
+use crate::process::running_as_root;
 use crate::process::{self, BrowserProcess, Profile};
-use crate::{ChromiumOptions, memory, running_as_root};
 
 /// How often the browser's memory is sampled.
 const MEMORY_SAMPLE: Duration = Duration::from_millis(250);

@@ -180,6 +180,12 @@ fn spawn_guard(profile: &Path) -> io::Result<Child> {
         .spawn()
 }
 
+/// Whether this process runs as root, where Chromium's sandbox cannot start.
+pub(crate) fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|metadata| metadata.uid() == 0)
+}
+
 #[cfg(test)]
 mod tests {
     use std::fs::File;

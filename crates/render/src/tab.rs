@@ -27,8 +27,8 @@ use sitemapper_crawl::{RenderRequest, RequestLog};
 use tokio::time::Instant;
 use url::Url;
 
-use crate::QUIET;
 use crate::browser::{IdleTab, LiveBrowser};
+use crate::options::QUIET;
 
 /// How long a request may stay in flight and still keep the page from being done.
 const LONG_REQUEST: Duration = Duration::from_secs(3);

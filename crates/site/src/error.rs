@@ -10,9 +10,10 @@ use sitemapper_sitemap::SitemapError;
 use sitemapper_store::{StoreError, TransientCause};
 
 use crate::counted::{count, count_grouped};
-use crate::guard::ShrinkCause;
 use crate::lock::LockError;
-use crate::settings::{PathProblem, Untouched};
+use crate::path_problem::PathProblem;
+use crate::shrink::ShrinkCause;
+use crate::untouched::Untouched;
 
 /// What kind of ending an error is, for the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -310,7 +311,8 @@ mod tests {
     use sitemapper_crawl::CrawlConfig;
 
     use crate::lock::BusyPath;
-    use crate::settings::{OutputTarget, SiteSettings};
+    use crate::output_target::OutputTarget;
+    use crate::settings::SiteSettings;
 
     use super::*;
 

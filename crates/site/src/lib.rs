@@ -61,16 +61,20 @@ mod error;
 mod fixture;
 mod guard;
 mod history;
+mod indexnow;
 mod lock;
 mod media;
 mod not_listed;
 mod outbound;
+mod output_target;
+mod path_problem;
 mod publish;
 mod record;
 mod resume;
 mod run;
 mod run_facts;
 mod settings;
+mod shrink;
 mod site_sitemaps;
 mod sitemap_check;
 mod sitemap_seeds;
@@ -79,12 +83,12 @@ mod sitemap_story;
 mod spill;
 mod spreadsheet;
 mod stdout;
+mod untouched;
 
-pub use changes::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
 pub use counted::{count, count_grouped, count_with};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
-pub use guard::{DEFAULT_KEEP_FAILED, DEFAULT_MAX_SHRINK, MIN_SHRINK_URLS, ShrinkCause};
+pub use indexnow::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};
 pub use media::{MediaReport, NewsReport};
 pub use not_listed::{EXAMPLES, Example, NotListed, NotListedGroup};
@@ -92,13 +96,16 @@ pub use outbound::{
     DEFAULT_MAX_LINKS, DEFAULT_MAX_TIME, OutboundChecked, OutboundError, OutboundSettings,
     check_outbound,
 };
+pub use output_target::OutputTarget;
+pub use path_problem::PathProblem;
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use run_facts::RunFacts;
 pub use settings::{
-    ChangefreqRule, NewsSettings, OutputTarget, PathProblem, PriorityRule, RenderSettings,
-    SiteSettings, Untouched, private_directory, writable_directory, writable_output_file,
+    ChangefreqRule, NewsSettings, PriorityRule, RenderSettings, SiteSettings, private_directory,
+    writable_directory, writable_output_file,
 };
+pub use shrink::{DEFAULT_KEEP_FAILED, DEFAULT_MAX_SHRINK, MIN_SHRINK_URLS, ShrinkCause};
 pub use site_sitemaps::{SitemapsFound, read_site_sitemaps};
 pub use sitemap_check::{
     CHECK_EXAMPLES, CheckError, Checked, NotASource, Occurrence, ProblemGroup, SitemapChecked,
@@ -109,3 +116,4 @@ pub use sitemap_source::{GunzipError, gunzip_if_gzip, listed_sitemaps};
 pub use sitemap_story::SitemapStory;
 pub use spreadsheet::{SpreadsheetCsv, neutralize_formula};
 pub use stdout::{ProcessStdout, Stdout};
+pub use untouched::Untouched;

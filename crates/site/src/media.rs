@@ -164,7 +164,7 @@ mod tests {
     use sitemapper_store::{PageDetails, PageRecord, Verdict};
 
     use super::*;
-    use crate::settings::OutputTarget;
+    use crate::output_target::OutputTarget;
 
     fn listed(url: &str, lang: Option<&str>, data: &StructuredData) -> PageRecord {
         PageRecord {

@@ -19,7 +19,8 @@ use sitemapper_sitemap::{Grouping, SplitRule, page_language};
 use crate::SiteError;
 use crate::elsewhere::canonicals_elsewhere;
 use crate::media::{MediaReport, PageEntries, news_entries, video_entries};
-use crate::settings::{ChangefreqRule, OutputTarget, PriorityRule, SiteSettings};
+use crate::output_target::OutputTarget;
+use crate::settings::{ChangefreqRule, PriorityRule, SiteSettings};
 use crate::stdout::Stdout;
 
 /// Where the sitemap files are written before they go out.

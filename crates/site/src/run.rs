@@ -501,7 +501,7 @@ mod tests {
     use super::*;
     use crate::fixture::{Answer, names_in, serve};
     use crate::lock::LockError;
-    use crate::settings::OutputTarget;
+    use crate::output_target::OutputTarget;
     use crate::{ErrorKind, SiteRun};
 
     /// A sitemap an earlier run published, to be left as it was by a run that fails.

@@ -10,44 +10,11 @@ use sitemapper_crawl::CrawlConfig;
 use sitemapper_sitemap::{Format, Limits, SplitRule};
 
 use crate::SiteError;
-use crate::changes::IndexNow;
-
-/// Where a run writes something asked of it: a path, or stdout (`-`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OutputTarget {
-    /// A file or directory.
-    Path(PathBuf),
-    /// The process's standard output.
-    Stdout,
-}
-
-impl OutputTarget {
-    /// `-` is stdout; anything else a path.
-    pub fn from_path(path: PathBuf) -> OutputTarget {
-        if path.as_os_str() == "-" {
-            OutputTarget::Stdout
-        } else {
-            OutputTarget::Path(path)
-        }
-    }
-
-    /// The path, unless stdout.
-    pub fn path(&self) -> Option<&Path> {
-        match self {
-            OutputTarget::Path(path) => Some(path),
-            OutputTarget::Stdout => None,
-        }
-    }
-}
-
-impl std::fmt::Display for OutputTarget {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutputTarget::Path(path) => write!(formatter, "{}", path.display()),
-            OutputTarget::Stdout => formatter.write_str("stdout"),
-        }
-    }
-}
+use crate::indexnow::IndexNow;
+use crate::output_target::OutputTarget;
+use crate::path_problem::PathProblem;
+use crate::shrink::{DEFAULT_KEEP_FAILED, DEFAULT_MAX_SHRINK};
+use crate::untouched::Untouched;
 
 /// How `<priority>` is derived (opt-in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,8 +146,8 @@ impl SiteSettings {
             priority: None,
             changefreq: None,
             render: RenderSettings::default(),
-            keep_failed: crate::guard::DEFAULT_KEEP_FAILED,
-            max_shrink: crate::guard::DEFAULT_MAX_SHRINK,
+            keep_failed: DEFAULT_KEEP_FAILED,
+            max_shrink: DEFAULT_MAX_SHRINK,
         }
     }
 
@@ -303,89 +270,6 @@ fn writable_file(option: &'static str, path: &Path, writing: Writing) -> Result<
     Ok(())
 }
 
-/// Why a path a run would write cannot be written, in terms of what the user can fix.
-#[derive(Debug)]
-pub enum PathProblem {
-    /// The directory it goes in does not exist (and is not the run's to create).
-    MissingDirectory(PathBuf),
-    /// A file stands where a directory must be.
-    NotADirectory(PathBuf),
-    /// A directory stands where the file goes.
-    IsADirectory,
-    /// This user may not create files in the directory.
-    PermissionDenied(PathBuf),
-    /// The file system is mounted read-only.
-    ReadOnly,
-    /// The directory holds the run's databases, and another user owns it or may write in
-    /// it (a predictable name in a shared temp directory, taken first).
-    NotPrivate,
-    /// What the system said, for any other failure.
-    Io(std::io::Error),
-}
-
-impl PathProblem {
-    /// The problem `error` says, writing in `directory`.
-    fn of(error: &std::io::Error, directory: &Path) -> PathProblem {
-        use std::io::ErrorKind;
-        match error.kind() {
-            ErrorKind::NotFound => PathProblem::MissingDirectory(directory.to_path_buf()),
-            ErrorKind::NotADirectory => match first_file_among(directory) {
-                Some(file) => PathProblem::NotADirectory(file),
-                None => PathProblem::Io(std::io::Error::from(error.kind())),
-            },
-            ErrorKind::IsADirectory => PathProblem::IsADirectory,
-            // Where the run was refused: the directory, or the last of its parents that
-            // exists when it had to be created.
-            ErrorKind::PermissionDenied => PathProblem::PermissionDenied(
-                directory
-                    .ancestors()
-                    .find(|ancestor| ancestor.exists())
-                    .unwrap_or(directory)
-                    .to_path_buf(),
-            ),
-            ErrorKind::ReadOnlyFilesystem => PathProblem::ReadOnly,
-            _ => PathProblem::Io(std::io::Error::new(error.kind(), error.to_string())),
-        }
-    }
-}
-
-/// The first of `directory` and its parents, from the root down, that exists and is not a
-/// directory.
-fn first_file_among(directory: &Path) -> Option<PathBuf> {
-    let mut ancestors: Vec<&Path> = directory.ancestors().collect();
-    ancestors.reverse();
-    ancestors
-        .into_iter()
-        .find(|ancestor| ancestor.exists() && !ancestor.is_dir())
-        .map(Path::to_path_buf)
-}
-
-impl std::fmt::Display for PathProblem {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PathProblem::MissingDirectory(directory) => write!(
-                formatter,
-                "the directory {} does not exist: create it first",
-                directory.display()
-            ),
-            PathProblem::NotADirectory(file) => {
-                write!(formatter, "{} is a file, not a directory", file.display())
-            }
-            PathProblem::IsADirectory => formatter.write_str("it is a directory: name a file"),
-            PathProblem::PermissionDenied(directory) => write!(
-                formatter,
-                "this user may not create files in {}",
-                directory.display()
-            ),
-            PathProblem::ReadOnly => formatter.write_str("the file system is read-only"),
-            PathProblem::NotPrivate => formatter.write_str(
-                "another user owns it or may write in it: give a directory of this user's alone",
-            ),
-            PathProblem::Io(error) => write!(formatter, "{error}"),
-        }
-    }
-}
-
 /// The probes this process has made: each one's name is new.
 static PROBES: AtomicU64 = AtomicU64::new(0);
 
@@ -413,33 +297,6 @@ fn probe(directory: &Path) -> std::io::Result<()> {
                 attempts += 1;
             }
             Err(error) => return Err(error),
-        }
-    }
-}
-
-/// What a run that failed left as it was, for the end of its error line: the sitemap an
-/// earlier run published, or (with stdout) nothing printed. A first run has published
-/// nothing that could be kept, and says nothing of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Untouched {
-    /// The root file an earlier run published.
-    Sitemap(PathBuf),
-    /// The run writes to stdout, and printed nothing.
-    NothingPrinted,
-    /// No sitemap was there to keep.
-    Nothing,
-}
-
-impl Untouched {
-    /// What the run left as it was after `separator` (`"; "`), or nothing when it left
-    /// nothing.
-    pub fn after(&self, separator: &str) -> String {
-        match self {
-            Untouched::Sitemap(path) => {
-                format!("{separator}{} left as it was", path.display())
-            }
-            Untouched::NothingPrinted => format!("{separator}nothing printed"),
-            Untouched::Nothing => String::new(),
         }
     }
 }

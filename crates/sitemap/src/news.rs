@@ -12,14 +12,13 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::SitemapError;
 use crate::directory::Directory;
-use crate::writer::{Sink, WriteOptions, WrittenChild, open_sink};
-use crate::xml::{URLSET_FOOTER, format_lastmod};
+use crate::lastmod::format_lastmod;
+use crate::options::{NEWS_GROUP, WriteOptions};
+use crate::writer::{Sink, WrittenChild, open_sink};
+use crate::xml::URLSET_FOOTER;
 
 /// The news sitemap's name without its extension.
 pub const NEWS_FILE_STEM: &str = "sitemap-news";
-
-/// The `--split-by` group whose file would take the news sitemap's name.
-pub(crate) const NEWS_GROUP: &str = "news";
 
 /// The most entries a news sitemap holds (Google: "no more than 1,000 news:news tags").
 pub const MAX_NEWS_ENTRIES: usize = 1_000;

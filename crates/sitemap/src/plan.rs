@@ -18,8 +18,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::SitemapError;
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
-use crate::news::NEWS_GROUP;
-use crate::writer::{Format, WriteOptions};
+use crate::options::{Format, NEWS_GROUP, WriteOptions};
 use crate::xml::{Entry, URLSET_FOOTER, push_url, urlset_header};
 
 /// The longest group name kept in a file name.

@@ -30,8 +30,9 @@ use jiff::Timestamp;
 
 use crate::SitemapError;
 use crate::directory::{Directory, Occupant};
+use crate::options::Format;
 use crate::reader::{SitemapDocument, SitemapEntry, read_sitemap};
-use crate::writer::{Format, ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, Written};
+use crate::writer::{ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, Written};
 use crate::xml::is_written_by_sitemapper;
 
 /// The name of staging directories: hidden, and recognisable as ours.

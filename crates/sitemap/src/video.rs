@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 use quick_xml::escape::escape;
 
-use crate::xml::format_lastmod;
+use crate::lastmod::format_lastmod;
 
 /// The namespace of `<video:video>`.
 pub(crate) const VIDEO_NAMESPACE: &str = "http://www.google.com/schemas/sitemap-video/1.1";

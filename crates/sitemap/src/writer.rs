@@ -19,7 +19,8 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::SitemapError;
 use crate::directory::Directory;
-use crate::limits::{Limits, MAX_URLS_PER_FILE};
+use crate::limits::MAX_URLS_PER_FILE;
+use crate::options::{Format, WriteOptions};
 use crate::plan::Plan;
 use crate::xml::{
     Entry, INDEX_FOOTER, INDEX_HEADER, URLSET_FOOTER, push_sitemap, push_url, urlset_header,
@@ -30,39 +31,6 @@ pub const ROOT_FILE_NAME: &str = "sitemap.xml";
 
 /// The root file of the text format.
 pub const TEXT_ROOT_FILE_NAME: &str = "sitemap.txt";
-
-/// Which sitemap format a writer produces.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Format {
-    /// sitemaps.org XML, with an index over several files.
-    #[default]
-    Xml,
-    /// One URL per line, UTF-8; several files are not indexed.
-    Text,
-}
-
-/// How a [`SitemapWriter`] writes: format, limits, compression, and the extensions declared.
-#[derive(Debug, Clone)]
-pub struct WriteOptions {
-    /// How much one file holds at most.
-    pub limits: Limits,
-    /// Write `.xml.gz` children; the index `sitemap.xml` stays uncompressed.
-    pub gzip: bool,
-    /// Absolute URL ending in `/` under which the files are published.
-    pub base_url: String,
-    /// XML or text.
-    pub format: Format,
-    /// Entries carry `<image:image>` elements: declare the namespace.
-    pub images: bool,
-    /// Entries carry `<xhtml:link>` alternates: declare the namespace.
-    pub alternates: bool,
-    /// Entries carry `<video:video>` elements: declare the namespace.
-    pub videos: bool,
-    /// A news sitemap ([`crate::NEWS_FILE_STEM`]) may be written beside the pages: a group
-    /// named `news` is then written as `sitemap-news-pages`, so that the two never share a
-    /// name.
-    pub news: bool,
-}
 
 /// What was written: file names in the directory, the index (`sitemap.xml`) last.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,8 +4,9 @@
 use jiff::Timestamp;
 use quick_xml::escape::escape;
 
+use crate::lastmod::format_lastmod;
+use crate::options::WriteOptions;
 use crate::video::{VIDEO_NAMESPACE, VideoEntry, push_video};
-use crate::writer::WriteOptions;
 
 pub(crate) const URLSET_FOOTER: &str = "</urlset>\n";
 pub(crate) const INDEX_HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by sitemapper -->\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
@@ -42,12 +43,6 @@ pub(crate) fn urlset_header(options: &WriteOptions) -> String {
     }
     header.push_str(">\n");
     header
-}
-
-/// W3C Datetime with seconds and a zone, in UTC: `2024-01-02T03:04:05+00:00`
-/// (sitemaps.org, "XML tag definitions", lastmod).
-pub fn format_lastmod(timestamp: Timestamp) -> String {
-    timestamp.strftime("%Y-%m-%dT%H:%M:%S+00:00").to_string()
 }
 
 /// How often a page is likely to change (sitemaps.org, changefreq).

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::page_rows::{PAGE_COLUMNS, page_record};
-use crate::pages::PageRecord;
+use crate::record::PageRecord;
 use crate::runs::RunId;
 use crate::{FailureKind, Reason, Store, StoreError, Verdict};
 

@@ -3,13 +3,16 @@
 //! it; the store itself knows nothing of HTTP, crawling or sitemaps.
 
 mod audits;
+mod error;
 mod extracted;
 mod graph;
 mod kept;
+mod link_record;
 mod links;
 mod outbound;
 mod page_rows;
 mod pages;
+mod record;
 mod resume;
 mod runs;
 mod schema;
@@ -24,86 +27,20 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use audits::{AUDITS_KEPT, AuditRecord, RecordedFinding};
+pub use error::StoreError;
+pub(crate) use error::sql_error;
 pub use extracted::{ExtractedByPage, PageExtraction};
 pub use graph::DeclaredAlternate;
 pub use kept::{KeepFailed, KeptPages, TransientCause, TransientFailures};
-pub use links::{GraphLink, LinkKind, LinkRecord};
+pub use link_record::{LinkKind, LinkRecord};
+pub use links::GraphLink;
 pub use outbound::{OutboundCheck, OutboundLink, OutboundOutcome};
-pub use pages::{Fingerprint, ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
+pub use record::{Fingerprint, ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
 pub use resume::{PendingLink, ResumeCursor};
 pub use runs::{ChangeCounts, ChangeReport, RunId, RunStatus, RunSummary};
 pub use site::QueuedRow;
 pub use sitemap_files::SitemapFileRecord;
 pub use verdict::{FailureKind, IgnoredHint, Reason, Rendering, ServedDifference, Verdict};
-
-/// What can go wrong with a crawl database; every variant names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The file cannot be opened or created.
-    #[error("cannot open crawl database {path}: {source}")]
-    Open {
-        /// The database file.
-        path: PathBuf,
-        /// What SQLite said.
-        source: rusqlite::Error,
-    },
-    /// The file is something else than an SQLite database.
-    #[error("{path} is not a sitemapper crawl database: {source}")]
-    NotADatabase {
-        /// The database file.
-        path: PathBuf,
-        /// What SQLite said.
-        source: rusqlite::Error,
-    },
-    /// The path is a symbolic link: a crawl database is opened as the file itself, so that
-    /// nothing is written through a link someone else planted.
-    #[error(
-        "crawl database {path} is a symbolic link, which is never written through: give the file itself"
-    )]
-    Link {
-        /// The path given.
-        path: PathBuf,
-    },
-    /// The file is an SQLite database another program made: its tables are not sitemapper's.
-    /// It is left as it was (docs/design.md, Safety).
-    #[error(
-        "{path} is another program's database (it holds tables sitemapper did not create: {tables}); it is left as it was: give a file of sitemapper's own"
-    )]
-    Foreign {
-        /// The database file.
-        path: PathBuf,
-        /// Some of the tables that are not sitemapper's, comma-separated.
-        tables: String,
-    },
-    /// The file was written by a newer build, with a schema this one does not know.
-    #[error(
-        "crawl database {path} was written by a newer sitemapper (schema version {found}, this one knows up to {known})"
-    )]
-    TooNew {
-        /// The database file.
-        path: PathBuf,
-        /// The schema version the file has.
-        found: i64,
-        /// The newest schema version this build knows.
-        known: i64,
-    },
-    /// A statement failed (disk full, I/O error, a lock held too long).
-    #[error("crawl database {path}: {source}")]
-    Sql {
-        /// The database file.
-        path: PathBuf,
-        /// What SQLite said.
-        source: rusqlite::Error,
-    },
-    /// A value this build cannot read back, such as a verdict or reason code it does not know.
-    #[error("crawl database {path} holds an unexpected value: {detail}")]
-    Corrupt {
-        /// The database file.
-        path: PathBuf,
-        /// Which value, and what it was.
-        detail: String,
-    },
-}
 
 /// An open crawl database.
 #[derive(Debug)]
@@ -232,19 +169,3 @@ mod audit_tests;
 mod schema_tests;
 #[cfg(test)]
 mod tests;
-
-/// A failed statement; a code this build does not know is a corrupt database.
-pub(crate) fn sql_error(path: &Path, source: rusqlite::Error) -> StoreError {
-    if let rusqlite::Error::FromSqlConversionFailure(_, _, cause) = &source
-        && let Some(unknown) = cause.downcast_ref::<verdict::UnknownCode>()
-    {
-        return StoreError::Corrupt {
-            path: path.to_path_buf(),
-            detail: unknown.to_string(),
-        };
-    }
-    StoreError::Sql {
-        path: path.to_path_buf(),
-        source,
-    }
-}

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use jiff::Timestamp;
 use rusqlite::params;
 
-use crate::links::LinkKind;
+use crate::link_record::LinkKind;
 use crate::runs::{RunId, timestamp};
 use crate::verdict::{FailureKind, UnknownCode};
 use crate::{Store, StoreError};

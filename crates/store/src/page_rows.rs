@@ -3,7 +3,7 @@
 use jiff::Timestamp;
 use rusqlite::Row;
 
-use crate::pages::{Fingerprint, NotListedPage, PageDetails, PageRecord};
+use crate::record::{Fingerprint, NotListedPage, PageDetails, PageRecord};
 use crate::runs::timestamp;
 use crate::verdict::{hints_from_columns, served_from_columns};
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use crate::StoreError;
+use crate::error::StoreError;
 
 pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: runs and pages.

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use rusqlite::params;
 
-use crate::pages::ListedPage;
+use crate::record::ListedPage;
 use crate::runs::{RunId, timestamp};
 use crate::verdict::Verdict;
 use crate::{Store, StoreError};

@@ -4,7 +4,7 @@
 
 use rusqlite::{Transaction, params};
 
-use crate::pages::PageRecord;
+use crate::record::PageRecord;
 use crate::runs::RunId;
 use crate::{Store, StoreError};
 

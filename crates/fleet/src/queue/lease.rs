@@ -8,7 +8,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 use tokio_postgres::Client;
 
-use super::{CHANNEL, Queue, QueueError, epoch_seconds, persist};
+use super::connection::{CHANNEL, Queue, epoch_seconds, persist};
+use super::error::QueueError;
 use crate::file::SiteSpec;
 use crate::queue::sites::Definition;
 use crate::record::{RunRecord, RunResult, next_due};

@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use tokio::sync::Notify;
 use tokio_postgres::AsyncMessage;
 
-use super::{CHANNEL, FIRST_BACKOFF, MAX_BACKOFF, Queue};
+use super::connection::{CHANNEL, FIRST_BACKOFF, MAX_BACKOFF, Queue};
 
 /// Notified whenever the registry changes (and when the listening connection is made again,
 /// as changes may have been missed while it was down).

@@ -8,10 +8,11 @@ use std::time::Duration;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use super::{CHANNEL, Queue, QueueError, epoch_seconds, from_epoch_seconds, persist};
-use crate::file::{SiteNameError, SiteOption, SiteSpec, check_name};
+use super::connection::{CHANNEL, Queue, epoch_seconds, from_epoch_seconds, persist};
+use super::error::{DefinitionError, QueueError};
+use crate::file::{SiteOption, SiteSpec, check_name};
 use crate::record::{RunRecord, RunResult, SiteStatus};
-use crate::schedule::{Schedule, ScheduleError};
+use crate::schedule::Schedule;
 
 /// What a sync changed in the registry.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -24,23 +25,6 @@ pub struct SyncCounts {
     pub removed: usize,
     /// Sites left as they were.
     pub unchanged: usize,
-}
-
-/// A site's stored definition that cannot be read back.
-#[derive(Debug, thiserror::Error)]
-pub enum DefinitionError {
-    /// The name cannot name files (whatever wrote the registry).
-    #[error(transparent)]
-    Name(#[from] SiteNameError),
-    /// Not the JSON a sync writes.
-    #[error("unreadable definition: {0}")]
-    Json(serde_json::Error),
-    /// The schedule cannot be read.
-    #[error(transparent)]
-    Schedule(#[from] ScheduleError),
-    /// The retry is not a number of seconds a duration can hold.
-    #[error("retry: {0}")]
-    Retry(std::time::TryFromFloatSecsError),
 }
 
 /// A site as the registry stores it (JSON): everything of its [`SiteSpec`] but the lines.

@@ -10,7 +10,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::QueueError;
+use super::error::QueueError;
 
 /// The connection settings of `url`, and the TLS that goes with its `sslmode`.
 pub(super) fn configure(
