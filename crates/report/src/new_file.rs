@@ -8,32 +8,36 @@
 use std::fs::File;
 use std::path::Path;
 
-use anyhow::{Context, anyhow};
 use sitemapper_sitemap::Directory;
+
+use crate::error::{ReportError, WriteCause};
 
 /// Writes the file `path` with `write`, new, then puts it at its name. The directory is
 /// opened as the user named it.
 pub(crate) fn write_new(
     path: &Path,
-    write: impl FnOnce(&mut File) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let cannot = || format!("cannot write {}", path.display());
+    write: impl FnOnce(&mut File) -> Result<(), WriteCause>,
+) -> Result<(), ReportError> {
+    let cannot = |cause: WriteCause| ReportError::write(path, cause);
     let name = path
         .file_name()
         .and_then(|name| name.to_str())
-        .ok_or_else(|| anyhow!("{} names no file", path.display()))
-        .with_context(cannot)?;
+        .ok_or_else(|| {
+            cannot(std::io::Error::other(format!("{} names no file", path.display())).into())
+        })?;
     let directory = path
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let directory = Directory::open(directory).with_context(cannot)?;
-    let mut new = directory.new_file(name).with_context(cannot)?;
-    write(new.file()).with_context(cannot)?;
-    new.persist().with_context(cannot)
+    let directory = Directory::open(directory).map_err(|error| cannot(error.into()))?;
+    let mut new = directory
+        .new_file(name)
+        .map_err(|error| cannot(error.into()))?;
+    write(new.file()).map_err(cannot)?;
+    new.persist().map_err(|error| cannot(error.into()))
 }
 
 /// Writes `bytes` to the file `path`, new, then puts it at its name.
-pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     write_new(path, |file| Ok(std::io::Write::write_all(file, bytes)?))
 }
