@@ -50,21 +50,21 @@ pub struct PdfOptions {
     pub paper: Paper,
 }
 
-/// The files every report writes into its directory, in the order they are written.
+/// The files every report writes into its directory, the one to open first first.
 pub const REPORT_FILES: [&str; 7] = [
+    "report.html",
+    "report.xlsx",
+    "findings.csv",
     "pages.csv",
     "links.csv",
-    "findings.csv",
     "outbound.csv",
     "report.json",
-    "report.xlsx",
-    "report.html",
 ];
 
 /// What [`write_report`] wrote.
 #[derive(Debug)]
 pub struct Written {
-    /// The files of the report directory, in the order written ([`REPORT_FILES`]).
+    /// The files of the report directory, as [`REPORT_FILES`] orders them.
     pub files: Vec<PathBuf>,
     /// With [`ReportOptions::pdf`]: report.pdf, or why it was not printed. The other files
     /// are written whether or not it is.

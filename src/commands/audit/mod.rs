@@ -129,7 +129,7 @@ impl AuditOptions {
 
     /// The files of the report directory, as written.
     fn report_files(&self) -> Vec<PathBuf> {
-        let mut names = REPORT_FILES.to_vec();
+        let mut names = sitemapper_report::REPORT_FILES.to_vec();
         if self.database_in_report {
             names.push("crawl.db");
         }
@@ -139,17 +139,6 @@ impl AuditOptions {
         names.iter().map(|name| self.report.join(name)).collect()
     }
 }
-
-/// The files every audit writes into its report directory.
-const REPORT_FILES: [&str; 7] = [
-    "report.html",
-    "report.xlsx",
-    "findings.csv",
-    "pages.csv",
-    "links.csv",
-    "outbound.csv",
-    "report.json",
-];
 
 /// The names SQLite opens for the report's crawl database: the file, its write-ahead log and
 /// shared memory, and a rollback journal.
@@ -187,9 +176,9 @@ fn database_not_through_link(report: &Path) -> anyhow::Result<()> {
 }
 
 /// Checks that the file of `--sarif` or `--junit` can be written, before any request. It is
-/// written new and renamed into place (`sitemapper_report::write_report`), which replaces a link or a special
-/// file at its name: such a file is not opened now (through a link, or a FIFO that would hold
-/// the run), the directory is tried with a new file of its own instead.
+/// written new and renamed into place (`sitemapper_report::write_report`), which replaces a
+/// link or a special file at its name: such a file is not opened now (through a link, or a
+/// FIFO that would hold the run), the directory is tried with a new file of its own instead.
 fn writable_ci_file(option: &'static str, path: &Path) -> anyhow::Result<()> {
     let (Some(name), Some(parent)) = (
         path.file_name().and_then(|name| name.to_str()),
