@@ -41,3 +41,30 @@ pub(crate) fn write_new(
 pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     write_new(path, |file| Ok(std::io::Write::write_all(file, bytes)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words the audit says when a file cannot be written: the file, then why.
+    #[test]
+    fn a_file_not_written_is_named_before_its_cause() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("missing").join("report.html");
+        let error = write_bytes(&path, b"x").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("cannot write {}", path.display())
+        );
+        let cause = std::error::Error::source(&error).unwrap().to_string();
+        assert!(cause.contains("No such file"), "{cause}");
+
+        let failed = write_new(&directory.path().join("report.json"), |_| {
+            Err("the writer failed".into())
+        })
+        .unwrap_err();
+        let cause = std::error::Error::source(&failed).unwrap().to_string();
+        assert_eq!(cause, "the writer failed");
+        assert!(!directory.path().join("report.json").exists());
+    }
+}
