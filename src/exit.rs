@@ -6,6 +6,7 @@
 //! by accident: there is no conversion from `CrawlError`, whose status depends on where it
 //! happens (a bad seed is a usage error, a failed crawl a fatal one).
 
+use sitemapper_report::ReportError;
 use sitemapper_site::{CheckError, LockError};
 use sitemapper_sitemap::SitemapError;
 use sitemapper_store::StoreError;
@@ -130,6 +131,12 @@ impl Failure {
 
 impl From<anyhow::Error> for Failure {
     fn from(error: anyhow::Error) -> Failure {
+        Failure::fatal(error)
+    }
+}
+
+impl From<ReportError> for Failure {
+    fn from(error: ReportError) -> Failure {
         Failure::fatal(error)
     }
 }

@@ -7,7 +7,6 @@ mod exit;
 mod logging;
 mod memory;
 mod progress;
-mod report;
 mod settings;
 mod signals;
 mod stdout;
@@ -68,13 +67,14 @@ fn fail(failure: &Failure) -> ExitCode {
 /// for these only. `EnvFilter` matches a target by its prefix, so `sitemapper` alone would
 /// reach them all; each is named so that the list says which crates are ours, and a test
 /// checks that every library crate of the workspace is in it.
-const OWN_CRATES: [&str; 9] = [
+const OWN_CRATES: [&str; 10] = [
     "sitemapper",
     "sitemapper_audit",
     "sitemapper_crawl",
     "sitemapper_extract",
     "sitemapper_fleet",
     "sitemapper_render",
+    "sitemapper_report",
     "sitemapper_site",
     "sitemapper_sitemap",
     "sitemapper_store",

@@ -46,10 +46,10 @@ pub(crate) enum PaperName {
 }
 
 impl PaperName {
-    pub(crate) fn paper(self) -> crate::report::pdf::Paper {
+    pub(crate) fn paper(self) -> sitemapper_report::Paper {
         match self {
-            PaperName::A4 => crate::report::pdf::Paper::A4,
-            PaperName::Letter => crate::report::pdf::Paper::Letter,
+            PaperName::A4 => sitemapper_report::Paper::A4,
+            PaperName::Letter => sitemapper_report::Paper::Letter,
         }
     }
 }

@@ -9,15 +9,12 @@ use sitemapper_extract::CustomExtraction;
 use url::Url;
 
 use sitemapper_audit::Severity;
+use sitemapper_report::{Branding, PAGE_COLUMNS, Paper, read_logo};
 use sitemapper_site::OutboundSettings;
 
 use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
 use crate::cli::values::max_age;
 use crate::cli::{AuditArgs, ColorName, PaperName, RunsArgs, SeverityName, SummaryFormat};
-use crate::report::build::Branding;
-use crate::report::files::PAGE_COLUMNS;
-use crate::report::logo::read_logo;
-use crate::report::pdf::Paper;
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -115,7 +112,11 @@ impl AuditSettings {
         let logo = args
             .logo
             .or(file.logo.take())
-            .map(|path| read_logo(&path))
+            .map(|path| {
+                read_logo(&path).map_err(|error| {
+                    anyhow::anyhow!("cannot use --logo {}: {error}", path.display())
+                })
+            })
             .transpose()?;
         let pdf = switch(args.pdf, file.pdf);
         let sarif = args.sarif.or(file.sarif.take());

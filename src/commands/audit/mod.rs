@@ -16,6 +16,10 @@ use sitemapper_audit::{
     Assessment, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
 };
 use sitemapper_crawl::{NotRead, RobotsFile, UrlNormalizer};
+use sitemapper_report::{
+    CrawlDescription, OutboundRow, Pages, PdfOptions, Report, ReportError, ReportInput,
+    ReportOptions,
+};
 use sitemapper_sitemap::{Directory, Occupant};
 use url::Url;
 
@@ -29,7 +33,6 @@ use super::crawl::{Signals, Stopper, crawl_and_publish, stopped_after_crawl};
 use super::json;
 use crate::cli::{AuditArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
-use crate::report::{self, build, files, html, junit, methodology, model, pdf, sarif, xlsx};
 use crate::settings::{AuditOptions, AuditSettings, ConfigFile, CrawlSettings, summary_format};
 
 pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(), Failure> {
@@ -57,16 +60,18 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
     // A PDF that could not be written fails the run, once the summary is out.
     let printed = match &audited.pdf {
-        Some(Err(error)) => Err(Failure::fatal(anyhow::anyhow!("{error:#}"))),
+        Some(Err(error)) => Err(Failure::fatal(anyhow::anyhow!("{}", every_cause(error)))),
         _ => Ok(()),
     };
     let verdict = printed.and_then(|()| options.verdict(&audited.findings));
     match settings.summary {
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => {
-            let pdf =
-                matches!(audited.pdf, Some(Ok(()))).then(|| options.report.join("report.pdf"));
-            summary::print(&audited, &settings, &options.report, pdf.as_deref())?;
+            let pdf = match &audited.pdf {
+                Some(Ok(path)) => Some(path.as_path()),
+                Some(Err(_)) | None => None,
+            };
+            summary::print(&audited, &settings, &options.report, pdf)?;
         }
         SummaryFormat::Json => {
             let (status, error) = match &verdict {
@@ -108,9 +113,23 @@ impl AuditOptions {
         Ok(())
     }
 
+    /// What the report writes besides its own files, and how; `chrome` prints the PDF.
+    fn report_options(&self, chrome: Option<&Path>) -> ReportOptions {
+        ReportOptions {
+            csv_bom: self.csv_bom,
+            sarif: self.sarif.clone(),
+            junit: self.junit.clone(),
+            failing: self.fail_on.unwrap_or(Severity::Error),
+            pdf: self.pdf.then(|| PdfOptions {
+                chrome: chrome.map(Path::to_path_buf),
+                paper: self.paper,
+            }),
+        }
+    }
+
     /// The files of the report directory, as written.
     fn report_files(&self) -> Vec<PathBuf> {
-        let mut names = REPORT_FILES.to_vec();
+        let mut names = sitemapper_report::REPORT_FILES.to_vec();
         if self.database_in_report {
             names.push("crawl.db");
         }
@@ -120,17 +139,6 @@ impl AuditOptions {
         names.iter().map(|name| self.report.join(name)).collect()
     }
 }
-
-/// The files every audit writes into its report directory.
-const REPORT_FILES: [&str; 7] = [
-    "report.html",
-    "report.xlsx",
-    "findings.csv",
-    "pages.csv",
-    "links.csv",
-    "outbound.csv",
-    "report.json",
-];
 
 /// The names SQLite opens for the report's crawl database: the file, its write-ahead log and
 /// shared memory, and a rollback journal.
@@ -168,9 +176,9 @@ fn database_not_through_link(report: &Path) -> anyhow::Result<()> {
 }
 
 /// Checks that the file of `--sarif` or `--junit` can be written, before any request. It is
-/// written new and renamed into place (`report::new_file`), which replaces a link or a special
-/// file at its name: such a file is not opened now (through a link, or a FIFO that would hold
-/// the run), the directory is tried with a new file of its own instead.
+/// written new and renamed into place (`sitemapper_report::write_report`), which replaces a
+/// link or a special file at its name: such a file is not opened now (through a link, or a
+/// FIFO that would hold the run), the directory is tried with a new file of its own instead.
 fn writable_ci_file(option: &'static str, path: &Path) -> anyhow::Result<()> {
     let (Some(name), Some(parent)) = (
         path.file_name().and_then(|name| name.to_str()),
@@ -196,6 +204,17 @@ fn writable_ci_file(option: &'static str, path: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// `error` and each of its causes, joined by `: `.
+fn every_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut said = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        said.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    said
+}
+
 /// Findings at `level` or worse.
 fn failing(findings: &[Finding], level: Severity) -> usize {
     findings
@@ -215,9 +234,9 @@ struct Audited {
     /// What the check of the links to other sites did; `None` with `--check-external=false`.
     outbound: Option<OutboundChecked>,
     /// The links to other sites and their results, as the report has them.
-    outbound_rows: Vec<model::OutboundRow>,
-    /// With `--pdf`: whether report.pdf was written.
-    pdf: Option<anyhow::Result<()>>,
+    outbound_rows: Vec<OutboundRow>,
+    /// With `--pdf`: report.pdf, or why it was not written.
+    pdf: Option<Result<PathBuf, ReportError>>,
 }
 
 /// Crawls, computes the findings and writes the report.
@@ -296,73 +315,47 @@ fn audit(
         &site_sitemaps,
         &normalize,
     )?;
-    let extract_names = options.extract_names.clone();
-    let extracted = if extract_names.is_empty() {
-        std::collections::HashMap::new()
-    } else {
-        crawled.store.extracted_values(crawled.run)?
-    };
-    let (pages, links, counts) =
-        build::pages_and_links(&crawled.store, crawled.run, &extracted, &extract_names)?;
-    let urls = pages.iter().map(|page| page.url.clone()).collect();
-    let assessment = Assessment::record(&mut crawled.store, crawled.run, &findings, &urls)?;
-    let kinds = build::kind_summaries(&findings, &assessment);
-    let (finding_rows, fixed) = build::finding_rows(&findings, &assessment, &kinds);
-    let (score, trend, compared_with) = build::score_parts(&assessment);
+    let pages = Pages::read(&crawled.store, crawled.run, options.extract_names.clone())?;
+    let assessment = Assessment::record(&mut crawled.store, crawled.run, &findings, &pages.urls())?;
     let generated_at = jiff::Timestamp::now()
         .strftime("%Y-%m-%d %H:%M UTC")
         .to_string();
-    let methodology = methodology::methodology(
-        settings,
+    let methodology = sitemapper_report::methodology(
+        &CrawlDescription::of(&settings.site),
         &crawled,
         &generated_at,
         &sitemap_story(&sitemaps),
-        methodology::external_checks(options.outbound.as_ref(), outbound.as_ref()),
+        sitemapper_report::external_checks(options.outbound.as_ref(), outbound.as_ref()),
     );
-    let outbound_rows = report::outbound::outbound_rows(&crawled.store, crawled.run)?;
-    let report = model::Report {
-        title: build::title(options.branding.title.as_deref(), &site),
+    let report = Report::build(ReportInput {
+        store: &crawled.store,
+        run: crawled.run,
         site,
-        logo: options.branding.logo.clone(),
+        branding: &options.branding,
         generated_at,
-        run: crawled.run.0,
         host_map: settings.site.crawl.host_map.describe(),
-        score,
-        actions: build::actions(&assessment),
         methodology,
-        trend,
-        compared_with,
-        counts,
-        severities: build::severities(&findings),
+        findings: &findings,
+        assessment: &assessment,
         site_sitemaps: sitemaps.files.iter().map(ToString::to_string).collect(),
         site_sitemap_urls: sitemaps.urls.len(),
-        kinds,
-        findings: finding_rows,
-        fixed,
-        extract_names,
         pages,
-        links,
-        outbound: outbound_rows,
-    };
-    let html = write_report(&crawled, &report, options)?;
-    write_ci_files(&findings, &report.site, options)?;
-    let pdf = options.pdf.then(|| {
-        pdf::write_pdf(
-            settings.site.render.chrome.as_deref(),
-            &html,
-            &options.report.join("report.pdf"),
-            options.paper,
-            &report.site,
-        )
-    });
+    })?;
+    let written = sitemapper_report::write_report(
+        &report,
+        &crawled.store,
+        &findings,
+        &options.report,
+        &options.report_options(settings.site.render.chrome.as_deref()),
+    )?;
     Ok(Audited {
         crawled,
         findings,
         sitemaps,
         assessment,
         outbound,
-        outbound_rows: report.outbound,
-        pdf,
+        outbound_rows: report.into_outbound(),
+        pdf: written.pdf,
     })
 }
 
@@ -461,56 +454,4 @@ fn read_site_sitemaps(
         &settings.site.crawl,
         read_as_seeds,
     ))
-}
-
-/// Writes the report's files: the data (CSV and JSON) and report.html, whose text it
-/// returns (for the PDF).
-fn write_report(
-    crawled: &SiteRun,
-    report: &model::Report,
-    options: &AuditOptions,
-) -> anyhow::Result<String> {
-    let directory = &options.report;
-    let bom = options.csv_bom;
-    files::write_pages(
-        &crawled.store,
-        crawled.run,
-        report,
-        &directory.join("pages.csv"),
-        bom,
-    )?;
-    files::write_links(
-        &crawled.store,
-        crawled.run,
-        &directory.join("links.csv"),
-        bom,
-    )?;
-    files::write_findings(report, &directory.join("findings.csv"), bom)?;
-    report::outbound::write_outbound(&report.outbound, &directory.join("outbound.csv"), bom)?;
-    files::write_json(
-        &files::ReportJson::of(report),
-        &directory.join("report.json"),
-    )?;
-    xlsx::write_workbook(
-        &crawled.store,
-        crawled.run,
-        report,
-        &directory.join("report.xlsx"),
-    )?;
-    let html = html::render(report)?;
-    report::new_file::write_bytes(&directory.join("report.html"), html.as_bytes())?;
-    Ok(html)
-}
-
-/// Writes the findings for CI, `--sarif` and `--junit`, before `--fail-on` decides the run:
-/// a failed run's findings are the ones CI shows.
-fn write_ci_files(findings: &[Finding], site: &str, options: &AuditOptions) -> anyhow::Result<()> {
-    if let Some(path) = &options.sarif {
-        sarif::write_sarif(findings, path)?;
-    }
-    if let Some(path) = &options.junit {
-        let failing = options.fail_on.unwrap_or(Severity::Error);
-        junit::write_junit(findings, site, failing, path)?;
-    }
-    Ok(())
 }

@@ -11,8 +11,8 @@ use sitemapper_site::{RunFacts, count};
 
 use super::{Audited, kind_counts};
 use crate::commands::crawl::{Report, write_resources};
-use crate::report::model::OutboundRow;
 use crate::settings::CrawlSettings;
+use sitemapper_report::OutboundRow;
 
 /// Prints the summary of `audited`, whose report is in `directory` (and `pdf`, when printed).
 pub(super) fn print(

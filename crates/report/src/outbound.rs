@@ -6,7 +6,8 @@ use std::path::Path;
 use sitemapper_audit::{OUTBOUND_LINK_KINDS, OutboundResult};
 use sitemapper_store::{OutboundOutcome, RunId, Store, StoreError};
 
-use super::model::OutboundRow;
+use crate::error::ReportError;
+use crate::model::OutboundRow;
 
 /// The columns of outbound.csv.
 pub(crate) const OUTBOUND_COLUMNS: [&str; 8] = [
@@ -67,7 +68,11 @@ pub(crate) fn outbound_rows(store: &Store, run: RunId) -> Result<Vec<OutboundRow
 
 /// Writes outbound.csv: one row per outbound URL, its columns [`OUTBOUND_COLUMNS`]; with
 /// `bom`, a UTF-8 byte order mark first.
-pub(crate) fn write_outbound(rows: &[OutboundRow], path: &Path, bom: bool) -> anyhow::Result<()> {
+pub(crate) fn write_outbound(
+    rows: &[OutboundRow],
+    path: &Path,
+    bom: bool,
+) -> Result<(), ReportError> {
     super::new_file::write_new(path, |file| {
         let mut csv = super::files::start_csv(file, bom)?;
         csv.write_row(OUTBOUND_COLUMNS)?;

@@ -8,12 +8,13 @@ use std::path::Path;
 use serde::Serialize;
 use sitemapper_store::{RunId, Store};
 
-use super::build::title_length;
 use super::model::{
-    ActionRow, FindingRow, KindSummary, Methodology, OutboundRow, PageCounts, PageRow,
-    PreviousAudit, Report, Score, TrendPoint,
+    ActionRow, FindingRow, KindSummary, OutboundRow, PageCounts, PageRow, PreviousAudit, Report,
+    Score, TrendPoint, title_length,
 };
 use super::new_file::write_new;
+use crate::error::{ReportError, WriteCause};
+use crate::methodology::Methodology;
 
 use sitemapper_site::SpreadsheetCsv;
 
@@ -25,7 +26,10 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// A CSV file of the report into `file`, a new one (`super::new_file`): with `bom`
 /// (`--csv-bom`, on by default) it starts with the UTF-8 byte order mark. Every CSV file of
 /// the report is begun here.
-pub(crate) fn start_csv(file: &mut File, bom: bool) -> anyhow::Result<SpreadsheetCsv<&mut File>> {
+pub(crate) fn start_csv(
+    file: &mut File,
+    bom: bool,
+) -> Result<SpreadsheetCsv<&mut File>, WriteCause> {
     if bom {
         file.write_all(UTF8_BOM)?;
     }
@@ -33,7 +37,7 @@ pub(crate) fn start_csv(file: &mut File, bom: bool) -> anyhow::Result<Spreadshee
 }
 
 /// The fixed columns of pages.csv; the custom extractions' follow, one per name.
-pub(crate) const PAGE_COLUMNS: [&str; 22] = [
+pub const PAGE_COLUMNS: [&str; 22] = [
     "url",
     "status",
     "verdict",
@@ -70,7 +74,7 @@ pub(crate) fn write_pages(
     report: &Report,
     path: &Path,
     bom: bool,
-) -> anyhow::Result<()> {
+) -> Result<(), ReportError> {
     let extract_names = &report.extract_names;
     let page_rows: HashMap<&str, &PageRow> = report
         .pages
@@ -85,7 +89,7 @@ pub(crate) fn write_pages(
                 .copied()
                 .chain(extract_names.iter().map(String::as_str)),
         )?;
-        store.for_each_page(run, |page, lastmod| -> anyhow::Result<()> {
+        store.for_each_page(run, |page, lastmod| -> Result<(), WriteCause> {
             let status = page
                 .status
                 .map_or_else(|| "none".to_string(), |status| status.to_string());
@@ -151,11 +155,16 @@ pub(crate) fn write_pages(
 }
 
 /// Writes links.csv: every link of every page of the run.
-pub(crate) fn write_links(store: &Store, run: RunId, path: &Path, bom: bool) -> anyhow::Result<()> {
+pub(crate) fn write_links(
+    store: &Store,
+    run: RunId,
+    path: &Path,
+    bom: bool,
+) -> Result<(), ReportError> {
     write_new(path, |file| {
         let mut csv = start_csv(file, bom)?;
         csv.write_row(["source", "target", "kind", "anchor", "nofollow"])?;
-        store.for_each_link(run, |link| -> anyhow::Result<()> {
+        store.for_each_link(run, |link| -> Result<(), WriteCause> {
             csv.write_row([
                 link.source,
                 link.target,
@@ -172,7 +181,7 @@ pub(crate) fn write_links(store: &Store, run: RunId, path: &Path, bom: bool) -> 
 
 /// Writes findings.csv: one row per finding of this audit, then one per finding of the
 /// previous audit fixed since; referrers space-separated.
-pub(crate) fn write_findings(report: &Report, path: &Path, bom: bool) -> anyhow::Result<()> {
+pub(crate) fn write_findings(report: &Report, path: &Path, bom: bool) -> Result<(), ReportError> {
     write_new(path, |file| {
         let mut csv = start_csv(file, bom)?;
         csv.write_row([
@@ -306,7 +315,7 @@ impl<'a> ReportJson<'a> {
     }
 }
 
-pub(crate) fn write_json(report: &ReportJson<'_>, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_json(report: &ReportJson<'_>, path: &Path) -> Result<(), ReportError> {
     write_new(path, |file| {
         let mut writer = std::io::BufWriter::new(file);
         serde_json::to_writer_pretty(&mut writer, report)?;

@@ -5,67 +5,69 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub(crate) use super::methodology::Methodology;
+use crate::methodology::Methodology;
 
-/// Everything the report shows.
+/// Everything the report shows, built by [`Report::build`] and written by
+/// [`write_report`](crate::write_report).
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct Report {
+pub struct Report {
     /// The site audited: the crawl's scope root.
-    pub site: String,
+    pub(crate) site: String,
     /// The report's heading: `--title`, or "Site audit: SITE".
-    pub title: String,
+    pub(crate) title: String,
     /// The agency's logo (`--logo FILE`), embedded.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub logo: Option<Logo>,
+    pub(crate) logo: Option<Logo>,
     /// When the audit ran, `YYYY-MM-DD HH:MM UTC`.
-    pub generated_at: String,
+    pub(crate) generated_at: String,
     /// The crawl database's run number.
-    pub run: i64,
+    pub(crate) run: i64,
     /// `--map-host` mappings (`staging -> production`): the findings name the URLs crawled.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub host_map: Vec<String>,
+    pub(crate) host_map: Vec<String>,
     /// The site health score, and how it moved.
-    pub score: Score,
+    pub(crate) score: Score,
     /// The three to five kinds of finding whose fixing would raise the score most.
-    pub actions: Vec<ActionRow>,
+    pub(crate) actions: Vec<ActionRow>,
     /// How the audit was made.
-    pub methodology: Methodology,
+    pub(crate) methodology: Methodology,
     /// The score of every audit the crawl database keeps, oldest first (this one last).
-    pub trend: Vec<TrendPoint>,
+    pub(crate) trend: Vec<TrendPoint>,
     /// The audit this one is compared with; `None` for a site's first audit.
-    pub compared_with: Option<PreviousAudit>,
+    pub(crate) compared_with: Option<PreviousAudit>,
     /// Pages crawled, listed, by status and by depth.
-    pub counts: PageCounts,
+    pub(crate) counts: PageCounts,
     /// Findings per severity: `error`, `warning`, `notice` (all three keys present).
-    pub severities: BTreeMap<&'static str, u64>,
+    pub(crate) severities: BTreeMap<&'static str, u64>,
     /// The site's own sitemap files read.
-    pub site_sitemaps: Vec<String>,
+    pub(crate) site_sitemaps: Vec<String>,
     /// URLs those sitemaps list.
-    pub site_sitemap_urls: usize,
+    pub(crate) site_sitemap_urls: usize,
     /// One row per kind of finding present now or fixed since the previous audit, in report
     /// order: priority, then severity, then count (largest first).
-    pub kinds: Vec<KindSummary>,
+    pub(crate) kinds: Vec<KindSummary>,
     /// Every finding of this audit, grouped by kind in the order of `kinds`, then by URL.
-    pub findings: Vec<FindingRow>,
+    pub(crate) findings: Vec<FindingRow>,
     /// The findings of the previous audit that this one no longer has (`change` = fixed).
-    pub fixed: Vec<FindingRow>,
+    pub(crate) fixed: Vec<FindingRow>,
     /// The names of the custom extractions (`--extract NAME=...`), in the order given: the
     /// columns of [`PageRow::extracted`].
-    pub extract_names: Vec<String>,
+    pub(crate) extract_names: Vec<String>,
     /// Every URL the crawl recorded, by URL.
-    pub pages: Vec<PageRow>,
+    pub(crate) pages: Vec<PageRow>,
     /// Links between pages of `pages` (indices into it), for the drill-down. At most
     /// [`LINKS_PER_PAGE`] outlinks and as many inlinks per page are kept; links.csv has all.
-    pub links: Vec<LinkRow>,
+    pub(crate) links: Vec<LinkRow>,
     /// The links to other sites and what their check found, by URL (outbound.csv); empty
     /// when they were not checked.
-    pub outbound: Vec<OutboundRow>,
+    pub(crate) outbound: Vec<OutboundRow>,
 }
 
 /// One URL of another site that pages of the crawl link to, and its check
 /// (docs/audit.md, Outbound links).
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct OutboundRow {
+pub struct OutboundRow {
+    /// The URL linked to.
     pub url: String,
     /// The status it answered (at the end of its redirects); `None` without an answer.
     pub status: Option<u16>,
@@ -86,12 +88,17 @@ pub(crate) struct OutboundRow {
     pub cached: bool,
 }
 
+/// A page title's length as search engines count it: in characters, not bytes.
+pub(crate) fn title_length(title: Option<&str>) -> Option<u64> {
+    title.map(|title| title.chars().count() as u64)
+}
+
 /// At most this many inlinks and outlinks of a page are embedded in the report.
 pub(crate) const LINKS_PER_PAGE: usize = 100;
 
 /// An image embedded in the report as a data: URL.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Logo {
+pub struct Logo {
     /// `data:image/png;base64,...`
     pub data_url: String,
 }

@@ -4,42 +4,55 @@
 use std::io::Read;
 use std::path::Path;
 
-use anyhow::anyhow;
 use base64::Engine;
 
-pub(crate) use super::model::Logo;
+use crate::model::Logo;
 
 /// The largest logo embedded: a logo is a few kilobytes; more is a mistake, and it would be
 /// carried (a third larger, in base64) by every copy of the report.
-pub(crate) const MAX_LOGO_BYTES: u64 = 1024 * 1024;
+pub const MAX_LOGO_BYTES: u64 = 1024 * 1024;
 
 /// The image at `path` as a data: URL. Its type comes from its first bytes, not its name:
 /// PNG, JPEG, GIF, WebP or SVG.
-pub(crate) fn read_logo(path: &Path) -> anyhow::Result<Logo> {
-    let refuse = |reason: String| anyhow!("cannot use --logo {}: {reason}", path.display());
-    let metadata = std::fs::metadata(path).map_err(|error| refuse(error.to_string()))?;
+pub fn read_logo(path: &Path) -> Result<Logo, LogoError> {
+    let metadata = std::fs::metadata(path).map_err(LogoError::Unreadable)?;
     if !metadata.is_file() {
-        return Err(refuse("not a regular file".to_string()));
+        return Err(LogoError::NotAFile);
     }
-    let too_large = || refuse(format!("larger than {MAX_LOGO_BYTES} bytes (1 MiB)"));
     if metadata.len() > MAX_LOGO_BYTES {
-        return Err(too_large());
+        return Err(LogoError::TooLarge);
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|file| file.take(MAX_LOGO_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|error| refuse(error.to_string()))?;
+        .map_err(LogoError::Unreadable)?;
     if bytes.len() as u64 > MAX_LOGO_BYTES {
-        return Err(too_large());
+        return Err(LogoError::TooLarge);
     }
-    let media_type = media_type(&bytes)
-        .ok_or_else(|| refuse("not a PNG, JPEG, GIF, WebP or SVG image".to_string()))?;
+    let media_type = media_type(&bytes).ok_or(LogoError::NotAnImage)?;
     Ok(Logo {
         data_url: format!(
             "data:{media_type};base64,{}",
             base64::engine::general_purpose::STANDARD.encode(&bytes)
         ),
     })
+}
+
+/// Why an image cannot be the report's logo.
+#[derive(Debug, thiserror::Error)]
+pub enum LogoError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Unreadable(std::io::Error),
+    /// A directory, or another file that is not a regular one.
+    #[error("not a regular file")]
+    NotAFile,
+    /// Larger than [`MAX_LOGO_BYTES`].
+    #[error("larger than {} bytes (1 MiB)", MAX_LOGO_BYTES)]
+    TooLarge,
+    /// Not an image of a type the report embeds.
+    #[error("not a PNG, JPEG, GIF, WebP or SVG image")]
+    NotAnImage,
 }
 
 /// The media type of an image, from its signature (the formats' magic numbers: PNG
@@ -136,10 +149,7 @@ mod tests {
             (Path::new("/nonexistent/logo.png"), "No such file"),
         ] {
             let error = read_logo(path).unwrap_err().to_string();
-            assert!(
-                error.starts_with(&format!("cannot use --logo {}: {reason}", path.display())),
-                "{error}"
-            );
+            assert!(error.starts_with(reason), "{error}");
             assert_eq!(error.lines().count(), 1, "{error}");
         }
     }

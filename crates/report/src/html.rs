@@ -8,6 +8,7 @@
 mod charts;
 mod client;
 mod contents;
+mod text;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -16,7 +17,8 @@ use serde::Serialize;
 use sitemapper_audit::thousands;
 
 use self::contents::Entry;
-use super::model::{FindingRow, KindSummary, LinkRow, PageRow, Report};
+use self::text::{counted, escape, shortened};
+use crate::model::{FindingRow, KindSummary, LinkRow, PageRow, Report};
 
 const STYLE: &str = include_str!("html/style.css");
 const SCRIPT: &str = include_str!("html/script.js");
@@ -32,10 +34,11 @@ const PRINTED_EXAMPLES: usize = 10;
 const PRINTED_DETAIL: usize = 160;
 
 /// The HTML report.
-pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
+pub(crate) fn render(report: &Report) -> serde_json::Result<String> {
     let data = script_json(&EmbeddedData::of(report))?;
     let mut html = String::with_capacity(data.len() + 64 * 1024);
-    write!(
+    // Writing into a `String` cannot fail.
+    let _ = write!(
         html,
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -70,7 +73,7 @@ pub(crate) fn render(report: &Report) -> anyhow::Result<String> {
         issues = issues_section(report),
         pages = pages_section(report),
         drill = DRILL_DOWN,
-    )?;
+    );
     Ok(html)
 }
 
@@ -512,31 +515,6 @@ fn script_json(value: &impl Serialize) -> serde_json::Result<String> {
         }
     }
     Ok(escaped)
-}
-
-/// Text for HTML text and attribute values (quotes included).
-fn escape(text: &str) -> String {
-    quick_xml::escape::escape(text).into_owned()
-}
-
-/// `text` cut to at most `limit` characters, an ellipsis ending it when cut.
-fn shortened(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(limit) {
-        None => std::borrow::Cow::Borrowed(text),
-        Some((end, _)) => {
-            let kept = text[..end].trim_end();
-            std::borrow::Cow::Owned(format!("{kept}…"))
-        }
-    }
-}
-
-/// `1 URL`, `1,234 URLs`.
-fn counted(count: u64, one: &str, many: &str) -> String {
-    format!(
-        "{} {}",
-        thousands(count),
-        if count == 1 { one } else { many }
-    )
 }
 
 #[cfg(test)]

@@ -7,17 +7,153 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use sitemapper_audit::{Assessment, Change, Finding, FindingKind, Priority, Severity};
 use sitemapper_store::{RunId, Store, StoreError};
 
-use super::model::{
-    ActionRow, FindingRow, KindSummary, LINKS_PER_PAGE, LinkRow, Logo, PageCounts, PageRow,
-    PreviousAudit, Score, TrendPoint,
+use crate::error::ReportError;
+use crate::methodology::Methodology;
+use crate::model::{
+    ActionRow, FindingRow, KindSummary, LINKS_PER_PAGE, LinkRow, Logo, OutboundRow, PageCounts,
+    PageRow, PreviousAudit, Report, Score, TrendPoint, title_length,
 };
+use crate::outbound::outbound_rows;
 
 /// The agency's branding of the report.
-#[derive(Debug, Default)]
-pub(crate) struct Branding {
-    /// `--title`; `None`: "Site audit: SITE".
-    pub(crate) title: Option<String>,
-    pub(crate) logo: Option<Logo>,
+#[derive(Debug, Clone, Default)]
+pub struct Branding {
+    /// The report's heading; `None`: "Site audit: SITE".
+    pub title: Option<String>,
+    /// The agency's logo, embedded in the heading (see [`read_logo`](crate::read_logo)).
+    pub logo: Option<Logo>,
+}
+
+/// What a report is made of: the run of the crawl database the audit read, its findings and
+/// their assessment, and the words around them.
+#[derive(Debug)]
+pub struct ReportInput<'a> {
+    /// The crawl database.
+    pub store: &'a Store,
+    /// The run audited.
+    pub run: RunId,
+    /// The site audited: the crawl's scope root.
+    pub site: String,
+    /// The report's title and logo.
+    pub branding: &'a Branding,
+    /// When the audit ran, `YYYY-MM-DD HH:MM UTC`.
+    pub generated_at: String,
+    /// Host mappings of a staging copy (`staging -> production`), as stated in the heading.
+    pub host_map: Vec<String>,
+    /// How the audit was made.
+    pub methodology: Methodology,
+    /// The audit's findings.
+    pub findings: &'a [Finding],
+    /// The findings scored and compared with the previous audit.
+    pub assessment: &'a Assessment,
+    /// The site's own sitemap files read.
+    pub site_sitemaps: Vec<String>,
+    /// URLs those sitemaps list.
+    pub site_sitemap_urls: usize,
+    /// The run's pages and links, as [`Pages::read`] read them.
+    pub pages: Pages,
+}
+
+/// Every URL of a run with its link counts, and the links between them for the drill-down:
+/// what the audit's assessment is computed over, and what the report's pages show.
+#[derive(Debug, Clone, Default)]
+pub struct Pages {
+    pages: Vec<PageRow>,
+    links: Vec<LinkRow>,
+    counts: PageCounts,
+    extract_names: Vec<String>,
+}
+
+impl Pages {
+    /// The pages of `run`, each with the values of the custom extractions `extract_names`
+    /// (the columns pages.csv adds, in that order).
+    pub fn read(
+        store: &Store,
+        run: RunId,
+        extract_names: Vec<String>,
+    ) -> Result<Pages, ReportError> {
+        let extracted = if extract_names.is_empty() {
+            HashMap::new()
+        } else {
+            store.extracted_values(run)?
+        };
+        let (pages, links, counts) = pages_and_links(store, run, &extracted, &extract_names)?;
+        Ok(Pages {
+            pages,
+            links,
+            counts,
+            extract_names,
+        })
+    }
+
+    /// The URLs of the pages.
+    pub fn urls(&self) -> BTreeSet<String> {
+        self.pages.iter().map(|page| page.url.clone()).collect()
+    }
+}
+
+impl Report {
+    /// The report of an audit: its findings summed up by kind and marked against the previous
+    /// audit, its score and trend, its pages, and the links to other sites read from the
+    /// crawl database.
+    pub fn build(input: ReportInput<'_>) -> Result<Report, ReportError> {
+        let ReportInput {
+            store,
+            run,
+            site,
+            branding,
+            generated_at,
+            host_map,
+            methodology,
+            findings,
+            assessment,
+            site_sitemaps,
+            site_sitemap_urls,
+            pages,
+        } = input;
+        let kinds = kind_summaries(findings, assessment);
+        let (finding_rows, fixed) = finding_rows(findings, assessment, &kinds);
+        let (score, trend, compared_with) = score_parts(assessment);
+        Ok(Report {
+            title: title(branding.title.as_deref(), &site),
+            site,
+            logo: branding.logo.clone(),
+            generated_at,
+            run: run.0,
+            host_map,
+            score,
+            actions: actions(assessment),
+            methodology,
+            trend,
+            compared_with,
+            counts: pages.counts,
+            severities: severities(findings),
+            site_sitemaps,
+            site_sitemap_urls,
+            kinds,
+            findings: finding_rows,
+            fixed,
+            extract_names: pages.extract_names,
+            pages: pages.pages,
+            links: pages.links,
+            outbound: outbound_rows(store, run)?,
+        })
+    }
+
+    /// The site audited.
+    pub fn site(&self) -> &str {
+        &self.site
+    }
+
+    /// The links to other sites and what their check found, by URL.
+    pub fn outbound(&self) -> &[OutboundRow] {
+        &self.outbound
+    }
+
+    /// The links to other sites, the report given up.
+    pub fn into_outbound(self) -> Vec<OutboundRow> {
+        self.outbound
+    }
 }
 
 /// One kind's findings: how many, how many URLs, new and fixed.
@@ -31,7 +167,7 @@ struct KindTally {
 
 /// The kinds with findings now or fixed since, each with its priority, in report order:
 /// priority, then severity, then the most findings first, then code.
-pub(crate) fn kind_summaries(findings: &[Finding], assessment: &Assessment) -> Vec<KindSummary> {
+fn kind_summaries(findings: &[Finding], assessment: &Assessment) -> Vec<KindSummary> {
     let mut tallies: BTreeMap<FindingKind, KindTally> = BTreeMap::new();
     for (index, finding) in findings.iter().enumerate() {
         let tally = tallies.entry(finding.kind).or_default();
@@ -80,7 +216,7 @@ pub(crate) fn kind_summaries(findings: &[Finding], assessment: &Assessment) -> V
 }
 
 /// The findings in the order of `kinds`, then by URL, with their marks; and the fixed ones.
-pub(crate) fn finding_rows(
+fn finding_rows(
     findings: &[Finding],
     assessment: &Assessment,
     kinds: &[KindSummary],
@@ -119,9 +255,7 @@ pub(crate) fn finding_rows(
 }
 
 /// The score, its trend, and what this audit is compared with.
-pub(crate) fn score_parts(
-    assessment: &Assessment,
-) -> (Score, Vec<TrendPoint>, Option<PreviousAudit>) {
+fn score_parts(assessment: &Assessment) -> (Score, Vec<TrendPoint>, Option<PreviousAudit>) {
     let score = Score {
         value: assessment.score,
         previous: assessment.previous.map(|previous| previous.score),
@@ -147,7 +281,7 @@ pub(crate) fn score_parts(
 }
 
 /// The actions that would raise the score most, with their advice.
-pub(crate) fn actions(assessment: &Assessment) -> Vec<ActionRow> {
+fn actions(assessment: &Assessment) -> Vec<ActionRow> {
     assessment
         .actions
         .iter()
@@ -164,7 +298,7 @@ pub(crate) fn actions(assessment: &Assessment) -> Vec<ActionRow> {
 
 /// Every URL of the run with its link counts, and the links between them for the
 /// drill-down (at most [`LINKS_PER_PAGE`] out of and into each page).
-pub(crate) fn pages_and_links(
+fn pages_and_links(
     store: &Store,
     run: RunId,
     extracted: &HashMap<String, BTreeMap<String, Vec<String>>>,
@@ -242,7 +376,7 @@ pub(crate) fn pages_and_links(
 }
 
 /// Findings per severity, every severity present.
-pub(crate) fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
+fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
     let mut severities: BTreeMap<&'static str, u64> =
         [Severity::Error, Severity::Warning, Severity::Notice]
             .into_iter()
@@ -256,13 +390,8 @@ pub(crate) fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
     severities
 }
 
-/// A page title's length as search engines count it: in characters, not bytes.
-pub(crate) fn title_length(title: Option<&str>) -> Option<u64> {
-    title.map(|title| title.chars().count() as u64)
-}
-
 /// The report's title: the one given, or "Site audit: SITE".
-pub(crate) fn title(given: Option<&str>, site: &str) -> String {
+fn title(given: Option<&str>, site: &str) -> String {
     match given.map(str::trim).filter(|title| !title.is_empty()) {
         Some(title) => title.to_string(),
         None => format!("Site audit: {site}"),

@@ -1,7 +1,6 @@
 use super::*;
-use crate::report::model::{
-    ActionRow, Logo, Methodology, PageCounts, PreviousAudit, Score, TrendPoint,
-};
+use crate::methodology::Methodology;
+use crate::model::{ActionRow, Logo, PageCounts, PreviousAudit, Score, TrendPoint};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::escape;
+use super::text::escape;
 
 /// One line of the contents: the `id` of the element it links to, its words, and the lines
 /// under it.

@@ -12,6 +12,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 use sitemapper_audit::{Finding, FindingKind, Severity};
 
+use crate::error::ReportError;
+
 /// The schema a SARIF 2.1.0 log names (section 3.13.3).
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -126,7 +128,7 @@ fn fingerprint(kind: FindingKind, url: &str) -> String {
 }
 
 /// Writes the SARIF log of `findings` to `path`.
-pub(crate) fn write_sarif(findings: &[Finding], path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_sarif(findings: &[Finding], path: &Path) -> Result<(), ReportError> {
     super::new_file::write_new(path, |file| {
         let mut writer = std::io::BufWriter::new(file);
         serde_json::to_writer_pretty(&mut writer, &sarif_log(findings))?;

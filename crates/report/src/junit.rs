@@ -14,10 +14,11 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::Context;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use sitemapper_audit::{Finding, FindingKind, Severity};
+
+use crate::error::ReportError;
 
 /// The name of the test suite and the prefix of its test cases' class names.
 const SUITE: &str = "sitemapper audit";
@@ -29,9 +30,9 @@ pub(crate) fn write_junit(
     site: &str,
     failing: Severity,
     path: &Path,
-) -> anyhow::Result<()> {
-    let xml = junit_xml(findings, site, failing)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+) -> Result<(), ReportError> {
+    let xml =
+        junit_xml(findings, site, failing).map_err(|error| ReportError::write(path, error))?;
     super::new_file::write_bytes(path, &xml)
 }
 

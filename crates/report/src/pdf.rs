@@ -6,8 +6,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, anyhow};
 use sitemapper_render::{BrowserMissing, PdfLayout, PrintError, find_browser, print_to_pdf};
+
+use crate::error::{PdfError, ReportError};
 
 /// How long the browser may take to start, load and print the report.
 const PRINT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -17,7 +18,7 @@ const MM: f64 = 1.0 / 25.4;
 
 /// The sheet the report is printed on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Paper {
+pub enum Paper {
     /// ISO 216 A4, 210 × 297 mm: everywhere but North America.
     A4,
     /// US Letter, 8.5 × 11 inches: the United States and Canada.
@@ -28,7 +29,7 @@ impl Paper {
     /// The paper of the user's locale (docs/audit.md, "The PDF"): the first of `LC_ALL`,
     /// `LC_PAPER` and `LANG` that is set and not empty names it, as POSIX orders them; a
     /// locale of the territory US or CA prints on Letter, any other (C, POSIX, none) on A4.
-    pub(crate) fn of_locale(variable: impl Fn(&str) -> Option<String>) -> Paper {
+    pub fn of_locale(variable: impl Fn(&str) -> Option<String>) -> Paper {
         let locale = ["LC_ALL", "LC_PAPER", "LANG"]
             .iter()
             .find_map(|name| variable(name).filter(|value| !value.is_empty()));
@@ -55,7 +56,7 @@ fn territory(locale: &str) -> Option<&str> {
     Some(territory)
 }
 
-/// Prints `html` (report.html's text) into `pdf` on `paper` with the browser `--chrome`
+/// Prints `html` (report.html's text) into `pdf` on `paper` with the browser `chrome`
 /// names, or the one found; `site` is named in every page's footer. The browser reads a copy
 /// in a directory of this user's alone, not report.html: a link planted at that name in the
 /// report directory would have it print whatever file the link points to.
@@ -65,34 +66,26 @@ pub(crate) fn write_pdf(
     pdf: &Path,
     paper: Paper,
     site: &str,
-) -> anyhow::Result<()> {
+) -> Result<(), ReportError> {
     let browser = find_browser(chrome).map_err(|missing| match missing {
-        BrowserMissing::NotFound => anyhow!(
-            "cannot write report.pdf: no Chromium found; install chromium or give --chrome PATH"
-        ),
-        named => anyhow!("cannot write report.pdf: {named}"),
+        BrowserMissing::NotFound => PdfError::NoBrowser,
+        named => PdfError::Browser(named),
     })?;
-    let cannot = || format!("cannot write {}", pdf.display());
     // Private (0700), and removed when dropped.
     let copy = tempfile::Builder::new()
         .prefix("sitemapper-print-")
         .tempdir()
-        .context("cannot write report.pdf: no temporary directory for the page to print")?;
+        .map_err(PdfError::NoTemporaryDirectory)?;
     let copied = copy.path().join("report.html");
-    std::fs::write(&copied, html).with_context(cannot)?;
+    std::fs::write(&copied, html).map_err(|error| ReportError::write(pdf, error))?;
     let page = std::fs::canonicalize(&copied)
         .ok()
         .and_then(|path| url::Url::from_file_path(path).ok())
-        .ok_or_else(|| {
-            anyhow!(
-                "cannot write report.pdf: {} cannot be opened",
-                copied.display()
-            )
-        })?;
+        .ok_or_else(|| PdfError::Unopenable(copied.clone()))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .with_context(cannot)?;
+        .map_err(|error| ReportError::write(pdf, error))?;
     let printed = runtime
         .block_on(print_to_pdf(
             &browser,
@@ -101,21 +94,20 @@ pub(crate) fn write_pdf(
             PRINT_TIMEOUT,
         ))
         .map_err(|error| match error {
-            PrintError::TimedOut(limit) => anyhow!(
-                "cannot write report.pdf: {} did not finish printing within {} seconds",
-                browser.display(),
-                limit.as_secs()
-            ),
-            PrintError::Launch(reason) => anyhow!(
-                "cannot write report.pdf: cannot start {}: {reason}",
-                browser.display()
-            ),
-            PrintError::Failed(reason) => anyhow!(
-                "cannot write report.pdf: {} printed no PDF: {reason}",
-                browser.display()
-            ),
+            PrintError::TimedOut(limit) => PdfError::TimedOut {
+                browser: browser.clone(),
+                seconds: limit.as_secs(),
+            },
+            PrintError::Launch(reason) => PdfError::Launch {
+                browser: browser.clone(),
+                reason,
+            },
+            PrintError::Failed(reason) => PdfError::Failed {
+                browser: browser.clone(),
+                reason,
+            },
         })?;
-    super::new_file::write_bytes(pdf, &printed)
+    crate::new_file::write_bytes(pdf, &printed)
 }
 
 /// The page's layout: `paper`, margins that leave the footer its own band, and the footer

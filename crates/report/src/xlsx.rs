@@ -14,13 +14,13 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use anyhow::Context;
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 use sitemapper_site::count;
 use sitemapper_store::{RunId, Store};
 
 use super::files::FindingJson;
 use super::model::Report;
+use crate::error::{ReportError, WriteCause};
 
 /// Rows of a worksheet, the header row included.
 const MAX_ROWS: u32 = 1_048_576;
@@ -271,29 +271,29 @@ pub(crate) fn write_workbook(
     run: RunId,
     report: &Report,
     path: &Path,
-) -> anyhow::Result<()> {
-    let cannot = || format!("cannot write {}", path.display());
+) -> Result<(), ReportError> {
+    let cannot = |error: XlsxError| ReportError::write(path, error);
     let mut workbook = Workbook::new();
     // The sheets' rows wait in temporary files beside the workbook until it is saved.
     if let Some(directory) = path
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
     {
-        workbook.set_tempdir(directory).with_context(cannot)?;
+        workbook.set_tempdir(directory).map_err(cannot)?;
     }
     // The Overview comes first, and is written last: it says which sheets were cut.
     workbook
         .add_worksheet()
         .set_name("Overview")
-        .with_context(cannot)?;
+        .map_err(cannot)?;
     let sheets = [
-        findings_sheet(&mut workbook, report).with_context(cannot)?,
-        pages_sheet(&mut workbook, report).with_context(cannot)?,
-        links_sheet(&mut workbook, store, run).with_context(cannot)?,
-        outbound_sheet(&mut workbook, report).with_context(cannot)?,
+        findings_sheet(&mut workbook, report).map_err(cannot)?,
+        pages_sheet(&mut workbook, report).map_err(cannot)?,
+        links_sheet(&mut workbook, store, run).map_err(|error| ReportError::write(path, error))?,
+        outbound_sheet(&mut workbook, report).map_err(cannot)?,
     ];
-    let overview = workbook.worksheet_from_index(0).with_context(cannot)?;
-    write_overview(overview, report, &sheets).with_context(cannot)?;
+    let overview = workbook.worksheet_from_index(0).map_err(cannot)?;
+    write_overview(overview, report, &sheets).map_err(cannot)?;
     // Saved into a new file renamed into place: never through a link at the name.
     super::new_file::write_new(path, |file| Ok(workbook.save_to_writer(file)?))
 }
@@ -554,9 +554,13 @@ const LINK_COLUMNS: [Column<'static>; 5] = [
     column("nofollow", 10.0),
 ];
 
-fn links_sheet(workbook: &mut Workbook, store: &Store, run: RunId) -> anyhow::Result<SheetWritten> {
+fn links_sheet(
+    workbook: &mut Workbook,
+    store: &Store,
+    run: RunId,
+) -> Result<SheetWritten, WriteCause> {
     let mut sheet = SheetWriter::new(workbook, "Links", &LINK_COLUMNS)?;
-    store.for_each_link(run, |link| -> anyhow::Result<()> {
+    store.for_each_link(run, |link| -> Result<(), WriteCause> {
         sheet.row(&[
             Cell::Url(link.source),
             Cell::Url(link.target),

@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{escape, thousands};
-use crate::report::model::TrendPoint;
+use sitemapper_audit::thousands;
+
+use super::text::escape;
+use crate::model::TrendPoint;
 
 /// A horizontal bar chart, one bar per key, its count written after it.
 pub(crate) fn bar_chart(values: &BTreeMap<String, u64>, name: &str, label: &str) -> String {

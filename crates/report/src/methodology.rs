@@ -1,17 +1,82 @@
 //! How the audit was made, for the client's first page: what was crawled, as whom, within
 //! which limits, whether pages were rendered, what robots.txt said, and what was left out.
 
+use std::time::Duration;
+
 use serde::Serialize;
 use sitemapper_crawl::{Concurrency, RenderMode};
 use sitemapper_site::{
-    OutboundChecked, OutboundSettings, ScopeStatement, SiteRun, SitemapStory, count,
+    OutboundChecked, OutboundSettings, ScopeStatement, SiteRun, SiteSettings, SitemapStory, count,
 };
 
-use crate::settings::CrawlSettings;
+/// How the crawl was set up, as the methodology tells it: the limits, pace and identity of
+/// the crawl, and what the sitemap written beside the report holds.
+#[derive(Debug, Clone)]
+pub struct CrawlDescription {
+    /// The `User-Agent` every request carried.
+    pub user_agent: String,
+    /// Whether pages were rendered in a browser.
+    pub render: RenderMode,
+    /// The page limit; `None`: none.
+    pub max_pages: Option<u64>,
+    /// The depth limit, in clicks from the start page; `None`: none.
+    pub max_depth: Option<u32>,
+    /// The request budget; `None`: none.
+    pub max_requests: Option<u64>,
+    /// Requests at once.
+    pub concurrency: Concurrency,
+    /// The delay between requests to one host; `None`: robots.txt's Crawl-delay, if obeyed.
+    pub delay: Option<Duration>,
+    /// Whether robots.txt was obeyed.
+    pub respect_robots: bool,
+    /// The longest Crawl-delay obeyed.
+    pub max_crawl_delay: Duration,
+    /// The time one request may take.
+    pub request_timeout: Duration,
+    /// Whether the sitemap written lists the pages' images.
+    pub images: bool,
+    /// Whether it lists hreflang alternates.
+    pub hreflang: bool,
+    /// Whether it lists videos.
+    pub video: bool,
+    /// The publication of the news sitemap written, if one is.
+    pub news_publication: Option<String>,
+    /// The names of the kinds of linked document the sitemap lists (`pdf`, ...).
+    pub documents: Vec<&'static str>,
+}
+
+impl CrawlDescription {
+    /// The description of a crawl run with `site`.
+    pub fn of(site: &SiteSettings) -> CrawlDescription {
+        let crawl = &site.crawl;
+        CrawlDescription {
+            user_agent: crawl.user_agent.clone(),
+            render: crawl.render,
+            max_pages: crawl.max_pages,
+            max_depth: crawl.max_depth,
+            max_requests: crawl.max_requests,
+            concurrency: crawl.concurrency,
+            delay: crawl.delay,
+            respect_robots: crawl.respect_robots,
+            max_crawl_delay: crawl.max_crawl_delay,
+            request_timeout: crawl.request_timeout,
+            images: site.images,
+            hreflang: site.hreflang,
+            video: site.video,
+            news_publication: site.news.as_ref().map(|news| news.publication.clone()),
+            documents: crawl
+                .documents
+                .kinds()
+                .iter()
+                .map(|kind| kind.name())
+                .collect(),
+        }
+    }
+}
 
 /// The methodology block of the report: each field a sentence or a short phrase.
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct Methodology {
+pub struct Methodology {
     /// The site audited (the crawl's scope root).
     pub site: String,
     /// When, `YYYY-MM-DD HH:MM UTC`.
@@ -68,16 +133,16 @@ impl Methodology {
 const STRUCTURED_DATA: &str = "JSON-LD and microdata read on every page, and checked against \
      the properties Google's rich results require and recommend";
 
-/// How the crawl of `crawled` was made with `settings`, on `date`; `sitemaps` is the story
-/// of the site's sitemaps, `external_checks` what the audit did with links to other sites.
-pub(crate) fn methodology(
-    settings: &CrawlSettings,
+/// How the crawl of `crawled` was made as `crawl` describes it, on `date`; `sitemaps` is the
+/// story of the site's sitemaps, `external_checks` what the audit did with links to other
+/// sites.
+pub fn methodology(
+    crawl: &CrawlDescription,
     crawled: &SiteRun,
     date: &str,
     sitemaps: &SitemapStory<'_>,
     external_checks: String,
 ) -> Methodology {
-    let crawl = &settings.site.crawl;
     let summary = &crawled.summary;
     let scope = ScopeStatement(&summary.scope).to_string();
     Methodology {
@@ -86,20 +151,19 @@ pub(crate) fn methodology(
         version: format!("sitemapper {}", env!("CARGO_PKG_VERSION")),
         user_agent: crawl.user_agent.clone(),
         scope: scope.strip_prefix("Scope: ").unwrap_or(&scope).to_string(),
-        limits: limits(settings),
+        limits: limits(crawl),
         rendering: rendering(crawl.render).to_string(),
         pages_rendered: summary.render.rendered,
-        robots_txt: robots_txt(settings, crawled),
+        robots_txt: robots_txt(crawl, crawled),
         sitemaps: one_paragraph(&sitemaps.to_string()),
         external_checks,
-        sitemap_written: sitemap_written(settings),
+        sitemap_written: sitemap_written(crawl),
         out_of_scope: out_of_scope(crawled),
     }
 }
 
-/// What the sitemap written with `settings` holds besides its pages' URLs.
-fn sitemap_written(settings: &CrawlSettings) -> String {
-    let site = &settings.site;
+/// What the sitemap written in the crawl `site` describes holds besides its pages' URLs.
+fn sitemap_written(site: &CrawlDescription) -> String {
     let mut parts = vec!["the listed pages".to_string()];
     if site.images {
         parts.push("their images".to_string());
@@ -110,16 +174,13 @@ fn sitemap_written(settings: &CrawlSettings) -> String {
     if site.video {
         parts.push("video entries".to_string());
     }
-    if let Some(news) = &site.news {
+    if let Some(publication) = &site.news_publication {
         parts.push(format!(
-            "a news sitemap for {:?} (articles of the last 48 hours)",
-            news.publication
+            "a news sitemap for {publication:?} (articles of the last 48 hours)"
         ));
     }
-    let documents = site.crawl.documents.kinds();
-    if !documents.is_empty() {
-        let names: Vec<&str> = documents.iter().map(|kind| kind.name()).collect();
-        parts.push(format!("linked documents ({})", names.join(", ")));
+    if !site.documents.is_empty() {
+        parts.push(format!("linked documents ({})", site.documents.join(", ")));
     }
     parts.join("; ")
 }
@@ -134,7 +195,7 @@ fn one_paragraph(story: &str) -> String {
 }
 
 /// Whether and how the links to other sites were checked (`settings` `None`: not at all).
-pub(crate) fn external_checks(
+pub fn external_checks(
     settings: Option<&OutboundSettings>,
     checked: Option<&OutboundChecked>,
 ) -> String {
@@ -164,7 +225,7 @@ pub(crate) fn external_checks(
 
 /// A duration as `--external-max-age` takes it: in days, hours, minutes or seconds, the
 /// largest unit that divides it.
-fn age(duration: std::time::Duration) -> String {
+fn age(duration: Duration) -> String {
     let seconds = duration.as_secs();
     [(86_400, "d"), (3_600, "h"), (60, "m")]
         .iter()
@@ -176,8 +237,7 @@ fn age(duration: std::time::Duration) -> String {
 }
 
 /// The limits the crawl ran within.
-fn limits(settings: &CrawlSettings) -> String {
-    let crawl = &settings.site.crawl;
+fn limits(crawl: &CrawlDescription) -> String {
     let mut parts = vec![
         match crawl.max_pages {
             Some(pages) => format!("at most {}", count(pages, "page")),
@@ -222,8 +282,8 @@ fn rendering(mode: RenderMode) -> &'static str {
 }
 
 /// What each robots.txt read said, or that robots.txt was not obeyed.
-fn robots_txt(settings: &CrawlSettings, crawled: &SiteRun) -> String {
-    if !settings.site.crawl.respect_robots {
+fn robots_txt(crawl: &CrawlDescription, crawled: &SiteRun) -> String {
+    if !crawl.respect_robots {
         return "ignored (--ignore-robots): every URL was crawled".to_string();
     }
     let said: Vec<String> = crawled

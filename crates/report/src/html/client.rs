@@ -1,8 +1,10 @@
 //! The client's first page, after the score: the actions that would raise the score most,
 //! and how the audit was made.
 
-use super::{escape, thousands};
-use crate::report::model::Report;
+use sitemapper_audit::thousands;
+
+use super::text::escape;
+use crate::model::Report;
 
 /// The three to five kinds whose fixing would raise the score most, each with its count, the
 /// points it would give back and how to fix it.

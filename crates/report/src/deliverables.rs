@@ -1,0 +1,134 @@
+//! The report written: which files, in what order, each new and renamed into place; the
+//! findings for CI; and report.pdf printed from a private copy of report.html.
+
+use std::path::{Path, PathBuf};
+
+use sitemapper_audit::{Finding, Severity};
+use sitemapper_store::{RunId, Store};
+
+use crate::error::ReportError;
+use crate::files::{ReportJson, write_findings, write_json, write_links, write_pages};
+use crate::model::Report;
+use crate::outbound::write_outbound;
+use crate::pdf::{Paper, write_pdf};
+
+/// What to write besides the files every report has, and how.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Begin every CSV file with the UTF-8 byte order mark, which Excel needs to read it as
+    /// UTF-8.
+    pub csv_bom: bool,
+    /// Where to write the findings as a SARIF 2.1.0 log, if anywhere.
+    pub sarif: Option<PathBuf>,
+    /// Where to write the findings as a JUnit XML report, if anywhere.
+    pub junit: Option<PathBuf>,
+    /// In the JUnit report, a kind with findings at this level or worse fails.
+    pub failing: Severity,
+    /// Print report.pdf, and how.
+    pub pdf: Option<PdfOptions>,
+}
+
+impl Default for ReportOptions {
+    /// CSV files with the byte order mark, no CI files, no PDF.
+    fn default() -> ReportOptions {
+        ReportOptions {
+            csv_bom: true,
+            sarif: None,
+            junit: None,
+            failing: Severity::Error,
+            pdf: None,
+        }
+    }
+}
+
+/// How report.pdf is printed.
+#[derive(Debug, Clone)]
+pub struct PdfOptions {
+    /// The browser to print with; `None`: the installed Chromium found.
+    pub chrome: Option<PathBuf>,
+    /// The sheet printed on.
+    pub paper: Paper,
+}
+
+/// The files every report writes into its directory, the one to open first first.
+pub const REPORT_FILES: [&str; 7] = [
+    "report.html",
+    "report.xlsx",
+    "findings.csv",
+    "pages.csv",
+    "links.csv",
+    "outbound.csv",
+    "report.json",
+];
+
+/// What [`write_report`] wrote.
+#[derive(Debug)]
+pub struct Written {
+    /// The files of the report directory, as [`REPORT_FILES`] orders them.
+    pub files: Vec<PathBuf>,
+    /// With [`ReportOptions::pdf`]: report.pdf, or why it was not printed. The other files
+    /// are written whether or not it is.
+    pub pdf: Option<Result<PathBuf, ReportError>>,
+}
+
+/// Writes the report of `findings` (the run `report` was built from, in `store`) into
+/// `directory`: the data (CSV and JSON), report.xlsx and report.html, then the findings for
+/// CI ([`ReportOptions::sarif`], [`ReportOptions::junit`]), then report.pdf. Each file is
+/// written new and renamed over its name, never through a link planted there.
+pub fn write_report(
+    report: &Report,
+    store: &Store,
+    findings: &[Finding],
+    directory: &Path,
+    options: &ReportOptions,
+) -> Result<Written, ReportError> {
+    let html = write_files(report, store, directory, options.csv_bom)?;
+    write_ci_files(findings, &report.site, options)?;
+    let pdf = options.pdf.as_ref().map(|pdf| {
+        let path = directory.join("report.pdf");
+        write_pdf(pdf.chrome.as_deref(), &html, &path, pdf.paper, &report.site).map(|()| path)
+    });
+    Ok(Written {
+        files: REPORT_FILES
+            .iter()
+            .map(|name| directory.join(name))
+            .collect(),
+        pdf,
+    })
+}
+
+/// Writes the report's files: the data (CSV and JSON), report.xlsx and report.html, whose
+/// text it returns (for the PDF).
+fn write_files(
+    report: &Report,
+    store: &Store,
+    directory: &Path,
+    bom: bool,
+) -> Result<String, ReportError> {
+    let run = RunId(report.run);
+    write_pages(store, run, report, &directory.join("pages.csv"), bom)?;
+    write_links(store, run, &directory.join("links.csv"), bom)?;
+    write_findings(report, &directory.join("findings.csv"), bom)?;
+    write_outbound(&report.outbound, &directory.join("outbound.csv"), bom)?;
+    write_json(&ReportJson::of(report), &directory.join("report.json"))?;
+    crate::xlsx::write_workbook(store, run, report, &directory.join("report.xlsx"))?;
+    let html = crate::html::render(report)?;
+    crate::new_file::write_bytes(&directory.join("report.html"), html.as_bytes())?;
+    Ok(html)
+}
+
+/// Writes the findings for CI before the caller decides the run: a failed run's findings are
+/// the ones CI shows.
+fn write_ci_files(
+    findings: &[Finding],
+    site: &str,
+    options: &ReportOptions,
+) -> Result<(), ReportError> {
+    if let Some(path) = &options.sarif {
+        crate::sarif::write_sarif(findings, path)?;
+    }
+    if let Some(path) = &options.junit {
+        crate::junit::write_junit(findings, site, options.failing, path)?;
+    }
+    Ok(())
+}
