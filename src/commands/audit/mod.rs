@@ -6,28 +6,22 @@
 //! crawl and the findings, the links to other sites are checked
 //! (`sitemapper_site::check_outbound`) unless `--check-external=false`.
 
+mod audited;
 mod summary;
 mod summary_json;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use sitemapper_audit::{
-    Assessment, Finding, FindingKind, FoundBy, RobotsTxt, Severity, SiteSitemaps,
-};
+use sitemapper_audit::{Assessment, Finding, FoundBy, RobotsTxt, Severity, SiteSitemaps};
 use sitemapper_crawl::{NotRead, RobotsFile, UrlNormalizer};
-use sitemapper_report::{
-    CrawlDescription, OutboundRow, Pages, PdfOptions, Report, ReportError, ReportInput,
-    ReportOptions,
-};
+use sitemapper_report::{CrawlDescription, Pages, PdfOptions, Report, ReportInput, ReportOptions};
 use sitemapper_sitemap::{Directory, Occupant};
 use url::Url;
 
+use self::audited::{Audited, failing, sitemap_story};
 use self::summary_json::AuditJson;
 use super::Output;
-use sitemapper_site::{
-    OutboundChecked, ReadSitemaps, SiteRun, SitemapStory, SitemapsFound, check_outbound, count,
-};
+use sitemapper_site::{ReadSitemaps, SiteRun, SitemapsFound, check_outbound, count};
 
 use super::crawl::{Signals, Stopper, crawl_and_publish, stopped_after_crawl};
 use super::json;
@@ -215,30 +209,6 @@ fn every_cause(error: &(dyn std::error::Error + 'static)) -> String {
     said
 }
 
-/// Findings at `level` or worse.
-fn failing(findings: &[Finding], level: Severity) -> usize {
-    findings
-        .iter()
-        .filter(|finding| finding.kind.severity() <= level)
-        .count()
-}
-
-/// A finished audit: the crawl, its findings, the site's own sitemaps, and how the findings
-/// compare with the previous audit.
-#[derive(Debug)]
-struct Audited {
-    crawled: SiteRun,
-    findings: Vec<Finding>,
-    sitemaps: SitemapsFound,
-    assessment: Assessment,
-    /// What the check of the links to other sites did; `None` with `--check-external=false`.
-    outbound: Option<OutboundChecked>,
-    /// The links to other sites and their results, as the report has them.
-    outbound_rows: Vec<OutboundRow>,
-    /// With `--pdf`: report.pdf, or why it was not written.
-    pdf: Option<Result<PathBuf, ReportError>>,
-}
-
 /// Crawls, computes the findings and writes the report.
 fn audit(
     settings: &CrawlSettings,
@@ -384,30 +354,6 @@ impl NotReadSitemaps {
         }
         sorted
     }
-}
-
-/// The story of the site's sitemaps as the audit read them.
-pub(crate) fn sitemap_story(sitemaps: &SitemapsFound) -> SitemapStory<'_> {
-    let (skipped, unreadable) = SitemapStory::counts(&sitemaps.not_read);
-    SitemapStory {
-        looked: sitemaps.looked,
-        read: sitemaps.files.len() as u64,
-        skipped,
-        unreadable,
-        not_read: &sitemaps.not_read,
-        added: None,
-    }
-}
-
-/// Findings counted by severity and kind, most severe first.
-fn kind_counts(findings: &[Finding]) -> BTreeMap<(Severity, FindingKind), usize> {
-    let mut by_kind = BTreeMap::new();
-    for finding in findings {
-        *by_kind
-            .entry((finding.kind.severity(), finding.kind))
-            .or_default() += 1;
-    }
-    by_kind
 }
 
 /// The URL of the robots.txt of the scope's origin, and what it answered in the crawl.

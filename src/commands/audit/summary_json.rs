@@ -7,10 +7,11 @@ use serde::Serialize;
 use sitemapper_audit::{Change, Severity};
 use sitemapper_site::SitemapStory;
 
+use super::audited::{Audited, failing, kind_counts};
 use super::summary::OutboundTally;
-use super::{AuditOptions, Audited, failing, kind_counts};
 use crate::commands::crawl::CrawlJson;
 use crate::commands::json::{NotReadJson, path_text};
+use crate::settings::AuditOptions;
 use crate::settings::CrawlSettings;
 
 /// The fields of `sitemapper audit --summary json` after the envelope.
