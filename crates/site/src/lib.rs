@@ -52,6 +52,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod audit_findings;
 mod changes;
 mod counted;
 mod database;
@@ -85,6 +86,7 @@ mod spreadsheet;
 mod stdout;
 mod untouched;
 
+pub use audit_findings::audit_findings;
 pub use counted::{count, count_grouped, count_with};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};

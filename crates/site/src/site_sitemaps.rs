@@ -23,6 +23,7 @@ use url::Url;
 
 use crate::sitemap_seeds::ReadSitemaps;
 use crate::sitemap_source::{gunzip_if_gzip, listed_sitemaps};
+use crate::sitemap_story::SitemapStory;
 
 /// What was found.
 #[derive(Debug, Default)]
@@ -41,6 +42,20 @@ pub struct SitemapsFound {
 }
 
 impl SitemapsFound {
+    /// The story of the site's sitemaps as the audit read them, told alike by its summary
+    /// and its report.
+    pub fn story(&self) -> SitemapStory<'_> {
+        let (skipped, unreadable) = SitemapStory::counts(&self.not_read);
+        SitemapStory {
+            looked: self.looked,
+            read: self.files.len() as u64,
+            skipped,
+            unreadable,
+            not_read: &self.not_read,
+            added: None,
+        }
+    }
+
     /// Notes `url` as not read, for `why`.
     fn note(&mut self, url: &Url, why: NotRead) {
         self.not_read.push((url.clone(), why));

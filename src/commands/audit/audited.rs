@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use sitemapper_audit::{Assessment, Finding, FindingKind, Severity};
 use sitemapper_report::{OutboundRow, ReportError};
-use sitemapper_site::{OutboundChecked, SiteRun, SitemapStory, SitemapsFound};
+use sitemapper_site::{OutboundChecked, SiteRun, SitemapsFound};
 
 /// A finished audit: the crawl, its findings, the site's own sitemaps, and how the findings
 /// compare with the previous audit.
@@ -31,19 +31,6 @@ pub(super) fn failing(findings: &[Finding], level: Severity) -> usize {
         .iter()
         .filter(|finding| finding.kind.severity() <= level)
         .count()
-}
-
-/// The story of the site's sitemaps as the audit read them.
-pub(super) fn sitemap_story(sitemaps: &SitemapsFound) -> SitemapStory<'_> {
-    let (skipped, unreadable) = SitemapStory::counts(&sitemaps.not_read);
-    SitemapStory {
-        looked: sitemaps.looked,
-        read: sitemaps.files.len() as u64,
-        skipped,
-        unreadable,
-        not_read: &sitemaps.not_read,
-        added: None,
-    }
 }
 
 /// Findings counted by severity and kind, most severe first.

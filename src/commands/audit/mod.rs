@@ -12,17 +12,18 @@ mod summary_json;
 
 use std::path::{Path, PathBuf};
 
-use sitemapper_audit::{Assessment, Finding, FoundBy, RobotsTxt, Severity, SiteSitemaps};
-use sitemapper_crawl::{NotRead, RobotsFile, UrlNormalizer};
+use sitemapper_audit::{Assessment, Finding, Severity};
+use sitemapper_crawl::NotRead;
 use sitemapper_report::{CrawlDescription, Pages, PdfOptions, Report, ReportInput, ReportOptions};
+use sitemapper_site::{
+    ReadSitemaps, SiteRun, SitemapsFound, audit_findings, check_outbound, count,
+};
 use sitemapper_sitemap::{Directory, Occupant};
 use url::Url;
 
-use self::audited::{Audited, failing, sitemap_story};
+use self::audited::{Audited, failing};
 use self::summary_json::AuditJson;
 use super::Output;
-use sitemapper_site::{ReadSitemaps, SiteRun, SitemapsFound, check_outbound, count};
-
 use super::crawl::{Signals, Stopper, crawl_and_publish, stopped_after_crawl};
 use super::json;
 use crate::cli::{AuditArgs, SummaryFormat};
@@ -250,41 +251,13 @@ fn audit(
             Failure::fatal(anyhow::anyhow!("cannot check the outbound links: {error}"))
         })?;
     stopped("checking the links to other sites")?;
-    // The site's sitemaps name the production host of a staging copy: compared as the crawl
-    // knows them (`--map-host`).
-    let normalizer = UrlNormalizer::new(&settings.site.crawl.strip_parameters)
-        .with_host_map(settings.site.crawl.host_map.clone());
-    let normalize = |loc: &str| {
-        Url::parse(loc)
-            .ok()
-            .and_then(|url| normalizer.normalize(&url))
-            .map(String::from)
-    };
-    let site = crawled.summary.scope.root.to_string();
-    let (robots_url, robots_txt) = robots_txt(&crawled);
-    let found: Vec<(String, FoundBy)> = sitemaps
-        .found_by
-        .iter()
-        .map(|(url, found_by)| (url.to_string(), *found_by))
-        .collect();
-    let not_read = NotReadSitemaps::of(&sitemaps);
-    let site_sitemaps = SiteSitemaps {
-        files_read: sitemaps.files.len(),
-        urls: &sitemaps.urls,
-        unreadable: &not_read.unreadable,
-        not_fetched: &not_read.not_fetched,
-        other_sites: &not_read.other_sites,
-        site: &site,
-        robots_txt: (&robots_url, robots_txt),
-        found: &found,
-    };
-    let findings = sitemapper_audit::findings(
-        &crawled.store,
-        crawled.run,
+    let findings = audit_findings(
+        &crawled,
+        &settings.site.crawl,
+        &sitemaps,
         &options.thresholds,
-        &site_sitemaps,
-        &normalize,
     )?;
+    let site = crawled.summary.scope.root.to_string();
     let pages = Pages::read(&crawled.store, crawled.run, options.extract_names.clone())?;
     let assessment = Assessment::record(&mut crawled.store, crawled.run, &findings, &pages.urls())?;
     let generated_at = jiff::Timestamp::now()
@@ -294,7 +267,7 @@ fn audit(
         &CrawlDescription::of(&settings.site),
         &crawled,
         &generated_at,
-        &sitemap_story(&sitemaps),
+        &sitemaps.story(),
         sitemapper_report::external_checks(options.outbound.as_ref(), outbound.as_ref()),
     );
     let report = Report::build(ReportInput {
@@ -327,50 +300,6 @@ fn audit(
         outbound_rows: report.into_outbound(),
         pdf: written.pdf,
     })
-}
-
-/// The site's sitemaps not read, sorted for the findings: answered and not a sitemap, not
-/// fetched (or disallowed), on another site. Sitemapper's own output is no finding.
-#[derive(Debug, Default)]
-struct NotReadSitemaps {
-    unreadable: Vec<(String, String)>,
-    not_fetched: Vec<(String, String)>,
-    other_sites: Vec<String>,
-}
-
-impl NotReadSitemaps {
-    fn of(sitemaps: &SitemapsFound) -> NotReadSitemaps {
-        let mut sorted = NotReadSitemaps::default();
-        for (url, why) in &sitemaps.not_read {
-            let url = url.to_string();
-            match why {
-                NotRead::NotASitemap(problem) => sorted.unreadable.push((url, problem.clone())),
-                NotRead::NotFetched(_) | NotRead::Disallowed | NotRead::NotRequestable => {
-                    sorted.not_fetched.push((url, why.to_string()));
-                }
-                NotRead::OtherSite(_) => sorted.other_sites.push(url),
-                NotRead::OwnOutput => {}
-            }
-        }
-        sorted
-    }
-}
-
-/// The URL of the robots.txt of the scope's origin, and what it answered in the crawl.
-fn robots_txt(crawled: &SiteRun) -> (String, RobotsTxt) {
-    let root = &crawled.summary.scope.root;
-    let url = root
-        .join("/robots.txt")
-        .map_or_else(|_| root.to_string(), String::from);
-    let origin = root.origin().ascii_serialization();
-    let answered = match crawled.notes.robots_files.get(&origin) {
-        Some(RobotsFile::Found) => RobotsTxt::Found,
-        Some(RobotsFile::Missing) => RobotsTxt::Missing,
-        Some(RobotsFile::ClientError(_) | RobotsFile::Unreachable | RobotsFile::Ignored) | None => {
-            RobotsTxt::Unknown
-        }
-    };
-    (url, answered)
 }
 
 fn read_site_sitemaps(

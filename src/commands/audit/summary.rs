@@ -9,7 +9,7 @@ use std::path::Path;
 use sitemapper_audit::{Assessment, Change, Finding, OutboundResult};
 use sitemapper_site::{RunFacts, count};
 
-use super::audited::{Audited, kind_counts, sitemap_story};
+use super::audited::{Audited, kind_counts};
 use crate::commands::crawl::{Report, write_resources};
 use crate::settings::CrawlSettings;
 use sitemapper_report::OutboundRow;
@@ -24,7 +24,7 @@ pub(super) fn print(
     let crawled = &audited.crawled;
     let mut out = std::io::stderr().lock();
     Report::new(RunFacts::of(crawled)?, settings)
-        .with_audit_sitemaps(sitemap_story(&audited.sitemaps).to_string())
+        .with_audit_sitemaps(audited.sitemaps.story().to_string())
         .write_run(&mut out)?;
     let found = Found {
         sitemap_files: audited.sitemaps.files.len(),
