@@ -97,6 +97,7 @@ mod new_file;
 mod outbound;
 mod pdf;
 mod sarif;
+mod targets;
 mod xlsx;
 
 pub use self::build::{Branding, Pages, ReportInput};
@@ -107,3 +108,4 @@ pub use self::logo::{LogoError, MAX_LOGO_BYTES, read_logo};
 pub use self::methodology::{CrawlDescription, Methodology, external_checks, methodology};
 pub use self::model::{Logo, OutboundRow, Report};
 pub use self::pdf::Paper;
+pub use self::targets::{TargetError, database_not_through_link, writable_ci_file};

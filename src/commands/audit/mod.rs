@@ -14,11 +14,13 @@ use std::path::{Path, PathBuf};
 
 use sitemapper_audit::{Assessment, Finding, Severity};
 use sitemapper_crawl::NotRead;
-use sitemapper_report::{CrawlDescription, Pages, PdfOptions, Report, ReportInput, ReportOptions};
+use sitemapper_report::{
+    CrawlDescription, Pages, PdfOptions, Report, ReportInput, ReportOptions,
+    database_not_through_link, writable_ci_file,
+};
 use sitemapper_site::{
     ReadSitemaps, SiteRun, SitemapsFound, audit_findings, check_outbound, count,
 };
-use sitemapper_sitemap::{Directory, Occupant};
 use url::Url;
 
 use self::audited::{Audited, failing};
@@ -132,70 +134,6 @@ impl AuditOptions {
             names.push("report.pdf");
         }
         names.iter().map(|name| self.report.join(name)).collect()
-    }
-}
-
-/// The names SQLite opens for the report's crawl database: the file, its write-ahead log and
-/// shared memory, and a rollback journal.
-const DATABASE_FILES: [&str; 4] = [
-    "crawl.db",
-    "crawl.db-wal",
-    "crawl.db-shm",
-    "crawl.db-journal",
-];
-
-/// Refuses a link, a directory or a special file at a name of the report's crawl database
-/// (docs/design.md, Safety). The lock and SQLite open these files by path and would write
-/// through a link planted in the report directory, into another sitemapper database anywhere
-/// (the store refuses only one whose tables are not its own). Checked before the run locks
-/// or opens anything; a `--state` the user names, link or not, is the user's to choose.
-fn database_not_through_link(report: &Path) -> anyhow::Result<()> {
-    let directory = Directory::open(report)
-        .map_err(|error| anyhow::anyhow!("cannot open --report {}: {error}", report.display()))?;
-    for name in DATABASE_FILES {
-        let path = directory.join(name);
-        let what = match directory.occupant(name) {
-            Ok(Occupant::Nothing | Occupant::File) => continue,
-            Ok(Occupant::Link) => "a link",
-            Ok(Occupant::Directory) => "a directory",
-            Ok(Occupant::Other) => "not a regular file",
-            Err(error) => anyhow::bail!("cannot read {}: {error}", path.display()),
-        };
-        anyhow::bail!(
-            "{} is {what}: the audit's crawl database is kept in --report as regular files, \
-             never written through a link; remove it, or give --state FILE",
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-/// Checks that the file of `--sarif` or `--junit` can be written, before any request. It is
-/// written new and renamed into place (`sitemapper_report::write_report`), which replaces a
-/// link or a special file at its name: such a file is not opened now (through a link, or a
-/// FIFO that would hold the run), the directory is tried with a new file of its own instead.
-fn writable_ci_file(option: &'static str, path: &Path) -> anyhow::Result<()> {
-    let (Some(name), Some(parent)) = (
-        path.file_name().and_then(|name| name.to_str()),
-        path.parent(),
-    ) else {
-        return Ok(sitemapper_site::writable_output_file(option, path)?);
-    };
-    let parent = Some(parent)
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let Ok(directory) = Directory::open(parent) else {
-        // Its words for a directory that is missing or not one.
-        return Ok(sitemapper_site::writable_output_file(option, path)?);
-    };
-    match directory.occupant(name) {
-        Ok(Occupant::Link | Occupant::Other) => directory
-            .new_file(name)
-            .map(drop)
-            .map_err(|error| anyhow::anyhow!("cannot write {option} {}: {error}", path.display())),
-        Ok(Occupant::Nothing | Occupant::File | Occupant::Directory) | Err(_) => {
-            Ok(sitemapper_site::writable_output_file(option, path)?)
-        }
     }
 }
 
