@@ -5,7 +5,8 @@
 //! output directory is compared byte for byte, except what says when or how fast the run was:
 //! an index's `<lastmod>` of a file new to the run (the time of the run), the audit's times
 //! (report.json's and report.html's dates and durations, the response time of each page in
-//! pages.csv and in the data report.html embeds), and the crawl database itself.
+//! pages.csv, in the data report.html embeds and in report.xlsx, whose parts are compared one
+//! by one with the workbook's own creation time masked), and the crawl database itself.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -170,6 +171,9 @@ fn run_binary(
 
 /// What is left of a file once the times that differ from run to run are masked.
 fn mask(name: &str, bytes: Vec<u8>) -> Vec<u8> {
+    if name == "report.xlsx" {
+        return workbook_without_times(&bytes).unwrap_or(bytes);
+    }
     let Ok(text) = String::from_utf8(bytes.clone()) else {
         return bytes;
     };
@@ -214,6 +218,53 @@ fn without_response_times(html: &str) -> String {
         }
     }
     format!("{before}{START}{data}</script>{after}")
+}
+
+/// report.xlsx as its parts, by name, each as text: the workbook's creation and modification
+/// times masked, and the cells of every sheet's `elapsed_ms` column emptied. `None` when it is
+/// not a readable workbook (compared byte for byte then).
+fn workbook_without_times(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).ok()?;
+    let mut parts = BTreeMap::new();
+    for index in 0..archive.len() {
+        let mut part = archive.by_index(index).ok()?;
+        let name = part.name().ok()?.to_string();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut part, &mut text).ok()?;
+        let text = if name == "docProps/core.xml" {
+            replace(
+                &text,
+                r"(<dcterms:(created|modified)[^>]*>)[^<]*",
+                "$1(time)",
+            )
+        } else {
+            without_elapsed_cells(&text)
+        };
+        parts.insert(name, text);
+    }
+    let mut joined = String::new();
+    for (name, text) in parts {
+        joined.push_str(&format!("== {name}\n{text}\n"));
+    }
+    Some(joined.into_bytes())
+}
+
+/// A worksheet with the cells of its `elapsed_ms` column (found by the header of its first
+/// row) emptied.
+fn without_elapsed_cells(sheet: &str) -> String {
+    let header = Regex::new(r#"<c r="([A-Z]+)1"[^>]*><is><t>elapsed_ms</t></is></c>"#);
+    let Some(column) = header
+        .ok()
+        .and_then(|header| header.captures(sheet))
+        .map(|found| found[1].to_string())
+    else {
+        return sheet.to_string();
+    };
+    replace(
+        sheet,
+        &format!(r#"(<c r="{column}[0-9]+"[^>]*>)<v>[^<]*</v>"#),
+        "$1",
+    )
 }
 
 fn replace(text: &str, pattern: &str, with: &str) -> String {
@@ -264,4 +315,48 @@ fn differences(
         }
     }
     (ours.len().max(theirs.len()), differences)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// A workbook of a core part made at `time` and a sheet of one page fetched in `elapsed`
+    /// ms, of `bytes` bytes.
+    fn workbook(time: &str, elapsed: u32, bytes: u32) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default();
+        let parts = [
+            (
+                "docProps/core.xml",
+                format!(r#"<cp><dcterms:created xsi:type="W3CDTF">{time}</dcterms:created></cp>"#),
+            ),
+            (
+                "xl/worksheets/sheet1.xml",
+                format!(
+                    r#"<row r="1"><c r="A1" t="inlineStr"><is><t>bytes</t></is></c><c r="B1" t="inlineStr"><is><t>elapsed_ms</t></is></c></row><row r="2"><c r="A2"><v>{bytes}</v></c><c r="B2"><v>{elapsed}</v></c></row>"#
+                ),
+            ),
+        ];
+        for (name, text) in parts {
+            zip.start_file(name, options)
+                .unwrap_or_else(|error| panic!("{error}"));
+            zip.write_all(text.as_bytes())
+                .unwrap_or_else(|error| panic!("{error}"));
+        }
+        zip.finish()
+            .unwrap_or_else(|error| panic!("{error}"))
+            .into_inner()
+    }
+
+    #[test]
+    fn a_workbook_differs_only_by_what_it_says_besides_its_times() {
+        let first = mask("report.xlsx", workbook("2026-01-01T00:00:00Z", 12, 500));
+        let later = mask("report.xlsx", workbook("2026-01-02T10:00:00Z", 40, 500));
+        let other = mask("report.xlsx", workbook("2026-01-01T00:00:00Z", 12, 501));
+        assert_eq!(first, later);
+        assert_ne!(first, other);
+    }
 }
