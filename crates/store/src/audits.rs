@@ -4,7 +4,8 @@
 use jiff::Timestamp;
 use rusqlite::params;
 
-use crate::runs::{RunId, timestamp};
+use crate::run_id::RunId;
+use crate::runs::timestamp;
 use crate::{Store, StoreError, sql_error};
 
 /// The findings of this many audits are kept; older ones keep only their score.

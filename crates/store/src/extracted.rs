@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::params;
 
-use crate::runs::RunId;
+use crate::run_id::RunId;
 use crate::{Store, StoreError};
 
 /// One page's extracted values, as recorded.

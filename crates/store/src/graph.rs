@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Row, params};
 
-use crate::runs::RunId;
+use crate::run_id::RunId;
 use crate::{Reason, Store, StoreError, Verdict};
 
 /// `(page, hreflang, href)` as the page declares it.

@@ -12,17 +12,9 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::page_rows::{PAGE_COLUMNS, page_record};
 use crate::record::PageRecord;
-use crate::runs::RunId;
-use crate::{FailureKind, Reason, Store, StoreError, Verdict};
-
-/// Which failed pages a store keeps while it records a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeepFailed {
-    /// The run whose listing is kept: the last complete one.
-    pub from: RunId,
-    /// The runs in a row a listed URL may fail and stay listed; the next one drops it.
-    pub runs: u32,
-}
+use crate::run_id::RunId;
+use crate::store::{KeepFailed, Store};
+use crate::{FailureKind, Reason, StoreError, Verdict};
 
 /// How a kept page failed this time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

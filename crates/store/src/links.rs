@@ -8,7 +8,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use crate::error::StoreError;
 use crate::link_record::{LinkKind, LinkRecord};
 use crate::record::PageRecord;
-use crate::runs::RunId;
+use crate::run_id::RunId;
 use crate::urls::UrlIds;
 use crate::{Store, Verdict};
 

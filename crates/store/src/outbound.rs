@@ -9,7 +9,8 @@ use jiff::Timestamp;
 use rusqlite::params;
 
 use crate::link_record::LinkKind;
-use crate::runs::{RunId, timestamp};
+use crate::run_id::RunId;
+use crate::runs::timestamp;
 use crate::verdict::{FailureKind, UnknownCode};
 use crate::{Store, StoreError};
 

@@ -8,7 +8,8 @@ use rusqlite::{OptionalExtension, params};
 use crate::error::{StoreError, sql_error};
 use crate::page_rows::{PAGE_COLUMN_COUNT, PAGE_COLUMNS, not_listed_page, page_record};
 use crate::record::{ListedPage, NotListedPage, PageRecord, ReasonCount};
-use crate::runs::{RunId, timestamp};
+use crate::run_id::RunId;
+use crate::runs::timestamp;
 use crate::verdict::{hint_column, served_columns};
 use crate::{Reason, Store, Verdict};
 

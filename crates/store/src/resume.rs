@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use crate::runs::RunId;
+use crate::run_id::RunId;
 use crate::{LinkKind, Store, StoreError};
 
 /// How far the reading of an interrupted run has come: the last row given of each kind.

@@ -3,11 +3,8 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
+use crate::run_id::RunId;
 use crate::{Store, StoreError, Verdict, sql_error};
-
-/// A run's number in its database: runs are numbered in the order they started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct RunId(pub i64);
 
 /// How a run ended, or that it has not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,8 @@ use jiff::Timestamp;
 use rusqlite::params;
 
 use crate::record::ListedPage;
-use crate::runs::{RunId, timestamp};
+use crate::run_id::RunId;
+use crate::runs::timestamp;
 use crate::verdict::Verdict;
 use crate::{Store, StoreError};
 

@@ -5,7 +5,7 @@
 use rusqlite::{Transaction, params};
 
 use crate::record::PageRecord;
-use crate::runs::RunId;
+use crate::run_id::RunId;
 use crate::{Store, StoreError};
 
 /// Writes the structured data of the pages that carry some (`Some`), within the caller's
