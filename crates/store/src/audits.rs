@@ -4,9 +4,10 @@
 use jiff::Timestamp;
 use rusqlite::params;
 
+use crate::error::{StoreError, sql_error};
 use crate::run_id::RunId;
 use crate::runs::timestamp;
-use crate::{Store, StoreError, sql_error};
+use crate::store::Store;
 
 /// The findings of this many audits are kept; older ones keep only their score.
 pub const AUDITS_KEPT: i64 = 10;

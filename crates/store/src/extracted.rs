@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::params;
 
+use crate::error::StoreError;
 use crate::run_id::RunId;
-use crate::{Store, StoreError};
+use crate::store::Store;
 
 /// One page's extracted values, as recorded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,7 +27,7 @@ impl Store {
     /// Replaces the extracted values of each page in `pages`, in one transaction.
     pub fn record_extracted(&mut self, pages: &[PageExtraction]) -> Result<(), StoreError> {
         let path = self.path.clone();
-        let sql_error = |source| crate::sql_error(&path, source);
+        let sql_error = |source| crate::error::sql_error(&path, source);
         let transaction = self.connection.transaction().map_err(sql_error)?;
         {
             let mut forget = transaction
@@ -109,8 +110,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::PageRecord;
     use crate::tests::{open, page};
-    use crate::{PageRecord, Verdict};
+    use crate::verdict::Verdict;
 
     fn extraction(page: &str, values: &[(&str, &[&str])]) -> PageExtraction {
         PageExtraction {

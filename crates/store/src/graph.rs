@@ -5,8 +5,10 @@ use std::collections::HashMap;
 
 use rusqlite::{Row, params};
 
+use crate::error::StoreError;
 use crate::run_id::RunId;
-use crate::{Reason, Store, StoreError, Verdict};
+use crate::store::Store;
+use crate::verdict::{Reason, Verdict};
 
 /// `(page, hreflang, href)` as the page declares it.
 pub type DeclaredAlternate = (String, String, String);

@@ -10,11 +10,12 @@ use std::collections::HashSet;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use crate::error::StoreError;
 use crate::page_rows::{PAGE_COLUMNS, page_record};
 use crate::record::PageRecord;
 use crate::run_id::RunId;
 use crate::store::{KeepFailed, Store};
-use crate::{FailureKind, Reason, StoreError, Verdict};
+use crate::verdict::{FailureKind, Reason, Verdict};
 
 /// How a kept page failed this time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -238,7 +239,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::RunStatus;
+    use crate::runs::RunStatus;
     use crate::tests::{at, fetched};
 
     /// A run over `store` that records `pages`, lists what it may and completes.

@@ -26,7 +26,6 @@ mod verdict;
 
 pub use audits::{AUDITS_KEPT, AuditRecord, RecordedFinding};
 pub use error::StoreError;
-pub(crate) use error::sql_error;
 pub use extracted::{ExtractedByPage, PageExtraction};
 pub use graph::DeclaredAlternate;
 pub use kept::{KeptPages, TransientCause, TransientFailures};

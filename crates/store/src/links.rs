@@ -9,8 +9,9 @@ use crate::error::StoreError;
 use crate::link_record::{LinkKind, LinkRecord};
 use crate::record::PageRecord;
 use crate::run_id::RunId;
+use crate::store::Store;
 use crate::urls::UrlIds;
-use crate::{Store, Verdict};
+use crate::verdict::Verdict;
 
 /// [`Store::followed_links_of`]'s query, written once: it runs for every page a recrawl
 /// revalidates.

@@ -8,11 +8,12 @@ use std::collections::{BTreeMap, HashMap};
 use jiff::Timestamp;
 use rusqlite::params;
 
+use crate::error::StoreError;
 use crate::link_record::LinkKind;
 use crate::run_id::RunId;
 use crate::runs::timestamp;
+use crate::store::Store;
 use crate::verdict::{FailureKind, UnknownCode};
-use crate::{Store, StoreError};
 
 /// What the check of an outbound URL found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +139,7 @@ impl Store {
         let transaction = self
             .connection
             .transaction()
-            .map_err(|source| crate::sql_error(&path, source))?;
+            .map_err(|source| crate::error::sql_error(&path, source))?;
         let written = (|| -> rusqlite::Result<()> {
             transaction.execute("DELETE FROM outbound_links", [])?;
             let mut insert = transaction.prepare_cached(
@@ -152,7 +153,7 @@ impl Store {
         })();
         let written = written.and_then(|()| transaction.commit());
         self.url_ids.settle(written.is_ok());
-        written.map_err(|source| crate::sql_error(&path, source))
+        written.map_err(|source| crate::error::sql_error(&path, source))
     }
 
     /// The checks of outbound URLs made at `since` or later, by URL.
@@ -196,7 +197,7 @@ impl Store {
         let transaction = self
             .connection
             .transaction()
-            .map_err(|source| crate::sql_error(&path, source))?;
+            .map_err(|source| crate::error::sql_error(&path, source))?;
         let written = (|| -> rusqlite::Result<()> {
             let id = self.url_ids.id(&transaction, url)?;
             transaction.execute(
@@ -221,7 +222,7 @@ impl Store {
         })();
         let written = written.and_then(|()| transaction.commit());
         self.url_ids.settle(written.is_ok());
-        written.map_err(|source| crate::sql_error(&path, source))
+        written.map_err(|source| crate::error::sql_error(&path, source))
     }
 
     /// Records that `run` reused the check of `url` that the database holds.

@@ -10,8 +10,9 @@ use crate::page_rows::{PAGE_COLUMN_COUNT, PAGE_COLUMNS, not_listed_page, page_re
 use crate::record::{ListedPage, NotListedPage, PageRecord, ReasonCount};
 use crate::run_id::RunId;
 use crate::runs::timestamp;
+use crate::store::Store;
+use crate::verdict::{Reason, Verdict};
 use crate::verdict::{hint_column, served_columns};
-use crate::{Reason, Store, Verdict};
 
 /// One row per URL. `lastmod` is the one rule of docs/design.md, lastmod, where history decides:
 /// - a page that answered 304 Not Modified keeps it;

@@ -3,8 +3,10 @@
 
 use rusqlite::params;
 
+use crate::error::StoreError;
+use crate::link_record::LinkKind;
 use crate::run_id::RunId;
-use crate::{LinkKind, Store, StoreError};
+use crate::store::Store;
 
 /// How far the reading of an interrupted run has come: the last row given of each kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

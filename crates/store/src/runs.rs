@@ -3,8 +3,10 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
+use crate::error::{StoreError, sql_error};
 use crate::run_id::RunId;
-use crate::{Store, StoreError, Verdict, sql_error};
+use crate::store::Store;
+use crate::verdict::Verdict;
 
 /// How a run ended, or that it has not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,8 @@
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
-use crate::{Store, StoreError, sql_error};
+use crate::error::{StoreError, sql_error};
+use crate::store::Store;
 
 /// A URL waiting in the on-disk queue.
 #[derive(Debug, Clone, PartialEq, Eq)]

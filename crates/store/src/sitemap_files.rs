@@ -7,11 +7,12 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use rusqlite::params;
 
+use crate::error::StoreError;
 use crate::record::ListedPage;
 use crate::run_id::RunId;
 use crate::runs::timestamp;
+use crate::store::Store;
 use crate::verdict::Verdict;
-use crate::{Store, StoreError};
 
 /// One published sitemap file, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +62,7 @@ impl Store {
     /// Replaces the record of the published sitemap files with `files`.
     pub fn record_sitemap_files(&mut self, files: &[SitemapFileRecord]) -> Result<(), StoreError> {
         let path = self.path.clone();
-        let sql_error = |source| crate::sql_error(&path, source);
+        let sql_error = |source| crate::error::sql_error(&path, source);
         let transaction = self.connection.transaction().map_err(sql_error)?;
         transaction
             .execute("DELETE FROM sitemap_files", [])

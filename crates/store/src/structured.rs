@@ -4,9 +4,10 @@
 
 use rusqlite::{Transaction, params};
 
+use crate::error::StoreError;
 use crate::record::PageRecord;
 use crate::run_id::RunId;
-use crate::{Store, StoreError};
+use crate::store::Store;
 
 /// Writes the structured data of the pages that carry some (`Some`), within the caller's
 /// transaction: an empty text forgets what was recorded.
