@@ -1,7 +1,7 @@
 //! What each kind of finding means for a site owner: why it matters and how to fix it, a
 //! sentence or two each, in plain words.
 
-use crate::FindingKind;
+use crate::kind::FindingKind;
 
 impl FindingKind {
     /// Why it matters.

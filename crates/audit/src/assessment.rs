@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use sitemapper_store::{AuditRecord, RecordedFinding, RunId, Store, StoreError};
 
 use crate::finding::Finding;
-use crate::{FindingKind, Severity};
+use crate::kind::{FindingKind, Severity};
 
 /// What to fix first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -4,7 +4,9 @@ use std::collections::BTreeSet;
 
 use sitemapper_store::RecordedFinding;
 
-use crate::{Change, Finding, FindingKind, Priority, compare, health_score, priority, top_actions};
+use crate::assessment::{Change, Priority, compare, health_score, priority, top_actions};
+use crate::finding::Finding;
+use crate::kind::FindingKind;
 
 fn finding(kind: FindingKind, url: &str) -> Finding {
     Finding {

@@ -8,8 +8,8 @@ use sitemapper_store::{
     PageRecord, Reason, Rendering, RunId, ServedDifference, Store, StoreError, Verdict,
 };
 
-use crate::FindingKind;
 use crate::finding::{Finding, Thresholds, finding};
+use crate::kind::FindingKind;
 use crate::on_page::{self, trim_spaces};
 
 /// Every finding the crawl database supports for `run`, with the pages that link to the URLs

@@ -1,7 +1,7 @@
 //! A finding and the thresholds that flag a page: the vocabulary every check speaks, with
 //! nothing of the checks themselves.
 
-use crate::FindingKind;
+use crate::kind::FindingKind;
 
 /// One problem, where it is, and who links there.
 #[derive(Debug, Clone, PartialEq, Eq)]

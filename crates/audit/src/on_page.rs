@@ -3,8 +3,8 @@
 
 use sitemapper_store::{PageRecord, Verdict};
 
-use crate::FindingKind;
 use crate::finding::{Finding, Thresholds, finding};
+use crate::kind::FindingKind;
 
 /// Words that, in a page's title or main heading, say the page was not found. Matched in
 /// lower case; "404" only as a number of its own.

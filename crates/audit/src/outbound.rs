@@ -7,8 +7,8 @@ use sitemapper_store::{
     FailureKind, LinkKind, OutboundCheck, OutboundLink, OutboundOutcome, RunId, Store, StoreError,
 };
 
-use crate::FindingKind;
 use crate::finding::Finding;
+use crate::kind::FindingKind;
 
 /// The links whose targets outside the site are checked: those a visitor follows or sees (an
 /// anchor, an image, a frame, a refresh). A canonical or an alternate to another site is a

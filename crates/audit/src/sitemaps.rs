@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use sitemapper_store::{RunId, Store, StoreError, Verdict};
 
-use crate::FindingKind;
 use crate::finding::{Finding, finding};
+use crate::kind::FindingKind;
 
 /// What the binary read of the site's own sitemaps.
 #[derive(Debug, Clone, Copy)]

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use sitemapper_extract::{CutReason, Item, MAX_TREE_DEPTH, StructuredData, TreeCut, Value};
 use sitemapper_store::{RunId, Store, StoreError, Verdict};
 
-use crate::FindingKind;
 use crate::finding::{Finding, finding};
+use crate::kind::FindingKind;
 use crate::rich_results::{
     DATE_PROPERTIES, Has, Need, Part, RICH_RESULTS, RichResult, Shape, Standing, URL_PROPERTIES,
 };

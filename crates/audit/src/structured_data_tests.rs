@@ -6,7 +6,7 @@ use serde_json::json;
 use sitemapper_extract::{CutReason, Item, JsonLdError, Source, StructuredData, TreeCut, Value};
 use sitemapper_store::{PageRecord, Verdict};
 
-use crate::FindingKind;
+use crate::kind::FindingKind;
 use crate::rich_results::{Need, RICH_RESULTS, markdown};
 use crate::structured_data::{MAX_DETAIL_CHARS, check, is_absolute_http, is_date};
 use crate::tests::{audit, page};

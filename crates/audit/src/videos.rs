@@ -5,8 +5,8 @@
 use sitemapper_extract::{IncompleteVideo, StructuredData, VideoOrigin, page_videos};
 use sitemapper_store::{RunId, Store, StoreError};
 
-use crate::FindingKind;
 use crate::finding::{Finding, finding};
+use crate::kind::FindingKind;
 
 /// One finding per listed page with videos that cannot be entries, naming each and what
 /// it lacks.

@@ -3,7 +3,7 @@
 
 use url::Url;
 
-use crate::PageFacts;
+use crate::facts::PageFacts;
 
 /// Records one canonical hint: a valid http(s) URL becomes a candidate (fragment removed,
 /// duplicates dropped), anything else an invalid hint.

@@ -236,7 +236,8 @@ mod tests {
     use url::Url;
 
     use super::*;
-    use crate::{Document, ExtractOptions, ResponseHeaders, extract};
+    use crate::extract;
+    use crate::facts::{Document, ExtractOptions, ResponseHeaders};
 
     fn extraction(text: &str) -> CustomExtraction {
         CustomExtraction::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))

@@ -9,7 +9,8 @@
 use proptest::prelude::*;
 use url::Url;
 
-use crate::{Document, ExtractOptions, PageFacts, ResponseHeaders, extract, extract_by, tokens};
+use crate::facts::{Document, ExtractOptions, PageFacts, ResponseHeaders};
+use crate::{extract, extract_by, tokens};
 
 const HTTPS_PAGE: &str = "https://example.com/dir/page.html";
 

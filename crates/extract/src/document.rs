@@ -183,7 +183,8 @@ fn note_hash_route(reference: &str, routes: &mut Vec<String>) {
     let route = fragment
         .strip_prefix("!/")
         .or_else(|| fragment.strip_prefix('/'));
-    if route.is_some_and(|route| !route.is_empty()) && routes.len() < crate::MAX_HASH_ROUTES {
+    if route.is_some_and(|route| !route.is_empty()) && routes.len() < crate::facts::MAX_HASH_ROUTES
+    {
         let route = format!("#{fragment}");
         if !routes.contains(&route) {
             routes.push(route);

@@ -11,7 +11,7 @@
 //! `caf&eacute;` read `caf é`); it is kept only to compare with fingerprints stored by earlier
 //! releases, and a page whose legacy fingerprint is asked for is read by html5ever.
 
-use crate::Link;
+use crate::facts::Link;
 
 /// The version of [`crate::PageFacts::fingerprint`]: a crawl database records it beside a
 /// stored fingerprint, since fingerprints of different versions are not comparable.
@@ -176,7 +176,8 @@ mod tests {
     use url::Url;
 
     use super::{VisibleText, push_legacy_words};
-    use crate::{Document, ExtractOptions, ResponseHeaders, extract_by, tokens};
+    use crate::facts::{Document, ExtractOptions, ResponseHeaders};
+    use crate::{extract_by, tokens};
 
     /// The fingerprints of `html` at `url`: version 2 as html5gum's tokenizer reads it, as
     /// html5ever's does, and version 1.

@@ -44,7 +44,7 @@ pub struct StructuredData {
     /// The page's tree was cut (it nests too deep, or costs too much to build): the
     /// microdata after that point is not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tree_cut: Option<crate::TreeCut>,
+    pub tree_cut: Option<crate::tree::TreeCut>,
 }
 
 /// One schema.org item.

@@ -2,9 +2,8 @@ use proptest::prelude::*;
 use url::Url;
 
 use crate::differential::same_facts;
-use crate::{
-    Document, ExtractOptions, LinkKind, PageFacts, ResponseHeaders, extract, extract_headers,
-};
+use crate::facts::{Document, ExtractOptions, LinkKind, PageFacts, ResponseHeaders};
+use crate::{extract, extract_headers};
 
 const PAGE: &str = "https://example.com/dir/page.html";
 
@@ -521,7 +520,7 @@ fn hash_routes_are_kept_apart_from_fragments() {
     );
 }
 
-fn details_of(html: &str) -> crate::PageDetails {
+fn details_of(html: &str) -> crate::facts::PageDetails {
     let options = ExtractOptions {
         details: true,
         ..ExtractOptions::default()

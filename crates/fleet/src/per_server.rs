@@ -153,7 +153,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::Fleet;
+    use crate::file::Fleet;
 
     /// Sites a, b (both on the server `one`) and c (on `two`).
     fn sites() -> Vec<SiteSpec> {

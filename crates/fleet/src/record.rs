@@ -201,7 +201,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::Fleet;
+    use crate::file::Fleet;
 
     fn site() -> SiteSpec {
         let text = "[[site]]\nurl = \"https://a.example/\"\nout = \"/o\"\nevery = \"24h\"\nretry = \"1h\"\n";

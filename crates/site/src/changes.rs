@@ -8,10 +8,11 @@ use serde::Serialize;
 use sitemapper_crawl::{CrawlSummary, HostMap, error_chain};
 use sitemapper_store::{ChangeReport, RunId, Store};
 
+use crate::counted::count;
+use crate::error::SiteError;
 use crate::indexnow::IndexNow;
 use crate::output_target::OutputTarget;
 use crate::stdout::Stdout;
-use crate::{SiteError, count};
 
 #[derive(Debug, Serialize)]
 struct ChangeReportJson<'a> {

@@ -10,7 +10,7 @@ use sitemapper_render::{OwnedDirectory, Removal, remove_abandoned};
 use sitemapper_store::{ResumeCursor, RunId, RunStatus, Store};
 use url::Url;
 
-use crate::SiteError;
+use crate::error::SiteError;
 use crate::settings::SiteSettings;
 
 /// How the names of temporary crawl databases' directories start, in the temp directory.

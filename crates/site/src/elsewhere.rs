@@ -8,7 +8,7 @@ use sitemapper_crawl::{HostMap, suggested_mapping};
 use sitemapper_store::{RunId, Store, StoreError};
 use url::Url;
 
-use crate::count;
+use crate::counted::count;
 
 /// Pages whose canonical names one other host.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use sitemapper_sitemap::{NEWS_FILE_STEM, ROOT_FILE_NAME, SitemapDocument, read_s
 use sitemapper_store::{FailureKind, Reason, RunId, Store, Verdict};
 use url::Url;
 
-use crate::SiteError;
+use crate::error::SiteError;
 use crate::settings::SiteSettings;
 use crate::shrink::{MIN_SHRINK_URLS, ShrinkCause};
 use crate::sitemap_source::gunzip_if_gzip;

@@ -9,7 +9,7 @@ use sitemapper_extract::{
 use sitemapper_sitemap::{NewsEntry, VideoEntry};
 use sitemapper_store::{ListedPage, RunId, Store};
 
-use crate::SiteError;
+use crate::error::SiteError;
 use crate::settings::{NewsSettings, SiteSettings};
 
 /// The most videos left out that a report names; the rest are counted.

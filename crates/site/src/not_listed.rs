@@ -7,7 +7,7 @@ use std::io::Write;
 
 use sitemapper_store::{NotListedPage, Reason, RunId, Store, StoreError, Verdict};
 
-use crate::SiteError;
+use crate::error::SiteError;
 use crate::output_target::OutputTarget;
 use crate::spreadsheet::SpreadsheetCsv;
 use crate::stdout::Stdout;

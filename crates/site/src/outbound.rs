@@ -24,7 +24,7 @@ use sitemapper_store::{OutboundCheck, OutboundOutcome, RunId, Store, StoreError}
 use tokio::sync::{Semaphore, mpsc, watch};
 use url::Url;
 
-use crate::count;
+use crate::counted::count;
 use crate::record::failure_kind;
 
 /// `--external-max-links`'s default: a site's links to others, well beyond what most sites

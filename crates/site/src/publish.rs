@@ -16,8 +16,8 @@ use sitemapper_store::{ListedPage, RunId, SitemapFileRecord, Store};
 
 use sitemapper_sitemap::{Grouping, SplitRule, page_language};
 
-use crate::SiteError;
 use crate::elsewhere::canonicals_elsewhere;
+use crate::error::SiteError;
 use crate::media::{MediaReport, PageEntries, news_entries, video_entries};
 use crate::output_target::OutputTarget;
 use crate::settings::{ChangefreqRule, PriorityRule, SiteSettings};
@@ -389,8 +389,9 @@ mod tests {
     use sitemapper_store::RunStatus;
 
     use super::*;
+    use crate::error::ErrorKind;
     use crate::fixture::{Answer, serve};
-    use crate::{ErrorKind, RunContext};
+    use crate::run::RunContext;
 
     /// The one child [`staged`] writes.
     const CHILD: &str = "sitemap-00001.xml.gz";
@@ -603,7 +604,7 @@ mod tests {
             ..SiteSettings::new(serve(SITE), OutputTarget::Stdout, crawl)
         };
 
-        let error = crate::run(&settings, RunContext::default())
+        let error = crate::run::run(&settings, RunContext::default())
             .err()
             .unwrap_or_else(|| panic!("an index was printed on stdout"));
 

@@ -21,7 +21,7 @@ use sitemapper_store::{
 };
 use tokio::sync::mpsc;
 
-use crate::SiteError;
+use crate::error::SiteError;
 
 /// Records per transaction at most.
 const BATCH_SIZE: usize = 512;

@@ -19,9 +19,9 @@ use tokio::sync::{mpsc, watch};
 use tracing::Instrument;
 use url::Url;
 
-use crate::SiteError;
 use crate::changes::{self, notify_indexnow, published_changes, record_changes};
 use crate::database::{Database, RunGuard, claim_scope, start_run};
+use crate::error::SiteError;
 use crate::guard;
 use crate::history::StoreHistory;
 use crate::lock::RunLock;
@@ -499,10 +499,11 @@ mod tests {
     use sitemapper_store::RunStatus;
 
     use super::*;
+    use crate::error::ErrorKind;
     use crate::fixture::{Answer, names_in, serve};
     use crate::lock::LockError;
     use crate::output_target::OutputTarget;
-    use crate::{ErrorKind, SiteRun};
+    use crate::run::SiteRun;
 
     /// A sitemap an earlier run published, to be left as it was by a run that fails.
     const PREVIOUS_SITEMAP: &str = r#"<?xml version="1.0" encoding="UTF-8"?>

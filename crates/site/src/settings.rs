@@ -9,7 +9,7 @@ use std::time::Duration;
 use sitemapper_crawl::CrawlConfig;
 use sitemapper_sitemap::{Format, Limits, SplitRule};
 
-use crate::SiteError;
+use crate::error::SiteError;
 use crate::indexnow::IndexNow;
 use crate::output_target::OutputTarget;
 use crate::path_problem::PathProblem;

@@ -8,7 +8,7 @@ use std::fmt;
 use sitemapper_crawl::{NotRead, SitemapFoundBy, USUAL_SITEMAP_PATHS};
 use url::Url;
 
-use crate::count;
+use crate::counted::count;
 
 /// Sitemaps not read named one by one; the others are counted.
 const NAMED: usize = 3;

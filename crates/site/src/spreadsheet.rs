@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use crate::SiteError;
+use crate::error::SiteError;
 
 /// Characters that make a spreadsheet read a cell as a formula when they lead it (OWASP,
 /// "CSV Injection": <https://owasp.org/www-community/attacks/CSV_Injection>).

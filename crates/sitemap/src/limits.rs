@@ -1,7 +1,7 @@
 //! The protocol's limits (sitemaps.org): the size of one sitemap file (at most 50,000 URLs and
 //! 52,428,800 bytes uncompressed), configurable downward, and the length of one URL.
 
-use crate::SitemapError;
+use crate::error::SitemapError;
 
 /// The most URLs one sitemap file may hold, and the most sitemaps one index may list
 /// (sitemaps.org: "no more than 50,000 URLs").

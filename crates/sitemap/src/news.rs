@@ -10,8 +10,8 @@ use jiff::Timestamp;
 use quick_xml::escape::escape;
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::SitemapError;
 use crate::directory::Directory;
+use crate::error::SitemapError;
 use crate::lastmod::format_lastmod;
 use crate::options::{NEWS_GROUP, WriteOptions};
 use crate::writer::{Sink, WrittenChild, open_sink};

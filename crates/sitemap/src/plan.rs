@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::SitemapError;
+use crate::error::SitemapError;
 use crate::limits::{Limits, MAX_URLS_PER_FILE};
 use crate::options::{Format, NEWS_GROUP, WriteOptions};
 use crate::xml::{Entry, URLSET_FOOTER, push_url, urlset_header};

@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use crate::SitemapError;
 use crate::directory::{Directory, Occupant};
+use crate::error::SitemapError;
 use crate::options::Format;
 use crate::reader::{SitemapDocument, SitemapEntry, read_sitemap};
 use crate::writer::{ROOT_FILE_NAME, TEXT_ROOT_FILE_NAME, Written};

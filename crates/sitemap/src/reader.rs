@@ -236,7 +236,7 @@ mod tests {
             let written: Vec<&str> = locs.iter().map(|loc| loc.trim()).collect();
             prop_assert_eq!(read, written);
             for entry in &entries {
-                prop_assert_eq!(entry.lastmod.clone(), lastmod.map(crate::format_lastmod));
+                prop_assert_eq!(entry.lastmod.clone(), lastmod.map(crate::lastmod::format_lastmod));
             }
         }
 

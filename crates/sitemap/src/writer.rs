@@ -17,8 +17,8 @@ use jiff::Timestamp;
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::SitemapError;
 use crate::directory::Directory;
+use crate::error::SitemapError;
 use crate::limits::MAX_URLS_PER_FILE;
 use crate::options::{Format, WriteOptions};
 use crate::plan::Plan;

@@ -3,7 +3,8 @@
 
 use super::{Item, JsonLdError, MAX_STRUCTURED_BYTES, Source, StructuredData, Value};
 use crate::differential::same_facts;
-use crate::{ExtractOptions, ResponseHeaders, tokens};
+use crate::facts::{ExtractOptions, ResponseHeaders};
+use crate::tokens;
 
 const PAGE: &str = "https://example.com/dir/page.html";
 
@@ -343,7 +344,7 @@ fn microdata_past_deep_nesting_is_cut_and_said() {
         r#"<p itemscope itemtype="https://schema.org/Person"><span itemprop=name>Ada</span></p>"#;
     let after =
         r#"<p itemscope itemtype="https://schema.org/Person"><span itemprop=name>Bob</span></p>"#;
-    let levels = crate::MAX_TREE_DEPTH as usize * 2;
+    let levels = crate::tree::MAX_TREE_DEPTH as usize * 2;
     let html = format!(
         "{before}{}{after}{}",
         r#"<div itemscope itemprop="about">"#.repeat(levels),

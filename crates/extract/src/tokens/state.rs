@@ -3,11 +3,11 @@
 //! would decide and extraction depends on (see the parent module).
 
 use super::tag::{StartTag, TextMode};
+use crate::facts::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals};
 use crate::fingerprint::{VisibleText, push_legacy_words};
 use crate::refresh::instant_refresh_target;
 use crate::structured::collect::{Collector, RawStructured};
 use crate::words::WordCount;
-use crate::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals};
 
 /// Elements that may stand in the head; any other start tag (or text) starts the body
 /// (HTML, "the in head insertion mode").

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use rusqlite::Connection;
 
 use super::*;
-use crate::Fleet;
+use crate::file::Fleet;
 
 /// Heartbeats every 10 s.
 const LEASE: Duration = Duration::from_secs(30);

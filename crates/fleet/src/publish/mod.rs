@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use crate::SiteSpec;
+use crate::file::SiteSpec;
 pub use group::Ending;
 use group::{End, ProcessGroup};
 

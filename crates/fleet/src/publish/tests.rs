@@ -6,7 +6,7 @@ use nix::unistd::Pid;
 use tokio::sync::watch;
 
 use super::*;
-use crate::Schedule;
+use crate::schedule::Schedule;
 
 fn site() -> SiteSpec {
     SiteSpec {
