@@ -57,7 +57,10 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         .map_err(|failure| json::failed("audit", settings.summary, failure))?;
     // A PDF that could not be written fails the run, once the summary is out.
     let printed = match &audited.pdf {
-        Some(Err(error)) => Err(Failure::fatal(anyhow::anyhow!("{}", every_cause(error)))),
+        Some(Err(error)) => Err(Failure::fatal(anyhow::anyhow!(
+            "{}",
+            sitemapper_crawl::error_chain(error)
+        ))),
         _ => Ok(()),
     };
     let verdict = printed.and_then(|()| options.verdict(&audited.findings));
@@ -135,17 +138,6 @@ impl AuditOptions {
         }
         names.iter().map(|name| self.report.join(name)).collect()
     }
-}
-
-/// `error` and each of its causes, joined by `: `.
-fn every_cause(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut said = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        said.push_str(&format!(": {cause}"));
-        source = cause.source();
-    }
-    said
 }
 
 /// Crawls, computes the findings and writes the report.
