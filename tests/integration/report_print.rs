@@ -194,7 +194,7 @@ fn pdf_info(pdf: &Path) -> (usize, String) {
 /// several rows of pixels.
 const DPI: f64 = 50.0;
 
-/// The margins of report.pdf in millimetres, top and bottom (src/report/pdf.rs).
+/// The margins of report.pdf in millimetres, top and bottom (crates/report/src/pdf.rs).
 const MARGIN_TOP_MM: f64 = 14.0;
 const MARGIN_BOTTOM_MM: f64 = 16.0;
 
