@@ -129,41 +129,25 @@ impl Failure {
     }
 }
 
-impl From<anyhow::Error> for Failure {
-    fn from(error: anyhow::Error) -> Failure {
-        Failure::fatal(error)
-    }
+/// Errors that end a run as fatal, whatever their kind.
+macro_rules! fatal_from {
+    ($($error:ty),+) => {$(
+        impl From<$error> for Failure {
+            fn from(error: $error) -> Failure {
+                Failure::fatal(error)
+            }
+        }
+    )+};
 }
 
-impl From<ReportError> for Failure {
-    fn from(error: ReportError) -> Failure {
-        Failure::fatal(error)
-    }
-}
-
-impl From<StoreError> for Failure {
-    fn from(error: StoreError) -> Failure {
-        Failure::fatal(error)
-    }
-}
-
-impl From<SitemapError> for Failure {
-    fn from(error: SitemapError) -> Failure {
-        Failure::fatal(error)
-    }
-}
-
-impl From<CheckError> for Failure {
-    fn from(error: CheckError) -> Failure {
-        Failure::fatal(error)
-    }
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(error: std::io::Error) -> Failure {
-        Failure::fatal(error)
-    }
-}
+fatal_from!(
+    anyhow::Error,
+    ReportError,
+    StoreError,
+    SitemapError,
+    CheckError,
+    std::io::Error
+);
 
 /// Busy is its own exit status (another run has it, nothing was done); an I/O error is fatal.
 impl From<LockError> for Failure {

@@ -5,7 +5,6 @@ mod cli;
 mod commands;
 mod exit;
 mod logging;
-mod memory;
 mod progress;
 mod settings;
 mod signals;

@@ -285,24 +285,8 @@ pub(crate) struct FleetRunArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) state_dir: Option<PathBuf>,
 
-    /// How many sites are crawled at once
-    ///
-    /// [default: 4] [range: 1 to 64]
-    #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
-    pub(crate) sites_at_once: Option<usize>,
-
-    /// How many sites of one server are crawled at once
-    ///
-    /// A server is the address a site's host resolves to: the sites of a shared host are
-    /// crawled one after another. [default: 1] [range: 1 to 1000]
-    #[arg(long, value_name = "N", value_parser = PER_SERVER.parser::<u32>(), hide_short_help = true)]
-    pub(crate) per_server: Option<u32>,
-
-    /// What makes two sites one server
-    ///
-    /// For --per-server and the pace (delay, Crawl-delay). [default: address]
-    #[arg(long, value_name = "BY", hide_short_help = true)]
-    pub(crate) servers_by: Option<ServersByName>,
+    #[command(flatten)]
+    pub(crate) servers: ServersArgs,
 
     /// Run this site now, due or not (repeatable)
     ///
@@ -324,6 +308,29 @@ pub(crate) struct FleetRunArgs {
     /// written when the run ends, replacing the last.
     #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub(crate) metrics_file: Option<PathBuf>,
+}
+
+/// How many sites run at once, in all and on one server: `fleet run`'s and a worker's.
+#[derive(Debug, Args)]
+pub(crate) struct ServersArgs {
+    /// How many sites are crawled at once
+    ///
+    /// [default: 4] [range: 1 to 64]
+    #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
+    pub(crate) sites_at_once: Option<usize>,
+
+    /// How many sites of one server are crawled at once
+    ///
+    /// A server is the address a site's host resolves to: the sites of a shared host are
+    /// crawled one after another. [default: 1] [range: 1 to 1000]
+    #[arg(long, value_name = "N", value_parser = PER_SERVER.parser::<u32>(), hide_short_help = true)]
+    pub(crate) per_server: Option<u32>,
+
+    /// What makes two sites one server
+    ///
+    /// For --per-server and the pace (delay, Crawl-delay). [default: address]
+    #[arg(long, value_name = "BY", hide_short_help = true)]
+    pub(crate) servers_by: Option<ServersByName>,
 }
 
 #[derive(Debug, Args)]
@@ -396,24 +403,8 @@ pub(crate) struct WorkerArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) state_dir: Option<PathBuf>,
 
-    /// How many sites are crawled at once
-    ///
-    /// [default: 4] [range: 1 to 64]
-    #[arg(long, value_name = "N", value_parser = SITES_AT_ONCE.parser::<usize>())]
-    pub(crate) sites_at_once: Option<usize>,
-
-    /// How many sites of one server are crawled at once
-    ///
-    /// A server is the address a site's host resolves to: the sites of a shared host are
-    /// crawled one after another. [default: 1] [range: 1 to 1000]
-    #[arg(long, value_name = "N", value_parser = PER_SERVER.parser::<u32>(), hide_short_help = true)]
-    pub(crate) per_server: Option<u32>,
-
-    /// What makes two sites one server
-    ///
-    /// For --per-server and the pace (delay, Crawl-delay). [default: address]
-    #[arg(long, value_name = "BY", hide_short_help = true)]
-    pub(crate) servers_by: Option<ServersByName>,
+    #[command(flatten)]
+    pub(crate) servers: ServersArgs,
 
     /// Seconds a claim holds a site without a heartbeat
     ///

@@ -4,7 +4,6 @@
 
 mod staging;
 mod summary;
-mod summary_json;
 
 use std::sync::{Arc, OnceLock};
 
@@ -15,7 +14,6 @@ use sitemapper_site::{
 use tokio::sync::watch;
 
 pub(crate) use self::summary::{Report, write_resources};
-pub(crate) use self::summary_json::CrawlJson;
 use super::Output;
 use super::json;
 use crate::cli::{CrawlArgs, SummaryFormat};
@@ -41,7 +39,7 @@ pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(
         SummaryFormat::Text if output.quiet => {}
         SummaryFormat::Text => print_summary(&crawled, &settings)?,
         SummaryFormat::Json => {
-            let summary = CrawlJson::new(&crawled, &settings)?;
+            let summary = sitemapper_site::CrawlJson::new(&crawled, &settings.site)?;
             json::print("crawl", ExitStatus::Success, None, &summary)?;
         }
     }

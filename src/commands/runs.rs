@@ -5,13 +5,13 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use serde::Serialize;
 use sitemapper_store::{RunSummary, Store};
 
-use super::json::{self, path_text};
+use super::json;
 use crate::cli::{RunsArgs, SummaryFormat};
 use crate::exit::{ExitStatus, Failure};
 use crate::settings::{ConfigFile, RunsSettings};
+use sitemapper_site::RunsJson;
 
 pub(crate) fn run(args: RunsArgs, file: ConfigFile) -> Result<(), Failure> {
     let format = args.summary.unwrap_or_default();
@@ -24,10 +24,7 @@ pub(crate) fn run(args: RunsArgs, file: ConfigFile) -> Result<(), Failure> {
     match format {
         SummaryFormat::Text => print(&runs).context("cannot write to stdout")?,
         SummaryFormat::Json => {
-            let summary = RunsJson {
-                state: path_text(&state),
-                runs: runs.iter().map(RunJson::of).collect(),
-            };
+            let summary = RunsJson::new(&state, &runs);
             json::print("runs", ExitStatus::Success, None, &summary)?;
         }
     }
@@ -42,56 +39,6 @@ fn read(state: &Path) -> Result<Vec<RunSummary>, Failure> {
         )));
     }
     Ok(Store::open(state)?.runs()?)
-}
-
-/// The fields of `sitemapper runs --summary json` after the envelope.
-#[derive(Debug, Serialize)]
-struct RunsJson {
-    /// The crawl database.
-    state: String,
-    /// Newest first.
-    runs: Vec<RunJson>,
-}
-
-/// One run as `runs --summary json` lists it; `null` for what the run did not record.
-#[derive(Debug, Serialize)]
-struct RunJson {
-    run: i64,
-    seed: String,
-    /// RFC 3339, UTC.
-    started_at: String,
-    finished_at: Option<String>,
-    status: &'static str,
-    seconds: Option<i64>,
-    pages_seen: u64,
-    pages_listed: u64,
-    requests: Option<u64>,
-    revalidated: Option<u64>,
-    added: Option<u64>,
-    removed: Option<u64>,
-    changed: Option<u64>,
-}
-
-impl RunJson {
-    fn of(run: &RunSummary) -> RunJson {
-        RunJson {
-            run: run.id.0,
-            seed: run.seed.clone(),
-            started_at: run.started_at.to_string(),
-            finished_at: run.finished_at.map(|finished| finished.to_string()),
-            status: run.status.as_str(),
-            seconds: run
-                .finished_at
-                .map(|finished| (finished - run.started_at).get_seconds()),
-            pages_seen: run.pages_seen,
-            pages_listed: run.pages_listed,
-            requests: run.requests,
-            revalidated: run.revalidated,
-            added: run.changes.map(|changes| changes.added),
-            removed: run.changes.map(|changes| changes.removed),
-            changed: run.changes.map(|changes| changes.changed),
-        }
-    }
 }
 
 fn print(runs: &[RunSummary]) -> std::io::Result<()> {

@@ -8,9 +8,9 @@
 use std::fmt;
 use std::io::Write;
 
-use serde::Serialize;
 use sitemapper_site::{
-    Checked, ProblemGroup, SitemapChecked, SitemapSource, check_sitemaps, count, count_with,
+    CheckTally, Checked, ProblemGroup, SitemapChecked, SitemapSource, ValidateJson, check_sitemaps,
+    count, count_with,
 };
 
 use super::json;
@@ -34,7 +34,7 @@ fn check_all(target: &str, format: SummaryFormat) -> Result<Checker<StdoutWriter
     let mut checker = Checker {
         format,
         out: crate::stdout::lock(),
-        tally: Tally::default(),
+        tally: CheckTally::default(),
         sitemaps: Vec::new(),
         problems: Vec::new(),
     };
@@ -42,29 +42,18 @@ fn check_all(target: &str, format: SummaryFormat) -> Result<Checker<StdoutWriter
     Ok(checker)
 }
 
-/// What was checked, for the summary line.
-#[derive(Debug, Default)]
-struct Tally {
-    files: usize,
-    entries: usize,
-    problems: usize,
-    warnings: usize,
-}
-
-impl Tally {
-    /// The summary line: `2 files, 3 entries, 0 problems, 1 warning.`
-    fn line(&self) -> String {
-        let warnings = match self.warnings {
-            0 => String::new(),
-            warnings => format!(", {}", count(warnings, "warning")),
-        };
-        format!(
-            "{}, {}, {}{warnings}.",
-            count(self.files, "file"),
-            entries_text(self.entries),
-            count(self.problems, "problem")
-        )
-    }
+/// The summary line: `2 files, 3 entries, 0 problems, 1 warning.`
+fn tally_line(tally: &CheckTally) -> String {
+    let warnings = match tally.warnings {
+        0 => String::new(),
+        warnings => format!(", {}", count(warnings, "warning")),
+    };
+    format!(
+        "{}, {}, {}{warnings}.",
+        count(tally.files, "file"),
+        entries_text(tally.entries),
+        count(tally.problems, "problem")
+    )
 }
 
 /// `1 entry`, `2 entries`.
@@ -72,27 +61,11 @@ fn entries_text(entries: usize) -> String {
     count_with(entries, "entry", "entries")
 }
 
-/// The fields of `sitemapper validate --summary json` after the envelope.
-#[derive(Debug, Serialize)]
-struct ValidateJson<'a> {
-    target: &'a str,
-    valid: bool,
-    files: usize,
-    entries: usize,
-    /// Problems found, each occurrence counted.
-    problem_count: usize,
-    /// Warnings found, each occurrence counted.
-    warning_count: usize,
-    sitemaps: &'a [SitemapChecked],
-    /// Each kind of problem once per file, errors and warnings.
-    problems: &'a [ProblemGroup],
-}
-
 #[derive(Debug)]
 struct Checker<W> {
     format: SummaryFormat,
     out: W,
-    tally: Tally,
+    tally: CheckTally,
     /// For JSON: every sitemap read, and every problem, kept for the one object at the end.
     sitemaps: Vec<SitemapChecked>,
     problems: Vec<ProblemGroup>,
@@ -101,9 +74,8 @@ struct Checker<W> {
 impl<W: Write> Checker<W> {
     /// Counts one sitemap checked, and reports its problems.
     fn say(&mut self, checked: Checked) -> Result<(), Failure> {
+        self.tally.add(&checked);
         let Checked { sitemap, problems } = checked;
-        self.tally.files += 1;
-        self.tally.entries += sitemap.entries;
         let sound = sitemap.readable && sitemap.valid;
         let (kind, entries, source) = (sitemap.kind, sitemap.entries, sitemap.source.clone());
         self.note(sitemap);
@@ -128,14 +100,9 @@ impl<W: Write> Checker<W> {
         }
     }
 
-    /// Counts the problems, and prints each group (text) or keeps it (JSON).
+    /// Prints each group of problems (text) or keeps it (JSON).
     fn report(&mut self, groups: Vec<ProblemGroup>) -> Result<(), Failure> {
         for group in groups {
-            if group.is_warning() {
-                self.tally.warnings += group.count;
-            } else {
-                self.tally.problems += group.count;
-            }
             match self.format {
                 SummaryFormat::Text => self.print(format_args!("{}", group_line(&group)))?,
                 SummaryFormat::Json => self.problems.push(group),
@@ -152,11 +119,8 @@ impl<W: Write> Checker<W> {
     /// The summary line (or the JSON object), and the exit status: 1 when anything is
     /// invalid.
     fn finish(mut self, target: &str) -> Result<(), Failure> {
-        let Tally {
-            files,
-            entries,
-            problems,
-            warnings,
+        let CheckTally {
+            files, problems, ..
         } = self.tally;
         let failure = (problems > 0).then(|| Failure {
             status: ExitStatus::Fatal,
@@ -168,7 +132,7 @@ impl<W: Write> Checker<W> {
         });
         match self.format {
             SummaryFormat::Text => {
-                let line = self.tally.line();
+                let line = tally_line(&self.tally);
                 self.print(format_args!("{line}"))?;
             }
             SummaryFormat::Json => {
@@ -176,16 +140,7 @@ impl<W: Write> Checker<W> {
                     Some(failure) => (failure.status, Some(failure.line())),
                     None => (ExitStatus::Success, None),
                 };
-                let summary = ValidateJson {
-                    target,
-                    valid: problems == 0,
-                    files,
-                    entries,
-                    problem_count: problems,
-                    warning_count: warnings,
-                    sitemaps: &self.sitemaps,
-                    problems: &self.problems,
-                };
+                let summary = ValidateJson::new(target, self.tally, &self.sitemaps, &self.problems);
                 json::print("validate", status, error, &summary)?;
             }
         }

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 
 use sitemapper_crawl::{
     BasicAuth, HostMap, NetworkOptions, SiteAccess, SiteCookie, SiteHeader, TrustedCertificates,
-    parse_proxy,
+    environment_proxies, parse_proxy,
 };
 use url::Url;
 
@@ -197,30 +197,6 @@ pub(super) fn seed_credentials(seed: &str) -> anyhow::Result<(String, Option<Bas
     let _ = url.set_username("");
     let _ = url.set_password(None);
     Ok((url.to_string(), Some(credentials)))
-}
-
-/// The proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, in upper or
-/// lower case, as reqwest reads them), with the variable that names each.
-pub(crate) fn environment_proxies() -> Vec<(String, Url)> {
-    [
-        "HTTPS_PROXY",
-        "https_proxy",
-        "HTTP_PROXY",
-        "http_proxy",
-        "ALL_PROXY",
-        "all_proxy",
-    ]
-    .iter()
-    .filter_map(|name| {
-        let value = std::env::var(name).ok().filter(|value| !value.is_empty())?;
-        // reqwest takes a proxy without a scheme for http://.
-        let url = Url::parse(&value)
-            .ok()
-            .filter(|url| url.host_str().is_some())
-            .or_else(|| Url::parse(&format!("http://{value}")).ok())?;
-        Some((name.to_string(), url))
-    })
-    .collect()
 }
 
 /// The most a `--cacert` file is read: a bundle of every public root is a few hundred KiB.

@@ -9,7 +9,7 @@ use sitemapper_extract::CustomExtraction;
 use url::Url;
 
 use sitemapper_audit::Severity;
-use sitemapper_report::{Branding, PAGE_COLUMNS, Paper, read_logo};
+use sitemapper_report::{Branding, PAGE_COLUMNS, Paper, PdfOptions, ReportOptions, read_logo};
 use sitemapper_site::OutboundSettings;
 
 use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
@@ -69,19 +69,12 @@ pub(crate) struct AuditOptions {
     pub(crate) sitemaps: Vec<Url>,
     /// `--title` and `--logo` (read and checked).
     pub(crate) branding: Branding,
-    /// `--pdf`: also print the report into report.pdf.
-    pub(crate) pdf: bool,
-    /// `--sarif FILE`: also write the findings as SARIF.
-    pub(crate) sarif: Option<PathBuf>,
-    /// `--junit FILE`: also write the findings as JUnit XML.
-    pub(crate) junit: Option<PathBuf>,
-    /// `--csv-bom`: start the CSV files with a UTF-8 byte order mark (default on).
-    pub(crate) csv_bom: bool,
     /// How the links to other sites are checked; `None`: they are not
     /// (`--check-external=false`).
     pub(crate) outbound: Option<OutboundSettings>,
-    /// `--paper`, else the locale's: the sheet report.pdf is printed on.
-    pub(crate) paper: Paper,
+    /// `--csv-bom`, `--sarif`, `--junit`, and `--pdf` on `--paper` (else the locale's) with
+    /// the crawl's browser; JUnit fails at `--fail-on`, else at errors.
+    pub(crate) files: ReportOptions,
 }
 
 impl AuditSettings {
@@ -136,6 +129,7 @@ impl AuditSettings {
             || Paper::of_locale(|name| std::env::var(name).ok()),
             PaperName::paper,
         );
+        let fail_on = fail_on.map(SeverityName::severity);
         // An audit compares the crawl with the site's sitemaps, and checks the pages only
         // they lead to as well: it seeds from them unless told not to.
         let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
@@ -155,28 +149,29 @@ impl AuditSettings {
         // A sitemap written beside the report is not published: whatever the site serves,
         // even at the URL the sitemap would name, is the site's own, to seed from and compare.
         site.publishes_sitemaps = out_chosen;
-        // The sitemaps given are the site's: the crawl seeds from them, and no others.
-        site.crawl.sitemap_roots = sitemaps.clone();
         let database_in_report = site.state.is_none();
         site.state.get_or_insert_with(|| report.join("crawl.db"));
-        site.crawl.record_links = true;
-        site.crawl.page_details = true;
-        site.crawl.structured_data = true;
-        site.crawl.collect_alternates = true;
+        sitemapper_report::crawl_for_audit(&mut site.crawl, &sitemaps);
+        let files = ReportOptions {
+            csv_bom,
+            sarif,
+            junit,
+            failing: fail_on.unwrap_or(Severity::Error),
+            pdf: pdf.then(|| PdfOptions {
+                chrome: site.render.chrome.clone(),
+                paper,
+            }),
+        };
         let options = AuditOptions {
             report,
             thresholds,
-            fail_on: fail_on.map(SeverityName::severity),
+            fail_on,
             database_in_report,
             extract_names,
             sitemaps,
             branding: Branding { title, logo },
-            pdf,
-            sarif,
-            junit,
-            csv_bom,
             outbound,
-            paper,
+            files,
         };
         Ok(AuditSettings { crawl, options })
     }

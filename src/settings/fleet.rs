@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::bail;
 use sitemapper_crawl::ServersBy;
 use sitemapper_fleet::{
-    FLEET_KEYS, FilePart, Fleet, FleetFileError, SiteOption, SiteSpec, check_name,
+    DEFAULT_CHECKPOINT, DEFAULT_LEASE, DEFAULT_PER_SERVER, DEFAULT_SITES_AT_ONCE, FLEET_KEYS,
+    FilePart, Fleet, FleetFileError, SiteChoice, SiteOption, SiteSpec, WorkerPlan, check_name,
 };
 
 use super::file::config_keys;
@@ -157,17 +158,6 @@ fn place(fleet: &Path, part: &FilePart, line: usize) -> String {
     }
 }
 
-/// The sites `fleet run` runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum SiteChoice {
-    /// Those due.
-    Due,
-    /// Every site, due or not (`--all`).
-    All,
-    /// These, due or not (`--site`).
-    Named(Vec<String>),
-}
-
 /// What `sitemapper fleet run` needs.
 #[derive(Debug)]
 pub(crate) struct FleetRunSettings {
@@ -207,15 +197,16 @@ impl FleetRunSettings {
             }
         };
         Ok(FleetRunSettings {
-            state_dir: state_dir(&fleet.path, args.state_dir.or(file.state_dir)),
+            state_dir: (args.state_dir.or(file.state_dir)).unwrap_or_else(|| fleet.state_dir()),
             fleet,
             sites_at_once: args
+                .servers
                 .sites_at_once
                 .or(file.sites_at_once)
                 .unwrap_or(DEFAULT_SITES_AT_ONCE),
             servers: ServerLimit::resolve(
-                args.per_server.or(file.per_server),
-                args.servers_by.or(file.servers_by),
+                args.servers.per_server.or(file.per_server),
+                args.servers.servers_by.or(file.servers_by),
             ),
             choice,
             report: args.report.map(OutputTarget::from_path),
@@ -262,7 +253,8 @@ impl FleetStatusSettings {
             (None, Some(path)) => {
                 let fleet = load_fleet(&path)?;
                 StatusSource::Local {
-                    state_dir: state_dir(&fleet.path, args.state_dir.or(file.state_dir)),
+                    state_dir: (args.state_dir.or(file.state_dir))
+                        .unwrap_or_else(|| fleet.state_dir()),
                     fleet,
                 }
             }
@@ -325,13 +317,6 @@ impl WorkerSettings {
     }
 }
 
-/// The lease of a claim when not set: long enough for heartbeats through a slow minute,
-/// short enough that a dead worker's site waits a minute.
-const DEFAULT_LEASE: Duration = Duration::from_secs(60);
-
-/// The time between two saves of a running site's crawl database, when not set.
-const DEFAULT_CHECKPOINT: Duration = Duration::from_secs(60);
-
 impl WorkerSettings {
     pub(crate) fn resolve(args: WorkerArgs, file: ConfigFile) -> anyhow::Result<WorkerSettings> {
         let queue = args.queue.or(file.queue).ok_or_else(no_queue)?;
@@ -340,7 +325,7 @@ impl WorkerSettings {
                 check_name(&name).map_err(|message| anyhow::anyhow!("--name: {message}"))?;
                 name
             }
-            None => default_worker_name(),
+            None => WorkerPlan::default_name(),
         };
         let lease = match args.lease.or(file.lease) {
             Some(seconds) => seconds_option("--lease", seconds)?,
@@ -353,17 +338,18 @@ impl WorkerSettings {
         let state_dir = args
             .state_dir
             .or(file.state_dir)
-            .unwrap_or_else(|| std::env::temp_dir().join(format!("sitemapper-worker-{name}")));
+            .unwrap_or_else(|| WorkerPlan::default_state_dir(&name));
         Ok(WorkerSettings {
             queue,
             state_dir,
             sites_at_once: args
+                .servers
                 .sites_at_once
                 .or(file.sites_at_once)
                 .unwrap_or(DEFAULT_SITES_AT_ONCE),
             servers: ServerLimit::resolve(
-                args.per_server.or(file.per_server),
-                args.servers_by.or(file.servers_by),
+                args.servers.per_server.or(file.per_server),
+                args.servers.servers_by.or(file.servers_by),
             ),
             metrics: args.metrics.or(file.metrics),
             lease,
@@ -374,13 +360,6 @@ impl WorkerSettings {
         })
     }
 }
-
-/// How many sites run at once when not set.
-const DEFAULT_SITES_AT_ONCE: usize = 4;
-
-/// How many sites of one server run at once when not set: one, so that the sites of a shared
-/// host are crawled one after another.
-const DEFAULT_PER_SERVER: u32 = 1;
 
 /// How a fleet keeps to its servers: how many sites of one run at once, and what makes two
 /// sites one server.
@@ -457,14 +436,6 @@ fn fleet_file_error(error: FleetFileError) -> anyhow::Error {
     error.into()
 }
 
-/// `--state-dir`, else the fleet file's name with `.state`, beside it.
-fn state_dir(fleet: &Path, chosen: Option<PathBuf>) -> PathBuf {
-    chosen.unwrap_or_else(|| {
-        let stem = fleet.file_stem().unwrap_or_default().to_string_lossy();
-        fleet.with_file_name(format!("{stem}.state"))
-    })
-}
-
 fn shown_names(fleet: &Fleet) -> String {
     let names: Vec<&str> = fleet.names().into_iter().take(10).collect();
     let more = fleet.sites.len().saturating_sub(names.len());
@@ -473,17 +444,6 @@ fn shown_names(fleet: &Fleet) -> String {
     } else {
         format!("{}, and {more} more", names.join(", "))
     }
-}
-
-/// `HOST-PID`: unique among the workers of a fleet, and says where to look.
-fn default_worker_name() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .map(|name| name.trim().to_string())
-        .ok()
-        .filter(|name| check_name(name).is_ok())
-        .unwrap_or_else(|| "worker".to_string());
-    format!("{host}-{}", std::process::id())
 }
 
 #[cfg(test)]

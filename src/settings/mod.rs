@@ -31,18 +31,15 @@ mod fleet;
 mod keys;
 mod meant;
 mod news;
-#[cfg(test)]
-mod numeric_tests;
 
+pub(crate) use self::access::BASIC_AUTH_VARIABLE;
 use self::access::{AccessOptions, basic_auth_choice, check_header_text, seed_credentials};
-pub(crate) use self::access::{BASIC_AUTH_VARIABLE, environment_proxies};
 pub(crate) use self::commands::{
     AuditOptions, AuditSettings, RunsSettings, Verbosity, summary_format,
 };
 pub(crate) use self::file::ConfigFile;
 pub(crate) use self::fleet::{
-    FleetRunSettings, FleetStatusSettings, FleetSyncSettings, SiteChoice, SiteRun, StatusSource,
-    WorkerSettings,
+    FleetRunSettings, FleetStatusSettings, FleetSyncSettings, SiteRun, StatusSource, WorkerSettings,
 };
 use self::meant::{SeedMistake, check_out_directory};
 pub(crate) use sitemapper_site::OutputTarget;
@@ -249,18 +246,11 @@ impl MergedOptions {
         self.seed = seed;
         let mut crawl = self.crawl_config()?;
         let split = SplitRule::parse(&self.split_by)?;
-        // By language: each page's own hreflang, else its <html lang>.
-        crawl.page_details |= split.needs_language();
-        crawl.collect_alternates |= split.needs_language();
         let news = news::news_settings(
             self.news.as_deref(),
             self.news_language.as_deref(),
             &self.formats,
         )?;
-        // Videos and articles are read from structured data; an article's language from
-        // its <html lang>.
-        crawl.structured_data |= self.video || news.is_some();
-        crawl.page_details |= news.is_some();
         crawl.access = self.access.site_access(seed_credentials)?;
         crawl.network = self.access.network()?;
         crawl.host_map = self.access.host_map()?;

@@ -1,3 +1,5 @@
+mod numeric;
+
 use clap::Parser;
 
 use super::*;

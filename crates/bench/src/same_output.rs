@@ -224,7 +224,7 @@ fn without_response_times(html: &str) -> String {
 }
 
 /// report.xlsx as its parts, by name, each as text: the workbook's creation and modification
-/// times masked, and the cells of every sheet's `elapsed_ms` column emptied. `None` when it is
+/// times and the audit's date masked, and the cells of every sheet's `elapsed_ms` column emptied. `None` when it is
 /// not a readable workbook (compared byte for byte then).
 fn workbook_without_times(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).ok()?;
@@ -241,7 +241,12 @@ fn workbook_without_times(bytes: &[u8]) -> Option<Vec<u8>> {
                 "$1(time)",
             )
         } else {
-            without_elapsed_cells(&text)
+            // The audit's date, to the minute, on the summary sheet.
+            replace(
+                &without_elapsed_cells(&text),
+                r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC",
+                "(time)",
+            )
         };
         parts.insert(name, text);
     }
@@ -313,11 +318,36 @@ fn differences(
         differences.push(format!("only the build before wrote {name}"));
     }
     for (name, bytes) in ours {
-        if theirs.get(name).is_some_and(|other| other != bytes) {
-            differences.push(format!("{name} differs"));
+        if let Some(other) = theirs.get(name).filter(|other| *other != bytes) {
+            differences.push(format!("{name} differs{}", first_difference(bytes, other)));
         }
     }
     (ours.len().max(theirs.len()), differences)
+}
+
+/// Where two texts first differ, as `: at byte N, "ours" against "theirs"` (40 characters
+/// of each from a little before), for the table; nothing for bytes that are not text.
+fn first_difference(ours: &[u8], theirs: &[u8]) -> String {
+    let (Ok(ours), Ok(theirs)) = (std::str::from_utf8(ours), std::str::from_utf8(theirs)) else {
+        return String::new();
+    };
+    let at = ours
+        .char_indices()
+        .zip(theirs.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(ours.len().min(theirs.len()), |((index, _), _)| index);
+    let from = |text: &str| {
+        let mut start = at.saturating_sub(20).min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        text[start..].chars().take(40).collect::<String>()
+    };
+    format!(
+        ": at byte {at}, {:?} against {:?}",
+        from(ours),
+        from(theirs)
+    )
 }
 
 #[cfg(test)]
@@ -340,6 +370,14 @@ mod tests {
                 "xl/worksheets/sheet1.xml",
                 format!(
                     r#"<row r="1"><c r="A1" t="inlineStr"><is><t>bytes</t></is></c><c r="B1" t="inlineStr"><is><t>elapsed_ms</t></is></c></row><row r="2"><c r="A2"><v>{bytes}</v></c><c r="B2"><v>{elapsed}</v></c></row>"#
+                ),
+            ),
+            (
+                "xl/worksheets/sheet2.xml",
+                format!(
+                    r#"<row r="1"><c r="A1" t="inlineStr"><is><t>{} {} UTC</t></is></c></row>"#,
+                    &time[..10],
+                    &time[11..16]
                 ),
             ),
         ];

@@ -51,7 +51,9 @@ pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use host_map::{HostMap, suggested_mapping};
 pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, refuses_head};
-pub use network::{NetworkOptions, TrustedCertificates, parse_proxy, shown_proxy};
+pub use network::{
+    NetworkOptions, TrustedCertificates, environment_proxies, parse_proxy, shown_proxy,
+};
 pub use normalize::UrlNormalizer;
 pub use pace::{PaceBoard, ServerKey, ServersBy, host_key};
 pub use render::{

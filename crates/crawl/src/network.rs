@@ -79,6 +79,30 @@ pub fn parse_proxy(text: &str) -> Result<Url, InvalidSetting> {
     Ok(url)
 }
 
+/// The proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, in upper or
+/// lower case, as reqwest reads them), with the variable that names each.
+pub fn environment_proxies() -> Vec<(String, Url)> {
+    [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ]
+    .iter()
+    .filter_map(|name| {
+        let value = std::env::var(name).ok().filter(|value| !value.is_empty())?;
+        // reqwest takes a proxy without a scheme for http://.
+        let url = Url::parse(&value)
+            .ok()
+            .filter(|url| url.host_str().is_some())
+            .or_else(|| Url::parse(&format!("http://{value}")).ok())?;
+        Some((name.to_string(), url))
+    })
+    .collect()
+}
+
 /// A proxy URL fit to be shown: without its credentials.
 pub fn shown_proxy(url: &Url) -> String {
     let mut shown = url.clone();

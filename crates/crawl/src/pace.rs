@@ -57,6 +57,15 @@ impl PaceBoard {
         Arc::clone(&self.slots.entry(key).or_default())
     }
 
+    /// The server of a site whose seed is `seed`, as text that tells servers apart: the
+    /// seed itself when it is no URL.
+    pub async fn server_of_seed(&self, seed: &str) -> String {
+        match Url::parse(seed) {
+            Ok(url) => self.server_of(&url).await.to_string(),
+            Err(_) => seed.to_string(),
+        }
+    }
+
     /// The server of `url`'s host: its name, or (by address) the address it resolves to,
     /// resolved once every ten minutes.
     pub async fn server_of(&self, url: &Url) -> ServerKey {

@@ -10,6 +10,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use jiff::Timestamp;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -314,6 +315,23 @@ impl Fleet {
     /// The site named `name`.
     pub fn site(&self, name: &str) -> Option<&SiteSpec> {
         self.sites.iter().find(|site| site.name == name)
+    }
+
+    /// The latest a site of the fleet can have been added: when the fleet file last changed
+    /// (now, when that cannot be read).
+    pub fn known_since(&self) -> Timestamp {
+        std::fs::metadata(&self.path)
+            .and_then(|metadata| metadata.modified())
+            .ok()
+            .and_then(|modified| Timestamp::try_from(modified).ok())
+            .unwrap_or_else(Timestamp::now)
+    }
+
+    /// Where `fleet run` keeps the sites' databases and runs when not told: the fleet file's
+    /// name with `.state`, beside it.
+    pub fn state_dir(&self) -> PathBuf {
+        let stem = self.path.file_stem().unwrap_or_default().to_string_lossy();
+        self.path.with_file_name(format!("{stem}.state"))
     }
 
     /// The names of the sites, sorted.

@@ -11,12 +11,14 @@ mod check;
 mod file;
 mod keeper;
 mod local;
+mod local_run;
 mod metrics;
 mod per_server;
 mod place;
 mod publish;
 pub mod queue;
 mod record;
+mod report;
 mod schedule;
 pub mod state;
 mod worker;
@@ -28,6 +30,7 @@ pub use file::{
 };
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
 pub use local::{LocalError, LocalRegistry};
+pub use local_run::{LocalRun, LocalSite, SiteChoice};
 pub use metrics::{FleetMetrics, MetricsError, QueueMetrics, serve_metrics};
 pub use per_server::{ServerOf, SitePicker, Started};
 pub use publish::{
@@ -35,6 +38,12 @@ pub use publish::{
     run_publish_command,
 };
 pub use queue::{Claim, Claimed, DefinitionError, Queue, QueueError, Release, SyncCounts, Wakeups};
-pub use record::{RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due, shown_url};
+pub use record::{
+    RunRecord, RunResult, SiteStatus, UnknownRunResult, next_due, one_line, shown_url,
+};
+pub use report::{FleetReport, REPORT_VERSION, SiteRunReport};
 pub use schedule::{DurationError, Schedule, ScheduleError, parse_duration};
-pub use worker::{QueueWorker, SiteCrawler, SiteRecorded, WorkerPlan};
+pub use worker::{
+    DEFAULT_CHECKPOINT, DEFAULT_LEASE, DEFAULT_PER_SERVER, DEFAULT_SITES_AT_ONCE, QueueWorker,
+    SiteCrawler, SiteRecorded, WorkerPlan,
+};

@@ -160,6 +160,16 @@ pub struct SiteStatus {
     pub retry: std::time::Duration,
 }
 
+/// A run's error on one line, for a table cell, a monitor's line and a log: whatever a
+/// crawled site made of it, a control character does not break the line, nor reach a terminal.
+/// Control characters become spaces, and each run of spaces one.
+pub fn one_line(text: &str) -> String {
+    text.split(|character: char| character.is_whitespace() || character.is_control())
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `url` fit to be shown, in a report, a JSON summary or a log: whatever precedes an `@` in
 /// its authority (`user:password`) replaced by `***` (docs/design.md, Safety: a password
 /// reaches no output).
@@ -198,6 +208,15 @@ mod tests {
         );
         assert_eq!(super::shown_url("user:secret@e.com"), "***@e.com");
         assert_eq!(super::shown_url("https://e.com/a@b"), "https://e.com/a@b");
+    }
+
+    #[test]
+    fn an_error_is_one_line_with_no_control_character() {
+        assert_eq!(
+            super::one_line("cannot read\n  x.db:\t\x1b[31mred\x1b[0m\r\n"),
+            "cannot read x.db: [31mred [0m"
+        );
+        assert_eq!(super::one_line("  plain  "), "plain");
     }
 
     use super::*;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::file::check_name;
 use crate::keeper::{LeaseEnd, LeaseKeeper, LeaseTiming};
 use crate::metrics::FleetMetrics;
 use crate::queue::{Claim, Claimed, Queue};
@@ -27,6 +28,20 @@ const MAX_IDLE: Duration = Duration::from_secs(60);
 /// The longest a worker waits for a place on a busy server without asking the queue again: a
 /// crawl there may end by its lease running out, which nothing announces.
 const BUSY_WAIT: Duration = Duration::from_secs(5);
+
+/// How many sites run at once when not set.
+pub const DEFAULT_SITES_AT_ONCE: usize = 4;
+
+/// How many sites of one server run at once when not set: one, so that the sites of a shared
+/// host are crawled one after another.
+pub const DEFAULT_PER_SERVER: u32 = 1;
+
+/// The lease of a claim when not set: long enough for heartbeats through a slow minute,
+/// short enough that a dead worker's site waits a minute.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+
+/// The time between two saves of a running site's crawl database, when not set.
+pub const DEFAULT_CHECKPOINT: Duration = Duration::from_secs(60);
 
 /// How a worker works.
 #[derive(Debug, Clone)]
@@ -54,6 +69,23 @@ impl WorkerPlan {
     /// than serving until it is stopped.
     pub fn batch(&self) -> bool {
         self.once || self.max_sites.is_some()
+    }
+
+    /// `HOST-PID`: unique among the workers of a fleet, and says where to look.
+    pub fn default_name() -> String {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+            .map(|name| name.trim().to_string())
+            .ok()
+            .filter(|name| check_name(name).is_ok())
+            .unwrap_or_else(|| "worker".to_string());
+        format!("{host}-{}", std::process::id())
+    }
+
+    /// Where the worker `name` caches its sites' databases when not told:
+    /// `sitemapper-worker-NAME` in the temporary directory.
+    pub fn default_state_dir(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("sitemapper-worker-{name}"))
     }
 }
 

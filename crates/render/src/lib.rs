@@ -26,6 +26,7 @@ mod tab;
 
 pub use chromium::Chromium;
 pub use find::{BROWSER_NAMES, BrowserMissing, find_browser};
+pub use memory::status_bytes;
 pub use options::{ChromiumOptions, DEFAULT_TABS, DEFAULT_TIMEOUT, MAX_RESTARTS, QUIET};
 pub use owned::{OwnedDirectory, Removal, remove_abandoned};
 pub use print::{PdfLayout, PrintError, print_to_pdf};

@@ -63,19 +63,23 @@ fn resident(pid: u32) -> Option<Resident> {
     parse_status(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
 }
 
+/// The bytes a line of a `/proc/PID/status` gives in kB (`field` is its name with the colon,
+/// `VmHWM:`), if it is there.
+pub fn status_bytes(status: &str, field: &str) -> Option<u64> {
+    let line = status.lines().find(|line| line.starts_with(field))?;
+    let kib: u64 = line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
 /// Reads the `Rss*` lines of a `/proc/PID/status` (absent for a kernel thread or a process
 /// that is ending).
 fn parse_status(status: &str) -> Option<Resident> {
-    let bytes_of = |field: &str| -> Option<u64> {
-        let line = status.lines().find(|line| line.starts_with(field))?;
-        let kib: u64 = line[field.len()..]
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .ok()?;
-        Some(kib * 1024)
-    };
+    let bytes_of = |field: &str| status_bytes(status, field);
     Some(Resident {
         anonymous: bytes_of("RssAnon:")?,
         shared_memory: bytes_of("RssShmem:")?,

@@ -61,6 +61,19 @@ pub const REPORT_FILES: [&str; 7] = [
     "report.json",
 ];
 
+/// The files of a report in `directory`: [`REPORT_FILES`], then the crawl database when it
+/// is kept there (`crawl.db`) and report.pdf when one is printed.
+pub fn report_files(directory: &Path, database: bool, pdf: bool) -> Vec<PathBuf> {
+    let mut names = REPORT_FILES.to_vec();
+    if database {
+        names.push("crawl.db");
+    }
+    if pdf {
+        names.push("report.pdf");
+    }
+    names.iter().map(|name| directory.join(name)).collect()
+}
+
 /// What [`write_report`] wrote.
 #[derive(Debug)]
 pub struct Written {

@@ -84,6 +84,8 @@
 //! # }
 //! ```
 
+mod audit_run;
+mod audited;
 mod build;
 mod deliverables;
 mod error;
@@ -97,15 +99,21 @@ mod new_file;
 mod outbound;
 mod pdf;
 mod sarif;
+mod summary_json;
 mod targets;
 mod xlsx;
 
+pub use self::audit_run::{AuditError, AuditPlan, audit, crawl_for_audit};
+pub use self::audited::{Audited, OutboundTally, failing, kind_counts};
 pub use self::build::{Branding, Pages, ReportInput};
-pub use self::deliverables::{PdfOptions, REPORT_FILES, ReportOptions, Written, write_report};
+pub use self::deliverables::{
+    PdfOptions, REPORT_FILES, ReportOptions, Written, report_files, write_report,
+};
 pub use self::error::{PdfError, ReportError, WriteCause};
 pub use self::files::PAGE_COLUMNS;
 pub use self::logo::{LogoError, MAX_LOGO_BYTES, read_logo};
 pub use self::methodology::{CrawlDescription, Methodology, external_checks, methodology};
 pub use self::model::{Logo, OutboundRow, Report};
 pub use self::pdf::Paper;
+pub use self::summary_json::AuditJson;
 pub use self::targets::{TargetError, database_not_through_link, writable_ci_file};

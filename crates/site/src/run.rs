@@ -246,6 +246,13 @@ impl Opened {
         read_sitemaps: Option<ReadSitemaps>,
     ) -> Result<Opened, SiteError> {
         let mut config = settings.crawl.clone();
+        // What the sitemaps need of each page: its language to split by (its own hreflang,
+        // else its <html lang>) and an article's; the structured data videos and articles
+        // are read from.
+        let by_language = settings.split.needs_language();
+        config.page_details |= by_language || settings.news.is_some();
+        config.collect_alternates |= by_language;
+        config.structured_data |= settings.video || settings.news.is_some();
         // What earlier runs published where the site serves it is never a seed.
         if settings.publishes_sitemaps
             && let Some(directory) = settings.out.path()

@@ -97,11 +97,11 @@ pub struct SiteSettings {
     pub images: bool,
     /// `<xhtml:link rel="alternate" hreflang>` entries.
     pub hreflang: bool,
-    /// `<video:video>` entries, from each page's structured data (which the crawl must read:
-    /// `crawl.structured_data`).
+    /// `<video:video>` entries, from each page's structured data (which the run has the crawl
+    /// read).
     pub video: bool,
-    /// The news sitemap, when one is written (the crawl must read structured data, and page
-    /// details for each page's language).
+    /// The news sitemap, when one is written (the run has the crawl read structured data, and
+    /// each page's language).
     pub news: Option<NewsSettings>,
     /// How `<priority>` is derived, if at all.
     pub priority: Option<PriorityRule>,

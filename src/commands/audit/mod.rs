@@ -6,25 +6,16 @@
 //! crawl and the findings, the links to other sites are checked
 //! (`sitemapper_site::check_outbound`) unless `--check-external=false`.
 
-mod audited;
 mod summary;
-mod summary_json;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use sitemapper_audit::{Assessment, Finding, Severity};
-use sitemapper_crawl::NotRead;
+use sitemapper_audit::Finding;
 use sitemapper_report::{
-    CrawlDescription, Pages, PdfOptions, Report, ReportInput, ReportOptions,
-    database_not_through_link, writable_ci_file,
+    AuditError, AuditJson, AuditPlan, Audited, database_not_through_link, failing, writable_ci_file,
 };
-use sitemapper_site::{
-    ReadSitemaps, SiteRun, SitemapsFound, audit_findings, check_outbound, count,
-};
-use url::Url;
+use sitemapper_site::{ReadSitemaps, count};
 
-use self::audited::{Audited, failing};
-use self::summary_json::AuditJson;
 use super::Output;
 use super::crawl::{Signals, Stopper, crawl_and_publish, stopped_after_crawl};
 use super::json;
@@ -47,7 +38,11 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
         database_not_through_link(&options.report)
             .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
     }
-    for (option, path) in [("--sarif", &options.sarif), ("--junit", &options.junit)] {
+    let ci_files = [
+        ("--sarif", &options.files.sarif),
+        ("--junit", &options.files.junit),
+    ];
+    for (option, path) in ci_files {
         if let Some(path) = path {
             writable_ci_file(option, path)
                 .map_err(|error| json::failed("audit", settings.summary, Failure::usage(error)))?;
@@ -78,7 +73,13 @@ pub(crate) fn run(args: AuditArgs, file: ConfigFile, output: Output) -> Result<(
                 Ok(()) => (ExitStatus::Success, None),
                 Err(failure) => (failure.status, Some(failure.line())),
             };
-            let summary = AuditJson::new(&audited, &settings, &options)?;
+            let summary = AuditJson::new(
+                &audited,
+                &settings.site,
+                &options.report,
+                &options.report_files(),
+                options.fail_on,
+            )?;
             if verdict.is_err() {
                 // `--fail-on`'s verdict is the audit's, whether its summary finds a reader.
                 crate::stdout::note_failure();
@@ -113,30 +114,13 @@ impl AuditOptions {
         Ok(())
     }
 
-    /// What the report writes besides its own files, and how; `chrome` prints the PDF.
-    fn report_options(&self, chrome: Option<&Path>) -> ReportOptions {
-        ReportOptions {
-            csv_bom: self.csv_bom,
-            sarif: self.sarif.clone(),
-            junit: self.junit.clone(),
-            failing: self.fail_on.unwrap_or(Severity::Error),
-            pdf: self.pdf.then(|| PdfOptions {
-                chrome: chrome.map(Path::to_path_buf),
-                paper: self.paper,
-            }),
-        }
-    }
-
     /// The files of the report directory, as written.
     fn report_files(&self) -> Vec<PathBuf> {
-        let mut names = sitemapper_report::REPORT_FILES.to_vec();
-        if self.database_in_report {
-            names.push("crawl.db");
-        }
-        if self.pdf {
-            names.push("report.pdf");
-        }
-        names.iter().map(|name| self.report.join(name)).collect()
+        sitemapper_report::report_files(
+            &self.report,
+            self.database_in_report,
+            self.files.pdf.is_some(),
+        )
     }
 }
 
@@ -149,114 +133,30 @@ fn audit(
     let read_as_seeds = ReadSitemaps::default();
     // Ctrl-C and SIGTERM stop every phase of the audit, not the crawl alone.
     let signals = Signals::listen();
-    let stopped = |doing: &str| -> Result<(), Failure> {
-        if *signals.stop.borrow() {
-            return Err(stopped_after_crawl(signals.received(), doing));
-        }
-        Ok(())
-    };
-    let mut crawled = crawl_and_publish(
+    let crawled = crawl_and_publish(
         settings,
         output,
         Some(read_as_seeds.clone()),
         Stopper::Signals(&signals),
     )?;
-    let sitemaps = read_site_sitemaps(&crawled, settings, &options.sitemaps, &read_as_seeds);
-    stopped("reading the site's sitemaps")?;
-    let outbound = options
-        .outbound
-        .as_ref()
-        .map(|outbound| {
-            check_outbound(
-                &mut crawled.store,
-                crawled.run,
-                &crawled.summary,
-                &settings.site.crawl,
-                outbound,
-                Some(signals.stop.clone()),
-            )
-        })
-        .transpose()
-        .map_err(|error| {
-            Failure::fatal(anyhow::anyhow!("cannot check the outbound links: {error}"))
-        })?;
-    stopped("checking the links to other sites")?;
-    let findings = audit_findings(
-        &crawled,
-        &settings.site.crawl,
-        &sitemaps,
-        &options.thresholds,
-    )?;
-    let site = crawled.summary.scope.root.to_string();
-    let pages = Pages::read(&crawled.store, crawled.run, options.extract_names.clone())?;
-    let assessment = Assessment::record(&mut crawled.store, crawled.run, &findings, &pages.urls())?;
-    let generated_at = jiff::Timestamp::now()
-        .strftime("%Y-%m-%d %H:%M UTC")
-        .to_string();
-    let methodology = sitemapper_report::methodology(
-        &CrawlDescription::of(&settings.site),
-        &crawled,
-        &generated_at,
-        &sitemaps.story(),
-        sitemapper_report::external_checks(options.outbound.as_ref(), outbound.as_ref()),
-    );
-    let report = Report::build(ReportInput {
-        store: &crawled.store,
-        run: crawled.run,
-        site,
+    let plan = AuditPlan {
+        directory: &options.report,
+        thresholds: &options.thresholds,
+        extract_names: &options.extract_names,
+        sitemaps: &options.sitemaps,
         branding: &options.branding,
-        generated_at,
-        host_map: settings.site.crawl.host_map.describe(),
-        methodology,
-        findings: &findings,
-        assessment: &assessment,
-        site_sitemaps: sitemaps.files.iter().map(ToString::to_string).collect(),
-        site_sitemap_urls: sitemaps.urls.len(),
-        pages,
-    })?;
-    let written = sitemapper_report::write_report(
-        &report,
-        &crawled.store,
-        &findings,
-        &options.report,
-        &options.report_options(settings.site.render.chrome.as_deref()),
-    )?;
-    Ok(Audited {
-        crawled,
-        findings,
-        sitemaps,
-        assessment,
-        outbound,
-        outbound_rows: report.into_outbound(),
-        pdf: written.pdf,
-    })
-}
-
-fn read_site_sitemaps(
-    crawled: &SiteRun,
-    settings: &CrawlSettings,
-    given: &[Url],
-    read_as_seeds: &ReadSitemaps,
-) -> SitemapsFound {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            let mut found = SitemapsFound::default();
-            found.not_read.push((
-                crawled.summary.scope.root.clone(),
-                NotRead::NotFetched(error.to_string()),
-            ));
-            return found;
-        }
+        outbound: options.outbound.as_ref(),
     };
-    runtime.block_on(sitemapper_site::read_site_sitemaps(
-        given,
-        &crawled.notes.sitemaps,
-        &crawled.summary,
-        &settings.site.crawl,
-        read_as_seeds,
-    ))
+    sitemapper_report::audit(
+        crawled,
+        &settings.site,
+        plan,
+        &options.files,
+        &read_as_seeds,
+        &signals.stop,
+    )
+    .map_err(|error| match error {
+        AuditError::Stopped { doing } => stopped_after_crawl(signals.received(), doing),
+        error => Failure::fatal(error),
+    })
 }

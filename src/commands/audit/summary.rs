@@ -6,13 +6,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use sitemapper_audit::{Assessment, Change, Finding, OutboundResult};
+use sitemapper_audit::{Assessment, Change, Finding};
 use sitemapper_site::{RunFacts, count};
 
-use super::audited::{Audited, kind_counts};
 use crate::commands::crawl::{Report, write_resources};
 use crate::settings::CrawlSettings;
-use sitemapper_report::OutboundRow;
+use sitemapper_report::{Audited, OutboundTally, kind_counts};
 
 /// Prints the summary of `audited`, whose report is in `directory` (and `pdf`, when printed).
 pub(super) fn print(
@@ -31,9 +30,7 @@ pub(super) fn print(
         sitemap_urls: audited.sitemaps.urls.len(),
         findings: &audited.findings,
         assessment: &audited.assessment,
-        outbound: audited
-            .outbound
-            .map(|checked| OutboundTally::of(&audited.outbound_rows, checked.not_checked)),
+        outbound: audited.outbound_tally(),
     };
     found.write(&mut out, directory, pdf)?;
     write_resources(&mut out, crawled.summary.render.browser.as_ref())?;
@@ -52,81 +49,39 @@ struct Found<'a> {
     outbound: Option<OutboundTally>,
 }
 
-/// The links to other sites, counted by what their checks found.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct OutboundTally {
-    /// Distinct URLs.
-    pub(super) urls: usize,
-    /// Checked by this audit.
-    pub(super) checked: usize,
-    /// Whose earlier check this audit reused.
-    pub(super) from_cache: usize,
-    pub(super) broken: usize,
-    pub(super) blocked: usize,
-    pub(super) redirected: usize,
-    /// Disallowed by robots.txt, or not checked at all.
-    pub(super) unchecked: usize,
-    /// Of those, left by the checks' budget (`--external-max-links`, `--external-max-time`).
-    pub(super) over_budget: usize,
-}
-
-impl OutboundTally {
-    /// The tally of `rows`, `over_budget` of which the checks' budget left not checked.
-    pub(super) fn of(rows: &[OutboundRow], over_budget: usize) -> OutboundTally {
-        let mut tally = OutboundTally {
-            urls: rows.len(),
-            over_budget,
-            ..OutboundTally::default()
-        };
-        for row in rows {
-            match row.outcome {
-                OutboundResult::Broken => tally.broken += 1,
-                OutboundResult::Blocked => tally.blocked += 1,
-                OutboundResult::Redirected => tally.redirected += 1,
-                OutboundResult::Disallowed | OutboundResult::NotChecked => {
-                    tally.unchecked += 1;
-                    continue;
-                }
-                OutboundResult::Working => {}
-            }
-            if row.cached {
-                tally.from_cache += 1;
-            } else {
-                tally.checked += 1;
-            }
+/// `Links to other sites: 12 URLs, 9 checked, 3 from cache; 2 broken, 1 blocked, 1
+/// redirected.`, and how many were not checked when some were not.
+fn write_tally(tally: &OutboundTally, out: &mut impl Write) -> std::io::Result<()> {
+    write!(
+        out,
+        "Links to other sites: {}, {} checked, {} from cache; {} broken, {} blocked, {} redirected",
+        count(tally.urls, "URL"),
+        tally.checked,
+        tally.from_cache,
+        tally.broken,
+        tally.blocked,
+        tally.redirected
+    )?;
+    if tally.unchecked > 0 {
+        let refused = tally.unchecked.saturating_sub(tally.over_budget);
+        let mut why = Vec::new();
+        if tally.over_budget > 0 {
+            why.push(format!(
+                "{} beyond the checks' budget: --external-max-links, --external-max-time",
+                tally.over_budget
+            ));
         }
-        tally
-    }
-
-    /// `Links to other sites: 12 URLs, 9 checked, 3 from cache; 2 broken, 1 blocked, 1
-    /// redirected.`, and how many were not checked when some were not.
-    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if refused > 0 {
+            why.push(format!("{refused} by robots.txt, or private addresses"));
+        }
         write!(
             out,
-            "Links to other sites: {}, {} checked, {} from cache; {} broken, {} blocked, {} redirected",
-            count(self.urls, "URL"),
-            self.checked,
-            self.from_cache,
-            self.broken,
-            self.blocked,
-            self.redirected
+            ", {} not checked ({})",
+            tally.unchecked,
+            why.join("; ")
         )?;
-        if self.unchecked > 0 {
-            let refused = self.unchecked.saturating_sub(self.over_budget);
-            let mut why = Vec::new();
-            if self.over_budget > 0 {
-                why.push(format!(
-                    "{} beyond the checks' budget: --external-max-links, --external-max-time",
-                    self.over_budget
-                ));
-            }
-            if refused > 0 {
-                why.push(format!("{refused} by robots.txt, or private addresses"));
-            }
-            write!(out, ", {} not checked ({})", self.unchecked, why.join("; "))?;
-        }
-        writeln!(out, ".")
     }
+    writeln!(out, ".")
 }
 
 impl Found<'_> {
@@ -149,7 +104,7 @@ impl Found<'_> {
         }
         // A site that links nowhere else has nothing to say here.
         if let Some(outbound) = self.outbound.filter(|outbound| outbound.urls > 0) {
-            outbound.write(out)?;
+            write_tally(&outbound, out)?;
         }
         let assessment = self.assessment;
         match assessment.previous {

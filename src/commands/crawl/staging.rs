@@ -4,10 +4,10 @@
 
 use std::io::Write;
 
-use sitemapper_crawl::shown_proxy;
+use sitemapper_crawl::{environment_proxies, shown_proxy};
 use sitemapper_site::count;
 
-use crate::settings::{CrawlSettings, environment_proxies};
+use crate::settings::CrawlSettings;
 
 /// How the crawl reached the site: mapped hosts, what it sent (names only), the proxy, and
 /// TLS checks off.

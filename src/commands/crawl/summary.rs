@@ -612,7 +612,7 @@ pub(crate) fn write_resources(
     browser: Option<&BrowserReport>,
 ) -> std::io::Result<()> {
     let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
-    if let Some(peak) = crate::memory::peak_rss_bytes() {
+    if let Some(peak) = sitemapper_site::peak_rss_bytes() {
         match browser.and_then(|browser| browser.peak_memory) {
             Some(browser) => writeln!(
                 out,
@@ -623,8 +623,8 @@ pub(crate) fn write_resources(
             None => writeln!(out, "Peak memory: {:.1} MiB.", mib(peak))?,
         }
     }
-    if let Some(seconds) = crate::memory::cpu_seconds() {
-        match crate::memory::children_cpu_seconds()
+    if let Some(seconds) = sitemapper_site::cpu_seconds() {
+        match sitemapper_site::children_cpu_seconds()
             .filter(|_| browser.is_some_and(|browser| browser.started))
         {
             Some(browser) => writeln!(

@@ -2,25 +2,24 @@
 //! few at a time in this process (at most `--per-server` of one server at once, sharing each
 //! server's pace), recorded in the state directory.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::Context;
 
 use jiff::Timestamp;
 use sitemapper_crawl::PaceBoard;
 use sitemapper_fleet::{
-    Fleet, FleetMetrics, LocalRegistry, RunResult, SitePicker, SiteSpec, SiteStatus, next_due,
+    FleetMetrics, FleetReport, LocalRegistry, LocalRun, LocalSite, RunRecord, SiteSpec,
 };
 
 use super::output::{json_output, stopping_line};
-use super::report::{self, FleetReport, SiteRunReport};
+use super::report;
 use super::requests;
 use super::site_job::{self, SiteJob};
 use crate::commands::Output;
 use crate::commands::crawl::Embedding;
 use crate::exit::{ExitStatus, Failure};
-use crate::settings::{FleetRunSettings, OutputTarget, SiteChoice};
+use crate::settings::{FleetRunSettings, OutputTarget};
 use crate::signals::{StopSignal, spawn_signal_thread};
 use sitemapper_site::{RunLock, count};
 
@@ -30,25 +29,7 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
     let registry = LocalRegistry::open(&settings.state_dir).map_err(Failure::fatal)?;
     // One `fleet run` at a time on a state directory: cron may start the next before the last ends.
     let _lock = RunLock::acquire(&[settings.state_dir.as_path()])?;
-    let last_runs = registry.last_runs().map_err(Failure::fatal)?;
-    let now = Timestamp::now();
-    let chosen: VecDeque<&SiteSpec> = settings
-        .fleet
-        .sites
-        .iter()
-        .filter(|site| match &settings.choice {
-            SiteChoice::Due => next_due(site, last_runs.get(&site.name).map(|(run, _)| run)) <= now,
-            SiteChoice::All => true,
-            SiteChoice::Named(names) => names.contains(&site.name),
-        })
-        .collect();
-    let not_due = settings.fleet.sites.len() - chosen.len();
-    let resume: Vec<String> = last_runs
-        .iter()
-        .filter(|(_, (run, _))| run.result == RunResult::Interrupted)
-        .map(|(name, _)| name.clone())
-        .collect();
-
+    let started = Timestamp::now();
     let (stop_sender, stop) = tokio::sync::watch::channel(false);
     let signal = Arc::new(std::sync::OnceLock::new());
     spawn_signal_thread(stop_sender, Arc::clone(&signal), stopping_line);
@@ -56,11 +37,6 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
         Some(_) => Some(FleetMetrics::new().map_err(Failure::fatal)?),
         None => None,
     };
-    if let Some(metrics) = &metrics {
-        metrics
-            .sites_due
-            .set(i64::try_from(chosen.len()).unwrap_or(i64::MAX));
-    }
     let embedding = Embedding {
         pace: Arc::new(PaceBoard::new(settings.servers.servers_by)),
         stop: stop.clone(),
@@ -74,61 +50,34 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
     // A site's server: the address its host resolves to, found (and kept) by the run's pace
     // board.
     let servers = Arc::clone(&embedding.pace);
-    let server_of = move |site: &SiteSpec| match url::Url::parse(&site.url) {
-        Ok(url) => resolver.block_on(servers.server_of(&url)).to_string(),
-        Err(_) => site.url.clone(),
+    let server_of = move |site: &SiteSpec| resolver.block_on(servers.server_of_seed(&site.url));
+    let fleet_run = LocalRun {
+        fleet: &settings.fleet,
+        choice: &settings.choice,
+        sites_at_once: settings.sites_at_once,
+        per_server: settings.servers.per_server,
+        server_of: Box::new(server_of),
+        stop,
+        metrics: metrics.as_ref(),
     };
-    let picker = SitePicker::new(chosen, settings.servers.per_server, Box::new(server_of));
-    let registry = Mutex::new(registry);
-    let results = Mutex::new(Vec::new());
-    let workers = settings.sites_at_once.min(picker.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                while let Some(started) = picker.next(&stop) {
-                    let site = started.site;
-                    let state = registry
-                        .lock()
-                        .map(|registry| registry.site_database(&site.name))
-                        .unwrap_or_default();
-                    let job = SiteJob {
-                        fleet_file: &settings.fleet.path,
-                        site,
-                        state: &state,
-                        resume: resume.contains(&site.name),
-                        embedding: &embedding,
-                        worker: None,
-                    };
-                    if let Some(metrics) = &metrics {
-                        metrics.sites_running.inc();
-                    }
-                    let run = site_job::run(job);
-                    // The server's place is free before the run is recorded.
-                    drop(started);
-                    if let Some(metrics) = &metrics {
-                        metrics.sites_running.dec();
-                        metrics.site_ended(&site.name, &run);
-                    }
-                    if report::says_site_line(output.quiet, &run) {
-                        crate::progress::print_line(&report::site_line(&site.name, &run));
-                    }
-                    if let Ok(mut registry) = registry.lock()
-                        && let Err(error) = registry.record(&site.name, &run)
-                    {
-                        tracing::error!("{error}");
-                    }
-                    if let Ok(mut results) = results.lock() {
-                        results.push(SiteRunReport::new(&site.name, &site.url, run));
-                    }
-                }
-            });
+    let run_site = |local: LocalSite<'_>| {
+        site_job::run(SiteJob {
+            fleet_file: &settings.fleet.path,
+            site: local.site,
+            state: local.database,
+            resume: local.resume,
+            embedding: &embedding,
+            worker: None,
+        })
+    };
+    let ended = |site: &SiteSpec, run: &RunRecord| {
+        if report::says_site_line(output.quiet, run) {
+            crate::progress::print_line(&report::site_line(&site.name, run));
         }
-    });
-    let report = FleetReport::new(
-        settings.fleet.path.display().to_string(),
-        not_due,
-        results.into_inner().unwrap_or_default(),
-    );
+    };
+    let report = fleet_run
+        .run(registry, run_site, ended)
+        .map_err(Failure::fatal)?;
     let ended = finish(
         &report,
         settings.report.as_ref(),
@@ -138,7 +87,7 @@ pub(crate) fn run(settings: FleetRunSettings, output: Output) -> Result<(), Fail
     // Written however the run ended: a failed run is what an alert is for.
     if let (Some(metrics), Some(path)) = (&metrics, &settings.metrics_file)
         && let Err(error) = metrics
-            .fleet_run_ended(now)
+            .fleet_run_ended(started)
             .and_then(|()| metrics.write_file(path))
     {
         let error = Failure::fatal(error);
@@ -184,26 +133,4 @@ pub(super) fn finish(
         });
     }
     Ok(())
-}
-
-/// The standing of each site of `fleet` in the state directory's registry.
-pub(crate) fn status(fleet: &Fleet, registry: &LocalRegistry) -> Result<Vec<SiteStatus>, Failure> {
-    let last_runs = registry.last_runs().map_err(Failure::fatal)?;
-    Ok(fleet
-        .sites
-        .iter()
-        .map(|site| {
-            let last = last_runs.get(&site.name);
-            SiteStatus {
-                name: site.name.clone(),
-                url: site.url.clone(),
-                schedule: site.schedule.to_string(),
-                next_due: next_due(site, last.map(|(run, _)| run)),
-                last: last.map(|(run, _)| run.clone()),
-                running_on: None,
-                runs: last.map_or(0, |(_, runs)| *runs),
-                retry: site.retry,
-            }
-        })
-        .collect())
 }

@@ -46,7 +46,7 @@ fn status(settings: FleetStatusSettings) -> Result<(), Failure> {
     let sites = match &settings.source {
         StatusSource::Local { fleet, state_dir } => {
             let registry = LocalRegistry::open(state_dir).map_err(Failure::fatal)?;
-            local::status(fleet, &registry)?
+            registry.status(fleet).map_err(Failure::fatal)?
         }
         StatusSource::Queue { url } => runtime()?.block_on(async {
             let queue = Queue::connect(url).await.map_err(Failure::fatal)?;
@@ -82,14 +82,9 @@ fn status(settings: FleetStatusSettings) -> Result<(), Failure> {
 /// the verdict twice.
 fn check(source: &StatusSource, sites: &[SiteStatus]) -> Result<(), Failure> {
     // A site never run is due from when the registry can have known it: the queue's sync
-    // sets that itself; a fleet file says only when it last changed, the latest a site can
-    // have been added.
+    // sets that itself.
     let known_since = match source {
-        StatusSource::Local { fleet, .. } => std::fs::metadata(&fleet.path)
-            .and_then(|metadata| metadata.modified())
-            .ok()
-            .and_then(|modified| jiff::Timestamp::try_from(modified).ok())
-            .unwrap_or_else(jiff::Timestamp::now),
+        StatusSource::Local { fleet, .. } => fleet.known_since(),
         StatusSource::Queue { .. } => jiff::Timestamp::UNIX_EPOCH,
     };
     let check = FleetCheck::of(sites, jiff::Timestamp::now(), known_since);

@@ -4,68 +4,10 @@
 use std::fmt::Write as _;
 
 use jiff::Timestamp;
-use serde::Serialize;
-use sitemapper_fleet::{FleetCheck, RunRecord, RunResult, SiteStatus, Standing};
+use sitemapper_fleet::{
+    FleetCheck, FleetReport, RunRecord, RunResult, SiteStatus, Standing, one_line,
+};
 use sitemapper_site::count;
-
-/// A site's run, as the report lists it.
-#[derive(Debug, Serialize)]
-pub(crate) struct SiteRunReport {
-    pub name: String,
-    pub url: String,
-    #[serde(flatten)]
-    pub run: RunRecord,
-    pub duration_seconds: f64,
-}
-
-impl SiteRunReport {
-    pub(crate) fn new(name: &str, url: &str, run: RunRecord) -> SiteRunReport {
-        SiteRunReport {
-            name: name.to_string(),
-            // The report is a file others may read: no password in it.
-            url: sitemapper_fleet::shown_url(url),
-            duration_seconds: run.duration().as_secs_f64(),
-            run,
-        }
-    }
-}
-
-/// The report of `fleet run` (`--report`, docs/summary-json.md).
-#[derive(Debug, Serialize)]
-pub(crate) struct FleetReport {
-    /// The version of the report's shape, as the JSON summaries'.
-    pub version: u32,
-    /// The fleet file (`fleet run`), or the queue (`worker`).
-    pub fleet: String,
-    pub succeeded: usize,
-    pub failed: usize,
-    pub interrupted: usize,
-    /// Sites not run because they were not due (or not chosen).
-    pub not_due: usize,
-    pub sites: Vec<SiteRunReport>,
-}
-
-impl FleetReport {
-    /// The report of `sites` run from `fleet` (a fleet file, or a queue), `not_due` left.
-    pub(crate) fn new(fleet: String, not_due: usize, mut sites: Vec<SiteRunReport>) -> FleetReport {
-        sites.sort_by(|a, b| a.name.cmp(&b.name));
-        let count = |result: RunResult| {
-            sites
-                .iter()
-                .filter(|site| site.run.result == result)
-                .count()
-        };
-        FleetReport {
-            version: crate::commands::json::SUMMARY_VERSION,
-            fleet,
-            succeeded: count(RunResult::Succeeded),
-            failed: count(RunResult::Failed),
-            interrupted: count(RunResult::Interrupted),
-            not_due,
-            sites,
-        }
-    }
-}
 
 /// Whether a site's line is printed when its run ends: always but with `--quiet`, which
 /// prints errors only, and a failed run is one (its line says why).
@@ -264,20 +206,6 @@ fn problem_line(site: &SiteStatus, standing: Standing) -> String {
 /// UTC to the minute.
 fn utc(time: Timestamp) -> String {
     time.strftime("%Y-%m-%d %H:%M UTC").to_string()
-}
-
-/// A run's error on one line: whatever a crawled site made of it, a control character does
-/// not break the monitor's lines.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|character| {
-            if character.is_control() {
-                ' '
-            } else {
-                character
-            }
-        })
-        .collect()
 }
 
 /// A time as the table shows it: UTC to the minute, and how far from now.

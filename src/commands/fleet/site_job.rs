@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use jiff::Timestamp;
-use sitemapper_fleet::{PublishError, RunRecord, RunResult, SiteSpec, run_publish_command};
+use sitemapper_fleet::{
+    PublishError, RunRecord, RunResult, SiteSpec, one_line, run_publish_command,
+};
 
 use crate::commands::Output;
 use crate::commands::crawl::{Embedding, Stopper, crawl_and_publish};
@@ -110,9 +112,4 @@ fn publish_failure(error: PublishError) -> Failure {
         status,
         error: error.into(),
     }
-}
-
-/// An error on one line, for a table cell and a log line.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -7,12 +7,13 @@ use std::sync::{Arc, OnceLock};
 
 use sitemapper_crawl::{PaceBoard, RequestObserver};
 use sitemapper_fleet::{
-    Claim, FleetMetrics, Queue, QueueWorker, RunRecord, RunResult, SiteCrawler, WorkerPlan,
+    Claim, FleetMetrics, FleetReport, Queue, QueueWorker, RunRecord, RunResult, SiteCrawler,
+    SiteRunReport, WorkerPlan,
 };
 use tokio::sync::watch;
 
 use super::output::stopping_line;
-use super::report::{self, FleetReport, SiteRunReport};
+use super::report;
 use super::requests;
 use super::runtime::runtime;
 use super::site_job::{self, SiteJob};
@@ -140,12 +141,7 @@ struct JobCrawler {
 impl SiteCrawler for JobCrawler {
     fn server_of(&self, url: String) -> impl Future<Output = String> + Send {
         let servers = Arc::clone(&self.pace);
-        async move {
-            match url::Url::parse(&url) {
-                Ok(url) => servers.server_of(&url).await.to_string(),
-                Err(_) => url,
-            }
-        }
+        async move { servers.server_of_seed(&url).await }
     }
 
     fn crawl(

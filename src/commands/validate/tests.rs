@@ -3,13 +3,12 @@ use super::*;
 #[test]
 fn the_summary_line_counts_each_noun_in_its_number() {
     let line = |number: usize, warnings: usize| {
-        Tally {
+        tally_line(&CheckTally {
             files: number,
             entries: number,
             problems: number,
             warnings,
-        }
-        .line()
+        })
     };
     assert_eq!(line(0, 0), "0 files, 0 entries, 0 problems.");
     assert_eq!(line(1, 1), "1 file, 1 entry, 1 problem, 1 warning.");

@@ -66,9 +66,7 @@ fn the_links_to_other_sites_are_one_line_of_counts() {
     };
     let text = |tally: OutboundTally| {
         let mut out = Vec::new();
-        tally
-            .write(&mut out)
-            .unwrap_or_else(|error| panic!("{error}"));
+        write_tally(&tally, &mut out).unwrap_or_else(|error| panic!("{error}"));
         String::from_utf8(out).unwrap_or_else(|error| panic!("{error}"))
     };
     assert_eq!(

@@ -1,4 +1,5 @@
 use super::*;
+use sitemapper_fleet::SiteRunReport;
 
 fn record(requests: u64) -> RunRecord {
     let started = Timestamp::UNIX_EPOCH;

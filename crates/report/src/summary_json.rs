@@ -2,21 +2,18 @@
 //! severity and kind, and the report's files (docs/summary-json.md).
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use sitemapper_audit::{Change, Severity};
-use sitemapper_site::SitemapStory;
+use sitemapper_site::{CrawlJson, NotReadJson, SiteSettings, SitemapStory, path_text};
+use sitemapper_store::StoreError;
 
-use super::audited::{Audited, failing, kind_counts};
-use super::summary::OutboundTally;
-use crate::commands::crawl::CrawlJson;
-use crate::commands::json::{NotReadJson, path_text};
-use crate::settings::AuditOptions;
-use crate::settings::CrawlSettings;
+use crate::audited::{Audited, failing, kind_counts};
 
 /// The fields of `sitemapper audit --summary json` after the envelope.
 #[derive(Debug, Serialize)]
-pub(super) struct AuditJson {
+pub struct AuditJson {
     /// The crawl's summary, as `sitemapper crawl --summary json` gives it.
     crawl: CrawlJson,
     site_sitemaps: SiteSitemapsJson,
@@ -104,11 +101,15 @@ struct FailOnJson {
 }
 
 impl AuditJson {
-    pub(super) fn new(
+    /// The summary of `audited`, crawled with `settings`, whose report is `report_files` in
+    /// `report`; `fail_on` is the level at which findings fail the audit, if any.
+    pub fn new(
         audited: &Audited,
-        settings: &CrawlSettings,
-        options: &AuditOptions,
-    ) -> anyhow::Result<AuditJson> {
+        settings: &SiteSettings,
+        report: &Path,
+        report_files: &[PathBuf],
+        fail_on: Option<Severity>,
+    ) -> Result<AuditJson, StoreError> {
         let findings = &audited.findings;
         let mut by_severity = BTreeMap::new();
         for severity in [Severity::Error, Severity::Warning, Severity::Notice] {
@@ -162,28 +163,21 @@ impl AuditJson {
                     .count(),
                 fixed: audited.assessment.comparison.fixed.len(),
             },
-            outbound: audited.outbound.map(|checked| {
-                let tally = OutboundTally::of(&audited.outbound_rows, checked.not_checked);
-                OutboundJson {
-                    urls: tally.urls,
-                    checked: tally.checked,
-                    from_cache: tally.from_cache,
-                    broken: tally.broken,
-                    blocked: tally.blocked,
-                    redirected: tally.redirected,
-                    not_checked: tally.unchecked,
-                    not_checked_over_budget: tally.over_budget,
-                }
+            outbound: audited.outbound_tally().map(|tally| OutboundJson {
+                urls: tally.urls,
+                checked: tally.checked,
+                from_cache: tally.from_cache,
+                broken: tally.broken,
+                blocked: tally.blocked,
+                redirected: tally.redirected,
+                not_checked: tally.unchecked,
+                not_checked_over_budget: tally.over_budget,
             }),
             report: ReportFilesJson {
-                directory: path_text(&options.report),
-                files: options
-                    .report_files()
-                    .iter()
-                    .map(|path| path_text(path))
-                    .collect(),
+                directory: path_text(report),
+                files: report_files.iter().map(|path| path_text(path)).collect(),
             },
-            fail_on: options.fail_on.map(|level| FailOnJson {
+            fail_on: fail_on.map(|level| FailOnJson {
                 severity: level.as_str(),
                 findings: failing(findings, level),
             }),

@@ -5,23 +5,26 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use sitemapper_audit::describe_incomplete_video;
 use sitemapper_crawl::{
-    ConcurrencyReport, DocumentReport, Refusal, RenderMode, SiteDecision, TrapKind,
+    ConcurrencyReport, DocumentReport, NotRead, Refusal, RenderMode, SiteDecision, TrapKind,
 };
 use sitemapper_sitemap::Format;
-use sitemapper_store::{KeptPages, TransientCause, Verdict};
+use sitemapper_store::{KeptPages, StoreError, TransientCause, Verdict};
 use url::Url;
 
-use sitemapper_audit::describe_incomplete_video;
-use sitemapper_site::{MediaReport, NotListedGroup, SiteRun};
-
-use crate::commands::json::{NotReadJson, path_text};
-use crate::settings::{CrawlSettings, OutputTarget};
+use crate::media::MediaReport;
+use crate::not_listed::NotListedGroup;
+use crate::output_target::OutputTarget;
+use crate::process_use::{children_cpu_seconds, cpu_seconds, peak_rss_bytes};
+use crate::run::SiteRun;
+use crate::settings::SiteSettings;
+use crate::summary_json::envelope::path_text;
 
 /// The fields of `sitemapper crawl --summary json` after the envelope, and the `crawl` field
 /// of the audit's.
 #[derive(Debug, Serialize)]
-pub(crate) struct CrawlJson {
+pub struct CrawlJson {
     seed: String,
     scope_root: String,
     /// Where the seed redirected the scope from, when it did.
@@ -316,7 +319,8 @@ struct Resources {
 }
 
 impl CrawlJson {
-    pub(crate) fn new(crawled: &SiteRun, settings: &CrawlSettings) -> anyhow::Result<CrawlJson> {
+    /// The summary of `crawled`, run with `settings`; the store is asked what it counted.
+    pub fn new(crawled: &SiteRun, settings: &SiteSettings) -> Result<CrawlJson, StoreError> {
         let summary = &crawled.summary;
         let counts = crawled.store.reason_counts(crawled.run)?;
         let indexable = counts
@@ -332,7 +336,7 @@ impl CrawlJson {
             })
             .collect();
         Ok(CrawlJson {
-            seed: settings.site.seed.clone(),
+            seed: settings.seed.clone(),
             scope_root: summary.scope.root.to_string(),
             scope_moved_from: summary.scope.moved_from.as_ref().map(Url::to_string),
             scope_subdomains_of: summary.scope.subdomains_of.clone(),
@@ -353,7 +357,7 @@ impl CrawlJson {
             listed_as_themselves,
             not_listed_total: crawled.not_listed.total(),
             not_listed: crawled.not_listed.groups.iter().map(not_listed).collect(),
-            not_listed_file: settings.site.list_not_listed.as_ref().map(target_text),
+            not_listed_file: settings.list_not_listed.as_ref().map(target_text),
             limits_reached: limits_reached(crawled, settings),
             traps: summary
                 .traps
@@ -371,7 +375,7 @@ impl CrawlJson {
             sitemap_seeds: summary
                 .sitemap_seeding
                 .as_ref()
-                .map(|seeding| -> anyhow::Result<SitemapSeedsJson> {
+                .map(|seeding| -> Result<SitemapSeedsJson, StoreError> {
                     Ok(SitemapSeedsJson {
                         read: seeding.read,
                         skipped: seeding.skipped,
@@ -397,7 +401,7 @@ impl CrawlJson {
             pace: pace(crawled, settings),
             concurrency: concurrency(&summary.concurrency),
             files: files(crawled, settings),
-            videos: settings.site.video.then(|| videos(&crawled.media)),
+            videos: settings.video.then(|| videos(&crawled.media)),
             news: crawled.media.news.as_ref().map(|news| NewsJson {
                 file: news.file.clone(),
                 articles: news.articles,
@@ -415,7 +419,7 @@ impl CrawlJson {
                 }
             }),
             kept: KeptJson::of(&crawled.kept),
-            change_report: settings.site.report_changes.as_ref().map(target_text),
+            change_report: settings.report_changes.as_ref().map(target_text),
             indexnow: crawled.notified.clone(),
             rendering: rendering(crawled),
             resources: resources(crawled),
@@ -465,9 +469,9 @@ fn not_listed(group: &NotListedGroup) -> NotListedJson {
     }
 }
 
-fn limits_reached(crawled: &SiteRun, settings: &CrawlSettings) -> LimitsReached {
+fn limits_reached(crawled: &SiteRun, settings: &SiteSettings) -> LimitsReached {
     let summary = &crawled.summary;
-    let config = &settings.site.crawl;
+    let config = &settings.crawl;
     let limit = |reached: bool, value: Option<u64>, not_crawled: Option<u64>| {
         reached.then_some(LimitJson { value, not_crawled })
     };
@@ -491,8 +495,8 @@ fn limits_reached(crawled: &SiteRun, settings: &CrawlSettings) -> LimitsReached 
     }
 }
 
-fn pace(crawled: &SiteRun, settings: &CrawlSettings) -> Option<PaceJson> {
-    if let Some(delay) = settings.site.crawl.delay {
+fn pace(crawled: &SiteRun, settings: &SiteSettings) -> Option<PaceJson> {
+    if let Some(delay) = settings.crawl.delay {
         return Some(PaceJson {
             source: "delay",
             seconds: Some(delay.as_secs_f64()),
@@ -513,12 +517,12 @@ fn concurrency(report: &ConcurrencyReport) -> ConcurrencyJson {
     }
 }
 
-fn files(crawled: &SiteRun, settings: &CrawlSettings) -> FilesJson {
+fn files(crawled: &SiteRun, settings: &SiteSettings) -> FilesJson {
     let (written, published) = &crawled.published;
     let paths = |paths: &[std::path::PathBuf]| paths.iter().map(|path| path_text(path)).collect();
     FilesJson {
-        directory: settings.site.out.path().map(path_text),
-        stdout: settings.site.out == OutputTarget::Stdout,
+        directory: settings.out.path().map(path_text),
+        stdout: settings.out == OutputTarget::Stdout,
         formats: written
             .iter()
             .map(|written| format_name(written.format))
@@ -597,9 +601,36 @@ fn resources(crawled: &SiteRun) -> Resources {
     let browser = crawled.summary.render.browser.as_ref();
     let browser_started = browser.is_some_and(|browser| browser.started);
     Resources {
-        peak_memory_bytes: crate::memory::peak_rss_bytes(),
-        cpu_seconds: crate::memory::cpu_seconds(),
+        peak_memory_bytes: peak_rss_bytes(),
+        cpu_seconds: cpu_seconds(),
         browser_peak_memory_bytes: browser.and_then(|browser| browser.peak_memory),
-        browser_cpu_seconds: crate::memory::children_cpu_seconds().filter(|_| browser_started),
+        browser_cpu_seconds: children_cpu_seconds().filter(|_| browser_started),
+    }
+}
+
+/// A sitemap of the site not read, with why: in the crawl's summary and the audit's.
+#[derive(Debug, Serialize)]
+pub struct NotReadJson {
+    url: String,
+    /// `skipped` (not requested) or `unreadable` (requested, and no sitemap came back).
+    verdict: &'static str,
+    why: String,
+}
+
+impl NotReadJson {
+    /// Each of `not_read`.
+    pub fn list(not_read: &[(Url, NotRead)]) -> Vec<NotReadJson> {
+        not_read
+            .iter()
+            .map(|(url, why)| NotReadJson {
+                url: url.to_string(),
+                verdict: if why.is_skipped() {
+                    "skipped"
+                } else {
+                    "unreadable"
+                },
+                why: why.to_string(),
+            })
+            .collect()
     }
 }

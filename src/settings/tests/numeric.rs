@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use super::{AuditSettings, ConfigFile, CrawlSettings, FleetRunSettings, WorkerSettings};
 use crate::cli::values::OutOfRange;
 use crate::cli::{Cli, Command, ConcurrencyName, FleetArgs, FleetCommand};
+use crate::settings::{AuditSettings, ConfigFile, CrawlSettings, FleetRunSettings, WorkerSettings};
 
 /// What every numeric option is given: 0, -1, 2^64, 2^64-1 and NaN.
 const PROBES: [&str; 5] = [

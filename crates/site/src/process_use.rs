@@ -1,30 +1,24 @@
-//! The process's peak memory and CPU time, for the summary (and the benchmark, which reads
-//! them there).
+//! The process's peak memory and CPU time, for a run's summary (and the benchmark, which
+//! reads them there).
+
+use sitemapper_render::status_bytes;
 
 /// Peak resident set size in bytes (`VmHWM` in `/proc/self/status`), where the system
 /// reports it.
-pub(crate) fn peak_rss_bytes() -> Option<u64> {
+pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kib: u64 = line
-        .trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
+    status_bytes(&status, "VmHWM:")
 }
 
 /// CPU seconds used by the whole process so far, user and system (`/proc/self/stat`, in
 /// clock ticks of 1/100 s, the value Linux uses for USER_HZ on every architecture).
-pub(crate) fn cpu_seconds() -> Option<f64> {
+pub fn cpu_seconds() -> Option<f64> {
     stat_seconds(11)
 }
 
 /// CPU seconds used by the child processes this process waited for, and theirs (the browser
 /// and its renderers), user and system.
-pub(crate) fn children_cpu_seconds() -> Option<f64> {
+pub fn children_cpu_seconds() -> Option<f64> {
     stat_seconds(13)
 }
 
@@ -40,4 +34,20 @@ fn stat_seconds(index: usize) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peak_is_read_on_linux() {
+        if cfg!(target_os = "linux") {
+            let peak = peak_rss_bytes().unwrap_or(0);
+            assert!(peak > 1024 * 1024, "{peak} bytes");
+            let mut spin = 0u64;
+            for number in 0..20_000_000u64 {
+                spin = spin.wrapping_add(number * number);
+            }
+            assert!(spin > 0);
+            assert!(cpu_seconds().is_some_and(|seconds| seconds > 0.0));
+        }
+    }
+}
