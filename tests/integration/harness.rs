@@ -248,6 +248,23 @@ pub(crate) fn chromium() -> Option<PathBuf> {
     found
 }
 
+/// Crawls `server` from its root with the default `--render auto` and `browser`: the output
+/// directory, the run and its JSON summary.
+pub(crate) fn crawl_rendered(
+    server: &crate::fixture::Server,
+    browser: &Path,
+) -> (tempfile::TempDir, Run, serde_json::Value) {
+    let out = tempfile::tempdir().expect("tempdir");
+    let browser = browser.to_str().expect("utf-8");
+    let run = crawl(
+        &server.url("/"),
+        out.path(),
+        &["--chrome", browser, "--summary", "json"],
+    );
+    let summary = summary_json(&run);
+    (out, run, summary)
+}
+
 /// The summary a successful `--summary json` run printed on stdout.
 pub(crate) fn summary_json(run: &Run) -> serde_json::Value {
     run.assert_success();

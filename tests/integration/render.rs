@@ -9,7 +9,8 @@ use sitemapper_store::{Rendering, ServedDifference};
 
 use crate::fixture::{Route, Server, Site};
 use crate::harness::{
-    chromium, crawl, crawl_recorded, listed_urls, sitemapper_command, summary_json, verdict_of,
+    chromium, crawl, crawl_recorded, crawl_rendered, listed_urls, sitemapper_command, summary_json,
+    verdict_of,
 };
 
 /// A script standing for the browser that notes each start in `marker`, then runs it.
@@ -785,4 +786,176 @@ fn auto_renders_the_section_scripts_build_and_reads_the_rest_as_served() {
         shop_requests, 1,
         "a page rendered to judge its kind is requested once"
     );
+}
+
+/// A site whose pages link to each other in their HTML, one of which, `/tags/`, says
+/// "Loading tags…" until its script fetches the tags and draws links to pages nothing else
+/// links. Every page loads the same scripts: the site is one template, and no page looks like
+/// an application shell.
+fn site_with_an_unfinished_page() -> Site {
+    let page = |title: &str, body: &str| {
+        format!(
+            r#"<!doctype html><html><head><title>{title}</title><script src="/runtime.js" defer></script>
+            <script src="/main.js" defer></script></head>
+            <body><nav><a href="/">Home</a> <a href="/docs/">Docs</a> <a href="/tags/">Tags</a></nav>
+            <main>{body}</main></body></html>"#
+        )
+    };
+    let main = r#"const list = document.getElementById('tags');
+        if (list) {
+          fetch('/tags.json').then((response) => response.json()).then((tags) => {
+            list.innerHTML = tags.map((tag) => `<li><a href="/tags/${tag}/">${tag}</a></li>`).join('');
+            document.getElementById('status').remove();
+          });
+        }"#;
+    let mut site = Site::new()
+        .page("/", &page("Home", "<p>Welcome.</p>"))
+        .page(
+            "/docs/",
+            &page("Docs", r#"<a href="/docs/install/">Install</a>"#),
+        )
+        .page("/docs/install/", &page("Install", "<p>Steps.</p>"))
+        .page(
+            "/tags/",
+            &page(
+                "Tags",
+                r#"<p id="status">Loading tags…</p><ul id="tags"><li hidden></li></ul>"#,
+            ),
+        )
+        .route(
+            "/runtime.js",
+            Route::new(200, "window.ready = true;").header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/main.js",
+            Route::new(200, main).header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/tags.json",
+            Route::new(200, r#"["rust", "web", "cli"]"#).header("Content-Type", "application/json"),
+        );
+    for tag in ["rust", "web", "cli"] {
+        site = site.page(&format!("/tags/{tag}/"), &page(tag, "<p>Posts.</p>"));
+    }
+    site
+}
+
+#[test]
+fn a_page_that_shows_it_is_unfinished_is_rendered_and_its_links_listed() {
+    let Some(browser) = chromium() else { return };
+    let server = site_with_an_unfinished_page().serve();
+    let (out, run, summary) = crawl_rendered(&server, &browser);
+    let pages = [
+        "/",
+        "/docs/",
+        "/docs/install/",
+        "/tags/",
+        "/tags/rust/",
+        "/tags/web/",
+        "/tags/cli/",
+    ];
+    assert_eq!(
+        listed_urls(out.path()),
+        expected(&server, &pages),
+        "{}",
+        run.stderr
+    );
+    let rendering = &summary["rendering"];
+    assert_eq!(rendering["found_urls"], 3, "{rendering}");
+    assert_eq!(rendering["unfinished_rendered"], 1, "{rendering}");
+    assert_eq!(
+        rendering["templates_probed"], 0,
+        "no page looks like a shell: {rendering}"
+    );
+    assert_eq!(
+        rendering["rendered"], 1,
+        "the unfinished page alone: {rendering}"
+    );
+}
+
+/// A site of `pages` pages whose menu a script draws on every page from a JSON index, into an
+/// empty `<nav id="menu">`: the menu leads to the sections, which nothing else links.
+fn site_with_a_scripted_menu(pages: usize) -> Site {
+    let page = |title: &str, body: &str| {
+        format!(
+            r#"<!doctype html><html><head><title>{title}</title><script src="/js/menu.js" defer></script></head>
+            <body><nav id="menu"></nav><main>{body}</main></body></html>"#
+        )
+    };
+    let menu = r#"fetch('/index.json').then((response) => response.json()).then((index) => {
+        document.getElementById('menu').innerHTML =
+          index.map((entry) => `<a href="${entry}">${entry}</a>`).join(' ');
+      });"#;
+    let sections = ["/posts/", "/tags/", "/categories/"];
+    let index = format!(
+        "[{}]",
+        sections
+            .iter()
+            .map(|section| format!("\"{section}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut site = Site::new()
+        .route(
+            "/js/menu.js",
+            Route::new(200, menu).header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/index.json",
+            Route::new(200, &index).header("Content-Type", "application/json"),
+        );
+    for section in sections {
+        site = site.page(section, &page(section, r#"<a href="/">Home</a>"#));
+    }
+    for number in 0..pages {
+        let next = (number + 1) % pages;
+        let path = if number == 0 {
+            "/".to_string()
+        } else {
+            format!("/page/{number}")
+        };
+        let next = if next == 0 {
+            "/".to_string()
+        } else {
+            format!("/page/{next}")
+        };
+        site = site.page(
+            &path,
+            &page("Page", &format!(r#"<a href="{next}">Next</a>"#)),
+        );
+    }
+    site
+}
+
+#[test]
+fn a_menu_a_script_draws_on_every_page_is_learned_after_a_few_renders() {
+    let Some(browser) = chromium() else { return };
+    let pages = 30;
+    let server = site_with_a_scripted_menu(pages).serve();
+    let (out, run, summary) = crawl_rendered(&server, &browser);
+    let mut paths: Vec<String> = (1..pages).map(|number| format!("/page/{number}")).collect();
+    paths.extend(["/", "/posts/", "/tags/", "/categories/"].map(String::from));
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    assert_eq!(
+        listed_urls(out.path()),
+        expected(&server, &paths),
+        "{}",
+        run.stderr
+    );
+    let rendering = &summary["rendering"];
+    assert_eq!(
+        rendering["found_urls"], 3,
+        "the three sections: {rendering}"
+    );
+    assert_eq!(rendering["templates_learned"], 1, "{rendering}");
+    let rendered = rendering["rendered"].as_u64().expect("rendering.rendered");
+    // The probe, then RENDERS_TO_LEARN renders that add nothing new, and those the two tabs
+    // had begun meanwhile; not one render per page.
+    let most = 1 + u64::from(sitemapper_crawl::RENDERS_TO_LEARN) + 4;
+    assert!(
+        rendered <= most,
+        "{rendered} of {} pages rendered, at most {most} expected: {rendering}",
+        pages + 3
+    );
+    eprintln!("rendered {rendered} of {} pages", pages + 3);
 }

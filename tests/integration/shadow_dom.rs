@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::fixture::{Route, Server, Site};
-use crate::harness::{chromium, crawl, listed_urls, summary_json};
+use crate::harness::{chromium, crawl, crawl_rendered, listed_urls};
 
 /// `<site-nav>` attaches an open shadow root holding a link and a `<nav-group>`, which
 /// attaches an open shadow root of its own holding another; `<private-menu>` attaches a
@@ -96,14 +96,7 @@ fn a_declarative_shadow_root_as_served_is_read_and_no_shell() {
         .page("/closed", "Closed")
         .page("/inert", "Inert")
         .serve();
-    let out = tempfile::tempdir().expect("tempdir");
-    let browser = browser.to_str().expect("utf-8");
-    let run = crawl(
-        &server.url("/"),
-        out.path(),
-        &["--chrome", browser, "--summary", "json"],
-    );
-    let summary = summary_json(&run);
+    let (out, run, summary) = crawl_rendered(&server, &browser);
     assert_eq!(
         listed_urls(out.path()),
         expected(&server, &["/", "/about", "/products", "/closed"]),

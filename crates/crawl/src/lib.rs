@@ -57,9 +57,9 @@ pub use network::{
 pub use normalize::UrlNormalizer;
 pub use pace::{PaceBoard, ServerKey, ServersBy, host_key};
 pub use render::{
-    BoxFuture, BrowserReport, GateError, MAX_FRUITLESS_PROBES, Refusal, RenderFailure, RenderMode,
-    RenderReport, RenderRequest, RenderedPage, Renderer, RequestGate, RequestLog, ShellReason,
-    SiteDecision,
+    BoxFuture, BrowserReport, GateError, MAX_FRUITLESS_PROBES, MAX_FRUITLESS_UNFINISHED,
+    RENDERS_TO_LEARN, Refusal, RenderFailure, RenderMode, RenderReport, RenderRequest,
+    RenderedPage, Renderer, RequestGate, RequestLog, ShellReason, SiteDecision,
 };
 pub use resume::{ResumeError, ResumeSource};
 pub use robots::RobotsFile;

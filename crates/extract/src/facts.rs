@@ -158,11 +158,35 @@ pub struct ShellSignals {
     /// they stand in the site.
     pub script_names: Vec<String>,
     /// The first empty mount element of the body, as written: an element whose id is one
-    /// frameworks mount into (`<div id="root">`, `<div id="app">`, `<div id="__next">`), or an
-    /// empty custom element (`<app-root>`).
+    /// frameworks mount into (`<div id="root">`, `<div id="app">`, `<div id="__next">`), an
+    /// empty custom element (`<app-root>`), or an empty `<nav>` (a menu a script draws).
     pub empty_mount: Option<String>,
     /// A `<noscript>` whose text speaks of JavaScript ("You need to enable JavaScript").
     pub noscript_asks_for_javascript: bool,
+    /// The first sign in the body that the page is not finished until a script has run.
+    pub unfinished: Option<Unfinished>,
+}
+
+/// A sign in a page's HTML that a script still has to fill it: what the page shows before
+/// its script has run (docs/rendering.md, "Pages that show they are unfinished").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unfinished {
+    /// A short text that says the page is loading: `Loading…`, `Loading tags...`.
+    Loading(String),
+    /// An element marked busy (`aria-busy="true"`), as written: `<section aria-busy="true">`.
+    Busy(String),
+    /// A list with no item at all, as written (`<ul id="tags">`): a script fills it.
+    EmptyList(String),
+}
+
+impl std::fmt::Display for Unfinished {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unfinished::Loading(text) => write!(formatter, "the text {text:?}"),
+            Unfinished::Busy(element) => write!(formatter, "a busy {element}"),
+            Unfinished::EmptyList(element) => write!(formatter, "an empty {element}"),
+        }
+    }
 }
 
 /// At most this many script file names are kept per page.

@@ -59,6 +59,7 @@ pub use directives::RobotsDirectives;
 pub use facts::{
     Document, ExtractOptions, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_HASH_ROUTES,
     MAX_IMAGES_PER_PAGE, MAX_SCRIPT_NAMES, PageDetails, PageFacts, ResponseHeaders, ShellSignals,
+    Unfinished,
 };
 pub use fingerprint::{FINGERPRINT_VERSION, LEGACY_FINGERPRINT_VERSION, looks_like_a_token};
 pub use media::{

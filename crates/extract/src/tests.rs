@@ -2,7 +2,7 @@ use proptest::prelude::*;
 use url::Url;
 
 use crate::differential::same_facts;
-use crate::facts::{Document, ExtractOptions, LinkKind, PageFacts, ResponseHeaders};
+use crate::facts::{Document, ExtractOptions, LinkKind, PageFacts, ResponseHeaders, Unfinished};
 use crate::{extract, extract_headers};
 
 const PAGE: &str = "https://example.com/dir/page.html";
@@ -470,6 +470,13 @@ fn an_application_shell_shows_its_signs() {
 
     let angular = facts("<body><app-root></app-root><script src=main.js></script></body>");
     assert_eq!(angular.shell.empty_mount.as_deref(), Some("<app-root>"));
+    let menu = facts(r#"<body><nav id="menu"> </nav><nav><a href="/">Home</a></nav></body>"#);
+    assert_eq!(
+        menu.shell.empty_mount.as_deref(),
+        Some(r#"<nav id="menu">"#)
+    );
+    let filled = facts("<body><nav><a href=/>Home</a></nav><nav></nav></body>");
+    assert_eq!(filled.shell.empty_mount.as_deref(), Some("<nav>"));
     assert_eq!(angular.shell.scripts, 1);
     assert!(!angular.shell.noscript_asks_for_javascript);
 }
@@ -491,7 +498,7 @@ fn the_scripts_a_page_loads_are_named_by_their_file() {
 fn a_filled_mount_element_or_a_plain_noscript_is_no_shell() {
     let server_rendered = facts(
         r#"<body><div id="root"><a href="/about">About</a></div>
-        <div id="app">Hello</div><my-widget><span>x</span></my-widget>
+        <div id="app">Hello</div><my-widget><span>x</span></my-widget><nav><a href="/">x</a></nav>
         <noscript><img src="/pixel.gif"></noscript><script>track()</script></body>"#,
     );
     assert_eq!(server_rendered.shell.scripts, 1);
@@ -655,4 +662,50 @@ fn an_https_page_loading_http_resources_is_noted_and_links_are_not() {
     };
     let facts = extract(&document, &options);
     assert!(facts.details.unwrap().insecure_resources.is_empty());
+}
+
+#[test]
+fn a_page_that_shows_it_is_unfinished_says_how() {
+    let unfinished = |html: &str| facts(html).shell.unfinished;
+    assert_eq!(
+        unfinished("<body><h1>Tags</h1><p>Loading tags…</p><script src=t.js></script></body>"),
+        Some(Unfinished::Loading("Loading tags…".to_string()))
+    );
+    assert_eq!(
+        unfinished("<body><div> Loading... </div></body>"),
+        Some(Unfinished::Loading("Loading...".to_string()))
+    );
+    assert_eq!(
+        unfinished("<body><span>LOADING</span></body>"),
+        Some(Unfinished::Loading("LOADING".to_string()))
+    );
+    assert_eq!(
+        unfinished(r#"<body><section aria-busy="TRUE"><p>x</p></section></body>"#),
+        Some(Unfinished::Busy(
+            r#"<section aria-busy="true">"#.to_string()
+        ))
+    );
+    assert_eq!(
+        unfinished(
+            r#"<body><ul id="tags">
+        </ul></body>"#
+        ),
+        Some(Unfinished::EmptyList(r#"<ul id="tags">"#.to_string()))
+    );
+    assert_eq!(
+        unfinished(r#"<body><ol class="results"></ol></body>"#),
+        Some(Unfinished::EmptyList(r#"<ol class="results">"#.to_string()))
+    );
+    // Content is not a placeholder: a heading that begins with "Loading", a list with items,
+    // a list with text, a busy flag turned off, the head's title, an inert template.
+    for finished in [
+        "<body><h2>Loading data from files</h2><p>Loading… is what a spinner says, and then a \
+         long sentence follows it.</p></body>",
+        "<body><ul><li>a</li></ul><ol>\n<li>b</ol></body>",
+        r#"<body><ul>text</ul><div aria-busy="false"></div></body>"#,
+        "<head><title>Loading…</title></head><body><p>Hello</p></body>",
+        "<body><template><p>Loading…</p><ul></ul></template></body>",
+    ] {
+        assert_eq!(unfinished(finished), None, "{finished}");
+    }
 }

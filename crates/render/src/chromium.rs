@@ -179,6 +179,10 @@ impl Renderer for Chromium {
         Box::pin(self.render_page(request))
     }
 
+    fn tabs(&self) -> usize {
+        self.options.tabs.max(1)
+    }
+
     fn report(&self) -> BrowserReport {
         let peak = self.peak_memory.load(Ordering::Relaxed);
         BrowserReport {

@@ -33,6 +33,8 @@ pub(super) struct Visit {
     pub render_differs: bool,
     /// Why the page was visited to be rendered, when it was.
     pub render_call: Option<RenderCall>,
+    /// Why the page was rendered, when it was and its render succeeded.
+    pub rendered_as: Option<RenderCall>,
 }
 
 /// How a visit's redirect chain ended: for the seed, whether the crawl can go on.
@@ -61,6 +63,7 @@ impl Visit {
             rendered_only: HashSet::new(),
             render_differs: false,
             render_call: None,
+            rendered_as: None,
         }
     }
 
@@ -86,6 +89,7 @@ impl Visit {
             rendered_only: HashSet::new(),
             render_differs: false,
             render_call: None,
+            rendered_as: None,
         }
     }
 }

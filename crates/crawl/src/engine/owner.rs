@@ -97,6 +97,9 @@ pub(super) struct FrontierOwner {
     referrers: HashMap<u128, (u32, Arc<Url>)>,
     /// Pages read as served to visit again, rendered, with their response when it was kept.
     renders: VecDeque<(QueuedUrl, RenderCall, Option<KeptPage>)>,
+    /// Jobs in flight that visit a page again to render it: at most as many as the browser
+    /// has tabs, so that what one render teaches (a template learned) holds back the next.
+    rendering_again: usize,
 }
 
 impl FrontierOwner {
@@ -119,6 +122,7 @@ impl FrontierOwner {
             level: 0,
             referrers: HashMap::new(),
             renders: VecDeque::new(),
+            rendering_again: 0,
         }
     }
 
@@ -193,8 +197,7 @@ impl FrontierOwner {
             if probes.is_empty() {
                 break;
             }
-            for (template, page, kept) in probes {
-                let call = RenderCall::Probe(template);
+            for (call, page, kept) in probes {
                 self.renders.push_back((queued_again(page), call, kept));
             }
             self.run_jobs(&mut stopped).await;
@@ -244,13 +247,23 @@ impl FrontierOwner {
     /// Starts jobs for queued URLs while there is room for them and no limit says stop:
     /// pages to render again first, then the frontier's, a level at a time.
     fn start_jobs(&mut self, jobs: &mut JoinSet<Visit>) {
+        if jobs.is_empty() {
+            // A job that panicked returned no visit: none renders now.
+            self.rendering_again = 0;
+        }
         let config = &self.context.config;
         while !self.interrupted
             && jobs.len() < self.context.concurrency.current()
             && config.max_pages.is_none_or(|max| self.pages_visited < max)
             && !self.context.budget_exhausted()
         {
-            let (item, render, kept) = if let Some(again) = self.renders.pop_front() {
+            let room = self.rendering_again < self.context.render.tabs();
+            let again = if room { self.renders.pop_front() } else { None };
+            let (item, render, kept) = if let Some(again) = again {
+                if !self.context.render.renders_again(&again.1) {
+                    continue;
+                }
+                self.rendering_again += 1;
                 (again.0, Some(again.1), again.2)
             } else {
                 let Some(depth) = self.frontier.peek_depth() else {
@@ -294,6 +307,9 @@ impl FrontierOwner {
     /// length and the trap checks; reports those cut by the last two. Counts the URLs only
     /// rendering led to, and judges the template a rendered page stood for.
     async fn enqueue_links(&mut self, visit: Visit) {
+        if visit.render_call.is_some() {
+            self.rendering_again = self.rendering_again.saturating_sub(1);
+        }
         let mut found = 0;
         if let Some(page) = visit.page {
             let found_on = FoundOn::page(page, visit.depth, visit.chain);
@@ -313,11 +329,23 @@ impl FrontierOwner {
         if found > 0 {
             render.found(found);
         }
-        if let Some(RenderCall::Probe(template)) = &visit.render_call {
-            for page in render.judge(template, found > 0 || visit.render_differs) {
-                self.renders
-                    .push_back((queued_again(page), RenderCall::Again, None));
+        let found_something = found > 0 || visit.render_differs;
+        match &visit.render_call {
+            Some(RenderCall::Probe(template)) => {
+                for page in render.judge(template, found_something, &visit.rendered_only) {
+                    let call = RenderCall::Again(template.clone());
+                    self.renders.push_back((queued_again(page), call, None));
+                }
             }
+            Some(RenderCall::Unfinished(template)) => {
+                render.judge_unfinished(template, found_something);
+            }
+            _ => {}
+        }
+        if let Some(RenderCall::Again(template) | RenderCall::Every(Some(template))) =
+            &visit.rendered_as
+        {
+            render.learn(template, &visit.rendered_only, visit.render_differs);
         }
     }
 

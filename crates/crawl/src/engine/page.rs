@@ -103,6 +103,7 @@ pub(super) async fn finish_page(
         rendering,
         rendered_only,
         differs,
+        rendered_as,
     } = read;
     let classification = classify(
         &hop.url,
@@ -152,6 +153,7 @@ pub(super) async fn finish_page(
     Visit {
         rendered_only,
         render_differs: differs,
+        rendered_as,
         ..Visit::found(hop.url, hop.depth, links, end)
     }
 }

@@ -35,6 +35,8 @@ pub(super) struct ReadPage {
     pub rendered_only: HashSet<Url>,
     /// The rendered DOM's canonical or noindex differ from the HTML's.
     pub differs: bool,
+    /// Why the page was rendered, when it was, and its render succeeded.
+    pub rendered_as: Option<RenderCall>,
 }
 
 /// The facts of `hop`'s page, an HTML page that answered 200: its HTML's, or its rendered
@@ -73,6 +75,11 @@ pub(super) async fn read_page(
         referrer: hop.referrer.clone(),
         shell: shell.is_some(),
         empty: is_empty_without_scripts(&raw.shell, has_site_links),
+        unfinished: raw
+            .shell
+            .unfinished
+            .clone()
+            .filter(|_| raw.shell.scripts > 0),
     };
     let template = Template::of(&raw.shell);
     let looks_like_a_shell = shell.is_some();
@@ -138,12 +145,13 @@ pub(super) async fn read_page(
             let differences = differences(context, &raw, &rendered);
             let rendered_only = links_only_rendered(context, scope, &raw, &rendered);
             tracing::debug!(%url, added = rendered_only.len(), "rendered");
-            state.rendered(page.requests);
+            state.rendered(page.requests, &call);
             ReadPage {
                 differs: !differences.is_empty(),
                 rendering: Some(Rendering::Rendered(differences)),
                 facts: Some(rendered),
                 rendered_only,
+                rendered_as: Some(call),
             }
         }
         Err(failure) => {

@@ -183,4 +183,10 @@ pub trait Renderer: Send + Sync + fmt::Debug {
 
     /// The browser's state so far.
     fn report(&self) -> BrowserReport;
+
+    /// How many pages it renders at once: the crawl hands it no more pages to render again
+    /// than it can take, so that what one render teaches holds back the next.
+    fn tabs(&self) -> usize {
+        1
+    }
 }

@@ -25,6 +25,13 @@
 //!    scripts (a framework's mount element, a `<noscript>` asking for JavaScript, no link at
 //!    all) are judged first, then the largest; after [`MAX_FRUITLESS_PROBES`] templates that
 //!    found nothing, the rest are read as served.
+//! 5. A page whose HTML shows it is unfinished (a loading text, a busy element, an empty
+//!    list: `Unfinished`) is rendered for itself once links run out, whatever its template,
+//!    two of a template at a time; after [`MAX_FRUITLESS_UNFINISHED`] such renders of one
+//!    template in a row that found nothing, its other unfinished pages are read as served.
+//! 6. A template that renders is rendered while its renders add links the earlier ones did
+//!    not: after [`RENDERS_TO_LEARN`] in a row that added none and changed no directive, its
+//!    script-drawn links are learned and its other pages read as served.
 //!
 //! What the crawl and the browser ask of each other is in `browser`; the mode, why a page looks
 //! like a shell, and the report in `report`; what `--render auto` learns of a site in `state`.
@@ -39,7 +46,7 @@ pub use browser::{
 };
 pub(crate) use report::shell_reason;
 pub use report::{RenderMode, RenderReport, ShellReason, SiteDecision};
-pub use state::MAX_FRUITLESS_PROBES;
 pub(crate) use state::{
     Candidate, KeptPage, RenderCall, RenderState, ServedPage, Template, is_empty_without_scripts,
 };
+pub use state::{MAX_FRUITLESS_PROBES, MAX_FRUITLESS_UNFINISHED, RENDERS_TO_LEARN};

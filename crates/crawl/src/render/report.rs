@@ -76,6 +76,12 @@ pub struct RenderReport {
     /// Of those, the templates whose pages build links or directives in JavaScript: all
     /// their pages are rendered.
     pub templates_rendered: u64,
+    /// Of those, the templates whose renders came to add the same links every time: their
+    /// script-drawn links learned, their other pages were read as served.
+    pub templates_learned: u64,
+    /// Pages rendered because they showed they were unfinished (a loading text, a busy
+    /// element, an empty list), whatever their template.
+    pub unfinished_rendered: u64,
     /// URLs that rendered pages linked to and the crawl had not met otherwise: what
     /// rendering found.
     pub found_urls: u64,

@@ -2,9 +2,10 @@
 //! the templates its pages are made from, the pages kept to stand for them, and what rendering
 //! one of them decided; and the rendering state a crawl's jobs share.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+use sitemapper_extract::Unfinished;
 use url::Url;
 
 use super::browser::{RenderFailure, Renderer, RequestLog};
@@ -51,6 +52,9 @@ pub(crate) struct Candidate {
     /// Its HTML is empty without its scripts (see [`is_empty_without_scripts`]), a stronger
     /// sign than an empty custom element (a menu a script draws) alone.
     pub empty: bool,
+    /// What shows the page unfinished until a script has run, if anything does: such a page
+    /// is rendered for itself, whatever its template.
+    pub unfinished: Option<Unfinished>,
 }
 
 /// Whether a page that looks like a shell is empty without its scripts: an empty mount
@@ -86,12 +90,16 @@ pub(crate) struct KeptPage {
 /// Why one page is rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum RenderCall {
-    /// The mode, or its template's decision, renders every such page as it is fetched.
-    Every,
+    /// The mode renders every page as it is fetched, or its template's decision does (the
+    /// template, in [`RenderMode::Auto`]).
+    Every(Option<Template>),
     /// The page stands for its template, which this render judges.
     Probe(Template),
     /// Its template was found to need rendering after the page was read as served.
-    Again,
+    Again(Template),
+    /// The page shows it is unfinished (see [`Candidate::unfinished`]): rendered for itself
+    /// after it was read as served; its template counts what such renders find.
+    Unfinished(Template),
 }
 
 impl RenderCall {
@@ -99,7 +107,7 @@ impl RenderCall {
     /// replaced, and its content fingerprint stays its HTML's (the fingerprint says whether
     /// the content served changed between runs, and each run records this page the same way).
     pub(crate) fn rerenders(&self) -> bool {
-        !matches!(self, RenderCall::Every)
+        !matches!(self, RenderCall::Every(_))
     }
 }
 
@@ -121,6 +129,20 @@ const MAX_CANDIDATES: usize = 50_000;
 /// page is requested again to be rendered.
 const MAX_KEPT_BYTES: usize = 32 * 1024 * 1024;
 
+/// Renders in a row of a rendering template that add no link its earlier renders had not
+/// already found, after which its script-drawn links are learned and its other pages read as
+/// served. Three: a menu drawn the same on every page shows itself by the second render;
+/// three make it a rule rather than a coincidence of two pages.
+pub const RENDERS_TO_LEARN: u32 = 3;
+
+/// Renders in a row of one template's unfinished pages that find nothing, after which its
+/// other unfinished pages are read as served: the sign is its template's, not the page's.
+pub const MAX_FRUITLESS_UNFINISHED: u32 = 2;
+
+/// Unfinished pages kept, over all templates, to be rendered once links run out; about 200
+/// bytes each. Beyond, such a page is read as served.
+const MAX_UNFINISHED: usize = 10_000;
+
 /// Where the crawl stands on one template.
 #[derive(Debug)]
 enum Judgement {
@@ -136,8 +158,13 @@ enum Judgement {
     },
     /// One page renders now; pages that come meanwhile wait with it.
     Probing { pages: Vec<Candidate> },
-    /// Its pages build links or directives in JavaScript: every one is rendered.
-    Renders,
+    /// Its pages build links or directives in JavaScript: every one is rendered, while its
+    /// renders find links the ones before did not. `learned`: the links its renders added to
+    /// the HTML's so far; `stale`: renders in a row that added none beyond those.
+    Renders { learned: HashSet<Url>, stale: u32 },
+    /// Its renders kept adding the same links ([`RENDERS_TO_LEARN`] in a row): its script
+    /// draws them on every page, and the crawl knows them. Its other pages are read as served.
+    Learned,
     /// Rendering its pages finds nothing the crawl does not know.
     ReadAsServed,
 }
@@ -149,6 +176,11 @@ struct Learning {
     candidates: usize,
     kept_bytes: usize,
     fruitless: u64,
+    /// Pages read as served that show they are unfinished, to be rendered once links run
+    /// out, with their template.
+    unfinished: Vec<(Template, Candidate)>,
+    /// Renders in a row of each template's unfinished pages that found nothing.
+    unfinished_fruitless: HashMap<Template, u32>,
     /// The browser cannot render any more.
     unavailable: bool,
 }
@@ -158,19 +190,26 @@ impl Learning {
     /// kept for later while its template is not judged.
     fn note(&mut self, template: Template, page: Candidate) -> Option<RenderCall> {
         let room = self.candidates < MAX_CANDIDATES;
-        let judgement = self
-            .templates
-            .entry(template)
-            .or_insert_with(|| Judgement::Pending {
-                pages: Vec::new(),
-                count: 0,
-                shells: 0,
-                empty: 0,
-                kept: None,
-            });
+        let renders = matches!(
+            self.templates.get(&template),
+            Some(Judgement::Renders { .. })
+        );
+        if page.unfinished.is_some() && !renders && self.unfinished.len() < MAX_UNFINISHED {
+            self.unfinished.push((template.clone(), page.clone()));
+        }
+        let judgement =
+            self.templates
+                .entry(template.clone())
+                .or_insert_with(|| Judgement::Pending {
+                    pages: Vec::new(),
+                    count: 0,
+                    shells: 0,
+                    empty: 0,
+                    kept: None,
+                });
         let (pages, shells_so_far) = match judgement {
-            Judgement::ReadAsServed => return None,
-            Judgement::Renders => return Some(RenderCall::Every),
+            Judgement::ReadAsServed | Judgement::Learned => return None,
+            Judgement::Renders { .. } => return Some(RenderCall::Every(Some(template))),
             Judgement::Pending {
                 pages,
                 count,
@@ -192,6 +231,45 @@ impl Learning {
             self.candidates += 1;
         }
         None
+    }
+}
+
+impl Learning {
+    /// The unfinished pages to render now, but those in `probed`: of each template, at most
+    /// [`MAX_FRUITLESS_UNFINISHED`] at a time, in URL order; none of a template whose last
+    /// such renders found nothing (its other unfinished pages are read as served), nor of a
+    /// template that renders (its pages are rendered anyway); those of a template judged
+    /// now wait for its judgement.
+    fn take_unfinished(
+        &mut self,
+        probed: &HashSet<Url>,
+    ) -> Vec<(RenderCall, Candidate, Option<KeptPage>)> {
+        let mut pending = std::mem::take(&mut self.unfinished);
+        pending.sort_by(|a, b| a.1.url.cmp(&b.1.url));
+        let mut taken: HashMap<Template, u32> = HashMap::new();
+        let mut calls = Vec::new();
+        for (template, page) in pending {
+            let fruitless = self
+                .unfinished_fruitless
+                .get(&template)
+                .copied()
+                .unwrap_or(0);
+            let judgement = self.templates.get(&template);
+            let renders = matches!(judgement, Some(Judgement::Renders { .. }));
+            if fruitless >= MAX_FRUITLESS_UNFINISHED || renders || probed.contains(&page.url) {
+                continue;
+            }
+            // A template judged now may render all its pages: its unfinished ones wait.
+            let probing = matches!(judgement, Some(Judgement::Probing { .. }));
+            let count = taken.entry(template.clone()).or_default();
+            if probing || *count >= MAX_FRUITLESS_UNFINISHED {
+                self.unfinished.push((template, page));
+                continue;
+            }
+            *count += 1;
+            calls.push((RenderCall::Unfinished(template), page, None));
+        }
+        calls
     }
 }
 
@@ -248,7 +326,7 @@ impl RenderState {
             (RenderMode::Never, _) => None,
             (_, Some(forced)) => Some(forced),
             (RenderMode::Auto, None) => template.and_then(|template| learned.note(template, page)),
-            (RenderMode::Always, None) => Some(RenderCall::Every),
+            (RenderMode::Always, None) => Some(RenderCall::Every(template)),
         };
         let needed = call.is_some() || (self.mode == RenderMode::Auto && shell.is_some());
         if needed && (self.renderer.is_none() || learned.unavailable) {
@@ -299,6 +377,11 @@ impl RenderState {
         }
     }
 
+    /// How many pages the browser renders at once (1 without a browser).
+    pub(crate) fn tabs(&self) -> usize {
+        self.renderer.as_ref().map_or(1, |renderer| renderer.tabs())
+    }
+
     /// The renderer, when pages can be rendered.
     pub(crate) fn renderer(&self) -> Option<&Arc<dyn Renderer>> {
         self.renderer.as_ref()
@@ -311,7 +394,7 @@ impl RenderState {
     /// in URL order, with its response when it was kept. None when rendering
     /// is not automatic, the browser cannot render, or [`MAX_FRUITLESS_PROBES`] templates
     /// found nothing; the templates left are then read as served.
-    pub(crate) fn take_probes(&self) -> Vec<(Template, Candidate, Option<KeptPage>)> {
+    pub(crate) fn take_probes(&self) -> Vec<(RenderCall, Candidate, Option<KeptPage>)> {
         let mut learned = self.learned();
         if self.mode != RenderMode::Auto || self.renderer.is_none() || learned.unavailable {
             return Vec::new();
@@ -358,18 +441,27 @@ impl RenderState {
                 .take()
                 .filter(|kept| kept.0 == probe.url)
                 .map(|kept| kept.1);
-            probes.push((template, probe, kept));
+            probes.push((RenderCall::Probe(template), probe, kept));
             *judgement = Judgement::Probing { pages };
         }
         learned.kept_bytes = 0;
+        let probed: HashSet<Url> = probes.iter().map(|(_, page, _)| page.url.clone()).collect();
+        let unfinished = learned.take_unfinished(&probed);
         drop(learned);
         self.report().templates_probed += probes.len() as u64;
+        probes.extend(unfinished);
         probes
     }
 
     /// Judges `template` by its probe: when it `found` URLs or directives the HTML did not
     /// give, its pages read as served so far are returned, in URL order, to be rendered.
-    pub(crate) fn judge(&self, template: &Template, found: bool) -> Vec<Candidate> {
+    /// `added` are the links its render added to its HTML's.
+    pub(crate) fn judge(
+        &self,
+        template: &Template,
+        found: bool,
+        added: &HashSet<Url>,
+    ) -> Vec<Candidate> {
         let mut learned = self.learned();
         if !found {
             learned.fruitless += 1;
@@ -378,15 +470,24 @@ impl RenderState {
             return Vec::new();
         };
         let verdict = if found {
-            Judgement::Renders
+            Judgement::Renders {
+                learned: added.clone(),
+                stale: 0,
+            }
         } else {
             Judgement::ReadAsServed
         };
         let mut pages = match std::mem::replace(judgement, verdict) {
             Judgement::Probing { pages } | Judgement::Pending { pages, .. } => pages,
-            Judgement::Renders | Judgement::ReadAsServed => Vec::new(),
+            Judgement::Renders { .. } | Judgement::Learned | Judgement::ReadAsServed => Vec::new(),
         };
         learned.candidates = learned.candidates.saturating_sub(pages.len());
+        if found {
+            // Its pages are rendered again: their own signs need no render of their own.
+            learned
+                .unfinished
+                .retain(|(unfinished, _)| unfinished != template);
+        }
         drop(learned);
         if !found {
             return Vec::new();
@@ -405,10 +506,67 @@ impl RenderState {
         self.report().found_urls += urls;
     }
 
-    /// Records a rendered page and what its browser tab requested.
-    pub(crate) fn rendered(&self, requests: RequestLog) {
+    /// Learns from a render of a page of `template`, a rendering template: `added`, the
+    /// links the render added to the page's HTML, and whether its canonical or noindex
+    /// `differs` from the HTML's. After [`RENDERS_TO_LEARN`] renders in a row that added no
+    /// link beyond those its earlier renders added, and changed no directive, the template's
+    /// script-drawn links are learned and its other pages read as served.
+    pub(crate) fn learn(&self, template: &Template, added: &HashSet<Url>, differs: bool) {
+        let mut state = self.learned();
+        let Some(judgement) = state.templates.get_mut(template) else {
+            return;
+        };
+        let Judgement::Renders { learned, stale } = judgement else {
+            return;
+        };
+        if differs || !added.is_subset(learned) {
+            learned.extend(added.iter().cloned());
+            *stale = 0;
+            return;
+        }
+        *stale += 1;
+        if *stale < RENDERS_TO_LEARN {
+            return;
+        }
+        let links = learned.len();
+        tracing::info!(
+            links,
+            "rendering adds the same links to every page made like this: they are learned, and \
+             its other pages are read as served"
+        );
+        *judgement = Judgement::Learned;
+        drop(state);
+        self.report().templates_learned += 1;
+    }
+
+    /// Counts the render of an unfinished page of `template`: whether it `found` URLs or
+    /// directives the HTML did not give.
+    pub(crate) fn judge_unfinished(&self, template: &Template, found: bool) {
+        let mut learned = self.learned();
+        let fruitless = learned
+            .unfinished_fruitless
+            .entry(template.clone())
+            .or_default();
+        *fruitless = if found { 0 } else { *fruitless + 1 };
+    }
+
+    /// Whether a page `call` renders again is still to be rendered: not when its template's
+    /// links were learned meanwhile (it was read as served already).
+    pub(crate) fn renders_again(&self, call: &RenderCall) -> bool {
+        let RenderCall::Again(template) = call else {
+            return true;
+        };
+        !matches!(
+            self.learned().templates.get(template),
+            Some(Judgement::Learned)
+        )
+    }
+
+    /// Records a page rendered for `call` and what its browser tab requested.
+    pub(crate) fn rendered(&self, requests: RequestLog, call: &RenderCall) {
         let mut report = self.report();
         report.rendered += 1;
+        report.unfinished_rendered += u64::from(matches!(call, RenderCall::Unfinished(_)));
         report.requests.absorb(requests);
     }
 
@@ -453,7 +611,10 @@ impl RenderState {
     pub(crate) fn finish(&self) -> RenderReport {
         let learned = self.learned();
         let judged = |wanted: fn(&Judgement) -> bool| learned.templates.values().any(wanted);
-        let decision = if judged(|judgement| matches!(judgement, Judgement::Renders)) {
+        let renders = |judgement: &Judgement| {
+            matches!(judgement, Judgement::Renders { .. } | Judgement::Learned)
+        };
+        let decision = if judged(renders) {
             SiteDecision::Renders
         } else if judged(|judgement| matches!(judgement, Judgement::ReadAsServed)) {
             SiteDecision::ReadAsServed
@@ -521,6 +682,7 @@ mod tests {
             referrer: Some(url("/")),
             shell,
             empty: false,
+            unfinished: None,
         }
     }
 
@@ -589,6 +751,10 @@ mod tests {
 
         let probes = state.take_probes();
         let probed: Vec<&str> = probes.iter().map(|(_, page, _)| page.url.path()).collect();
+        let template = |call: &RenderCall| match call {
+            RenderCall::Probe(template) => template.clone(),
+            other => panic!("a probe: {other:?}"),
+        };
         assert_eq!(
             probed,
             ["/a", "/shop/"],
@@ -598,10 +764,11 @@ mod tests {
             state.take_probes().is_empty(),
             "each template is judged once"
         );
-        let (docs_template, _, _) = &probes[0];
-        let (catalog_template, _, _) = &probes[1];
+        let docs_template = &template(&probes[0].0);
+        let catalog_template = &template(&probes[1].0);
+        let none = HashSet::new();
         assert_eq!(
-            paths(&state.judge(docs_template, false)),
+            paths(&state.judge(docs_template, false, &none)),
             Vec::<&str>::new()
         );
         // A page of a template being judged waits with the others.
@@ -610,16 +777,16 @@ mod tests {
             None
         );
         assert_eq!(
-            paths(&state.judge(catalog_template, true)),
+            paths(&state.judge(catalog_template, true, &none)),
             ["/shop/1", "/shop/2"]
         );
 
         assert_eq!(state.decide(page("/d", false), docs, None, None), None);
         assert_eq!(
-            state.decide(page("/shop/3", false), catalog, None, None),
-            Some(RenderCall::Every)
+            state.decide(page("/shop/3", false), catalog.clone(), None, None),
+            Some(RenderCall::Every(catalog.clone()))
         );
-        let forced = Some(RenderCall::Again);
+        let forced = catalog.map(RenderCall::Again);
         let again = state.decide(page("/shop/2", false), None, None, forced.clone());
         assert_eq!(again, forced);
         state.found(4);
@@ -641,8 +808,11 @@ mod tests {
         }
         let probes = state.take_probes();
         assert_eq!(probes.len() as u64, MAX_FRUITLESS_PROBES);
-        for (template, _, _) in &probes {
-            state.judge(template, false);
+        for (call, _, _) in &probes {
+            let RenderCall::Probe(template) = call else {
+                panic!("a probe: {call:?}");
+            };
+            state.judge(template, false, &HashSet::new());
         }
         assert!(state.take_probes().is_empty());
         let report = state.finish();
@@ -717,11 +887,127 @@ mod tests {
     fn an_unavailable_browser_stops_rendering() {
         let state = RenderState::new(RenderMode::Always, Some(Arc::new(NoBrowser)));
         let call = state.decide(page("/", false), None, None, None);
-        assert_eq!(call, Some(RenderCall::Every));
+        assert_eq!(call, Some(RenderCall::Every(None)));
         state.failed(&RenderFailure::Unavailable("crashed 4 times".to_string()));
         assert_eq!(state.decide(page("/a", false), None, None, None), None);
         let report = state.finish();
         assert_eq!(report.not_rendered, 1);
         assert_eq!(report.unavailable.as_deref(), Some("crashed 4 times"));
+    }
+
+    fn unfinished(path: &str) -> Candidate {
+        Candidate {
+            unfinished: Some(Unfinished::Loading("Loading tags…".to_string())),
+            ..page(path, false)
+        }
+    }
+
+    fn urls(paths: &[&str]) -> HashSet<Url> {
+        paths.iter().map(|path| url(path)).collect()
+    }
+
+    #[test]
+    fn a_page_that_shows_it_is_unfinished_is_rendered_for_itself_whatever_its_template() {
+        let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+        // One template for the whole site (every page loads the same scripts), no shell.
+        let site = Template::of(&signals(&["webpack.js", "main.js"], 2));
+        for path in ["/", "/docs/", "/blog/"] {
+            assert_eq!(
+                state.decide(page(path, false), site.clone(), None, None),
+                None
+            );
+        }
+        assert_eq!(
+            state.decide(unfinished("/tags/"), site.clone(), None, None),
+            None
+        );
+        let probes = state.take_probes();
+        let [(RenderCall::Unfinished(template), probe, None)] = probes.as_slice() else {
+            panic!("the unfinished page alone: {probes:?}");
+        };
+        assert_eq!(
+            (Some(template), probe.url.path()),
+            (site.as_ref(), "/tags/")
+        );
+        state.judge_unfinished(template, true);
+        assert!(state.take_probes().is_empty(), "rendered once");
+        assert_eq!(
+            state.decide(page("/tags/a/", false), site, None, None),
+            None,
+            "the template itself is not rendered for one page's sign"
+        );
+    }
+
+    #[test]
+    fn unfinished_pages_of_one_template_stop_once_their_renders_find_nothing() {
+        let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+        let site = Template::of(&signals(&["site.js"], 0));
+        for path in ["/e", "/d", "/c", "/b", "/a"] {
+            state.decide(unfinished(path), site.clone(), None, None);
+        }
+        let first = state.take_probes();
+        let paths: Vec<&str> = first.iter().map(|(_, page, _)| page.url.path()).collect();
+        assert_eq!(paths, ["/a", "/b"], "two at a time, in URL order");
+        let template = site.unwrap();
+        state.judge_unfinished(&template, false);
+        state.judge_unfinished(&template, true);
+        let second = state.take_probes();
+        assert_eq!(
+            second.len(),
+            2,
+            "a render that found something keeps them coming"
+        );
+        state.judge_unfinished(&template, false);
+        state.judge_unfinished(&template, false);
+        assert!(
+            state.take_probes().is_empty(),
+            "after {MAX_FRUITLESS_UNFINISHED} fruitless renders in a row the sign is the \
+             template's: /e is read as served"
+        );
+        let report = state.finish();
+        assert_eq!(report.templates_probed, 0);
+    }
+
+    #[test]
+    fn a_rendering_template_learns_the_links_its_script_draws_and_stops_rendering() {
+        let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+        let menu_page = Template::of(&signals(&["menu.js"], 0));
+        let reason = Some(ShellReason::EmptyMount("<nav id=\"menu\">".to_string()));
+        for path in ["/a", "/b", "/c", "/d", "/e", "/f"] {
+            state.decide(page(path, true), menu_page.clone(), reason.clone(), None);
+        }
+        let probes = state.take_probes();
+        let [(RenderCall::Probe(template), _, _)] = probes.as_slice() else {
+            panic!("one probe: {probes:?}");
+        };
+        let menu = urls(&["/tags/", "/categories/", "/posts/"]);
+        let again = state.judge(template, true, &menu);
+        assert_eq!(paths(&again), ["/b", "/c", "/d", "/e", "/f"]);
+        assert!(state.renders_again(&RenderCall::Again(template.clone())));
+        // A render that adds a link no render added before starts the count again.
+        state.learn(template, &urls(&["/tags/", "/posts/"]), false);
+        state.learn(template, &urls(&["/tags/", "/authors/"]), false);
+        state.learn(template, &menu, false);
+        state.learn(template, &menu, true);
+        assert!(
+            state.renders_again(&RenderCall::Again(template.clone())),
+            "a render whose directives differ found something"
+        );
+        for _ in 0..RENDERS_TO_LEARN {
+            assert_eq!(
+                state.decide(page("/new", false), menu_page.clone(), None, None),
+                Some(RenderCall::Every(menu_page.clone())),
+                "renders until learned"
+            );
+            state.learn(template, &urls(&["/tags/"]), false);
+        }
+        assert!(!state.renders_again(&RenderCall::Again(template.clone())));
+        assert_eq!(state.decide(page("/g", false), menu_page, None, None), None);
+        let report = state.finish();
+        assert_eq!(report.decision, SiteDecision::Renders);
+        assert_eq!(
+            (report.templates_rendered, report.templates_learned),
+            (1, 1)
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! would decide and extraction depends on (see the parent module).
 
 use super::tag::{StartTag, TextMode};
-use crate::facts::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals};
+use crate::facts::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals, Unfinished};
 use crate::fingerprint::{VisibleText, push_legacy_words};
 use crate::refresh::instant_refresh_target;
 use crate::structured::collect::{Collector, RawStructured};
@@ -105,6 +105,9 @@ pub(super) struct State {
     /// A mount element just opened (`<div id="root">`, `<app-root>`), as written, until
     /// something is put in it or it closes empty.
     open_mount: Option<(String, String)>,
+    /// A list (`<ul>`, `<ol>`) just opened, as written, until an item or text is put in it or
+    /// it closes empty.
+    open_list: Option<(&'static str, String)>,
     /// The `<a>` being read (details only): its link's index and its text so far.
     anchor: Option<(usize, String)>,
     /// The first `<h1>`'s text, while it is read (details only).
@@ -234,6 +237,7 @@ impl State {
             self.in_body = true;
         }
         self.open_mount = None;
+        self.open_list = None;
         if self.template_depth == 0 {
             self.note_shell_signals(name, tag);
         }
@@ -441,12 +445,43 @@ impl State {
         }
         if self.in_body && !tag.self_closing() {
             let id = tag.attribute("id").map(str::trim).unwrap_or_default();
-            if MOUNT_IDS.contains(&id) {
+            if MOUNT_IDS.contains(&id) || (name == "nav" && !id.is_empty()) {
                 self.open_mount = Some((name.to_string(), format!("<{name} id=\"{id}\">")));
-            } else if is_custom_element(name) {
+            } else if is_custom_element(name) || name == "nav" {
                 self.open_mount = Some((name.to_string(), format!("<{name}>")));
             }
+            if self.document.shell.unfinished.is_none() && is_container(name) {
+                self.note_unfinished(name, id, tag);
+            }
         }
+    }
+
+    /// Notes a container marked busy, and opens a list that may close empty. Only containers
+    /// ([`is_container`]) are looked at: a busy mark on a link or a paragraph is rare, and
+    /// reading every tag's attributes for it is not free.
+    fn note_unfinished(&mut self, name: &str, id: &str, tag: &impl StartTag) {
+        let list = match name {
+            "ul" => Some("ul"),
+            "ol" => Some("ol"),
+            _ => None,
+        };
+        if tag
+            .attribute("aria-busy")
+            .is_some_and(|busy| busy.trim().eq_ignore_ascii_case("true"))
+        {
+            let written = format!("<{name} aria-busy=\"true\">");
+            self.document.shell.unfinished = Some(Unfinished::Busy(written));
+            return;
+        }
+        let Some(list) = list else {
+            return;
+        };
+        let written = match (id, tag.attribute("class").map(str::trim)) {
+            ("", Some(class)) if !class.is_empty() => format!("<{list} class=\"{class}\">"),
+            ("", _) => format!("<{list}>"),
+            (id, _) => format!("<{list} id=\"{id}\">"),
+        };
+        self.open_list = Some((list, written));
     }
 
     pub(super) fn end_tag(&mut self, name: &str) {
@@ -460,6 +495,12 @@ impl State {
             && self.document.shell.empty_mount.is_none()
         {
             self.document.shell.empty_mount = Some(written);
+        }
+        if let Some((open, written)) = self.open_list.take()
+            && open == name
+            && self.document.shell.unfinished.is_none()
+        {
+            self.document.shell.unfinished = Some(Unfinished::EmptyList(written));
         }
         match name {
             "a" => self.end_anchor(),
@@ -513,7 +554,14 @@ impl State {
         }
         if !text.trim_ascii().is_empty() {
             self.open_mount = None;
+            self.open_list = None;
             self.in_body = true;
+            if self.document.shell.unfinished.is_none()
+                && self.template_depth == 0
+                && let Some(loading) = loading_text(text)
+            {
+                self.document.shell.unfinished = Some(Unfinished::Loading(loading));
+            }
         }
         if let Some(visible) = &mut self.text {
             visible.push(text);
@@ -544,6 +592,51 @@ impl State {
             tail.drain(..tail.len() - keep);
         }
     }
+}
+
+/// Whether `name` is an element whose start tag is looked at for a sign that the page is
+/// unfinished: a list a script fills, or a container that holds a page's parts, which a busy
+/// mark speaks of. (A `match`: it is asked of every tag.)
+fn is_container(name: &str) -> bool {
+    matches!(
+        name,
+        "div"
+            | "ul"
+            | "ol"
+            | "section"
+            | "main"
+            | "article"
+            | "aside"
+            | "nav"
+            | "table"
+            | "tbody"
+            | "form"
+            | "body"
+    )
+}
+
+/// The longest text taken for a loading placeholder: longer text is content.
+const MAX_LOADING_TEXT: usize = 48;
+
+/// `text`, trimmed, when it says the page is still loading: `Loading`, or a short text that
+/// begins with `Loading` and ends with an ellipsis (`Loading tags…`, `Loading...`). A heading
+/// such as "Loading data from files" is content, and is not taken.
+fn loading_text(text: &str) -> Option<String> {
+    // Most text begins otherwise: one byte tells.
+    let start = text.trim_ascii_start();
+    if !matches!(start.as_bytes().first(), Some(b'L' | b'l')) {
+        return None;
+    }
+    let text = start.trim_end();
+    if text.len() > MAX_LOADING_TEXT
+        || !text
+            .get(..7)
+            .is_some_and(|start| start.eq_ignore_ascii_case("loading"))
+    {
+        return None;
+    }
+    let ellipsis = text.ends_with('…') || text.ends_with("...");
+    (ellipsis || text.len() == 7).then(|| text.to_string())
 }
 
 /// Appends `text` to `collected` up to [`MAX_COLLECTED_BYTES`] in all (cut at a character).

@@ -62,29 +62,53 @@ pub(super) fn print(
 /// Why the pages rendered were.
 fn why_rendered(render: &RenderReport) -> String {
     let probed = render.templates_probed;
+    let mut why = Vec::new();
     match (render.mode, render.decision) {
-        (RenderMode::Always, _) => "--render always".to_string(),
+        (RenderMode::Always, _) => why.push("--render always".to_string()),
         (_, SiteDecision::Renders) => {
             let builds = if render.templates_rendered == 1 {
                 "builds"
             } else {
                 "build"
             };
-            format!(
+            why.push(format!(
                 "{} of {} of page (pages that load the same scripts) {builds} links in JavaScript",
                 render.templates_rendered,
                 count(probed, "kind")
-            )
+            ));
+            if render.templates_learned > 0 {
+                why.push(format!(
+                    "{} drew the same links on every page, learned after a few renders, and the other pages of that kind were read as served",
+                    match render.templates_learned {
+                        1 => "that kind".to_string(),
+                        learned => format!("{learned} of those kinds"),
+                    }
+                ));
+            }
         }
-        (_, SiteDecision::ReadAsServed) if probed == 1 => {
-            "one page stood for the others that load the same scripts, and linked to nothing the HTML does not reach, so the others were read as served".to_string()
-        }
-        (_, SiteDecision::ReadAsServed) => format!(
+        (_, SiteDecision::ReadAsServed) if probed == 1 => why.push(
+            "one page stood for the others that load the same scripts, and linked to nothing the HTML does not reach, so the others were read as served".to_string(),
+        ),
+        (_, SiteDecision::ReadAsServed) => why.push(format!(
             "one page of each of {} of page (pages that load the same scripts) linked to nothing the HTML does not reach, so the others were read as served",
             count(probed, "kind")
-        ),
-        (_, SiteDecision::Undecided) => "these pages looked built by JavaScript".to_string(),
+        )),
+        (_, SiteDecision::Undecided) if render.unfinished_rendered == 0 => {
+            why.push("these pages looked built by JavaScript".to_string());
+        }
+        (_, SiteDecision::Undecided) => {}
     }
+    if render.unfinished_rendered > 0 && render.mode != RenderMode::Always {
+        let (it, was, itself) = match render.unfinished_rendered {
+            1 => ("it", "was", "itself"),
+            _ => ("they", "were", "themselves"),
+        };
+        why.push(format!(
+            "{} showed {it} {was} unfinished (a loading text, a busy element or an empty list) and {was} rendered for {itself}",
+            count(render.unfinished_rendered, "page"),
+        ));
+    }
+    why.join("; ")
 }
 
 /// The pages that needed the browser and did not get it.

@@ -411,6 +411,8 @@ fn every_reason_to_render_agrees_with_its_counts() {
             let mut render = crawl_summary(n).render;
             render.decision = decision;
             render.rendered = 1;
+            render.templates_learned = n;
+            render.unfinished_rendered = n;
             let mut out = Vec::new();
             rendering::print(&mut out, &render, &settings).unwrap();
             let text = String::from_utf8(out).unwrap();
@@ -421,6 +423,39 @@ fn every_reason_to_render_agrees_with_its_counts() {
             );
         }
     }
+}
+
+#[test]
+fn the_summary_says_why_unfinished_pages_were_rendered_and_what_was_learned() {
+    let settings = crawl_settings(&[]);
+    let said = |decision: SiteDecision, learned: u64, unfinished: u64| {
+        let mut render = crawl_summary(1).render;
+        render.decision = decision;
+        render.templates_probed = u64::from(decision != SiteDecision::Undecided);
+        render.templates_rendered = u64::from(decision == SiteDecision::Renders);
+        (render.templates_learned, render.unfinished_rendered) = (learned, unfinished);
+        render.rendered = 7;
+        let mut out = Vec::new();
+        rendering::print(&mut out, &render, &settings).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let next = said(SiteDecision::Undecided, 0, 1);
+    assert!(
+        next.contains(
+            "HTML page: 1 page showed it was unfinished (a loading text, a busy element or an \
+             empty list) and was rendered for itself."
+        ),
+        "{next}"
+    );
+    let menu = said(SiteDecision::Renders, 1, 2);
+    assert!(
+        menu.contains(
+            "1 of 1 kind of page (pages that load the same scripts) builds links in JavaScript; \
+             that kind drew the same links on every page, learned after a few renders, and the \
+             other pages of that kind were read as served; 2 pages showed they were unfinished"
+        ),
+        "{menu}"
+    );
 }
 
 #[test]
