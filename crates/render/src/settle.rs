@@ -10,9 +10,10 @@
 //! polls forever is done at [`QUIET`] after its first requests answered, if it ever stops
 //! adding elements, or at the render timeout.
 //!
-//! A request whose end the tab never hears of (a dedicated worker's, whose end is reported to
-//! the worker) stays in flight: when it is one of the first requests, it holds the page until
-//! the render timeout. At the timeout, a page held only by requests in flight for
+//! A worker's own script is known by its start (it has no loader) and is not waited for: its end
+//! is reported to the worker, never to the tab. The requests a worker's script makes are not
+//! seen by the tab at all. Any other request whose end the tab never hears of stays in flight:
+//! when it is one of the first requests, it holds the page until the render timeout. At the timeout, a page held only by requests in flight for
 //! [`LONG_REQUEST`] ([`Network::is_quiet_but_for_long_requests`]) and otherwise done is read as
 //! rendered, with what its scripts drew, rather than as served.
 //!
@@ -88,6 +89,12 @@ impl Network {
             };
             self.in_flight.insert(id, started);
         }
+    }
+
+    /// A request whose end the tab will not hear of started at `now` (a worker's script, whose
+    /// load is reported to the worker): activity, but not waited for.
+    pub(crate) fn started_unheard(&mut self, now: Instant) {
+        self.activity(now);
     }
 
     /// Request `id` ended (answered, failed or refused).
@@ -272,6 +279,18 @@ mod tests {
             network.ended(poll);
             assert!(!network.is_quiet(now + ms(99)));
         }
+    }
+
+    #[test]
+    fn a_workers_script_is_not_waited_for() {
+        let zero = Instant::now();
+        let mut network = loaded(zero);
+        network.started_unheard(zero + ms(40));
+        assert!(
+            !network.is_quiet(zero + ms(500)),
+            "a request started 460 ms ago"
+        );
+        assert!(network.is_quiet(zero + ms(40) + QUIET));
     }
 
     #[test]

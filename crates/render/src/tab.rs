@@ -233,7 +233,13 @@ async fn load(
         tokio::select! {
             biased;
             Some(event) = listeners.sent.next() => {
-                loading.network.started(event.request_id.clone(), Instant::now());
+                // A request with no loader is a worker's script, loaded for the worker: its end
+                // is reported to the worker, never to the tab.
+                if event.loader_id.as_ref().is_empty() {
+                    loading.network.started_unheard(Instant::now());
+                } else {
+                    loading.network.started(event.request_id.clone(), Instant::now());
+                }
             }
             navigation = &mut navigate, if !answered => {
                 if let Some(error) = navigation?.result.error_text {
