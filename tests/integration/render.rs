@@ -959,3 +959,48 @@ fn a_menu_a_script_draws_on_every_page_is_learned_after_a_few_renders() {
     );
     eprintln!("rendered {rendered} of {} pages", pages + 3);
 }
+
+/// An application whose home page draws its links from `/api/slow.json`, which the server
+/// answers after 5 s: more than a long poll's 3 s, less than the render timeout. Other pages
+/// of the application ask for nothing and draw nothing.
+const SLOW_APP: &str = r#"(async () => {
+  if (location.pathname !== '/') return;
+  const pages = await (await fetch('/api/slow.json')).json();
+  document.getElementById('root').innerHTML =
+    pages.map((href) => `<a href="${href}">${href}</a>`).join(' ');
+})();"#;
+
+#[test]
+fn a_slow_first_request_is_waited_for_until_the_render_timeout() {
+    let Some(browser) = chromium() else { return };
+    let server = Site::new()
+        .route("/robots.txt", Route::new(404, "Not found"))
+        .route(
+            "/app.js",
+            Route::new(200, SLOW_APP).header("Content-Type", "text/javascript"),
+        )
+        .route(
+            "/api/slow.json",
+            Route::new(200, r#"["/drawn-late/1", "/drawn-late/2"]"#)
+                .header("Content-Type", "application/json")
+                .delay(std::time::Duration::from_secs(5)),
+        )
+        .generated(|_| Some(Route::html(SHELL)))
+        .serve();
+    let out = tempfile::tempdir().expect("tempdir");
+    // The default --render auto and --render-timeout 10.
+    let (run, store) = crawl_recorded(
+        &server.url("/"),
+        out.path(),
+        &["--chrome", browser.to_str().expect("utf-8")],
+    );
+    run.assert_success();
+    assert_eq!(
+        listed_urls(out.path()),
+        expected(&server, &["/", "/drawn-late/1", "/drawn-late/2"]),
+        "{}",
+        run.stderr
+    );
+    let home = store.page(&server.url("/")).unwrap().unwrap();
+    assert_eq!(home.rendering, Some(Rendering::Rendered));
+}

@@ -5,9 +5,10 @@
 //! page that needs it, a bounded number of tabs, and one way out for every connection the
 //! browser opens: a proxy on loopback that hands each request to the crawl's gate (`gate`).
 //! The page's own document is answered with the response the crawl already has (the DevTools
-//! Fetch domain), so the server sees one request per page. A tab is done when the page has loaded, no request is in flight and no
-//! element was added for [`QUIET`]; a tab that is not done within the timeout is closed, one
-//! whose page was read shows the next page. A browser that dies is started again, at most
+//! Fetch domain), so the server sees one request per page. A tab is done when the page has loaded, what it asked for
+//! has answered (a long poll aside, `settle`) and no request started and no element was added
+//! for [`QUIET`]; a tab that is not done within the timeout is closed, one whose page was read
+//! shows the next page. A browser that dies is started again, at most
 //! [`MAX_RESTARTS`] times per run.
 //!
 //! [`print_to_pdf`] prints one local page to PDF in a browser started for it alone.
@@ -22,6 +23,7 @@ mod owned;
 mod peer;
 mod print;
 mod process;
+mod settle;
 mod tab;
 
 pub use chromium::Chromium;

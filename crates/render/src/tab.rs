@@ -2,7 +2,6 @@
 //! documents (navigations) and images refused, every other request sent on to the tab's lane
 //! of the gate, which hands it to the page's gate; the DOM serialized once the page is quiet.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,8 +12,7 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     HeaderEntry, RequestPattern,
 };
 use chromiumoxide::cdp::browser_protocol::network::{
-    ErrorReason, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, RequestId,
-    ResourceType,
+    ErrorReason, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, EventJavascriptDialogOpening, FrameId,
@@ -29,12 +27,17 @@ use url::Url;
 
 use crate::browser::{IdleTab, LiveBrowser};
 use crate::options::QUIET;
-
-/// How long a request may stay in flight and still keep the page from being done.
-const LONG_REQUEST: Duration = Duration::from_secs(3);
+use crate::settle::Network;
 
 /// How often a loading page is asked whether it is quiet.
 const POLL: Duration = Duration::from_millis(100);
+
+/// How long a page may take to say whether it is quiet at the render timeout: a page busy
+/// then is not done.
+const LAST_LOOK: Duration = Duration::from_millis(500);
+
+/// How long past the render timeout a page found done at the timeout may take to be read.
+const READ_AT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Run in every document before its own scripts: notes when an element was last added or a
 /// script last made a request (a page that keeps adding links or polling is not done), keeps pop-ups, dialogs and service workers
@@ -88,6 +91,8 @@ const INIT_SCRIPT: &str = r#"(() => {
 /// Why a tab gave no DOM.
 #[derive(Debug)]
 pub(crate) enum TabError {
+    /// The page was not done at the render timeout, nor done but for requests it had waited
+    /// on for [`LONG_REQUEST`](crate::settle::LONG_REQUEST) (see `settle`).
     TimedOut,
     Failed(String),
 }
@@ -100,7 +105,8 @@ impl From<chromiumoxide::error::CdpError> for TabError {
 
 /// Renders `request`'s page in a tab kept from an earlier page, or a new one. A tab whose page
 /// was read is kept for the next; one that timed out or failed is closed, whatever its page
-/// is doing.
+/// is doing. A page done at `timeout` but for requests that never answered is read as
+/// rendered (see `settle`); reading it may take [`READ_AT_TIMEOUT`] more.
 pub(crate) async fn render(
     browser: &LiveBrowser,
     lane: usize,
@@ -114,7 +120,12 @@ pub(crate) async fn render(
         .lanes
         .get(lane)
         .map(|lane| lane.open(Arc::clone(&request.gate)));
-    let loaded = tokio::time::timeout(timeout, load(browser, lane, request, log, &target)).await;
+    let deadline = Instant::now() + timeout;
+    let loaded = tokio::time::timeout(
+        timeout + READ_AT_TIMEOUT,
+        load(browser, lane, request, deadline, log, &target),
+    )
+    .await;
     // The page was read: its connections close, and whatever the tab sends from now on (a
     // beacon as it leaves the page) is refused.
     drop(open_lane);
@@ -172,43 +183,15 @@ struct Listeners {
 struct Loading {
     /// The main frame, once its document was requested.
     main_frame: Option<FrameId>,
-    /// Requests started and not ended, with when they started.
-    in_flight: HashMap<RequestId, Instant>,
-    /// Requests whose end was read before their start: each event type has its own stream.
-    ended_early: HashSet<RequestId>,
-    last_request: Instant,
-}
-
-impl Loading {
-    fn started(&mut self, id: RequestId) {
-        self.last_request = Instant::now();
-        if !self.ended_early.remove(&id) {
-            self.in_flight.insert(id, self.last_request);
-        }
-    }
-
-    fn ended(&mut self, id: RequestId) {
-        if self.in_flight.remove(&id).is_none() {
-            self.ended_early.insert(id);
-        }
-    }
-
-    /// Whether no request started for [`QUIET`] and none is in flight. A request in flight
-    /// for [`LONG_REQUEST`] no longer counts: it is a long poll, or a request whose end the
-    /// tab never hears of (a worker's script ends in the worker).
-    fn network_is_quiet(&self) -> bool {
-        self.last_request.elapsed() >= QUIET
-            && self
-                .in_flight
-                .values()
-                .all(|started| started.elapsed() >= LONG_REQUEST)
-    }
+    /// The page's requests, and whether they let it be done (see `settle`).
+    network: Network,
 }
 
 async fn load(
     browser: &LiveBrowser,
     lane: usize,
     request: &RenderRequest<'_>,
+    deadline: Instant,
     log: &Mutex<RequestLog>,
     target: &Mutex<Option<TargetId>>,
 ) -> Result<(String, IdleTab), TabError> {
@@ -240,16 +223,24 @@ async fn load(
     let mut answered = false;
     let mut loading = Loading {
         main_frame: None,
-        in_flight: HashMap::new(),
-        ended_early: HashSet::new(),
-        last_request: Instant::now(),
+        network: Network::new(Instant::now()),
     };
     let mut poll = tokio::time::interval(POLL);
+    let give_up = tokio::time::sleep_until(deadline);
+    tokio::pin!(give_up);
     loop {
         // Biased: of the events read together, starts come before ends.
         tokio::select! {
             biased;
-            Some(event) = listeners.sent.next() => loading.started(event.request_id.clone()),
+            Some(event) = listeners.sent.next() => {
+                // A request with no loader is a worker's script, loaded for the worker: its end
+                // is reported to the worker, never to the tab.
+                if event.loader_id.as_ref().is_empty() {
+                    loading.network.started_unheard(Instant::now());
+                } else {
+                    loading.network.started(event.request_id.clone(), Instant::now());
+                }
+            }
             navigation = &mut navigate, if !answered => {
                 if let Some(error) = navigation?.result.error_text {
                     return Err(TabError::Failed(format!("navigation failed: {error}")));
@@ -257,29 +248,41 @@ async fn load(
                 answered = true;
             }
             Some(event) = listeners.paused.next() => {
-                loading.last_request = Instant::now();
+                loading.network.intercepted(Instant::now());
                 let answer = decide(&page, request, &event, &mut loading, log);
                 // A refused request's end may be reported elsewhere (a worker's) or not at all.
                 if answer == Answer::Refused
                     && let Some(id) = event.network_id.clone()
                 {
-                    loading.ended(id);
+                    loading.network.ended(id);
                 }
             }
-            Some(event) = listeners.finished.next() => loading.ended(event.request_id.clone()),
+            Some(event) = listeners.finished.next() => loading.network.ended(event.request_id.clone()),
             Some(event) = listeners.failed.next() => {
                 tracing::debug!(error = %event.error_text, blocked = ?event.blocked_reason, "a request of the browser failed");
-                loading.ended(event.request_id.clone());
+                loading.network.ended(event.request_id.clone());
             }
             Some(_) = listeners.dialogs.next() => {
                 answer(&page, HandleJavaScriptDialogParams::new(false));
             }
+            () = &mut give_up => {
+                let now = Instant::now();
+                if loading.main_frame.is_some()
+                    && loading.network.is_quiet_but_for_long_requests(now)
+                    && quiet_for(&page, LAST_LOOK).await? >= QUIET.as_secs_f64() * 1000.0
+                {
+                    tracing::debug!(url = %request.url, in_flight = loading.network.in_flight(), "read at the render timeout: requests it waited on never answered");
+                    break;
+                }
+                return Err(TabError::TimedOut);
+            }
             _ = poll.tick() => {
                 let navigated = loading.main_frame.is_some();
-                tracing::trace!(navigated, in_flight = loading.in_flight.len(), since_request = ?loading.last_request.elapsed(), "a tab loads");
+                let now = Instant::now();
+                tracing::trace!(navigated, in_flight = loading.network.in_flight(), since_request = ?loading.network.since_request(now), "a tab loads");
                 if navigated
-                    && loading.network_is_quiet()
-                    && quiet_for(&page).await? >= QUIET.as_secs_f64() * 1000.0
+                    && loading.network.is_quiet(now)
+                    && quiet_for(&page, POLL * 10).await? >= QUIET.as_secs_f64() * 1000.0
                 {
                     break;
                 }
@@ -302,14 +305,15 @@ async fn load(
 }
 
 /// Milliseconds of the page's own timers since an element was last added or a script made a
-/// request (in ticks of 100 ms), or a negative number while the page loads.
-async fn quiet_for(page: &Page) -> Result<f64, TabError> {
+/// request (in ticks of 100 ms), or a negative number while the page loads or when it does not
+/// answer within `patience`.
+async fn quiet_for(page: &Page, patience: Duration) -> Result<f64, TabError> {
     let asking = evaluate(
         page,
         "window.__sitemapperQuietFor ? window.__sitemapperQuietFor() : -1".to_string(),
     );
     // A page too busy to answer is not quiet; the render timeout bounds the wait.
-    match tokio::time::timeout(POLL * 10, asking).await {
+    match tokio::time::timeout(patience, asking).await {
         Ok(quiet) => Ok(quiet?.as_f64().unwrap_or(-1.0)),
         Err(_) => Ok(-1.0),
     }
@@ -398,6 +402,7 @@ fn decide(
     if event.resource_type == ResourceType::Document {
         if loading.main_frame.is_none() {
             loading.main_frame = Some(event.frame_id.clone());
+            loading.network.document_requested(Instant::now());
             answer(page, document_response(id, request));
             return Answer::Sent;
         }
