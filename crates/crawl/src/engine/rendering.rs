@@ -95,6 +95,11 @@ pub(super) async fn read_page(
     let Some(renderer) = state.renderer() else {
         return as_served(raw);
     };
+    // A page waits for a tab here, not in the browser: what a render teaches meanwhile (a
+    // template learned) spares the pages still waiting.
+    let Some(turn) = state.turn(&call).await else {
+        return as_served(raw);
+    };
     let gate = Arc::new(PageGate::new(context, scope));
     let request = RenderRequest {
         url,
@@ -105,6 +110,7 @@ pub(super) async fn read_page(
     };
     let in_browser = InBrowser::enter(&context.progress);
     let mut rendered = renderer.render(request).await;
+    drop(turn);
     drop(in_browser);
     drop(body);
     // The page's requests, as the gate saw them, join what the browser itself noted.

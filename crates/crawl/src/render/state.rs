@@ -278,14 +278,21 @@ impl Learning {
 pub(crate) struct RenderState {
     mode: RenderMode,
     renderer: Option<Arc<dyn Renderer>>,
+    /// One for each tab of the browser: a page waits for one before it is rendered, and is
+    /// read as served when what was learned meanwhile makes its render needless.
+    turns: tokio::sync::Semaphore,
     learned: Mutex<Learning>,
     report: Mutex<RenderReport>,
 }
 
 impl RenderState {
     pub(crate) fn new(mode: RenderMode, renderer: Option<Arc<dyn Renderer>>) -> RenderState {
+        let tabs = renderer
+            .as_ref()
+            .map_or(1, |renderer| renderer.tabs().max(1));
         RenderState {
             mode,
+            turns: tokio::sync::Semaphore::new(tabs),
             learned: Mutex::default(),
             report: Mutex::new(RenderReport {
                 mode,
@@ -380,6 +387,23 @@ impl RenderState {
     /// How many pages the browser renders at once (1 without a browser).
     pub(crate) fn tabs(&self) -> usize {
         self.renderer.as_ref().map_or(1, |renderer| renderer.tabs())
+    }
+
+    /// Waits for a tab's turn to render a page for `call`: the turn, or `None` when its
+    /// template's links were learned while it waited (the page is read as served).
+    pub(crate) async fn turn(&self, call: &RenderCall) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        let turn = self.turns.acquire().await.ok()?;
+        let template = match call {
+            RenderCall::Every(Some(template)) | RenderCall::Again(template) => template,
+            RenderCall::Every(None) | RenderCall::Probe(_) | RenderCall::Unfinished(_) => {
+                return Some(turn);
+            }
+        };
+        let learned = matches!(
+            self.learned().templates.get(template),
+            Some(Judgement::Learned)
+        );
+        (!learned).then_some(turn)
     }
 
     /// The renderer, when pages can be rendered.
