@@ -175,7 +175,8 @@ pub enum Unfinished {
     Loading(String),
     /// An element marked busy (`aria-busy="true"`), as written: `<section aria-busy="true">`.
     Busy(String),
-    /// A list with no item at all, as written (`<ul id="tags">`): a script fills it.
+    /// A list with no item at all, as written (`<ul id="tags">`): a script fills it. A list
+    /// whose id or class names a search is left out: a query fills it, not the page loading.
     EmptyList(String),
 }
 

@@ -697,7 +697,8 @@ fn a_page_that_shows_it_is_unfinished_says_how() {
         Some(Unfinished::EmptyList(r#"<ol class="results">"#.to_string()))
     );
     // Content is not a placeholder: a heading that begins with "Loading", a list with items,
-    // a list with text, a busy flag turned off, the head's title, an inert template.
+    // a list with text, a busy flag turned off, the head's title, an inert template, the
+    // empty list of a search's results.
     for finished in [
         "<body><h2>Loading data from files</h2><p>Loading… is what a spinner says, and then a \
          long sentence follows it.</p></body>",
@@ -705,6 +706,7 @@ fn a_page_that_shows_it_is_unfinished_says_how() {
         r#"<body><ul>text</ul><div aria-busy="false"></div></body>"#,
         "<head><title>Loading…</title></head><body><p>Hello</p></body>",
         "<body><template><p>Loading…</p><ul></ul></template></body>",
+        r#"<body><ul id="mdbook-searchresults"></ul><ol class="md-search-result__list"></ol></body>"#,
     ] {
         assert_eq!(unfinished(finished), None, "{finished}");
     }

@@ -476,7 +476,13 @@ impl State {
         let Some(list) = list else {
             return;
         };
-        let written = match (id, tag.attribute("class").map(str::trim)) {
+        let class = tag.attribute("class").map(str::trim);
+        // A search's results are filled by a visitor's query, never when the page loads.
+        let names_search = |text: &str| text.to_ascii_lowercase().contains("search");
+        if names_search(id) || class.is_some_and(names_search) {
+            return;
+        }
+        let written = match (id, class) {
             ("", Some(class)) if !class.is_empty() => format!("<{list} class=\"{class}\">"),
             ("", _) => format!("<{list}>"),
             (id, _) => format!("<{list} id=\"{id}\">"),
