@@ -29,9 +29,10 @@
 //!    list: `Unfinished`) is rendered for itself once links run out, whatever its template,
 //!    two of a template at a time; after [`MAX_FRUITLESS_UNFINISHED`] such renders of one
 //!    template in a row that found nothing, its other unfinished pages are read as served.
-//! 6. A template that renders is rendered while its renders add links the earlier ones did
-//!    not: after [`RENDERS_TO_LEARN`] in a row that added none and changed no directive, its
-//!    script-drawn links are learned and its other pages read as served.
+//! 6. A template that renders is rendered while its renders add links beyond the template's
+//!    (those every one of its renders added: a menu, not a page's own links): after
+//!    [`RENDERS_TO_LEARN`] in a row that added none and changed no directive, its script-drawn
+//!    links are learned and its other pages read as served.
 //!
 //! What the crawl and the browser ask of each other is in `browser`; the mode, why a page looks
 //! like a shell, and the report in `report`; what `--render auto` learns of a site in `state`.

@@ -159,8 +159,8 @@ enum Judgement {
     /// One page renders now; pages that come meanwhile wait with it.
     Probing { pages: Vec<Candidate> },
     /// Its pages build links or directives in JavaScript: every one is rendered, while its
-    /// renders find links the ones before did not. `learned`: the links its renders added to
-    /// the HTML's so far; `stale`: renders in a row that added none beyond those.
+    /// renders add links beyond the template's. `learned`: the links every one of its renders
+    /// added to its page's HTML so far; `stale`: renders in a row that added none beyond those.
     Renders { learned: HashSet<Url>, stale: u32 },
     /// Its renders kept adding the same links ([`RENDERS_TO_LEARN`] in a row): its script
     /// draws them on every page, and the crawl knows them. Its other pages are read as served.
@@ -532,9 +532,12 @@ impl RenderState {
 
     /// Learns from a render of a page of `template`, a rendering template: `added`, the
     /// links the render added to the page's HTML, and whether its canonical or noindex
-    /// `differs` from the HTML's. After [`RENDERS_TO_LEARN`] renders in a row that added no
-    /// link beyond those its earlier renders added, and changed no directive, the template's
-    /// script-drawn links are learned and its other pages read as served.
+    /// `differs` from the HTML's. The template's links are those every one of its renders
+    /// added (a menu drawn on every page), not all the links its renders added: a template
+    /// whose pages each draw links of their own keeps rendering, however many of those the
+    /// crawl already knows. After [`RENDERS_TO_LEARN`] renders in a row that added no link
+    /// beyond the template's, and changed no directive, its script-drawn links are learned
+    /// and its other pages read as served.
     pub(crate) fn learn(&self, template: &Template, added: &HashSet<Url>, differs: bool) {
         let mut state = self.learned();
         let Some(judgement) = state.templates.get_mut(template) else {
@@ -544,7 +547,8 @@ impl RenderState {
             return;
         };
         if differs || !added.is_subset(learned) {
-            learned.extend(added.iter().cloned());
+            // What every render added: links of a page's own are not the template's.
+            learned.retain(|link| added.contains(link));
             *stale = 0;
             return;
         }
@@ -1008,11 +1012,12 @@ mod tests {
         let again = state.judge(template, true, &menu);
         assert_eq!(paths(&again), ["/b", "/c", "/d", "/e", "/f"]);
         assert!(state.renders_again(&RenderCall::Again(template.clone())));
-        // A render that adds a link no render added before starts the count again.
+        // A render that adds a link of its page's own starts the count again, and the
+        // template's links are those every render added.
         state.learn(template, &urls(&["/tags/", "/posts/"]), false);
         state.learn(template, &urls(&["/tags/", "/authors/"]), false);
-        state.learn(template, &menu, false);
-        state.learn(template, &menu, true);
+        state.learn(template, &urls(&["/tags/"]), false);
+        state.learn(template, &urls(&["/tags/"]), true);
         assert!(
             state.renders_again(&RenderCall::Again(template.clone())),
             "a render whose directives differ found something"
@@ -1033,5 +1038,42 @@ mod tests {
             (report.templates_rendered, report.templates_learned),
             (1, 1)
         );
+    }
+
+    #[test]
+    fn an_application_whose_pages_draw_links_of_their_own_is_never_learned() {
+        let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+        let app = Template::of(&signals(&["app.js"], 0));
+        for page_number in 0..20 {
+            let reason = Some(ShellReason::NoLinks);
+            state.decide(
+                page(&format!("/page/{page_number}"), true),
+                app.clone(),
+                reason,
+                None,
+            );
+        }
+        let probes = state.take_probes();
+        let [(RenderCall::Probe(template), _, _)] = probes.as_slice() else {
+            panic!("one probe: {probes:?}");
+        };
+        // Every page draws the same header and links to two pages of its own, all of which
+        // the crawl knows once a few pages were rendered.
+        let header = ["/", "/about", "/docs"];
+        let drawn = |page_number: usize| {
+            let mut links: Vec<String> = header.iter().map(ToString::to_string).collect();
+            links.push(format!("/page/{}", page_number % 7));
+            links.push(format!("/page/{}", (page_number + 3) % 7));
+            links.iter().map(|path| url(path)).collect::<HashSet<Url>>()
+        };
+        state.judge(template, true, &drawn(0));
+        for page_number in 1..40 {
+            state.learn(template, &drawn(page_number), false);
+            assert!(
+                state.renders_again(&RenderCall::Again(template.clone())),
+                "render {page_number}: each page draws links of its own"
+            );
+        }
+        assert_eq!(state.finish().templates_learned, 0);
     }
 }
