@@ -12,10 +12,10 @@ use sitemapper_fleet::{
     DEFAULT_CHECKPOINT, DEFAULT_LEASE, DEFAULT_PER_SERVER, DEFAULT_SITES_AT_ONCE, FLEET_KEYS,
     FilePart, Fleet, FleetFileError, SiteChoice, SiteOption, SiteSpec, WorkerPlan, check_name,
 };
+use sitemapper_site::SeedMistake;
 
 use super::file::config_keys;
 use super::keys::nearest_key;
-use super::meant::SeedMistake;
 use super::{
     ConfigFile, CrawlSettings, MergedOptions, OutputTarget, list, seconds_option, summary_format,
 };

@@ -41,8 +41,9 @@ pub(crate) use self::file::ConfigFile;
 pub(crate) use self::fleet::{
     FleetRunSettings, FleetStatusSettings, FleetSyncSettings, SiteRun, StatusSource, WorkerSettings,
 };
-use self::meant::{SeedMistake, check_out_directory};
+use self::meant::check_out_directory;
 pub(crate) use sitemapper_site::OutputTarget;
+use sitemapper_site::SeedMistake;
 
 /// Everything a crawl run needs, resolved: the site's run, and how the binary reports it.
 #[derive(Debug)]

@@ -48,6 +48,7 @@ mod private_networks;
 mod readme;
 mod recrawl;
 mod render;
+mod render_auto;
 mod report;
 mod report_files;
 mod report_links;

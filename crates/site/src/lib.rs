@@ -75,6 +75,7 @@ mod record;
 mod resume;
 mod run;
 mod run_facts;
+mod seed_mistake;
 mod settings;
 mod shrink;
 mod site_sitemaps;
@@ -106,6 +107,7 @@ pub use process_use::{children_cpu_seconds, cpu_seconds, peak_rss_bytes};
 pub use record::{EventCounts, Notes, ScopeStatement};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use run_facts::RunFacts;
+pub use seed_mistake::{SeedMistake, shell_word};
 pub use settings::{
     ChangefreqRule, NewsSettings, PriorityRule, RenderSettings, SiteSettings, private_directory,
     writable_directory, writable_output_file,
