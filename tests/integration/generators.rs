@@ -6,14 +6,17 @@
 //! pages its HTML reaches (served.txt), the pages only the script links are named, and
 //! rendering every page lists them all.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use jiff::Timestamp;
 
+use crate::audit::csv_rows;
 use crate::fixture::{Server, Site};
-use crate::harness::{chromium, crawl, lastmods, listed_urls, summary_json};
+use crate::harness::{
+    chromium, crawl, lastmods, listed_urls, read_sitemap, sitemapper, summary_json,
+};
 use crate::schema::assert_all_valid;
 use crate::static_site::StaticSite;
 
@@ -231,11 +234,13 @@ fn assert_auto_lists_exactly_its_pages(generated: Generated) -> Option<serde_jso
     let summary = summary_json(&run);
     let rendering = summary["rendering"].clone();
     eprintln!(
-        "{}: rendered {} of {} HTML pages, decision {}, browser started {}, found {} URLs, \
-         in {elapsed:.1?}",
+        "{}: rendered {} of {} HTML pages ({} timed out, {} failed), decision {}, browser \
+         started {}, found {} URLs, in {elapsed:.1?}",
         generated.name,
         rendering["rendered"],
         rendering["html_pages"],
+        rendering["timed_out"],
+        rendering["failed"],
         rendering["decision"],
         rendering["browser_started"],
         rendering["found_urls"],
@@ -532,5 +537,143 @@ fn a_seed_typed_without_its_trailing_slash_maps_the_book_under_it_alone() {
         first_line.contains(&scope),
         "the first line states the scope the redirect set ({scope}):\n{}",
         run.stderr
+    );
+}
+
+/// An audit of `server`'s site with `--render RENDER` and the installed browser, the links to
+/// other sites not checked (no request leaves the machine).
+fn audit_generated(server: &Server, render: &str, browser: &Path) -> tempfile::TempDir {
+    let report = tempfile::tempdir().unwrap();
+    let seed = server.url("/");
+    let args = [
+        "audit",
+        &seed,
+        "--report",
+        report.path().to_str().unwrap(),
+        "--check-external=false",
+        "--render",
+        render,
+        "--chrome",
+        browser.to_str().unwrap(),
+    ];
+    sitemapper(&args).assert_success();
+    report
+}
+
+/// The depth of every page of an audit's pages.csv, by path.
+fn audited_depths(report: &Path, server: &Server) -> BTreeMap<String, u32> {
+    csv_rows(&report.join("pages.csv"))
+        .into_iter()
+        .map(|row| {
+            let path = row["url"].trim_start_matches(&server.origin()).to_string();
+            (path, row["depth"].parse().unwrap())
+        })
+        .collect()
+}
+
+/// The kinds of the findings of an audit's findings.csv.
+fn finding_kinds(report: &Path) -> BTreeSet<String> {
+    csv_rows(&report.join("findings.csv"))
+        .into_iter()
+        .map(|row| row["kind"].clone())
+        .collect()
+}
+
+#[test]
+fn mdbook_audit_counts_the_sidebar_its_script_draws_every_chapter_one_click_deep() {
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let server = MDBOOK.deployed(DEPLOYED).site().serve();
+    // As served, the chapters are reached through the table of contents and from one
+    // chapter to the next: up to 5 clicks deep.
+    let served = audit_generated(&server, "never", &browser);
+    let depths = audited_depths(served.path(), &server);
+    assert!(
+        depths.values().any(|depth| *depth >= 4),
+        "as served: {depths:?}"
+    );
+    assert!(finding_kinds(served.path()).contains("too-deep"));
+
+    let rendered = audit_generated(&server, "auto", &browser);
+    let depths = audited_depths(rendered.path(), &server);
+    assert_eq!(
+        depths.len(),
+        MDBOOK.expected_paths().len() + 1,
+        "{depths:?}"
+    );
+    for (path, depth) in &depths {
+        let expected = u32::from(path != "/");
+        assert_eq!(
+            *depth, expected,
+            "{path}: the sidebar links it from every page"
+        );
+    }
+    assert!(!finding_kinds(rendered.path()).contains("too-deep"));
+    let links = csv_rows(&rendered.path().join("links.csv"));
+    let path = |url: &str| url.trim_start_matches(&server.origin()).to_string();
+    let source = "/guide/workers.html";
+    let of_source = |kind: &str| -> BTreeSet<String> {
+        links
+            .iter()
+            .filter(|link| path(&link["source"]) == source && link["kind"] == kind)
+            .map(|link| path(&link["target"]))
+            .collect()
+    };
+    let (anchors, drawn) = (of_source("a"), of_source("script"));
+    assert!(!drawn.is_empty(), "{source} was read as served");
+    assert!(
+        anchors.is_disjoint(&drawn),
+        "a link its HTML has is not drawn"
+    );
+    // The start page is the introduction's copy: the sidebar names the introduction.
+    for chapter in MDBOOK
+        .expected_paths()
+        .into_iter()
+        .filter(|path| path != "/")
+    {
+        assert!(
+            chapter == source || anchors.contains(&chapter) || drawn.contains(&chapter),
+            "{source} links {chapter} through the sidebar its script draws"
+        );
+    }
+    assert!(!drawn.contains(source), "no page links itself");
+}
+
+#[test]
+fn mdbook_priority_by_depth_counts_the_sidebar_its_script_draws() {
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let server = MDBOOK.deployed(DEPLOYED).site().serve();
+    let browser = browser.to_str().unwrap();
+    let priorities = |render: &str| -> BTreeMap<String, usize> {
+        let out = tempfile::tempdir().unwrap();
+        let args = [
+            "--chrome",
+            browser,
+            "--priority",
+            "depth",
+            "--render",
+            render,
+        ];
+        crawl(&server.url("/"), out.path(), &args).assert_success();
+        assert_all_valid(out.path());
+        let xml = read_sitemap(&out.path().join("sitemap.xml"));
+        let mut priorities = BTreeMap::new();
+        for entry in xml.split("<url>").skip(1) {
+            let priority = entry.split("<priority>").nth(1).unwrap();
+            let priority = &priority[..priority.find('<').unwrap()];
+            *priorities.entry(priority.to_string()).or_default() += 1;
+        }
+        priorities
+    };
+    let served = priorities("never");
+    assert!(served.len() > 3, "1 to 5 clicks deep as served: {served:?}");
+    let chapters = MDBOOK.expected_paths().len() - 1;
+    assert_eq!(
+        priorities("auto"),
+        BTreeMap::from([("0.80".to_string(), chapters), ("1.00".to_string(), 1)]),
+        "every chapter one click from the start page's sidebar"
     );
 }

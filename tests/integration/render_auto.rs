@@ -91,9 +91,11 @@ fn auto_renders_the_section_scripts_build_and_reads_the_rest_as_served() {
     assert_eq!(rendering["templates_probed"], 2, "{rendering}");
     assert_eq!(rendering["templates_rendered"], 1, "{rendering}");
     assert_eq!(
-        rendering["rendered"], 2,
-        "one page for the menu, one for the shop: {rendering}"
+        rendering["rendered"], 3,
+        "one page for the menu and a second to tell it from the page's own links, one for \
+         the shop: {rendering}"
     );
+    assert_eq!(rendering["templates_confirmed"], 1, "{rendering}");
     let store = sitemapper_store::Store::open(&state).expect("open the crawl database");
     let rendered: Vec<&str> = pages
         .iter()
@@ -105,8 +107,27 @@ fn auto_renders_the_section_scripts_build_and_reads_the_rest_as_served() {
         .collect();
     assert_eq!(
         rendered,
-        ["/", "/shop/"],
-        "the first page of each kind stands for it"
+        ["/", "/about", "/shop/"],
+        "the first page of each kind stands for it, the next in URL order confirms the menu"
+    );
+    // The menu's links are each page's, read as served or not, and settle the depths.
+    let drawn: Vec<String> = store
+        .links_of(&server.url("/guide/install"))
+        .unwrap()
+        .into_iter()
+        .filter(|link| link.kind == sitemapper_store::LinkKind::Script)
+        .map(|link| link.target)
+        .collect();
+    assert_eq!(
+        drawn,
+        [server.url("/"), server.url("/guide/")],
+        "not /about, which its HTML links, nor itself"
+    );
+    let about = store.page(&server.url("/about")).unwrap().unwrap();
+    assert_eq!(
+        (about.depth, about.referrer),
+        (1, Some(server.url("/"))),
+        "three clicks as served, one through the menu"
     );
     let shop_requests = server
         .targets()

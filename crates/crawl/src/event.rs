@@ -42,6 +42,21 @@ pub enum CrawlEvent {
         /// the crawl to them already.
         urls: Vec<Url>,
     },
+    /// The links scripts draw on every page of a template, learned from its renders
+    /// (`render`): links of each page of that template ([`PageOutcome::template`]), read as
+    /// served or not. Sent once, after every page's event, when links are recorded and
+    /// rendering learned any.
+    ScriptLinks(Vec<ScriptLinks>),
+}
+
+/// The links a template's scripts draw on each of its pages: those every render of it that
+/// the crawl compared added to the page's HTML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptLinks {
+    /// The template, as [`PageOutcome::template`] names it.
+    pub template: u64,
+    /// The pages of the site they lead to, normalized, in URL order.
+    pub links: Vec<Url>,
 }
 
 impl From<RobotsRead> for CrawlEvent {
@@ -183,6 +198,10 @@ pub struct PageOutcome {
     /// the name not resolving, after the retries): what an earlier run listed for it may
     /// stand (docs/design.md, Fetching and politeness).
     pub failed_transiently: bool,
+    /// The template of an HTML page read with [`crate::RenderMode::Auto`] whose links are
+    /// recorded and followed: the file names of the scripts it runs, as a number that is the
+    /// same in every crawl. [`CrawlEvent::ScriptLinks`] gives the links its scripts draw.
+    pub template: Option<u64>,
 }
 
 /// A link of a page, as the crawl database keeps it.
@@ -267,6 +286,7 @@ impl PageOutcome {
             extracted: Some(Vec::new()),
             details: None,
             structured: None,
+            template: None,
         }
     }
 }

@@ -40,7 +40,7 @@ pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler};
 pub use error::{CrawlError, InvalidSetting};
 pub use event::{
     CrawlEvent, Exclusion, Fingerprint, IgnoredHint, PageDetails, PageLink, PageLinkKind,
-    PageOutcome, RenderDifference, Rendering, ResponseFacts, SettledScope, Verdict,
+    PageOutcome, RenderDifference, Rendering, ResponseFacts, ScriptLinks, SettledScope, Verdict,
 };
 pub use fetch::{
     BodyStream, BrowserRequest, BrowserResponse, CertificateProblem, Deadline, FailureCause,

@@ -87,6 +87,7 @@ impl Recorder {
             let mut log = SeedLog::default();
             let mut batch = Vec::with_capacity(BATCH_SIZE);
             let mut extractions = Vec::new();
+            let mut script_links = Vec::new();
             while let Some(event) = events.blocking_recv() {
                 let deadline = Instant::now() + BATCH_DELAY;
                 let mut next = Some(event);
@@ -116,6 +117,12 @@ impl Recorder {
                             let urls: Vec<String> = urls.into_iter().map(String::from).collect();
                             store.record_sitemap_links(sitemap.as_str(), &urls)?;
                         }
+                        CrawlEvent::ScriptLinks(templates) => {
+                            script_links.extend(templates.into_iter().map(|drawn| {
+                                let links = drawn.links.into_iter().map(String::from).collect();
+                                (drawn.template, links)
+                            }));
+                        }
                     }
                     if batch.len() < BATCH_SIZE {
                         next = match events.try_recv() {
@@ -138,6 +145,11 @@ impl Recorder {
                     store.record_extracted(&extractions)?;
                     extractions.clear();
                 }
+            }
+            // Once every page is written: the links are recorded for each page of a template.
+            if !script_links.is_empty() {
+                let added = store.record_script_links(run, &script_links)?;
+                tracing::debug!(added, "links drawn by scripts recorded for each page");
             }
             // A seed that failed settles no scope: what its visit logged is said anyway.
             log.flush();
@@ -417,6 +429,7 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
         fingerprint: outcome.fingerprint.map(fingerprint),
         legacy_fingerprint: outcome.legacy_fingerprint.map(fingerprint),
         failed_transiently: outcome.failed_transiently,
+        template: outcome.template,
         title: outcome.title,
         description: outcome.description,
         elapsed_ms: response

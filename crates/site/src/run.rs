@@ -30,7 +30,7 @@ use crate::not_listed::{self, NotListed};
 use crate::publish::{Staging, publish};
 use crate::record::{EventCounts, Notes, Recorder};
 use crate::resume::StoreResume;
-use crate::settings::SiteSettings;
+use crate::settings::{PriorityRule, SiteSettings};
 use crate::sitemap_seeds::{ReadSitemaps, SeedSitemaps};
 use crate::spill::StoreSpill;
 use crate::stdout::{ProcessStdout, Stdout};
@@ -253,6 +253,11 @@ impl Opened {
         config.page_details |= by_language || settings.news.is_some();
         config.collect_alternates |= by_language;
         config.structured_data |= settings.video || settings.news.is_some();
+        // A priority by depth counts the links scripts draw on every page of a template,
+        // which the crawl learns only as it renders: they are recorded with each page's own,
+        // and the depths settled with them once the crawl ends.
+        config.record_links |=
+            settings.priority == Some(PriorityRule::Depth) && config.render == RenderMode::Auto;
         // What earlier runs published where the site serves it is never a seed.
         if settings.publishes_sitemaps
             && let Some(directory) = settings.out.path()

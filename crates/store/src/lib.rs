@@ -17,6 +17,7 @@ mod resume;
 mod run_id;
 mod runs;
 mod schema;
+mod script_links;
 mod site;
 mod sitemap_files;
 mod store;

@@ -26,11 +26,14 @@ pub enum LinkKind {
     /// A `<loc>` of the site's own sitemap (the source is the sitemap's URL): how a crawl
     /// that seeds from the site's sitemaps came to a page. Not a link of a page.
     Sitemap,
+    /// A link the scripts of the page's template draw on every one of its pages, learned from
+    /// renders of others of its kind: the page was read as served, and a visitor sees it.
+    Script,
 }
 
 impl LinkKind {
     /// Every kind, in code order.
-    pub const ALL: [LinkKind; 8] = [
+    pub const ALL: [LinkKind; 9] = [
         LinkKind::Anchor,
         LinkKind::Canonical,
         LinkKind::Redirect,
@@ -39,6 +42,7 @@ impl LinkKind {
         LinkKind::Iframe,
         LinkKind::Refresh,
         LinkKind::Sitemap,
+        LinkKind::Script,
     ];
 
     /// The stable code the database and the audit's files use.
@@ -52,6 +56,7 @@ impl LinkKind {
             LinkKind::Iframe => "iframe",
             LinkKind::Refresh => "refresh",
             LinkKind::Sitemap => "sitemap",
+            LinkKind::Script => "script",
         }
     }
 
@@ -73,6 +78,7 @@ impl LinkKind {
             LinkKind::Redirect => 6,
             LinkKind::Refresh => 7,
             LinkKind::Sitemap => 8,
+            LinkKind::Script => 9,
         }
     }
 
@@ -85,9 +91,15 @@ impl LinkKind {
         Self::numbers(&kinds)
     }
 
-    /// The numbers of the kinds a visitor follows: an anchor, a frame, a refresh.
+    /// The numbers of the kinds a visitor follows: an anchor, a frame, a refresh, a link a
+    /// script draws.
     pub(crate) fn visited_numbers() -> String {
-        Self::numbers(&[LinkKind::Anchor, LinkKind::Iframe, LinkKind::Refresh])
+        Self::numbers(&[
+            LinkKind::Anchor,
+            LinkKind::Iframe,
+            LinkKind::Refresh,
+            LinkKind::Script,
+        ])
     }
 
     /// The numbers of the kinds a recrawl follows again from a page that answered 304: those
@@ -98,6 +110,7 @@ impl LinkKind {
             LinkKind::Hreflang,
             LinkKind::Iframe,
             LinkKind::Refresh,
+            LinkKind::Script,
         ])
     }
 

@@ -69,6 +69,10 @@ pub(crate) fn write_links(
         "INSERT OR IGNORE INTO link_details (source, target, kind, anchor, nofollow)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
+    let mut forget_template =
+        transaction.prepare_cached("DELETE FROM page_templates WHERE page = ?1")?;
+    let mut template = transaction
+        .prepare_cached("INSERT INTO page_templates (page, template) VALUES (?1, ?2)")?;
     let mut rows: Vec<(i64, i64)> = Vec::new();
     for page in pages {
         let Some(links) = &page.links else {
@@ -77,6 +81,11 @@ pub(crate) fn write_links(
         let source = url_ids.id(transaction, &page.url)?;
         forget.execute(params![source, sitemap])?;
         forget_details.execute(params![source, sitemap])?;
+        forget_template.execute(params![source])?;
+        if let Some(number) = page.template {
+            // SQLite's integers are signed: the number's bits, as they are.
+            template.execute(params![source, number as i64])?;
+        }
         rows.clear();
         for link in links {
             let target = url_ids.id(transaction, &link.target)?;

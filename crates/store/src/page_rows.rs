@@ -63,6 +63,7 @@ pub(crate) fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         truncated: row.get(20)?,
         ignored_hints: hints_from_columns(row.get(21)?, row.get(22)?),
         links: None,
+        template: None,
         images: None,
         alternates: None,
         structured: None,

@@ -84,6 +84,10 @@ pub struct PageRecord {
     /// keeps failed pages ([`Store::keep_failed_pages`](crate::Store::keep_failed_pages)) and
     /// the last complete run listed it, its row stands as it was, listed (`kept.rs`).
     pub failed_transiently: bool,
+    /// The page's template, as the crawl numbers it (the same in every crawl), when its
+    /// links are given and rendering may learn the links its scripts draw
+    /// ([`Store::record_script_links`](crate::Store::record_script_links)); kept with its links.
+    pub template: Option<u64>,
 }
 
 impl PageRecord {
@@ -123,6 +127,7 @@ impl PageRecord {
             served_differences: Vec::new(),
             details: None,
             failed_transiently: false,
+            template: None,
         }
     }
 }

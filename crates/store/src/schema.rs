@@ -288,6 +288,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     "ALTER TABLE pages ADD COLUMN failed_runs INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE pages ADD COLUMN kept_status INTEGER;
     ALTER TABLE pages ADD COLUMN kept_failure TEXT;",
+    // 18: the template of a page whose links are recorded, as the crawl numbers it
+    // (`PageRecord::template`), written and replaced with its links: the links a template's
+    // scripts draw on every page, learned from renders, are recorded for each of its pages
+    // (`LinkKind::Script`, number 9).
+    "CREATE TABLE page_templates (
+        page INTEGER PRIMARY KEY REFERENCES urls(id),
+        template INTEGER NOT NULL
+    );
+    CREATE INDEX page_templates_by_template ON page_templates (template);",
 ];
 
 /// Every table any schema version made, migrations' passing ones included: a database with
@@ -307,6 +316,7 @@ pub(crate) const TABLES: &[&str] = &[
     "meta",
     "outbound_checks",
     "outbound_links",
+    "page_templates",
     "pages",
     "runs",
     "sitemap_files",

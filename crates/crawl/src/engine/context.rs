@@ -154,7 +154,12 @@ impl JobContext {
         if !self.config.documents.is_empty() {
             self.documents.count(&self.config.documents, &outcome);
         }
+        self.emit_event(CrawlEvent::Page(Box::new(outcome))).await;
+    }
+
+    /// Reports `event`.
+    pub(super) async fn emit_event(&self, event: CrawlEvent) {
         // A closed channel means the caller stopped listening; the crawl winds down by itself.
-        let _ = self.events.send(CrawlEvent::Page(Box::new(outcome))).await;
+        let _ = self.events.send(event).await;
     }
 }

@@ -29,6 +29,8 @@ pub(super) struct Visit {
     pub moved_scope: Option<Scope>,
     /// Of `links`, the pages of the site (normalized) only the rendered DOM links to.
     pub rendered_only: HashSet<Url>,
+    /// The pages of the site (normalized) the rendered DOM links to.
+    pub rendered_links: HashSet<Url>,
     /// The rendered DOM's canonical or noindex differ from the HTML's.
     pub render_differs: bool,
     /// Why the page was visited to be rendered, when it was.
@@ -61,6 +63,7 @@ impl Visit {
             end,
             moved_scope: None,
             rendered_only: HashSet::new(),
+            rendered_links: HashSet::new(),
             render_differs: false,
             render_call: None,
             rendered_as: None,
@@ -87,6 +90,7 @@ impl Visit {
             end,
             moved_scope,
             rendered_only: HashSet::new(),
+            rendered_links: HashSet::new(),
             render_differs: false,
             render_call: None,
             rendered_as: None,

@@ -202,6 +202,14 @@ impl FrontierOwner {
             }
             self.run_jobs(&mut stopped).await;
         }
+        if self.context.config.record_links {
+            let links = self.context.render.script_links();
+            if !links.is_empty() {
+                self.context
+                    .emit_event(CrawlEvent::ScriptLinks(links))
+                    .await;
+            }
+        }
     }
 
     /// Whether the crawl ended because no link led anywhere new, not because of a limit or
@@ -332,8 +340,14 @@ impl FrontierOwner {
         let found_something = found > 0 || visit.render_differs;
         match &visit.render_call {
             Some(RenderCall::Probe(template)) => {
-                for page in render.judge(template, found_something, &visit.rendered_only) {
-                    let call = RenderCall::Again(template.clone());
+                let calls = render.judge(template, found_something, &visit.rendered_only);
+                for (call, page) in calls {
+                    self.renders.push_back((queued_again(page), call, None));
+                }
+            }
+            Some(RenderCall::Confirm(template)) => {
+                let calls = render.confirm(template, found_something, &visit.rendered_only);
+                for (call, page) in calls {
                     self.renders.push_back((queued_again(page), call, None));
                 }
             }
@@ -342,10 +356,15 @@ impl FrontierOwner {
             }
             _ => {}
         }
-        if let Some(RenderCall::Again(template) | RenderCall::Every(Some(template))) =
-            &visit.rendered_as
-        {
-            render.learn(template, &visit.rendered_only, visit.render_differs);
+        match &visit.rendered_as {
+            Some(RenderCall::Again(template) | RenderCall::Every(Some(template))) => {
+                render.draw(template, &visit.rendered_links, &visit.rendered_only);
+                render.learn(template, &visit.rendered_only, visit.render_differs);
+            }
+            Some(RenderCall::Probe(template) | RenderCall::Confirm(template)) => {
+                render.draw(template, &visit.rendered_links, &visit.rendered_only);
+            }
+            _ => {}
         }
     }
 

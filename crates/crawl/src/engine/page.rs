@@ -102,8 +102,10 @@ pub(super) async fn finish_page(
         facts: page_facts,
         rendering,
         rendered_only,
+        rendered_links,
         differs,
         rendered_as,
+        template,
     } = read;
     let classification = classify(
         &hop.url,
@@ -129,6 +131,7 @@ pub(super) async fn finish_page(
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: recorded,
+        template: template.filter(|_| context.config.record_links && classification.follow_links),
         // A document declares no structured data: forget what an earlier page here did.
         structured: context.config.structured_data.then(StructuredData::default),
         ..PageOutcome::fetched(
@@ -152,6 +155,7 @@ pub(super) async fn finish_page(
     context.emit(outcome).await;
     Visit {
         rendered_only,
+        rendered_links,
         render_differs: differs,
         rendered_as,
         ..Visit::found(hop.url, hop.depth, links, end)

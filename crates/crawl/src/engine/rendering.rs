@@ -33,10 +33,14 @@ pub(super) struct ReadPage {
     pub rendering: Option<Rendering>,
     /// The pages of the site the rendered DOM links to and the HTML does not, normalized.
     pub rendered_only: HashSet<Url>,
+    /// The pages of the site the rendered DOM links to, normalized.
+    pub rendered_links: HashSet<Url>,
     /// The rendered DOM's canonical or noindex differ from the HTML's.
     pub differs: bool,
     /// Why the page was rendered, when it was, and its render succeeded.
     pub rendered_as: Option<RenderCall>,
+    /// Its template ([`Template::key`]), when it runs scripts and rendering is automatic.
+    pub template: Option<u64>,
 }
 
 /// The facts of `hop`'s page, an HTML page that answered 200: its HTML's, or its rendered
@@ -82,6 +86,14 @@ pub(super) async fn read_page(
             .filter(|_| raw.shell.scripts > 0),
     };
     let template = Template::of(&raw.shell);
+    let key = template
+        .as_ref()
+        .filter(|_| state.is_auto())
+        .map(Template::key);
+    let as_served = |raw| ReadPage {
+        template: key,
+        ..as_served(raw)
+    };
     let looks_like_a_shell = shell.is_some();
     let Some(call) = state.decide(candidate, template.clone(), shell, forced) else {
         if looks_like_a_shell && let Some(template) = &template {
@@ -149,7 +161,7 @@ pub(super) async fn read_page(
                     .clone_from(&raw.legacy_fingerprint);
             }
             let differences = differences(context, &raw, &rendered);
-            let rendered_only = links_only_rendered(context, scope, &raw, &rendered);
+            let (rendered_links, rendered_only) = site_links(context, scope, &raw, &rendered);
             tracing::debug!(%url, added = rendered_only.len(), "rendered");
             state.rendered(page.requests, &call);
             ReadPage {
@@ -157,7 +169,9 @@ pub(super) async fn read_page(
                 rendering: Some(Rendering::Rendered(differences)),
                 facts: Some(rendered),
                 rendered_only,
+                rendered_links,
                 rendered_as: Some(call),
+                template: key,
             }
         }
         Err(failure) => {
@@ -230,13 +244,14 @@ fn add_navigations(facts: &mut PageFacts, navigations: &[Url]) {
     }
 }
 
-/// The pages of the site the rendered DOM links to and the HTML does not, normalized.
-fn links_only_rendered(
+/// The pages of the site the rendered DOM links to, and of those the ones the HTML does not,
+/// normalized.
+fn site_links(
     context: &JobContext,
     scope: &Scope,
     raw: &PageFacts,
     rendered: &PageFacts,
-) -> HashSet<Url> {
+) -> (HashSet<Url>, HashSet<Url>) {
     let site_links = |facts: &PageFacts| -> HashSet<Url> {
         facts
             .links
@@ -246,9 +261,13 @@ fn links_only_rendered(
             .collect()
     };
     let served = site_links(raw);
-    let mut rendered = site_links(rendered);
-    rendered.retain(|link| !served.contains(link));
-    rendered
+    let rendered = site_links(rendered);
+    let only = rendered
+        .iter()
+        .filter(|link| !served.contains(*link))
+        .cloned()
+        .collect();
+    (rendered, only)
 }
 
 /// Where the HTML as served and the rendered DOM disagree on canonical or noindex.

@@ -33,6 +33,12 @@
 //!    (those every one of its renders added: a menu, not a page's own links): after
 //!    [`RENDERS_TO_LEARN`] in a row that added none and changed no directive, its script-drawn
 //!    links are learned and its other pages read as served.
+//! 7. A probe that found nothing but added links the crawl knew (a sidebar a script draws) calls
+//!    for a second page of its template ([`RenderCall`]`::Confirm`): if it finds nothing either,
+//!    the links both added are the template's. The links a template's scripts draw on every page,
+//!    once two renders or more agree on them, are links of each of its pages: the crawl names
+//!    each page's template ([`crate::PageOutcome::template`]) and, once it ends, the links
+//!    ([`crate::CrawlEvent::ScriptLinks`]), for the crawl database to record with every page.
 //!
 //! What the crawl and the browser ask of each other is in `browser`; the mode, why a page looks
 //! like a shell, and the report in `report`; what `--render auto` learns of a site in `state`.

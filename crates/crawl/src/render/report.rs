@@ -79,6 +79,12 @@ pub struct RenderReport {
     /// Of those, the templates whose renders came to add the same links every time: their
     /// script-drawn links learned, their other pages were read as served.
     pub templates_learned: u64,
+    /// Templates read as served whose probe added links the crawl knew: a second page of
+    /// each was rendered to tell the links its scripts draw on every page from the probe's own.
+    pub templates_confirmed: u64,
+    /// Links that scripts draw on every page of a template, summed over the templates whose
+    /// renders agreed on them: links of each page of its kind (`ScriptLinks`).
+    pub script_links: u64,
     /// Pages rendered because they showed they were unfinished (a loading text, a busy
     /// element, an empty list), whatever their template.
     pub unfinished_rendered: u64,

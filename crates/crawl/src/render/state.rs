@@ -10,7 +10,7 @@ use url::Url;
 
 use super::browser::{RenderFailure, Renderer, RequestLog};
 use super::report::{RenderMode, RenderReport, ShellReason, SiteDecision};
-use crate::event::ResponseFacts;
+use crate::event::{ResponseFacts, ScriptLinks};
 
 /// Pages made from one template, as the crawl tells them apart: the file names of the
 /// scripts they load (a page deep in the site loads `../toc.js`, one at the top `toc.js`),
@@ -37,6 +37,14 @@ impl Template {
             inline: shell.scripts as usize > shell.script_names.len(),
             scripts,
         })
+    }
+
+    /// The template as a number, the same in every crawl of any site: what a page's record
+    /// names it by ([`crate::PageOutcome::template`]).
+    pub(crate) fn key(&self) -> u64 {
+        let mut text = self.scripts.join("\n");
+        text.push_str(if self.inline { "\n+inline" } else { "\n" });
+        xxhash_rust::xxh3::xxh3_64(text.as_bytes())
     }
 }
 
@@ -100,6 +108,9 @@ pub(crate) enum RenderCall {
     /// The page shows it is unfinished (see [`Candidate::unfinished`]): rendered for itself
     /// after it was read as served; its template counts what such renders find.
     Unfinished(Template),
+    /// Its template's probe added links the crawl knew: this second page tells the links
+    /// its scripts draw on every page from the probe's own.
+    Confirm(Template),
 }
 
 impl RenderCall {
@@ -158,6 +169,13 @@ enum Judgement {
     },
     /// One page renders now; pages that come meanwhile wait with it.
     Probing { pages: Vec<Candidate> },
+    /// Its probe found nothing new but added links the crawl knew: a second page renders
+    /// now, and the `links` both added are those its scripts draw on every page. Pages that
+    /// come meanwhile wait with it.
+    Confirming {
+        pages: Vec<Candidate>,
+        links: HashSet<Url>,
+    },
     /// Its pages build links or directives in JavaScript: every one is rendered, while its
     /// renders add links beyond the template's. `learned`: the links every one of its renders
     /// added to its page's HTML so far; `stale`: renders in a row that added none beyond those.
@@ -167,6 +185,31 @@ enum Judgement {
     Learned,
     /// Rendering its pages finds nothing the crawl does not know.
     ReadAsServed,
+}
+
+/// What the renders of one template drew: the links to the site in every rendered DOM so far,
+/// and of those the ones a script added to its page's HTML on one render or more. A sidebar a
+/// script draws links every page, the one rendered too, though the HTML of each has a few of
+/// them (its neighbours): what every render shows and scripts draw, not what every render
+/// added. Bounded by the links of its first render.
+#[derive(Debug, Default)]
+struct Drawn {
+    every: HashSet<Url>,
+    scripted: HashSet<Url>,
+    renders: u32,
+}
+
+impl Drawn {
+    fn add(&mut self, rendered: &HashSet<Url>, added: &HashSet<Url>) {
+        if self.renders == 0 {
+            self.every = rendered.clone();
+        } else {
+            self.every.retain(|link| rendered.contains(link));
+        }
+        self.scripted.extend(added.iter().cloned());
+        self.scripted.retain(|link| self.every.contains(link));
+        self.renders += 1;
+    }
 }
 
 /// What the crawl learned, in [`RenderMode::Auto`].
@@ -181,6 +224,8 @@ struct Learning {
     unfinished: Vec<(Template, Candidate)>,
     /// Renders in a row of each template's unfinished pages that found nothing.
     unfinished_fruitless: HashMap<Template, u32>,
+    /// What the renders of each template drew (see [`Drawn`]).
+    drawn: HashMap<Template, Drawn>,
     /// The browser cannot render any more.
     unavailable: bool,
 }
@@ -222,7 +267,7 @@ impl Learning {
                 *empty += u64::from(page.empty);
                 (pages, *shells)
             }
-            Judgement::Probing { pages } => (pages, 1),
+            Judgement::Probing { pages } | Judgement::Confirming { pages, .. } => (pages, 1),
         };
         // A page is kept only once its template has a shell, the only kind judged: the pages
         // of a template whose scripts never show are not held for nothing.
@@ -260,7 +305,10 @@ impl Learning {
                 continue;
             }
             // A template judged now may render all its pages: its unfinished ones wait.
-            let probing = matches!(judgement, Some(Judgement::Probing { .. }));
+            let probing = matches!(
+                judgement,
+                Some(Judgement::Probing { .. } | Judgement::Confirming { .. })
+            );
             let count = taken.entry(template.clone()).or_default();
             if probing || *count >= MAX_FRUITLESS_UNFINISHED {
                 self.unfinished.push((template, page));
@@ -300,6 +348,11 @@ impl RenderState {
             }),
             renderer,
         }
+    }
+
+    /// Whether rendering is automatic: decided page by page.
+    pub(crate) fn is_auto(&self) -> bool {
+        self.mode == RenderMode::Auto
     }
 
     /// Whether rendering is off altogether.
@@ -395,7 +448,10 @@ impl RenderState {
         let turn = self.turns.acquire().await.ok()?;
         let template = match call {
             RenderCall::Every(Some(template)) | RenderCall::Again(template) => template,
-            RenderCall::Every(None) | RenderCall::Probe(_) | RenderCall::Unfinished(_) => {
+            RenderCall::Every(None)
+            | RenderCall::Probe(_)
+            | RenderCall::Unfinished(_)
+            | RenderCall::Confirm(_) => {
                 return Some(turn);
             }
         };
@@ -478,44 +534,95 @@ impl RenderState {
     }
 
     /// Judges `template` by its probe: when it `found` URLs or directives the HTML did not
-    /// give, its pages read as served so far are returned, in URL order, to be rendered.
-    /// `added` are the links its render added to its HTML's.
+    /// give, its pages read as served so far are returned, in URL order, to be rendered
+    /// again. `added` are the links its render added to its HTML's. A probe that found
+    /// nothing but added links returns one more page of the template, to tell the links its
+    /// scripts draw on every page from those of the probe's page alone
+    /// ([`RenderState::confirm`]).
     pub(crate) fn judge(
         &self,
         template: &Template,
         found: bool,
         added: &HashSet<Url>,
-    ) -> Vec<Candidate> {
+    ) -> Vec<(RenderCall, Candidate)> {
         let mut learned = self.learned();
-        if !found {
-            learned.fruitless += 1;
-        }
         let Some(judgement) = learned.templates.get_mut(template) else {
             return Vec::new();
         };
-        let verdict = if found {
-            Judgement::Renders {
-                learned: added.clone(),
-                stale: 0,
+        let mut pages = match judgement {
+            Judgement::Probing { pages } | Judgement::Pending { pages, .. } => {
+                std::mem::take(pages)
             }
-        } else {
-            Judgement::ReadAsServed
+            _ => Vec::new(),
         };
-        let mut pages = match std::mem::replace(judgement, verdict) {
-            Judgement::Probing { pages } | Judgement::Pending { pages, .. } => pages,
-            Judgement::Renders { .. } | Judgement::Learned | Judgement::ReadAsServed => Vec::new(),
-        };
-        learned.candidates = learned.candidates.saturating_sub(pages.len());
-        if found {
-            // Its pages are rendered again: their own signs need no render of their own.
-            learned
-                .unfinished
-                .retain(|(unfinished, _)| unfinished != template);
+        if !found && !added.is_empty() && !pages.is_empty() {
+            pages.sort_by(|a, b| b.shell.cmp(&a.shell).then_with(|| a.url.cmp(&b.url)));
+            let second = pages.remove(0);
+            *judgement = Judgement::Confirming {
+                pages,
+                links: added.clone(),
+            };
+            learned.candidates = learned.candidates.saturating_sub(1);
+            drop(learned);
+            self.report().templates_confirmed += 1;
+            return vec![(RenderCall::Confirm(template.clone()), second)];
         }
-        drop(learned);
+        self.settle(learned, template, found, added.clone(), pages)
+    }
+
+    /// Judges `template` by the second page its probe called for ([`RenderState::judge`]):
+    /// when it `found` URLs or directives the HTML did not give, its pages read as served so
+    /// far are returned to be rendered again; it is read as served otherwise (what both drew
+    /// is [`RenderState::draw`]'s). `added`: the links this render added to its HTML's.
+    pub(crate) fn confirm(
+        &self,
+        template: &Template,
+        found: bool,
+        added: &HashSet<Url>,
+    ) -> Vec<(RenderCall, Candidate)> {
+        let mut learned = self.learned();
+        let Some(Judgement::Confirming { pages, links }) = learned.templates.get_mut(template)
+        else {
+            return Vec::new();
+        };
+        let pages = std::mem::take(pages);
+        let mut links = std::mem::take(links);
+        links.retain(|link| added.contains(link));
+        self.settle(learned, template, found, links, pages)
+    }
+
+    /// Settles `template`, judged by its first renders: it renders when they `found`
+    /// something, and its `pages` read as served so far are returned, in URL order, to be
+    /// rendered again, `links` (those its renders all added) its links so far; it is read as
+    /// served otherwise.
+    fn settle(
+        &self,
+        mut learned: std::sync::MutexGuard<'_, Learning>,
+        template: &Template,
+        found: bool,
+        links: HashSet<Url>,
+        mut pages: Vec<Candidate>,
+    ) -> Vec<(RenderCall, Candidate)> {
         if !found {
+            learned.fruitless += 1;
+        }
+        learned.candidates = learned.candidates.saturating_sub(pages.len());
+        let Some(judgement) = learned.templates.get_mut(template) else {
+            return Vec::new();
+        };
+        if !found {
+            *judgement = Judgement::ReadAsServed;
             return Vec::new();
         }
+        *judgement = Judgement::Renders {
+            learned: links,
+            stale: 0,
+        };
+        // Its pages are rendered again: their own signs need no render of their own.
+        learned
+            .unfinished
+            .retain(|(unfinished, _)| unfinished != template);
+        drop(learned);
         self.report().templates_rendered += 1;
         tracing::info!(
             pages = pages.len(),
@@ -523,6 +630,9 @@ impl RenderState {
         );
         pages.sort_by(|a, b| a.url.cmp(&b.url));
         pages
+            .into_iter()
+            .map(|page| (RenderCall::Again(template.clone()), page))
+            .collect()
     }
 
     /// Counts URLs that rendered pages linked to and the crawl had not met otherwise.
@@ -556,9 +666,8 @@ impl RenderState {
         if *stale < RENDERS_TO_LEARN {
             return;
         }
-        let links = learned.len();
         tracing::info!(
-            links,
+            links = learned.len(),
             "rendering adds the same links to every page made like this: they are learned, and \
              its other pages are read as served"
         );
@@ -635,6 +744,37 @@ impl RenderState {
         }
     }
 
+    /// Notes what a render of a page of `template` drew, for its probe, its second page, or
+    /// as its template renders: `rendered`, the links to the site of its rendered DOM, and
+    /// `added`, those not in its HTML.
+    pub(crate) fn draw(&self, template: &Template, rendered: &HashSet<Url>, added: &HashSet<Url>) {
+        let mut learned = self.learned();
+        let drawn = learned.drawn.entry(template.clone()).or_default();
+        drawn.add(rendered, added);
+    }
+
+    /// The links the scripts of each template draw on every one of its pages, as far as two
+    /// renders or more of it tell (its probe and a second page; a template that renders, or
+    /// learned): those every render showed, and scripts added on one or more. By template.
+    pub(crate) fn script_links(&self) -> Vec<ScriptLinks> {
+        let learned = self.learned();
+        let mut all: Vec<ScriptLinks> = learned
+            .drawn
+            .iter()
+            .filter(|(_, drawn)| drawn.renders >= 2 && !drawn.scripted.is_empty())
+            .map(|(template, drawn)| {
+                let mut links: Vec<Url> = drawn.scripted.iter().cloned().collect();
+                links.sort();
+                ScriptLinks {
+                    template: template.key(),
+                    links,
+                }
+            })
+            .collect();
+        all.sort_by_key(|links| links.template);
+        all
+    }
+
     /// What rendering did in the crawl.
     pub(crate) fn finish(&self) -> RenderReport {
         let learned = self.learned();
@@ -650,8 +790,14 @@ impl RenderState {
             SiteDecision::Undecided
         };
         drop(learned);
+        let script_links: usize = self
+            .script_links()
+            .iter()
+            .map(|drawn| drawn.links.len())
+            .sum();
         let mut report = self.report().clone();
         report.decision = decision;
+        report.script_links = script_links as u64;
         report.browser = self.renderer.as_ref().map(|renderer| renderer.report());
         report
     }

@@ -63,8 +63,15 @@ fn a_page_drawn_by_a_framework_is_empty_without_its_scripts_a_scripted_menu_is_n
     );
 }
 
-fn paths(pages: &[Candidate]) -> Vec<&str> {
-    pages.iter().map(|page| page.url.path()).collect()
+/// The paths of pages to render again for their template's judgement.
+fn again(calls: &[(RenderCall, Candidate)]) -> Vec<&str> {
+    calls
+        .iter()
+        .map(|(call, page)| {
+            assert!(matches!(call, RenderCall::Again(_)), "{call:?}");
+            page.url.path()
+        })
+        .collect()
 }
 
 #[test]
@@ -72,6 +79,17 @@ fn pages_that_run_the_same_scripts_share_a_template() {
     let top = Template::of(&signals(&["toc.js", "book.js"], 1));
     let deep = Template::of(&signals(&["book.js", "toc.js", "toc.js"], 1));
     assert_eq!(top, deep, "order and repeats do not matter");
+    let key = |template: Option<Template>| template.unwrap().key();
+    assert_eq!(key(top.clone()), key(deep.clone()));
+    assert_ne!(
+        key(top.clone()),
+        key(Template::of(&signals(&["toc.js", "book.js"], 0)))
+    );
+    assert_eq!(
+        key(top.clone()),
+        0x3b33_bdac_8a83_8004,
+        "the same number in every crawl: a page's record keeps it across runs"
+    );
     assert_ne!(top, Template::of(&signals(&["toc.js", "book.js"], 0)));
     assert_ne!(top, Template::of(&signals(&["catalog.js"], 1)));
     assert_eq!(Template::of(&signals(&[], 0)), None, "nothing to render");
@@ -126,7 +144,7 @@ fn auto_judges_each_template_by_one_page_once_links_run_out() {
     let catalog_template = &template(&probes[1].0);
     let none = HashSet::new();
     assert_eq!(
-        paths(&state.judge(docs_template, false, &none)),
+        again(&state.judge(docs_template, false, &none)),
         Vec::<&str>::new()
     );
     // A page of a template being judged waits with the others.
@@ -135,7 +153,7 @@ fn auto_judges_each_template_by_one_page_once_links_run_out() {
         None
     );
     assert_eq!(
-        paths(&state.judge(catalog_template, true, &none)),
+        again(&state.judge(catalog_template, true, &none)),
         ["/shop/1", "/shop/2"]
     );
 
@@ -264,6 +282,14 @@ fn urls(paths: &[&str]) -> HashSet<Url> {
     paths.iter().map(|path| url(path)).collect()
 }
 
+/// Notes a render of a page of `template` that drew `added` beyond its HTML's links to the
+/// site, `served`, as the crawl does for each render of a template.
+fn drew(state: &RenderState, template: &Template, served: &[&str], added: &HashSet<Url>) {
+    let mut rendered = urls(served);
+    rendered.extend(added.iter().cloned());
+    state.draw(template, &rendered, added);
+}
+
 #[test]
 fn a_page_that_shows_it_is_unfinished_is_rendered_for_itself_whatever_its_template() {
     let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
@@ -339,15 +365,21 @@ fn a_rendering_template_learns_the_links_its_script_draws_and_stops_rendering() 
         panic!("one probe: {probes:?}");
     };
     let menu = urls(&["/tags/", "/categories/", "/posts/"]);
-    let again = state.judge(template, true, &menu);
-    assert_eq!(paths(&again), ["/b", "/c", "/d", "/e", "/f"]);
+    drew(&state, template, &["/home"], &menu);
+    let calls = state.judge(template, true, &menu);
+    assert_eq!(again(&calls), ["/b", "/c", "/d", "/e", "/f"]);
     assert!(state.renders_again(&RenderCall::Again(template.clone())));
     // A render that adds a link of its page's own starts the count again, and the
     // template's links are those every render added.
-    state.learn(template, &urls(&["/tags/", "/posts/"]), false);
-    state.learn(template, &urls(&["/tags/", "/authors/"]), false);
-    state.learn(template, &urls(&["/tags/"]), false);
-    state.learn(template, &urls(&["/tags/"]), true);
+    for (added, differs) in [
+        (urls(&["/tags/", "/posts/"]), false),
+        (urls(&["/tags/", "/authors/"]), false),
+        (urls(&["/tags/"]), false),
+        (urls(&["/tags/"]), true),
+    ] {
+        drew(&state, template, &["/home"], &added);
+        state.learn(template, &added, differs);
+    }
     assert!(
         state.renders_again(&RenderCall::Again(template.clone())),
         "a render whose directives differ found something"
@@ -358,10 +390,20 @@ fn a_rendering_template_learns_the_links_its_script_draws_and_stops_rendering() 
             Some(RenderCall::Every(menu_page.clone())),
             "renders until learned"
         );
+        drew(&state, template, &["/home"], &urls(&["/tags/"]));
         state.learn(template, &urls(&["/tags/"]), false);
     }
     assert!(!state.renders_again(&RenderCall::Again(template.clone())));
     assert_eq!(state.decide(page("/g", false), menu_page, None, None), None);
+    assert_eq!(
+        state.script_links(),
+        [ScriptLinks {
+            template: template.key(),
+            links: vec![url("/tags/")],
+        }],
+        "what every render showed and a script drew counts as links of each of its pages: \
+         not /home, in every page's HTML"
+    );
     let report = state.finish();
     assert_eq!(report.decision, SiteDecision::Renders);
     assert_eq!(
@@ -396,8 +438,10 @@ fn an_application_whose_pages_draw_links_of_their_own_is_never_learned() {
         links.push(format!("/page/{}", (page_number + 3) % 7));
         links.iter().map(|path| url(path)).collect::<HashSet<Url>>()
     };
+    drew(&state, template, &[], &drawn(0));
     state.judge(template, true, &drawn(0));
     for page_number in 1..40 {
+        drew(&state, template, &[], &drawn(page_number));
         state.learn(template, &drawn(page_number), false);
         assert!(
             state.renders_again(&RenderCall::Again(template.clone())),
@@ -405,4 +449,124 @@ fn an_application_whose_pages_draw_links_of_their_own_is_never_learned() {
         );
     }
     assert_eq!(state.finish().templates_learned, 0);
+    let [drawn_on_every_page] = state.script_links().try_into().unwrap();
+    assert_eq!(
+        drawn_on_every_page.links,
+        [url("/"), url("/about"), url("/docs")],
+        "the header it draws on every page, not the pages' own links"
+    );
+}
+
+#[test]
+fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_count() {
+    let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    let book = Template::of(&signals(&["toc.js", "book.js"], 1));
+    let sidebar = Some(ShellReason::EmptyMount("<nav id=\"sidebar\">".to_string()));
+    for path in ["/ch1", "/ch2", "/ch3", "/ch4"] {
+        state.decide(page(path, true), book.clone(), sidebar.clone(), None);
+    }
+    let probes = state.take_probes();
+    let [(RenderCall::Probe(template), probe, _)] = probes.as_slice() else {
+        panic!("one probe: {probes:?}");
+    };
+    assert_eq!(probe.url.path(), "/ch1");
+    // The sidebar links every chapter, the page itself too; the HTML of each links its
+    // neighbours, which its render does not add.
+    let first = urls(&["/ch1", "/ch3", "/ch4", "/ch1-notes"]);
+    drew(&state, template, &["/ch2"], &first);
+    let second = state.judge(template, false, &first);
+    let [(RenderCall::Confirm(confirmed), chapter)] = second.as_slice() else {
+        panic!("one page more: {second:?}");
+    };
+    assert_eq!((confirmed, chapter.url.path()), (template, "/ch2"));
+    assert_eq!(
+        state.decide(page("/ch5", true), book.clone(), sidebar, None),
+        None,
+        "a page that comes meanwhile waits"
+    );
+    let added = urls(&["/ch2", "/ch4", "/ch2-notes"]);
+    drew(&state, template, &["/ch1", "/ch3"], &added);
+    assert!(state.confirm(template, false, &added).is_empty());
+    let [learned] = state.script_links().try_into().unwrap();
+    assert_eq!(
+        learned.links,
+        [url("/ch1"), url("/ch2"), url("/ch3"), url("/ch4")],
+        "what both pages show and a script drew, not each one's own"
+    );
+    let report = state.finish();
+    assert_eq!(report.decision, SiteDecision::ReadAsServed);
+    assert_eq!(report.templates_probed, 1);
+
+    // A probe that added nothing, or a template of one page, calls for no second render.
+    let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    let reason = Some(ShellReason::NoLinks);
+    state.decide(page("/a", true), book.clone(), reason.clone(), None);
+    state.decide(page("/b", true), book.clone(), reason, None);
+    let probes = state.take_probes();
+    let [(RenderCall::Probe(template), _, _)] = probes.as_slice() else {
+        panic!("one probe: {probes:?}");
+    };
+    assert!(state.judge(template, false, &HashSet::new()).is_empty());
+    assert!(state.script_links().is_empty());
+
+    let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    state.decide(
+        page("/only", true),
+        book.clone(),
+        Some(ShellReason::NoLinks),
+        None,
+    );
+    let probes = state.take_probes();
+    let [(RenderCall::Probe(template), _, _)] = probes.as_slice() else {
+        panic!("one probe: {probes:?}");
+    };
+    let added = urls(&["/a", "/b"]);
+    drew(&state, template, &[], &added);
+    assert!(
+        state.judge(template, false, &added).is_empty(),
+        "no other page"
+    );
+    assert!(
+        state.script_links().is_empty(),
+        "one render cannot tell a template's links from its page's own"
+    );
+}
+
+#[test]
+fn a_second_page_that_finds_new_links_makes_its_template_render() {
+    let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    let shop = Template::of(&signals(&["shop.js"], 0));
+    for path in ["/a", "/b", "/c", "/d"] {
+        state.decide(
+            page(path, true),
+            shop.clone(),
+            Some(ShellReason::NoLinks),
+            None,
+        );
+    }
+    let probes = state.take_probes();
+    let [(RenderCall::Probe(template), _, _)] = probes.as_slice() else {
+        panic!("one probe: {probes:?}");
+    };
+    let known = urls(&["/", "/cart"]);
+    drew(&state, template, &[], &known);
+    let calls = state.judge(template, false, &known);
+    let [(RenderCall::Confirm(_), second)] = calls.as_slice() else {
+        panic!("a second page: {calls:?}");
+    };
+    assert_eq!(second.url.path(), "/b");
+    let added = urls(&["/", "/cart", "/b/items"]);
+    drew(&state, template, &[], &added);
+    let calls = state.confirm(template, true, &added);
+    assert_eq!(again(&calls), ["/c", "/d"]);
+    let report = state.finish();
+    assert_eq!(report.decision, SiteDecision::Renders);
+    assert_eq!(
+        state.script_links(),
+        [ScriptLinks {
+            template: template.key(),
+            links: vec![url("/"), url("/cart")],
+        }],
+        "two renders agree on what is drawn on every page"
+    );
 }

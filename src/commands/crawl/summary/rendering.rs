@@ -86,13 +86,27 @@ fn why_rendered(render: &RenderReport) -> String {
                 ));
             }
         }
+        (_, SiteDecision::ReadAsServed) if probed == 1 && render.templates_confirmed == 1 => why.push(
+            "one page stood for the others that load the same scripts and a second told the links its scripts draw on every page from its own; neither linked to anything the HTML does not reach, so the others were read as served".to_string(),
+        ),
         (_, SiteDecision::ReadAsServed) if probed == 1 => why.push(
             "one page stood for the others that load the same scripts, and linked to nothing the HTML does not reach, so the others were read as served".to_string(),
         ),
-        (_, SiteDecision::ReadAsServed) => why.push(format!(
-            "one page of each of {} of page (pages that load the same scripts) linked to nothing the HTML does not reach, so the others were read as served",
-            count(probed, "kind")
-        )),
+        (_, SiteDecision::ReadAsServed) => {
+            why.push(format!(
+                "one page of each of {} of page (pages that load the same scripts) linked to nothing the HTML does not reach, so the others were read as served",
+                count(probed, "kind")
+            ));
+            if render.templates_confirmed > 0 {
+                why.push(format!(
+                    "a second page of {} told the links its scripts draw on every page from the first's own",
+                    match render.templates_confirmed {
+                        1 => "one kind".to_string(),
+                        confirmed => format!("{confirmed} kinds"),
+                    }
+                ));
+            }
+        }
         (_, SiteDecision::Undecided) if render.unfinished_rendered == 0 => {
             why.push("these pages looked built by JavaScript".to_string());
         }
