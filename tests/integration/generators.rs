@@ -219,7 +219,10 @@ fn assert_read_as_served_lists_exactly_what_its_html_reaches(
 /// Crawls the whole site with `--render auto` and the installed browser, and asserts that it
 /// lists exactly expected.txt; returns the summary's `rendering`, or `None` when no browser
 /// is installed.
-fn assert_auto_lists_exactly_its_pages(generated: Generated) -> Option<serde_json::Value> {
+/// Returns the summary's `rendering` and what the crawl said on stderr, with `-v`.
+fn assert_auto_lists_exactly_its_pages(
+    generated: Generated,
+) -> Option<(serde_json::Value, String)> {
     let browser = chromium()?;
     let server = generated.deployed(DEPLOYED).site().serve();
     let out = tempfile::tempdir().unwrap();
@@ -228,7 +231,7 @@ fn assert_auto_lists_exactly_its_pages(generated: Generated) -> Option<serde_jso
     let run = crawl(
         &server.url("/"),
         out.path(),
-        &["--chrome", browser, "--summary", "json"],
+        &["--chrome", browser, "--summary", "json", "-v"],
     );
     let elapsed = started.elapsed();
     let summary = summary_json(&run);
@@ -263,7 +266,7 @@ fn assert_auto_lists_exactly_its_pages(generated: Generated) -> Option<serde_jso
         "the browser could not render: {}",
         rendering["unavailable"]
     );
-    Some(rendering)
+    Some((rendering, run.stderr))
 }
 
 /// Crawls the whole site rendering every page (`--render always`) with the installed browser:
@@ -297,13 +300,13 @@ fn rendered_pages(rendering: &serde_json::Value) -> u64 {
 /// Crawls the whole site with `--render auto` and the installed browser: the same listing,
 /// and at most [`MAX_RENDERED_PAGES`] pages rendered.
 fn assert_auto_lists_exactly_its_pages_and_renders_few(generated: Generated) {
-    let Some(rendering) = assert_auto_lists_exactly_its_pages(generated) else {
+    let Some((rendering, stderr)) = assert_auto_lists_exactly_its_pages(generated) else {
         return;
     };
     let rendered = rendered_pages(&rendering);
     assert_eq!(
         rendering["found_urls"], 0,
-        "{}: rendering found URLs the HTML does not link to",
+        "{}: rendering found URLs the HTML does not link to\n{stderr}",
         generated.name
     );
     assert!(
@@ -407,7 +410,7 @@ fn nextjs_with_render_auto_lists_the_tag_pages_its_script_draws() {
 
 #[test]
 fn hugo_menu_with_render_auto_lists_the_menus_pages_and_renders_few() {
-    let Some(rendering) = assert_auto_lists_exactly_its_pages(HUGO_MENU) else {
+    let Some((rendering, _)) = assert_auto_lists_exactly_its_pages(HUGO_MENU) else {
         return;
     };
     let rendered = rendered_pages(&rendering);

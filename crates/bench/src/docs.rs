@@ -124,15 +124,6 @@ pub(crate) struct SiteResult {
     pub never: ModeRuns,
 }
 
-impl SiteResult {
-    fn runs_mut(&mut self, mode: Mode) -> &mut ModeRuns {
-        match mode {
-            Mode::Auto => &mut self.auto,
-            Mode::Never => &mut self.never,
-        }
-    }
-}
-
 /// The benchmark's results.
 #[derive(Debug, Clone)]
 pub(crate) struct DocsResult {
@@ -229,11 +220,50 @@ fn crawl_site(
     html_files: usize,
     seed: &str,
 ) -> anyhow::Result<Vec<SiteResult>> {
-    let mut results: Vec<SiteResult> = binaries
-        .iter()
-        .map(|binary| SiteResult {
+    let what = format!("docs, {}", site.directory);
+    let runs = crawl_modes(binaries, settings, &what, seed, &[])?;
+    Ok(runs
+        .into_iter()
+        .map(|runs| SiteResult {
             site,
             html_files,
+            binary: runs.binary,
+            auto: runs.auto,
+            never: runs.never,
+        })
+        .collect())
+}
+
+/// One binary's runs of a site in both modes.
+#[derive(Debug, Clone)]
+pub(crate) struct BinaryRuns {
+    /// Which sitemapper binary crawled (`this build`, `before`).
+    pub binary: String,
+    pub auto: ModeRuns,
+    pub never: ModeRuns,
+}
+
+impl BinaryRuns {
+    fn runs_mut(&mut self, mode: Mode) -> &mut ModeRuns {
+        match mode {
+            Mode::Auto => &mut self.auto,
+            Mode::Never => &mut self.never,
+        }
+    }
+}
+
+/// Crawls `seed` in both modes with each binary, `settings.render.runs` times, with `extra`
+/// arguments; `what` names the site in the lines said as it goes.
+pub(crate) fn crawl_modes(
+    binaries: &[Binary],
+    settings: &DocsSettings,
+    what: &str,
+    seed: &str,
+    extra: &[String],
+) -> anyhow::Result<Vec<BinaryRuns>> {
+    let mut results: Vec<BinaryRuns> = binaries
+        .iter()
+        .map(|binary| BinaryRuns {
             binary: binary.label.clone(),
             auto: ModeRuns::default(),
             never: ModeRuns::default(),
@@ -248,25 +278,26 @@ fn crawl_site(
         for turn in 0..turns.len() {
             let (index, mode) = turns[(run + turn) % turns.len()];
             let binary = &binaries[index];
+            let mut arguments = render_arguments(mode.argument(), settings.render).to_vec();
+            arguments.extend_from_slice(extra);
             let end = crawl_run::crawl_within(
                 &binary.path,
                 seed,
                 settings.render.concurrency,
-                &render_arguments(mode.argument(), settings.render),
+                &arguments,
                 settings.limit,
             )
             .with_context(|| format!("crawl {seed} with --render {}", mode.argument()))?;
-            say_run(site, run, mode, binary, &end);
+            say_run(what, run, mode, binary, &end);
             results[index].runs_mut(mode).record(end);
         }
     }
     Ok(results)
 }
 
-fn say_run(site: DocsSite, run: usize, mode: Mode, binary: &Binary, end: &CrawlEnd) {
+fn say_run(what: &str, run: usize, mode: Mode, binary: &Binary, end: &CrawlEnd) {
     let what = format!(
-        "docs, {}, run {}, --render {}, {}",
-        site.directory,
+        "{what}, run {}, --render {}, {}",
         run + 1,
         mode.argument(),
         binary.label
@@ -302,7 +333,7 @@ fn say_run(site: DocsSite, run: usize, mode: Mode, binary: &Binary, end: &CrawlE
 }
 
 /// The `.html` files under `root`.
-fn count_html_files(root: &Path) -> anyhow::Result<usize> {
+pub(crate) fn count_html_files(root: &Path) -> anyhow::Result<usize> {
     let mut count = 0;
     let mut directories = vec![root.to_path_buf()];
     while let Some(directory) = directories.pop() {

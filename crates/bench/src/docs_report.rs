@@ -19,7 +19,7 @@ const BOUND_SECONDS: f64 = 3.0;
 const EXAMPLES: usize = 2;
 
 impl ModeRuns {
-    fn wall_seconds(&self) -> Vec<f64> {
+    pub(crate) fn wall_seconds(&self) -> Vec<f64> {
         self.walls.iter().map(Duration::as_secs_f64).collect()
     }
 
@@ -28,7 +28,7 @@ impl ModeRuns {
     }
 
     /// The median wall time with its range; the runs stopped at the limit said as such.
-    fn wall(&self) -> String {
+    pub(crate) fn wall(&self) -> String {
         let stopped = self.stopped.first().map(|stopped| {
             format!(
                 "stopped after {:.0} s in {} of {} runs",
@@ -54,12 +54,12 @@ impl ModeRuns {
         or_dash(&pages, 0)
     }
 
-    fn rendered(&self) -> String {
+    pub(crate) fn rendered(&self) -> String {
         let pages: Vec<f64> = self.rendered.iter().map(|&pages| pages as f64).collect();
         or_dash(&pages, 0)
     }
 
-    fn browser_peak(&self) -> String {
+    pub(crate) fn browser_peak(&self) -> String {
         match (self.browser_peak_mib.is_empty(), self.walls.is_empty()) {
             (false, _) => spread(&self.browser_peak_mib, 1),
             (true, false) => "none".to_string(),
@@ -105,22 +105,7 @@ impl SiteResult {
 
     /// Whether `auto`'s median wall time is within the bound of `never`'s.
     fn bound(&self) -> String {
-        if self.never.walls.is_empty() {
-            return "unknown: no run of `never` finished".to_string();
-        }
-        let bound = BOUND_FACTOR * median(&self.never.wall_seconds()) + BOUND_SECONDS;
-        if let Some(stopped) = self.auto.stopped.first() {
-            return format!(
-                "NOT met: stopped after {:.0} s > {bound:.2} s",
-                stopped.after.as_secs_f64()
-            );
-        }
-        let auto = median(&self.auto.wall_seconds());
-        if auto <= bound {
-            format!("met: {auto:.2} s ≤ {bound:.2} s")
-        } else {
-            format!("NOT met: {auto:.2} s > {bound:.2} s")
-        }
+        within_bound(&self.auto, &self.never, BOUND_FACTOR, BOUND_SECONDS)
     }
 
     fn row(&self) -> String {
@@ -140,6 +125,26 @@ impl SiteResult {
             self.auto.browser_peak(),
             self.bound()
         )
+    }
+}
+
+/// Whether `auto`'s median wall time is at most `factor` times `never`'s plus `seconds`.
+pub(crate) fn within_bound(auto: &ModeRuns, never: &ModeRuns, factor: f64, seconds: f64) -> String {
+    if never.walls.is_empty() {
+        return "unknown: no run of `never` finished".to_string();
+    }
+    let bound = factor * median(&never.wall_seconds()) + seconds;
+    if let Some(stopped) = auto.stopped.first() {
+        return format!(
+            "NOT met: stopped after {:.0} s > {bound:.2} s",
+            stopped.after.as_secs_f64()
+        );
+    }
+    let auto = median(&auto.wall_seconds());
+    if auto <= bound {
+        format!("met: {auto:.2} s ≤ {bound:.2} s")
+    } else {
+        format!("NOT met: {auto:.2} s > {bound:.2} s")
     }
 }
 

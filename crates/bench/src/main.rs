@@ -17,6 +17,7 @@ mod fleet;
 mod fleet_processes;
 mod fleet_report;
 mod fleet_scale;
+mod generated;
 mod nginx;
 mod nightly;
 mod nightly_report;
@@ -135,6 +136,11 @@ struct Options {
     /// `--output`).
     #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive"])]
     docs: bool,
+    /// Instead of the other cases, crawl each fixture site of tests/fixtures/generated (built
+    /// by its generator), served by nginx, with `--render auto` and `--render never` (the
+    /// section is printed, and written only to `--output`).
+    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs"])]
+    generated: bool,
     /// The documentation's html directory [default: share/doc/rust/html under
     /// `rustc --print sysroot`].
     #[arg(long, value_name = "DIRECTORY", requires = "docs")]
@@ -222,6 +228,9 @@ fn main() -> anyhow::Result<()> {
     if options.docs {
         return run_docs(&binaries, &options);
     }
+    if options.generated {
+        return run_generated(&binaries, &options);
+    }
     let only_other = options.renders();
     let cases = match &options.cases {
         Some(cases) => cases.clone(),
@@ -280,10 +289,27 @@ fn main() -> anyhow::Result<()> {
         None => Some(PathBuf::from("BENCHMARKS.md")),
     };
     if let Some(output) = output {
-        std::fs::write(&output, &text).with_context(|| format!("write {}", output.display()))?;
+        // The sections measured by other cases, pasted below the main table, stay.
+        let existing = std::fs::read_to_string(&output).unwrap_or_default();
+        let written = with_sections_kept(&text, &existing);
+        std::fs::write(&output, written).with_context(|| format!("write {}", output.display()))?;
     }
     say(&text);
     Ok(())
+}
+
+/// `text`, the main cases' results, followed by the sections of `existing` (from its first
+/// `## ` heading on): a run of the main cases replaces their table, not what other cases
+/// measured.
+fn with_sections_kept(text: &str, existing: &str) -> String {
+    let sections = existing
+        .match_indices("\n## ")
+        .next()
+        .map_or("", |(start, _)| &existing[start + 1..]);
+    if sections.is_empty() {
+        return text.to_string();
+    }
+    format!("{}\n\n{sections}", text.trim_end())
 }
 
 /// The binaries to measure: this build's, and the one given with `--before`.
@@ -311,17 +337,23 @@ fn publish(text: &str, output: Option<&Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The documentation benchmark: its section is printed, and written only to `--output`.
-fn run_docs(binaries: &[Binary], options: &Options) -> anyhow::Result<()> {
-    let settings = docs::DocsSettings {
+/// How the documentation and the generated sites are crawled; `directory`, the
+/// documentation's.
+fn docs_settings(options: &Options, directory: Option<PathBuf>) -> docs::DocsSettings {
+    docs::DocsSettings {
         render: RenderSettings {
             runs: options.runs.max(1),
             concurrency: options.concurrency,
             tabs: options.render_concurrency,
         },
         limit: Duration::from_secs(options.docs_timeout),
-        directory: options.docs_dir.clone(),
-    };
+        directory,
+    }
+}
+
+/// The documentation benchmark: its section is printed, and written only to `--output`.
+fn run_docs(binaries: &[Binary], options: &Options) -> anyhow::Result<()> {
+    let settings = docs_settings(options, options.docs_dir.clone());
     let Some(result) = docs::run(binaries, &settings)? else {
         return Ok(());
     };
@@ -338,6 +370,23 @@ fn run_docs(binaries: &[Binary], options: &Options) -> anyhow::Result<()> {
     ));
     let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let text = docs_report::markdown(&result, &report::machine(), &date, &command);
+    publish(&text, options.output.as_deref())
+}
+
+/// The generated sites' benchmark: its section is printed, and written only to `--output`.
+fn run_generated(binaries: &[Binary], options: &Options) -> anyhow::Result<()> {
+    let settings = docs_settings(options, None);
+    let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/generated");
+    let Some(results) = generated::run(binaries, &settings, &directory)? else {
+        return Ok(());
+    };
+    let mut command = "sitemapper-bench --generated".to_string();
+    if options.before.is_some() {
+        command.push_str(" --before BEFORE");
+    }
+    command.push_str(&format!(" --runs {}", settings.render.runs));
+    let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let text = generated::markdown(&results, &settings, &report::machine(), &date, &command);
     publish(&text, options.output.as_deref())
 }
 
@@ -590,4 +639,23 @@ fn run_case(
         say(&result.row());
     }
     Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_sections_kept;
+
+    #[test]
+    fn a_run_of_the_main_cases_keeps_the_sections_below_their_table() {
+        let existing = "# sitemapper benchmark\n\nold table\n\n## Fleets\n\nfleet figures\n";
+        assert_eq!(
+            with_sections_kept("# sitemapper benchmark\n\nnew table\n", existing),
+            "# sitemapper benchmark\n\nnew table\n\n## Fleets\n\nfleet figures\n"
+        );
+        assert_eq!(
+            with_sections_kept("new\n", "# sitemapper benchmark\n\nold table\n"),
+            "new\n"
+        );
+        assert_eq!(with_sections_kept("new\n", ""), "new\n");
+    }
 }

@@ -110,7 +110,14 @@ impl JobContext {
             extract_options: Arc::new(extract_options),
             events,
             progress: Arc::clone(&crawler.progress),
-            render: RenderState::new(config.render, crawler.renderer.clone()),
+            render: {
+                let state = RenderState::new(config.render, crawler.renderer.clone());
+                if config.record_links {
+                    state.counting_script_links()
+                } else {
+                    state
+                }
+            },
             browser_hosts: DashMap::new(),
             addresses,
             session,

@@ -327,7 +327,8 @@ impl FrontierOwner {
                     let rendered_only =
                         !visit.rendered_only.is_empty() && visit.rendered_only.contains(&url);
                     let admitted = self.admit(url, &found_on).await;
-                    if rendered_only && matches!(admitted, Admitted::Queued(_)) {
+                    if rendered_only && let Admitted::Queued(url) = &admitted {
+                        tracing::info!(%url, page = %found_on.url, "a link only the rendered page has");
                         found += 1;
                     }
                 }

@@ -33,8 +33,8 @@
 //!    (those every one of its renders added: a menu, not a page's own links): after
 //!    [`RENDERS_TO_LEARN`] in a row that added none and changed no directive, its script-drawn
 //!    links are learned and its other pages read as served.
-//! 7. A probe that found nothing but added links the crawl knew (a sidebar a script draws) calls
-//!    for a second page of its template ([`RenderCall`]`::Confirm`): if it finds nothing either,
+//! 7. Where the crawl records links, a probe that found nothing but added links the crawl knew (a
+//!    sidebar a script draws) calls for a second page of its template ([`RenderCall`]`::Confirm`): if it finds nothing either,
 //!    the links both added are the template's. The links a template's scripts draw on every page,
 //!    once two renders or more agree on them, are links of each of its pages: the crawl names
 //!    each page's template ([`crate::PageOutcome::template`]) and, once it ends, the links

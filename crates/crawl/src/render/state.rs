@@ -331,6 +331,10 @@ pub(crate) struct RenderState {
     turns: tokio::sync::Semaphore,
     learned: Mutex<Learning>,
     report: Mutex<RenderReport>,
+    /// Whether the crawl records links, so that the links a template's scripts draw on every
+    /// page count ([`RenderState::script_links`]): only then does a fruitless probe that added
+    /// links call for a second page to tell them.
+    counts_script_links: bool,
 }
 
 impl RenderState {
@@ -347,6 +351,16 @@ impl RenderState {
                 ..RenderReport::default()
             }),
             renderer,
+            counts_script_links: false,
+        }
+    }
+
+    /// The state of a crawl that records links: the links a template's scripts draw on
+    /// every page are worth a second render of a template read as served.
+    pub(crate) fn counting_script_links(self) -> RenderState {
+        RenderState {
+            counts_script_links: true,
+            ..self
         }
     }
 
@@ -538,7 +552,7 @@ impl RenderState {
     /// again. `added` are the links its render added to its HTML's. A probe that found
     /// nothing but added links returns one more page of the template, to tell the links its
     /// scripts draw on every page from those of the probe's page alone
-    /// ([`RenderState::confirm`]).
+    /// ([`RenderState::confirm`]), when the crawl counts them (it records links).
     pub(crate) fn judge(
         &self,
         template: &Template,
@@ -555,7 +569,7 @@ impl RenderState {
             }
             _ => Vec::new(),
         };
-        if !found && !added.is_empty() && !pages.is_empty() {
+        if !found && !added.is_empty() && !pages.is_empty() && self.counts_script_links {
             pages.sort_by(|a, b| b.shell.cmp(&a.shell).then_with(|| a.url.cmp(&b.url)));
             let second = pages.remove(0);
             *judgement = Judgement::Confirming {

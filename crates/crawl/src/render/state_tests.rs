@@ -459,7 +459,8 @@ fn an_application_whose_pages_draw_links_of_their_own_is_never_learned() {
 
 #[test]
 fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_count() {
-    let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    let state =
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
     let book = Template::of(&signals(&["toc.js", "book.js"], 1));
     let sidebar = Some(ShellReason::EmptyMount("<nav id=\"sidebar\">".to_string()));
     for path in ["/ch1", "/ch2", "/ch3", "/ch4"] {
@@ -498,7 +499,8 @@ fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_
     assert_eq!(report.templates_probed, 1);
 
     // A probe that added nothing, or a template of one page, calls for no second render.
-    let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    let state =
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
     let reason = Some(ShellReason::NoLinks);
     state.decide(page("/a", true), book.clone(), reason.clone(), None);
     state.decide(page("/b", true), book.clone(), reason, None);
@@ -509,7 +511,28 @@ fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_
     assert!(state.judge(template, false, &HashSet::new()).is_empty());
     assert!(state.script_links().is_empty());
 
+    // A crawl that records no links has no use for them: no second render.
     let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    for path in ["/a", "/b"] {
+        state.decide(
+            page(path, true),
+            book.clone(),
+            Some(ShellReason::NoLinks),
+            None,
+        );
+    }
+    let probes = state.take_probes();
+    let [(RenderCall::Probe(template), _, _)] = probes.as_slice() else {
+        panic!("one probe: {probes:?}");
+    };
+    assert!(
+        state
+            .judge(template, false, &urls(&["/a", "/b"]))
+            .is_empty()
+    );
+
+    let state =
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
     state.decide(
         page("/only", true),
         book.clone(),
@@ -534,7 +557,8 @@ fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_
 
 #[test]
 fn a_second_page_that_finds_new_links_makes_its_template_render() {
-    let state = RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser)));
+    let state =
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
     let shop = Template::of(&signals(&["shop.js"], 0));
     for path in ["/a", "/b", "/c", "/d"] {
         state.decide(
