@@ -1,5 +1,6 @@
 //! Sites built by real static site generators (mdBook, MkDocs Material, VitePress, Hugo,
-//! Jekyll, Next.js, Docusaurus; tests/fixtures/generated/), crawled as served by nginx: the
+//! Jekyll, Next.js, Docusaurus, Astro Starlight, Sphinx with furo, Eleventy, SvelteKit;
+//! tests/fixtures/generated/), crawled as served by nginx: the
 //! listing is exactly the pages a search engine should index, read as served and with
 //! `--render auto`, and a redeploy that re-dates every file moves no `<lastmod>`. Where a
 //! site's script draws links its HTML does not hold, reading it as served lists exactly the
@@ -70,6 +71,22 @@ const HUGO_MENU: Generated = Generated {
 const DOCUSAURUS: Generated = Generated {
     name: "docusaurus",
     built_for: Some("https://compass-docs.example.com"),
+};
+const STARLIGHT: Generated = Generated {
+    name: "starlight",
+    built_for: Some("https://beacon-docs.example.com"),
+};
+const SPHINX: Generated = Generated {
+    name: "sphinx",
+    built_for: Some("https://tidewater-docs.example.com/"),
+};
+const ELEVENTY: Generated = Generated {
+    name: "eleventy",
+    built_for: Some("https://fieldnotes.example.com"),
+};
+const SVELTEKIT: Generated = Generated {
+    name: "sveltekit",
+    built_for: Some("https://orchard.example.com"),
 };
 
 /// The Next.js export's tag pages: the client component of `/tags/` links them once it has
@@ -352,6 +369,29 @@ fn docusaurus_read_as_served_lists_exactly_its_pages() {
 }
 
 #[test]
+fn starlight_read_as_served_lists_exactly_its_pages() {
+    // Rendered by Astro: the sidebar's groups and the pages' links are in the HTML.
+    assert_read_as_served_lists_exactly_its_pages(STARLIGHT);
+}
+
+#[test]
+fn sphinx_furo_read_as_served_lists_exactly_its_pages() {
+    // `/` is `index.html`, whose canonical names `/index.html`.
+    assert_read_as_served_lists_exactly_its_pages(SPHINX);
+}
+
+#[test]
+fn eleventy_read_as_served_lists_exactly_its_pages() {
+    assert_read_as_served_lists_exactly_its_pages(ELEVENTY);
+}
+
+#[test]
+fn sveltekit_read_as_served_lists_exactly_its_pages() {
+    // Prerendered: the links its client-side router follows are in the HTML.
+    assert_read_as_served_lists_exactly_its_pages(SVELTEKIT);
+}
+
+#[test]
 fn nextjs_read_as_served_lists_its_html_pages_but_not_the_tags_its_script_draws() {
     assert_read_as_served_lists_exactly_what_its_html_reaches(NEXTJS, &NEXTJS_SCRIPT_ONLY);
 }
@@ -389,6 +429,26 @@ fn jekyll_with_render_auto_lists_exactly_its_pages_and_renders_few() {
 #[test]
 fn docusaurus_with_render_auto_lists_exactly_its_pages_and_renders_few() {
     assert_auto_lists_exactly_its_pages_and_renders_few(DOCUSAURUS);
+}
+
+#[test]
+fn starlight_with_render_auto_lists_exactly_its_pages_and_renders_few() {
+    assert_auto_lists_exactly_its_pages_and_renders_few(STARLIGHT);
+}
+
+#[test]
+fn sphinx_furo_with_render_auto_lists_exactly_its_pages_and_renders_few() {
+    assert_auto_lists_exactly_its_pages_and_renders_few(SPHINX);
+}
+
+#[test]
+fn eleventy_with_render_auto_lists_exactly_its_pages_and_renders_few() {
+    assert_auto_lists_exactly_its_pages_and_renders_few(ELEVENTY);
+}
+
+#[test]
+fn sveltekit_with_render_auto_lists_exactly_its_pages_and_renders_few() {
+    assert_auto_lists_exactly_its_pages_and_renders_few(SVELTEKIT);
 }
 
 #[test]
