@@ -45,8 +45,18 @@ const READ_AT_TIMEOUT: Duration = Duration::from_secs(2);
 const INIT_SCRIPT: &str = r#"(() => {
   // Quiet is counted in ticks of the page's own timers, not in wall time: a page starved of
   // CPU runs neither its timers nor these, so it cannot look quiet while it is only slow.
+  // A tick counts only when the page was idle since the one before: a framework that
+  // hydrates the page in slices (adding no element, yielding to timers between slices) is
+  // busy until its last slice, after which its effects make their requests. A page busy
+  // without end still counts a tick a second (the idle callback's deadline).
   let ticks = 0;
-  setInterval(() => { ticks += 1; }, 100);
+  let idle = !window.requestIdleCallback;
+  const noteIdle = () => { idle = true; requestIdleCallback(noteIdle, { timeout: 1000 }); };
+  if (window.requestIdleCallback) requestIdleCallback(noteIdle, { timeout: 1000 });
+  setInterval(() => {
+    if (idle) { ticks += 1; }
+    idle = !window.requestIdleCallback;
+  }, 100);
   // A request a script makes is activity too (a page that polls is never done).
   const fetchFirst = window.fetch;
   window.fetch = function (...args) { ticks = 0; return fetchFirst.apply(this, args); };
