@@ -275,7 +275,7 @@ fn rendering(mode: RenderMode) -> &'static str {
     match mode {
         RenderMode::Never => "off: every page read as served (--render never)",
         RenderMode::Auto => {
-            "when needed: a page of each kind that looks built by JavaScript is rendered in headless Chromium, and the others of its kind while rendering finds links the HTML lacks; a page that shows it is still loading is rendered for itself"
+            "when needed: a page of each kind that looks built by JavaScript is rendered in headless Chromium, and the others of its kind while rendering finds links the HTML lacks; a page that shows it is still loading is rendered for itself; links a script draws on every page of a kind (a menu, a sidebar) count as links of each, for depth, inlinks and orphans"
         }
         RenderMode::Always => "every HTML page rendered in headless Chromium (--render always)",
     }
