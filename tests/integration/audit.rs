@@ -659,3 +659,45 @@ fn the_sites_self_listing_sitemap_indexes_are_fetched_once_and_reported() {
         "a repeat is no error: {unreadable:#?}"
     );
 }
+
+#[test]
+fn a_sitemap_the_site_serves_is_its_sitemap_whoever_wrote_it() {
+    let pages = |site: Site| {
+        site.page(
+            "/",
+            &page("Home of the site", "<h1>Home</h1><a href=\"/a\">a</a>"),
+        )
+        .page(
+            "/a",
+            &page("Page a of the site", "<h1>A</h1><a href=\"/\">home</a>"),
+        )
+    };
+    // The site publishes what `sitemapper crawl` wrote for it.
+    let first = pages(Site::new()).serve();
+    let out = tempfile::tempdir().unwrap();
+    crate::harness::crawl(&first.url("/"), out.path(), &[]).assert_success();
+    let published = crate::harness::read_sitemap(&out.path().join("sitemap.xml"))
+        .replace(&first.origin(), "{origin}");
+    assert!(published.contains("<!-- written by sitemapper -->"));
+    let site = pages(Site::new())
+        .route(
+            "/sitemap.xml",
+            Route::new(200, &published).header("Content-Type", "application/xml"),
+        )
+        .serve();
+    let report = tempfile::tempdir().unwrap();
+    let run = audit(&site, report.path(), &[]);
+    run.assert_success();
+    assert!(
+        run.stderr
+            .contains("Compared with the site's sitemaps: 1 file, 2 URLs."),
+        "{}",
+        run.stderr
+    );
+    let kinds: BTreeSet<String> = findings(report.path(), &site)
+        .into_iter()
+        .map(|(kind, _, _)| kind)
+        .collect();
+    assert!(!kinds.contains("no-sitemap"), "{kinds:?}");
+    assert!(kinds.contains("sitemap-not-in-robots"), "{kinds:?}");
+}

@@ -139,6 +139,9 @@ fn outbound_links_are_checked_once_each_at_the_hosts_pace_and_kept() {
     let report = tempfile::tempdir().unwrap();
     let run = audit(&site.url("/"), report.path(), &[]);
     run.assert_success();
+    let checked_score = report_json(report.path())["score"]["value"]
+        .as_u64()
+        .unwrap();
 
     // HEAD first; GET only where HEAD was refused; nothing for the URL robots.txt disallows.
     let requests = other.requests();
@@ -281,6 +284,17 @@ fn outbound_links_are_checked_once_each_at_the_hosts_pace_and_kept() {
     let off = audit(&site.url("/"), report.path(), &["--check-external=false"]);
     off.assert_success();
     assert!(outbound_findings(report.path(), &other).is_empty());
+    // Both pages link a broken URL of the other site and have a warning of their own (no
+    // <h1>): checking the links weighs on them, and the other site's URLs are not counted,
+    // which would raise the score.
+    let unchecked_score = report_json(report.path())["score"]["value"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        (checked_score, unchecked_score),
+        (83, 83),
+        "checking more never raises the score"
+    );
     assert!(outbound_rows(report.path(), &other).is_empty());
     assert!(
         !off.stderr.contains("Links to other sites"),
@@ -445,4 +459,82 @@ fn sigterm_stops_an_audit_while_it_checks_the_links_to_other_sites() {
     let asked = other.targets().len();
     assert!(asked < 20, "{asked} requests after SIGTERM");
     assert!(!report.path().join("report.html").exists());
+}
+
+/// A URL on 127.0.0.3 where nothing listens: its connection is refused.
+fn unreachable_url(path: &str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.3:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.3:{port}{path}")
+}
+
+fn page_linking(urls: &[String]) -> Server {
+    let links: String = urls
+        .iter()
+        .map(|url| format!("<a href=\"{url}\">elsewhere</a>"))
+        .collect();
+    Site::new()
+        .page("/", &format!("<title>Home</title><h1>Home</h1>{links}"))
+        .serve()
+}
+
+#[test]
+fn offline_is_not_broken_and_nothing_is_kept_as_broken() {
+    // Every host the site links to refuses the connection: the network looks unavailable.
+    let urls: Vec<String> = (0..4)
+        .map(|index| unreachable_url(&format!("/{index}")))
+        .collect();
+    let site = page_linking(&urls);
+    let report = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let run = audit(&site.url("/"), report.path(), &[]);
+        run.assert_success();
+        assert!(
+            run.stderr.contains(
+                "Links to other sites: 4 URLs, not checked: the network looks unavailable \
+                 (most hosts could not be reached; nothing was kept as broken); 0 from earlier \
+                 checks."
+            ),
+            "the second audit finds nothing kept by the first:\n{}",
+            run.stderr
+        );
+        let json = report_json(report.path());
+        let outbound: Vec<&str> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|finding| finding["kind"].as_str())
+            .filter(|kind| kind.starts_with("outbound-"))
+            .collect();
+        assert!(outbound.is_empty(), "{outbound:?}");
+        let results: Vec<String> = csv_rows(&report.path().join("outbound.csv"))
+            .into_iter()
+            .map(|row| row["result"].clone())
+            .collect();
+        assert_eq!(results, ["not checked"; 4]);
+    }
+
+    // One dead host among three is a broken link.
+    let other = other_site();
+    let third = Site::new().route("/fine", Route::new(200, "fine")).serve();
+    let dead = unreachable_url("/dead");
+    let site = page_linking(&[other.url("/ok"), third.url("/fine"), dead.clone()]);
+    let report = tempfile::tempdir().unwrap();
+    let run = audit(&site.url("/"), report.path(), &[]);
+    run.assert_success();
+    assert!(
+        run.stderr
+            .contains("Links to other sites: 3 URLs, 3 checked, 0 from cache; 1 broken"),
+        "{}",
+        run.stderr
+    );
+    let broken: Vec<String> = report_json(report.path())["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["kind"] == "outbound-broken")
+        .map(|finding| finding["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(broken, [dead]);
 }

@@ -61,25 +61,37 @@ fn weight(severity: Severity) -> f64 {
 }
 
 /// The score's rule in one sentence, for the report (docs/audit.md, "Health score", says more).
-pub const SCORE_RULE: &str = "Each audited URL counts 1 when it has no error or warning, 0.75 when its worst finding is a warning and 0 when it has an error; the score is their average times 100, rounded down. Notices do not lower it.";
+pub const SCORE_RULE: &str = "Each audited URL of the site counts 1 when it has no error or warning, 0.75 when its worst finding is a warning and 0 when it has an error; a link to another site that fails counts against the pages that link it. The score is their average times 100, rounded down. Notices do not lower it.";
 
-/// Each URL findings name, with its worst finding.
+/// Each URL of the site findings name, with its worst finding. A finding about a URL of
+/// another site (a broken outbound link) is its linking pages': the score measures the
+/// site's own URLs, so that checking more links can lower it and never raise it.
 fn worst_findings<'a>(
     findings: impl IntoIterator<Item = &'a Finding>,
 ) -> HashMap<&'a str, Severity> {
     let mut worst: HashMap<&str, Severity> = HashMap::new();
-    for finding in findings {
-        let severity = finding.kind.severity();
+    let mut note = |url: &'a str, severity: Severity| {
         worst
-            .entry(finding.url.as_str())
+            .entry(url)
             .and_modify(|known| *known = (*known).min(severity))
             .or_insert(severity);
+    };
+    for finding in findings {
+        let severity = finding.kind.severity();
+        if finding.kind.is_outbound() {
+            for referrer in &finding.referrers {
+                note(referrer.as_str(), severity);
+            }
+        } else {
+            note(finding.url.as_str(), severity);
+        }
     }
     worst
 }
 
-/// How many URLs an audit covers: those the crawl recorded, and those findings name that the
-/// crawl did not (a URL only the site's sitemap lists, a sitemap file, robots.txt).
+/// How many URLs an audit covers: those the crawl recorded, and those of the site findings
+/// name that the crawl did not (a URL only the site's sitemap lists, a sitemap file,
+/// robots.txt). A URL of another site is none of them.
 pub fn audited_urls(findings: &[Finding], crawled: &BTreeSet<String>) -> usize {
     let worst = worst_findings(findings);
     crawled.len() + worst.keys().filter(|url| !crawled.contains(**url)).count()

@@ -251,3 +251,45 @@ fn sitemapper_audit_top_actions(
         })
         .collect()
 }
+
+#[test]
+fn checking_links_to_other_sites_can_lower_the_score_and_never_raise_it() {
+    // Half the site's pages have an error: 50.
+    let crawled = urls(10);
+    let mut findings: Vec<Finding> = (0..5)
+        .map(|index| finding(FindingKind::BrokenLink, &format!("https://e.com/{index}")))
+        .collect();
+    let unchecked = health_score(&findings, &crawled);
+    assert_eq!(unchecked, 50);
+    // A thousand broken links to other sites, from pages with an error already: the same
+    // score, not one raised by a thousand URLs that are not the site's.
+    let outbound = |index: usize, referrers: &[&str]| Finding {
+        referrers: referrers
+            .iter()
+            .map(|path| format!("https://e.com/{path}"))
+            .collect(),
+        ..finding(
+            FindingKind::OutboundBroken,
+            &format!("https://other.example/{index}"),
+        )
+    };
+    findings.extend((0..1000).map(|index| outbound(index, &["0", "1"])));
+    assert_eq!(health_score(&findings, &crawled), unchecked);
+    // From a clean page, one counts against it, as a warning: (5 + 0.25) of 10.
+    findings.push(outbound(1000, &["9"]));
+    assert_eq!(health_score(&findings, &crawled), 47);
+    // Redirects and blocked checks are notices: nothing.
+    findings.push(Finding {
+        referrers: vec!["https://e.com/8".to_string()],
+        ..finding(
+            FindingKind::OutboundRedirected,
+            "https://other.example/moved",
+        )
+    });
+    assert_eq!(health_score(&findings, &crawled), 47);
+    for count in [0, 1, 10, 1000] {
+        let checked: Vec<Finding> = (0..count).map(|index| outbound(index, &["5"])).collect();
+        let score = health_score(&[&findings[..5], &checked].concat(), &crawled);
+        assert!(score <= unchecked, "{count} broken outbound links: {score}");
+    }
+}

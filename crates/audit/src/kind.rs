@@ -399,6 +399,17 @@ impl FindingKind {
 }
 
 impl FindingKind {
+    /// A finding about a URL of another site: it is not one of the audited URLs, and it
+    /// weighs on the pages of the site that link to it.
+    pub(crate) fn is_outbound(self) -> bool {
+        matches!(
+            self,
+            FindingKind::OutboundBroken
+                | FindingKind::OutboundBlocked
+                | FindingKind::OutboundRedirected
+        )
+    }
+
     /// A finding about a URL other pages link to: the report names the linking pages.
     pub(crate) fn links_matter(self) -> bool {
         matches!(

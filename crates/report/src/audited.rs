@@ -68,6 +68,9 @@ pub struct OutboundTally {
     pub unchecked: usize,
     /// Of those, left by the checks' budget (`--external-max-links`, `--external-max-time`).
     pub over_budget: usize,
+    /// The network looked unavailable: those checked now were not recorded, and count as
+    /// not checked.
+    pub network_unavailable: bool,
 }
 
 impl OutboundTally {
@@ -102,7 +105,9 @@ impl OutboundTally {
 impl Audited {
     /// The links to other sites counted; `None` when they were not checked.
     pub fn outbound_tally(&self) -> Option<OutboundTally> {
-        self.outbound
-            .map(|checked| OutboundTally::of(&self.outbound_rows, checked.not_checked))
+        self.outbound.map(|checked| OutboundTally {
+            network_unavailable: checked.network_unavailable,
+            ..OutboundTally::of(&self.outbound_rows, checked.not_checked)
+        })
     }
 }

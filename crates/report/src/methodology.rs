@@ -202,6 +202,14 @@ pub fn external_checks(
     let (Some(settings), Some(checked)) = (settings, checked) else {
         return "not checked (--check-external=false)".to_string();
     };
+    if checked.network_unavailable {
+        return format!(
+            "not checked: the network looked unavailable (most of the {} asked could not be reached), so no link to another site is reported broken; {} reused from a check younger than {}",
+            count(checked.hosts, "host"),
+            checked.from_cache,
+            age(settings.max_age),
+        );
+    }
     let mut said = format!(
         "{} on {} checked: {} now, {} reused from a check younger than {}; HEAD, then GET where HEAD is refused; robots.txt of each host obeyed; one request at a time per host, {}s apart; {}s per request",
         count(checked.urls, "outbound URL"),

@@ -38,6 +38,8 @@ struct OutboundJson {
     /// Of `not_checked`, left by the checks' budget (`--external-max-links`,
     /// `--external-max-time`).
     not_checked_over_budget: usize,
+    /// The network looked unavailable: the links were not checked.
+    network_unavailable: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -172,6 +174,7 @@ impl AuditJson {
                 redirected: tally.redirected,
                 not_checked: tally.unchecked,
                 not_checked_over_budget: tally.over_budget,
+                network_unavailable: tally.network_unavailable,
             }),
             report: ReportFilesJson {
                 directory: path_text(report),

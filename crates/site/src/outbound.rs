@@ -17,8 +17,8 @@ use std::time::Duration;
 use jiff::{SignedDuration, Timestamp};
 use sitemapper_audit::OUTBOUND_LINK_KINDS;
 use sitemapper_crawl::{
-    CrawlConfig, CrawlError, CrawlSummary, FetchSettings, LinkCheck, LinkCheckSettings,
-    LinkChecker, SettledScope, host_key,
+    CrawlConfig, CrawlError, CrawlSummary, Deadline, FailureCause, FetchFailureKind, FetchSettings,
+    LinkCheck, LinkCheckSettings, LinkChecker, SettledScope, host_key,
 };
 use sitemapper_store::{OutboundCheck, OutboundOutcome, RunId, Store, StoreError};
 use tokio::sync::{Semaphore, mpsc, watch};
@@ -80,7 +80,16 @@ pub struct OutboundChecked {
     pub not_checked: usize,
     /// The checks were stopped (a signal): what was checked is recorded, the rest is not.
     pub stopped: bool,
+    /// Most hosts asked could not be reached at all (their names did not resolve, or nothing
+    /// answered a connection): the machine's network looks unavailable, and nothing checked
+    /// now was recorded: those links are not checked, and nothing is cached as broken
+    /// ([`network_looks_unavailable`]).
+    pub network_unavailable: bool,
 }
+
+/// Hosts asked, at least, before unreachable hosts can say the network is unavailable: one
+/// or two dead domains are broken links.
+const HOSTS_TO_TELL_THE_NETWORK: usize = 3;
 
 /// Why the outbound links could not be checked at all.
 #[derive(Debug, thiserror::Error)]
@@ -163,19 +172,23 @@ pub fn check_outbound(
         .enable_all()
         .build()
         .map_err(OutboundError::Runtime)?;
-    let ended = runtime.block_on(check_hosts(
-        store,
-        run,
-        Arc::new(checker),
-        by_host,
-        settings,
-        stop,
-    ))?;
+    let ended = runtime.block_on(check_hosts(Arc::new(checker), by_host, settings, stop));
     // The checks still under way end with the runtime.
     drop(runtime);
-    done.checked = ended.checked;
     done.stopped = ended.stopped;
-    done.not_checked += to_check - ended.checked;
+    if network_looks_unavailable(&ended.results) {
+        tracing::warn!(
+            "outbound links were not checked: the network looks unavailable (most of the {} hosts asked could not be reached)",
+            done.hosts
+        );
+        done.network_unavailable = true;
+        return Ok(done);
+    }
+    for (url, check, checked_at) in &ended.results {
+        store.record_outbound_check(run, url.as_str(), &stored(url, check.clone(), *checked_at))?;
+    }
+    done.checked = ended.results.len();
+    done.not_checked += to_check - done.checked;
     if done.not_checked > 0 && !done.stopped {
         tracing::warn!(
             "{} not checked: the budget of the checks ran out (--external-max-links {}, --external-max-time {}s)",
@@ -216,12 +229,37 @@ fn within(by_host: BTreeMap<String, Vec<Url>>, budget: usize) -> BTreeMap<String
 }
 
 /// How the checks ended.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Default)]
 struct Ended {
-    /// Checked and recorded.
-    checked: usize,
+    /// Each URL checked, what its check found, and when.
+    results: Vec<(Url, LinkCheck, Timestamp)>,
     /// Stopped by the caller.
     stopped: bool,
+}
+
+/// Whether the network looks unavailable: of the hosts asked (at least
+/// [`HOSTS_TO_TELL_THE_NETWORK`]), more than half could not be reached at all, every check
+/// of theirs failing before any connection (a name that does not resolve, a connection
+/// refused or not made in time). A site's few dead links do not; a machine without a route
+/// out makes every host look so, and its results would be cached as broken links.
+fn network_looks_unavailable(results: &[(Url, LinkCheck, Timestamp)]) -> bool {
+    let mut reached: BTreeMap<String, bool> = BTreeMap::new();
+    for (url, check, _) in results {
+        let unreachable = match check {
+            LinkCheck::Failed { failure, .. } => match failure.cause() {
+                FailureCause::UnknownHost { .. } | FailureCause::ConnectionRefused { .. } => true,
+                FailureCause::TimedOut { deadline, .. } => {
+                    matches!(deadline, Deadline::Connect(_))
+                }
+                FailureCause::Other { .. } => failure.kind() == FetchFailureKind::Connect,
+                _ => false,
+            },
+            _ => false,
+        };
+        *reached.entry(host_key(url)).or_insert(false) |= !unreachable;
+    }
+    let unreachable = reached.values().filter(|reached| !**reached).count();
+    reached.len() >= HOSTS_TO_TELL_THE_NETWORK && unreachable * 2 > reached.len()
 }
 
 /// The checker's settings: the crawl's user agent, connect deadline (within the check's) and
@@ -241,16 +279,14 @@ fn link_check_settings(config: &CrawlConfig, settings: &OutboundSettings) -> Lin
     }
 }
 
-/// Checks the URLs of each host in order, `hosts_at_once` hosts at a time, and records every
+/// Checks the URLs of each host in order, `hosts_at_once` hosts at a time, and keeps every
 /// result as it comes, until all are checked, `max_time` has passed or `stop` says so.
 async fn check_hosts(
-    store: &mut Store,
-    run: RunId,
     checker: Arc<LinkChecker>,
     by_host: BTreeMap<String, Vec<Url>>,
     settings: &OutboundSettings,
     stop: Option<watch::Receiver<bool>>,
-) -> Result<Ended, StoreError> {
+) -> Ended {
     let permits = Arc::new(Semaphore::new(settings.hosts_at_once.max(1)));
     let (results, mut received) = mpsc::unbounded_channel();
     for urls in by_host.into_values() {
@@ -290,8 +326,7 @@ async fn check_hosts(
                 let Some((url, check, checked_at)) = next else {
                     break;
                 };
-                store.record_outbound_check(run, url.as_str(), &stored(&url, check, checked_at))?;
-                ended.checked += 1;
+                ended.results.push((url, check, checked_at));
             }
             () = tokio::time::sleep_until(deadline) => break,
             () = &mut stopped => {
@@ -300,7 +335,7 @@ async fn check_hosts(
             }
         }
     }
-    Ok(ended)
+    ended
 }
 
 /// The store's form of the check of `url`.

@@ -114,7 +114,12 @@ pub async fn read_site_sitemaps(
             .find(|(url, _)| *url == visit.source)
             .map(|(_, found_by)| *found_by);
         let guessed = found_by == Some(FoundBy::UsualPath);
-        if let Some((_, why)) = crawl_noted.iter().find(|(url, _)| *url == visit.source) {
+        // A sitemap the crawl did not seed from because sitemapper wrote it is still the
+        // site's, whoever wrote it: the audit reads it (the crawl kept it).
+        if let Some((_, why)) = crawl_noted
+            .iter()
+            .find(|(url, why)| *url == visit.source && !matches!(why, NotRead::OwnOutput))
+        {
             found.note(&visit.source, why.clone());
             continue;
         }

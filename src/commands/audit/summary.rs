@@ -52,6 +52,14 @@ struct Found<'a> {
 /// `Links to other sites: 12 URLs, 9 checked, 3 from cache; 2 broken, 1 blocked, 1
 /// redirected.`, and how many were not checked when some were not.
 fn write_tally(tally: &OutboundTally, out: &mut impl Write) -> std::io::Result<()> {
+    if tally.network_unavailable {
+        return writeln!(
+            out,
+            "Links to other sites: {}, not checked: the network looks unavailable (most hosts could not be reached; nothing was kept as broken); {} from earlier checks.",
+            count(tally.urls, "URL"),
+            tally.from_cache
+        );
+    }
     write!(
         out,
         "Links to other sites: {}, {} checked, {} from cache; {} broken, {} blocked, {} redirected",

@@ -63,6 +63,7 @@ fn the_links_to_other_sites_are_one_line_of_counts() {
         redirected: 1,
         unchecked: 1,
         over_budget: 0,
+        network_unavailable: false,
     };
     let text = |tally: OutboundTally| {
         let mut out = Vec::new();
@@ -81,5 +82,16 @@ fn the_links_to_other_sites_are_one_line_of_counts() {
     assert_eq!(
         text(over_budget),
         "Links to other sites: 7 URLs, 5 checked, 2 from cache; 2 broken, 1 blocked, 1 redirected, 3 not checked (2 beyond the checks' budget: --external-max-links, --external-max-time; 1 by robots.txt, or private addresses).\n"
+    );
+    let offline = OutboundTally {
+        urls: 7,
+        from_cache: 1,
+        unchecked: 6,
+        network_unavailable: true,
+        ..OutboundTally::default()
+    };
+    assert_eq!(
+        text(offline),
+        "Links to other sites: 7 URLs, not checked: the network looks unavailable (most hosts could not be reached; nothing was kept as broken); 1 from earlier checks.\n"
     );
 }
