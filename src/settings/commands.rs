@@ -78,7 +78,10 @@ pub(crate) struct AuditOptions {
 }
 
 impl AuditSettings {
-    pub(crate) fn resolve(args: AuditArgs, mut file: ConfigFile) -> anyhow::Result<AuditSettings> {
+    pub(crate) fn resolve(
+        mut args: AuditArgs,
+        mut file: ConfigFile,
+    ) -> anyhow::Result<AuditSettings> {
         let Some(report) = args.report.or(file.report.take()) else {
             bail!("no report directory: give --report DIR (or `report` in the config file)");
         };
@@ -133,6 +136,12 @@ impl AuditSettings {
         // An audit compares the crawl with the site's sitemaps, and checks the pages only
         // they lead to as well: it seeds from them unless told not to.
         let seed_sitemaps = args.crawl.seed_sitemaps.or(file.seed_sitemaps);
+        // The audit keeps its crawl database beside the report unless --state names one:
+        // an interrupted audit's `--resume` continues from there.
+        let database_in_report = args.crawl.state.is_none() && file.state.is_none();
+        if database_in_report {
+            args.crawl.state = Some(report.join("crawl.db"));
+        }
         let mut crawl = CrawlSettings::resolve(args.crawl, file)?;
         let site = &mut crawl.site;
         site.crawl.seed_sitemaps = seed_sitemaps.unwrap_or(true);
@@ -149,8 +158,6 @@ impl AuditSettings {
         // A sitemap written beside the report is not published: whatever the site serves,
         // even at the URL the sitemap would name, is the site's own, to seed from and compare.
         site.publishes_sitemaps = out_chosen;
-        let database_in_report = site.state.is_none();
-        site.state.get_or_insert_with(|| report.join("crawl.db"));
         sitemapper_report::crawl_for_audit(&mut site.crawl, &sitemaps);
         let files = ReportOptions {
             csv_bom,

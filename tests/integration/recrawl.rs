@@ -633,3 +633,45 @@ fn two_runs_started_on_a_new_database_cannot_both_run() {
     assert_eq!(runs[0].status, RunStatus::Complete);
     assert_eq!(listed_urls(out.path()).len(), 61);
 }
+
+#[test]
+fn an_interrupted_audit_continues_as_its_hint_says() {
+    let server = slow_site(Duration::from_millis(200)).serve();
+    let report = tempfile::tempdir().unwrap();
+    let seed = server.url("/");
+    let report_arg = report.path().to_str().unwrap();
+    let args = ["audit", &seed, "--report", report_arg, "--concurrency", "2"];
+    let child = sitemapper_command(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    server.wait_for(|seen| {
+        seen.iter()
+            .filter(|seen| seen.target.starts_with("/p/"))
+            .count()
+            >= 8
+    });
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("(continue with --resume)"),
+        "the hint: {stderr}"
+    );
+
+    // The hint, as printed: the same command with --resume, no --state.
+    server.change(slow_site(Duration::ZERO));
+    let resumed = sitemapper(&[&args[..], &["--resume"]].concat());
+    resumed.assert_success();
+    assert!(
+        resumed.stderr.contains("Resumed run #1"),
+        "{}",
+        resumed.stderr
+    );
+    assert!(report.path().join("report.html").is_file());
+}

@@ -210,16 +210,26 @@ pub fn external_checks(
             age(settings.max_age),
         );
     }
-    let mut said = format!(
-        "{} on {} checked: {} now, {} reused from a check younger than {}; HEAD, then GET where HEAD is refused; robots.txt of each host obeyed; one request at a time per host, {}s apart; {}s per request",
-        count(checked.urls, "outbound URL"),
-        count(checked.hosts, "host"),
-        checked.checked,
-        checked.from_cache,
-        age(settings.max_age),
-        settings.delay.as_secs_f64(),
-        settings.timeout.as_secs_f64(),
-    );
+    let mut said = if checked.hosts == 0 {
+        // Every result reused: no host was asked.
+        format!(
+            "{}: none checked now, {} reused from a check younger than {}",
+            count(checked.urls, "outbound URL"),
+            checked.from_cache,
+            age(settings.max_age),
+        )
+    } else {
+        format!(
+            "{} on {} checked: {} now, {} reused from a check younger than {}; HEAD, then GET where HEAD is refused; robots.txt of each host obeyed; one request at a time per host, {}s apart; {}s per request",
+            count(checked.urls, "outbound URL"),
+            count(checked.hosts, "host"),
+            checked.checked,
+            checked.from_cache,
+            age(settings.max_age),
+            settings.delay.as_secs_f64(),
+            settings.timeout.as_secs_f64(),
+        )
+    };
     if checked.not_checked > 0 {
         said.push_str(&format!(
             "; {} not checked, beyond the checks' budget of {} and {}s (reported as not checked, neither working nor broken)",
@@ -343,7 +353,9 @@ fn out_of_scope(crawled: &SiteRun) -> String {
 mod tests {
     use std::time::Duration;
 
-    use super::age;
+    use sitemapper_site::{OutboundChecked, OutboundSettings};
+
+    use super::{age, external_checks};
 
     #[test]
     fn an_age_is_said_in_its_largest_whole_unit() {
@@ -353,5 +365,46 @@ mod tests {
         assert_eq!(said(90 * 60), "90m");
         assert_eq!(said(61), "61s");
         assert_eq!(said(0), "0s");
+    }
+
+    #[test]
+    fn the_checks_of_links_to_other_sites_are_said_as_they_went() {
+        let settings = OutboundSettings::default();
+        let said = |checked: OutboundChecked| external_checks(Some(&settings), Some(&checked));
+        let all_reused = OutboundChecked {
+            urls: 78,
+            from_cache: 78,
+            ..OutboundChecked::default()
+        };
+        assert_eq!(
+            said(all_reused),
+            "78 outbound URLs: none checked now, 78 reused from a check younger than 7d"
+        );
+        let checked = OutboundChecked {
+            urls: 3,
+            checked: 2,
+            from_cache: 1,
+            hosts: 2,
+            ..OutboundChecked::default()
+        };
+        assert!(
+            said(checked).starts_with("3 outbound URLs on 2 hosts checked: 2 now, 1 reused"),
+            "{}",
+            said(checked)
+        );
+        let offline = OutboundChecked {
+            urls: 4,
+            hosts: 4,
+            network_unavailable: true,
+            ..OutboundChecked::default()
+        };
+        assert_eq!(
+            said(offline),
+            "not checked: the network looked unavailable (most of the 4 hosts asked could not be reached), so no link to another site is reported broken; 0 reused from a check younger than 7d"
+        );
+        assert_eq!(
+            external_checks(None, None),
+            "not checked (--check-external=false)"
+        );
     }
 }
