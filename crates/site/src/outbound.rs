@@ -83,7 +83,7 @@ pub struct OutboundChecked {
     /// Most hosts asked could not be reached at all (their names did not resolve, or nothing
     /// answered a connection): the machine's network looks unavailable, and nothing checked
     /// now was recorded: those links are not checked, and nothing is cached as broken
-    /// ([`network_looks_unavailable`]).
+    /// (at least 3 hosts asked, more than half of them unreachable).
     pub network_unavailable: bool,
 }
 
