@@ -195,8 +195,10 @@ fn waiting_for_the_delay_is_not_counted_as_the_sites_response_time() {
     );
     let summary = summary_json(&run);
     let concurrency = &summary["concurrency"];
+    // Twice the most it could reach with the wait counted: on a loaded machine the limit
+    // grows more slowly within the 100 pages (10 with no decrease, seen under a full run).
     assert!(
-        concurrency["max_reached"].as_u64().unwrap() >= 12,
+        concurrency["max_reached"].as_u64().unwrap() >= 6,
         "{concurrency}"
     );
 }
