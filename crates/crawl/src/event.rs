@@ -49,8 +49,8 @@ pub enum CrawlEvent {
     ScriptLinks(Vec<ScriptLinks>),
 }
 
-/// The links a template's scripts draw on each of its pages: those every render of it that
-/// the crawl compared added to the page's HTML.
+/// The links a template's scripts draw on each of its pages: those every render of it showed,
+/// and a script added to the page's HTML on one or more of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScriptLinks {
     /// The template, as [`PageOutcome::template`] names it.

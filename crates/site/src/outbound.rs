@@ -184,11 +184,11 @@ pub fn check_outbound(
         done.network_unavailable = true;
         return Ok(done);
     }
-    for (url, check, checked_at) in &ended.results {
-        store.record_outbound_check(run, url.as_str(), &stored(url, check.clone(), *checked_at))?;
-    }
     done.checked = ended.results.len();
     done.not_checked += to_check - done.checked;
+    for (url, check, checked_at) in ended.results {
+        store.record_outbound_check(run, url.as_str(), &stored(&url, check, checked_at))?;
+    }
     if done.not_checked > 0 && !done.stopped {
         tracing::warn!(
             "{} not checked: the budget of the checks ran out (--external-max-links {}, --external-max-time {}s)",

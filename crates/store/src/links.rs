@@ -9,6 +9,7 @@ use crate::error::StoreError;
 use crate::link_record::{LinkKind, LinkRecord};
 use crate::record::PageRecord;
 use crate::run_id::RunId;
+use crate::script_links::template_column;
 use crate::store::Store;
 use crate::urls::UrlIds;
 use crate::verdict::Verdict;
@@ -72,7 +73,7 @@ pub(crate) fn write_links(
     let mut forget_template =
         transaction.prepare_cached("DELETE FROM page_templates WHERE page = ?1")?;
     let mut template = transaction
-        .prepare_cached("INSERT INTO page_templates (page, template) VALUES (?1, ?2)")?;
+        .prepare_cached("INSERT OR REPLACE INTO page_templates (page, template) VALUES (?1, ?2)")?;
     let mut rows: Vec<(i64, i64)> = Vec::new();
     for page in pages {
         let Some(links) = &page.links else {
@@ -81,11 +82,10 @@ pub(crate) fn write_links(
         let source = url_ids.id(transaction, &page.url)?;
         forget.execute(params![source, sitemap])?;
         forget_details.execute(params![source, sitemap])?;
-        forget_template.execute(params![source])?;
-        if let Some(number) = page.template {
-            // SQLite's integers are signed: the number's bits, as they are.
-            template.execute(params![source, number as i64])?;
-        }
+        match page.template {
+            Some(number) => template.execute(params![source, template_column(number)])?,
+            None => forget_template.execute(params![source])?,
+        };
         rows.clear();
         for link in links {
             let target = url_ids.id(transaction, &link.target)?;

@@ -45,8 +45,7 @@ impl Store {
                     LinkKind::visited_numbers()
                 ))?;
                 for (template, links) in templates {
-                    // SQLite's integers are signed: the number's bits, as they are.
-                    let template = *template as i64;
+                    let template = template_column(*template);
                     for link in links {
                         let target = self.url_ids.id(&transaction, link)?;
                         let rows =
@@ -64,6 +63,12 @@ impl Store {
         self.url_ids.settle(written.is_ok());
         written.map_err(|source| crate::error::sql_error(&path, source))
     }
+}
+
+/// A template's number as its column holds it: SQLite's integers are signed, and the
+/// number's bits are kept as they are.
+pub(crate) fn template_column(number: u64) -> i64 {
+    number as i64
 }
 
 /// Settles the depth of `run`'s pages over the links recorded: each is the fewest clicks

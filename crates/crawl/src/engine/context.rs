@@ -110,14 +110,8 @@ impl JobContext {
             extract_options: Arc::new(extract_options),
             events,
             progress: Arc::clone(&crawler.progress),
-            render: {
-                let state = RenderState::new(config.render, crawler.renderer.clone());
-                if config.record_links {
-                    state.counting_script_links()
-                } else {
-                    state
-                }
-            },
+            render: RenderState::new(config.render, crawler.renderer.clone())
+                .with_script_links(config.record_links),
             browser_hosts: DashMap::new(),
             addresses,
             session,

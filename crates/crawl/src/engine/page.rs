@@ -131,7 +131,7 @@ pub(super) async fn finish_page(
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: recorded,
-        template: template.filter(|_| context.config.record_links && classification.follow_links),
+        template: template.filter(|_| classification.follow_links),
         // A document declares no structured data: forget what an earlier page here did.
         structured: context.config.structured_data.then(StructuredData::default),
         ..PageOutcome::fetched(

@@ -39,7 +39,8 @@ pub(super) struct ReadPage {
     pub differs: bool,
     /// Why the page was rendered, when it was, and its render succeeded.
     pub rendered_as: Option<RenderCall>,
-    /// Its template ([`Template::key`]), when it runs scripts and rendering is automatic.
+    /// Its template ([`Template::key`]), when it runs scripts and the crawl counts the links
+    /// templates' scripts draw.
     pub template: Option<u64>,
 }
 
@@ -88,7 +89,7 @@ pub(super) async fn read_page(
     let template = Template::of(&raw.shell);
     let key = template
         .as_ref()
-        .filter(|_| state.is_auto())
+        .filter(|_| state.counts_script_links())
         .map(Template::key);
     let as_served = |raw| ReadPage {
         template: key,

@@ -46,6 +46,7 @@
 mod browser;
 mod report;
 mod state;
+mod template;
 
 pub use browser::{
     BoxFuture, BrowserReport, GateError, Refusal, RenderFailure, RenderRequest, RenderedPage,
@@ -53,7 +54,8 @@ pub use browser::{
 };
 pub(crate) use report::shell_reason;
 pub use report::{RenderMode, RenderReport, ShellReason, SiteDecision};
-pub(crate) use state::{
-    Candidate, KeptPage, RenderCall, RenderState, ServedPage, Template, is_empty_without_scripts,
-};
+pub(crate) use state::RenderState;
 pub use state::{MAX_FRUITLESS_PROBES, MAX_FRUITLESS_UNFINISHED, RENDERS_TO_LEARN};
+pub(crate) use template::{
+    Candidate, KeptPage, RenderCall, ServedPage, Template, is_empty_without_scripts,
+};

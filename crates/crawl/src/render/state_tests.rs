@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::render::browser::{BoxFuture, BrowserReport, RenderRequest, RenderedPage};
+use crate::render::template::is_empty_without_scripts;
 use sitemapper_extract::ShellSignals;
+use sitemapper_extract::Unfinished;
 
 fn url(path: &str) -> Url {
     Url::parse(&format!("https://example.com{path}")).unwrap()
@@ -460,7 +462,7 @@ fn an_application_whose_pages_draw_links_of_their_own_is_never_learned() {
 #[test]
 fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_count() {
     let state =
-        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).with_script_links(true);
     let book = Template::of(&signals(&["toc.js", "book.js"], 1));
     let sidebar = Some(ShellReason::EmptyMount("<nav id=\"sidebar\">".to_string()));
     for path in ["/ch1", "/ch2", "/ch3", "/ch4"] {
@@ -500,7 +502,7 @@ fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_
 
     // A probe that added nothing, or a template of one page, calls for no second render.
     let state =
-        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).with_script_links(true);
     let reason = Some(ShellReason::NoLinks);
     state.decide(page("/a", true), book.clone(), reason.clone(), None);
     state.decide(page("/b", true), book.clone(), reason, None);
@@ -532,7 +534,7 @@ fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_
     );
 
     let state =
-        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).with_script_links(true);
     state.decide(
         page("/only", true),
         book.clone(),
@@ -558,7 +560,7 @@ fn a_probe_that_adds_only_known_links_is_confirmed_by_a_second_page_before_they_
 #[test]
 fn a_second_page_that_finds_new_links_makes_its_template_render() {
     let state =
-        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).counting_script_links();
+        RenderState::new(RenderMode::Auto, Some(Arc::new(NoBrowser))).with_script_links(true);
     let shop = Template::of(&signals(&["shop.js"], 0));
     for path in ["/a", "/b", "/c", "/d"] {
         state.decide(
