@@ -115,6 +115,20 @@ pub(crate) struct AuditArgs {
     #[arg(long, value_name = "NAME=SELECTOR", help_heading = "Audit")]
     pub(crate) extract: Vec<String>,
 
+    /// Set a threshold of the audit's checks (repeatable)
+    ///
+    /// NAME=VALUE, one of: title-max-chars, title-min-chars, description-max-chars,
+    /// description-min-chars, h1-max-chars, thin-words, near-duplicate-bits, url-max-chars,
+    /// url-max-parameters, large-image-bytes, heavy-page-bytes (docs/audit.md gives their
+    /// defaults and ranges).
+    #[arg(
+        long,
+        value_name = "NAME=VALUE",
+        help_heading = "Audit",
+        hide_short_help = true
+    )]
+    pub(crate) threshold: Vec<String>,
+
     /// Flag indexable pages more than N clicks from the seed
     ///
     /// [default: 4] [range: 0 to 1000000]

@@ -86,12 +86,24 @@ impl AuditSettings {
             bail!("no report directory: give --report DIR (or `report` in the config file)");
         };
         let defaults = sitemapper_audit::Thresholds::default();
-        let thresholds = sitemapper_audit::Thresholds {
+        let mut thresholds = sitemapper_audit::Thresholds {
             max_depth: args.deep.or(file.deep).unwrap_or(defaults.max_depth),
             slow_ms: args.slow.or(file.slow).unwrap_or(defaults.slow_ms),
             large_bytes: args.large.or(file.large).unwrap_or(defaults.large_bytes),
             ..defaults
         };
+        // The file's thresholds, then the flags': a flag wins over the file.
+        for setting in file
+            .threshold
+            .take()
+            .unwrap_or_default()
+            .iter()
+            .chain(&args.threshold)
+        {
+            thresholds
+                .set(setting)
+                .map_err(|problem| anyhow::anyhow!("--threshold {problem}"))?;
+        }
         let fail_on = args.fail_on.or(file.fail_on);
         let out_chosen = args.crawl.out.is_some() || file.out.is_some();
         let extractions =

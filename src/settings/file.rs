@@ -101,6 +101,7 @@ pub(crate) struct ConfigFile {
     pub(super) deep: Option<u32>,
     pub(super) slow: Option<u64>,
     pub(super) large: Option<u64>,
+    pub(super) threshold: Option<Vec<String>>,
     pub(super) extract: Option<Vec<String>>,
     pub(super) sitemap: Option<Vec<String>>,
     pub(super) title: Option<String>,

@@ -14,7 +14,7 @@ use crate::harness::{Run, sitemapper};
 /// A page with a title of a good length, a description and a heading: clean.
 fn page(title: &str, body: &str) -> String {
     format!(
-        "<html><head><title>{title} | the fixture site of the audit</title><meta name=\"description\" content=\"About {title}\"></head><body><h1>{title}</h1>{body}</body></html>"
+        "<html><head><title>{title} | the fixture site of the audit</title><meta name=\"description\" content=\"About {title}\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"></head><body><h1>{title}</h1>{body}</body></html>"
     )
 }
 
@@ -152,6 +152,7 @@ pub(crate) fn findings(report: &Path, server: &Server) -> Vec<(String, String, V
         .as_array()
         .unwrap()
         .iter()
+        .filter(|finding| !crate::audit_breadth::is_breadth(finding["kind"].as_str().unwrap()))
         .map(|finding| {
             (
                 finding["kind"].as_str().unwrap().to_string(),

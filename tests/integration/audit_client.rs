@@ -9,7 +9,7 @@ use crate::site_sitemaps::{urlset, xml};
 
 fn page(title: &str, body: &str) -> String {
     format!(
-        "<html><head><title>{title}</title><meta name=\"description\" content=\"About {title}\"></head><body><h1>{title}</h1>{body}</body></html>"
+        "<html><head><title>{title}</title><meta name=\"description\" content=\"About {title}\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"></head><body><h1>{title}</h1>{body}</body></html>"
     )
 }
 
@@ -175,7 +175,7 @@ fn the_first_page_says_what_to_fix_first_and_how_the_audit_was_made() {
         // Pages without <h1>: a warning each.
         site = site.page(
             path,
-            &format!("<html><head><title>Page {path} of the site with problems</title></head><body>the text of {path}</body></html>"),
+            &format!("<html><head><title>Page {path} of the site with problems</title><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"></head><body>the text of {path}</body></html>"),
         );
     }
     let site = site.route("/missing", Route::new(404, "gone")).serve();

@@ -9,6 +9,7 @@
 mod access;
 mod adaptive;
 mod audit;
+mod audit_breadth;
 mod audit_checks;
 mod audit_client;
 mod bad_night;

@@ -567,7 +567,7 @@ fn the_audit_summary_as_json() {
     assert_eq!(broken["count"], 7);
     let errors = findings["by_severity"]["error"].as_u64().unwrap();
     assert!(errors >= 7, "{findings}");
-    let total: u64 = ["error", "warning", "notice"]
+    let total: u64 = ["error", "warning", "notice", "info"]
         .iter()
         .map(|severity| findings["by_severity"][severity].as_u64().unwrap())
         .sum();

@@ -285,7 +285,7 @@ fn severity_level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
-        Severity::Notice => "note",
+        Severity::Notice | Severity::Info => "note",
     }
 }
 

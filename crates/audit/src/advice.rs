@@ -172,6 +172,166 @@ impl FindingKind {
             FindingKind::VideoEntryIncomplete => {
                 "A video sitemap entry needs a thumbnail, a title, a description and the video file or a player; without them the video is left out of the sitemap (--video) and may not show in video results."
             }
+            FindingKind::BrokenImage => {
+                "Visitors see a gap or a broken-image icon where the picture should be, and image search cannot list it."
+            }
+            FindingKind::BrokenScript => {
+                "A script that does not load leaves menus, forms or whole pages not working, and pages that scripts draw may show search engines nothing."
+            }
+            FindingKind::BrokenStylesheet => {
+                "Without its style sheet a page shows unstyled, and search engines judging the page as visitors see it may take it for a broken one."
+            }
+            FindingKind::BrokenFrame => "The frame shows an error page inside the page around it.",
+            FindingKind::NofollowInternal => {
+                "nofollow on links to the site's own pages tells search engines not to follow them: the pages linked get less of the site's weight, and may be found late or not at all."
+            }
+            FindingKind::DeadEnd => {
+                "A page with no links out leaves visitors nowhere to go but back, and passes nothing on to the rest of the site."
+            }
+            FindingKind::HeavyPage => {
+                "Everything a page loads has to come down before it is usable: heavy pages are slow on phones and cost visitors on metered data."
+            }
+            FindingKind::LargeImage => {
+                "Big image files are the most common reason pages load slowly."
+            }
+            FindingKind::ImageLargerThanShown => {
+                "The browser downloads every pixel of the file and throws most of them away: the page loads slower than it needs to."
+            }
+            FindingKind::ImagesWithoutDimensions => {
+                "Without width and height the browser does not know how much room an image takes until it loads, and the text jumps as images arrive (layout shift, a Core Web Vital)."
+            }
+            FindingKind::Uncompressed => {
+                "HTML compresses to a fraction of its size: sent uncompressed, every page takes longer to arrive."
+            }
+            FindingKind::RenderBlockingScripts => {
+                "The browser stops drawing the page until each of these scripts has loaded and run."
+            }
+            FindingKind::NoViewport => {
+                "Without a viewport, phones show the page as a shrunken desktop page; search engines rank pages by how they work on phones."
+            }
+            FindingKind::ZoomDisabled => {
+                "Visitors who need larger text cannot zoom the page in on a phone."
+            }
+            FindingKind::NoLang => {
+                "Screen readers use the page's language to pronounce it, browsers to offer a translation, and search engines as one sign of who the page is for."
+            }
+            FindingKind::InvalidLang => {
+                "A language attribute that is not a language code is ignored, as if there were none."
+            }
+            FindingKind::LinksWithoutText => {
+                "Screen readers announce such a link as \"link\" and nothing else, and search engines learn nothing about the page it leads to."
+            }
+            FindingKind::InputsWithoutLabel => {
+                "Screen readers cannot say what a field is for, and clicking its label does not focus it."
+            }
+            FindingKind::SkippedHeadingLevel => {
+                "People using screen readers move through a page by its headings; a skipped level reads as a missing section."
+            }
+            FindingKind::ButtonsWithoutName => {
+                "Screen readers announce a button without a name as \"button\", which tells its user nothing."
+            }
+            FindingKind::FramesWithoutTitle => {
+                "Screen readers announce frames by their title: without one, a visitor does not know what the frame holds."
+            }
+            FindingKind::PositiveTabindex => {
+                "A tabindex above 0 moves an element ahead of the page's order for keyboard users, which is rarely what they expect."
+            }
+            FindingKind::OpenGraphMissing => {
+                "When the page is shared on social networks and chat apps, they make up its preview, often with the wrong image or text."
+            }
+            FindingKind::OpenGraphIncomplete => {
+                "A preview without its title, image or address looks broken, or is not shown at all."
+            }
+            FindingKind::TwitterCardMissing => {
+                "Without twitter:card, links to the page on X (Twitter) show as a bare link instead of a card."
+            }
+            FindingKind::TwitterCardIncomplete => {
+                "A card without a title or image cannot be drawn, and the link shows bare."
+            }
+            FindingKind::UrlUppercase => {
+                "Servers may treat upper and lower case as different pages, so the same page can end up with two URLs; people also mistype them."
+            }
+            FindingKind::UrlUnderscores => {
+                "Search engines read a hyphen as a space between words and an underscore as part of a word."
+            }
+            FindingKind::UrlSpaces => {
+                "Spaces are written %20 or + in a URL: such links break when copied, and look untidy in search results."
+            }
+            FindingKind::UrlNonAscii => {
+                "Characters outside ASCII are percent-encoded on the wire, and some tools and servers handle them inconsistently."
+            }
+            FindingKind::UrlTooLong => {
+                "Long URLs are cut in search results, hard to share and often a sign of parameters that make duplicates."
+            }
+            FindingKind::UrlManyParameters => {
+                "URLs with many parameters often make endless combinations of the same content, which waste crawl budget."
+            }
+            FindingKind::UrlMultipleSlashes => {
+                "Servers often answer a URL with // as if it had one slash, so the same page has two URLs."
+            }
+            FindingKind::ThinPage => {
+                "Pages with little text give search engines little to rank, and many of them make a site look thin."
+            }
+            FindingKind::NearDuplicate => {
+                "Pages that say nearly the same compete with each other in search results, and search engines may pick the wrong one or neither."
+            }
+            FindingKind::DescriptionTooShort => {
+                "A short description says little under the title in search results, and search engines often replace it."
+            }
+            FindingKind::H1TooLong => {
+                "The main heading is one of the strongest signs of what a page is about: a long one dilutes it."
+            }
+            FindingKind::MultipleTitles => {
+                "With more than one <title>, browsers and search engines use the first, which may not be the one meant."
+            }
+            FindingKind::MultipleDescriptions => {
+                "With more than one meta description, search engines pick one, or none."
+            }
+            FindingKind::NoDoctype => {
+                "Without a doctype, browsers lay the page out in quirks mode, with old rules that break modern CSS in small ways."
+            }
+            FindingKind::DeprecatedHtml => {
+                "Elements dropped from HTML may stop working in browsers, and say nothing about the page's structure."
+            }
+            FindingKind::MetaRefresh => {
+                "A timed refresh moves visitors on before they have read the page, and search engines treat it as a weak redirect."
+            }
+            FindingKind::MissingCanonical => {
+                "A canonical on every page protects it from duplicates made by parameters, tracking tags or mixed case."
+            }
+            FindingKind::RelativeCanonical => {
+                "A relative canonical is read against the address the page was fetched from, which may be a duplicate URL itself."
+            }
+            FindingKind::NoHsts => {
+                "Without HSTS, a visitor who types the address or follows an old http link makes a first request over plain http, which an attacker on the network can intercept."
+            }
+            FindingKind::HttpLinks => {
+                "A link to the http address sends visitors over an unencrypted connection first (or through an extra redirect), and splits the signals between two versions of the page."
+            }
+            FindingKind::FormOnHttp => {
+                "What visitors type into the form (passwords, addresses) travels unencrypted, and browsers warn them."
+            }
+            FindingKind::HttpNotRedirected => {
+                "Visitors and search engines reaching the http address stay on an unencrypted copy of the site, which also splits its links between two versions."
+            }
+            FindingKind::NoContentTypeOptions => {
+                "Without nosniff, browsers may guess a file's type from its content, which lets an uploaded file run as a script."
+            }
+            FindingKind::NoFrameOptions => {
+                "Any other site can show the pages in a frame and trick visitors into clicking through it (clickjacking)."
+            }
+            FindingKind::NoContentSecurityPolicy => {
+                "A Content-Security-Policy limits where scripts may come from, which blunts cross-site scripting."
+            }
+            FindingKind::ProtocolRelativeResources => {
+                "A //host/... URL loads over http on an http page and needlessly depends on the page's scheme."
+            }
+            FindingKind::AiCrawlers => {
+                "AI assistants read the web with crawlers of their own: what robots.txt allows them decides whether the site can be quoted or used for training. Not a fault either way."
+            }
+            FindingKind::LlmsTxt => {
+                "/llms.txt is a proposed file that points AI assistants to a site's most useful pages, in Markdown. Not a fault either way."
+            }
         }
     }
 
@@ -340,6 +500,142 @@ impl FindingKind {
             }
             FindingKind::VideoEntryIncomplete => {
                 "Complete the page's VideoObject (thumbnailUrl, name, description, contentUrl or embedUrl, as absolute URLs), or give the <video> a poster, a src and a title and the page a meta description."
+            }
+            FindingKind::BrokenImage => {
+                "Restore the image at that address, or point the pages that show it at a working file."
+            }
+            FindingKind::BrokenScript => {
+                "Restore the script at that address, or point the pages that load it at the right file (often a file renamed by a new build)."
+            }
+            FindingKind::BrokenStylesheet => {
+                "Restore the style sheet at that address, or point the pages that load it at the right file."
+            }
+            FindingKind::BrokenFrame => "Point the frame at a working page, or remove it.",
+            FindingKind::NofollowInternal => {
+                "Remove rel=nofollow from links to the site's own pages; keep pages out of search results with noindex instead."
+            }
+            FindingKind::DeadEnd => "Add the site's navigation, or links to related pages.",
+            FindingKind::HeavyPage => {
+                "Compress and resize images, drop scripts and styles the page does not use, and load what is below the fold lazily."
+            }
+            FindingKind::LargeImage => {
+                "Save the image at the size it is shown, in a modern format (WebP, AVIF), with compression."
+            }
+            FindingKind::ImageLargerThanShown => {
+                "Serve the image at the size it is shown (twice that for sharp screens), or offer sizes with srcset."
+            }
+            FindingKind::ImagesWithoutDimensions => {
+                "Give every <img> its width and height attributes (CSS may still scale it)."
+            }
+            FindingKind::Uncompressed => {
+                "Turn on gzip or Brotli for HTML on the web server or CDN."
+            }
+            FindingKind::RenderBlockingScripts => {
+                "Add defer (or async) to the scripts, or move them to the end of the body."
+            }
+            FindingKind::NoViewport => {
+                "Add <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"> to the <head>."
+            }
+            FindingKind::ZoomDisabled => {
+                "Remove user-scalable=no and any maximum-scale below 2 from the viewport."
+            }
+            FindingKind::NoLang => "Declare the language on the root element: <html lang=\"en\">.",
+            FindingKind::InvalidLang => "Use a BCP 47 language code, such as en, en-GB or pt-BR.",
+            FindingKind::LinksWithoutText => {
+                "Give each link text, an image with alt text, or an aria-label."
+            }
+            FindingKind::InputsWithoutLabel => {
+                "Give each field a <label for> (or put it inside a <label>), or an aria-label."
+            }
+            FindingKind::SkippedHeadingLevel => {
+                "Use heading levels in order (an <h3> under an <h2>), and style them with CSS instead of picking a level for its size."
+            }
+            FindingKind::ButtonsWithoutName => {
+                "Give each button text, an image with alt text, or an aria-label."
+            }
+            FindingKind::FramesWithoutTitle => {
+                "Give each <iframe> a title that says what it shows."
+            }
+            FindingKind::PositiveTabindex => {
+                "Use tabindex=\"0\" or -1, and put elements in the order they should be reached."
+            }
+            FindingKind::OpenGraphMissing => {
+                "Add og:title, og:type, og:image and og:url meta tags (with property=)."
+            }
+            FindingKind::OpenGraphIncomplete => "Add the missing og: tags named in the detail.",
+            FindingKind::TwitterCardMissing => {
+                "Add <meta name=\"twitter:card\" content=\"summary_large_image\">; the title and image can come from the Open Graph tags."
+            }
+            FindingKind::TwitterCardIncomplete => {
+                "Add twitter:title and twitter:image, or the Open Graph tags they fall back to."
+            }
+            FindingKind::UrlUppercase => {
+                "Use lower-case URLs, and redirect the mixed-case ones to them."
+            }
+            FindingKind::UrlUnderscores => "Use hyphens between the words of a URL.",
+            FindingKind::UrlSpaces => "Use hyphens instead of spaces in URLs.",
+            FindingKind::UrlNonAscii => {
+                "Use ASCII in URLs where the site's language allows it, and keep the encoding consistent in links."
+            }
+            FindingKind::UrlTooLong => "Use short, readable URLs.",
+            FindingKind::UrlManyParameters => {
+                "Keep parameters that change the content in the path, drop tracking parameters from internal links, and name the canonical URL."
+            }
+            FindingKind::UrlMultipleSlashes => {
+                "Fix the links that build the URL, and redirect it to the one with a single slash."
+            }
+            FindingKind::ThinPage => {
+                "Add useful content, merge the page into a related one, or mark it noindex if it is not meant to be found."
+            }
+            FindingKind::NearDuplicate => {
+                "Merge them, make each one distinct, or name one as the canonical of the others."
+            }
+            FindingKind::DescriptionTooShort => {
+                "Write a description of 70 to 155 characters that sums up the page."
+            }
+            FindingKind::H1TooLong => {
+                "Keep the <h1> short and to the point; put the rest in a paragraph."
+            }
+            FindingKind::MultipleTitles => "Keep one <title> in the <head>.",
+            FindingKind::MultipleDescriptions => "Keep one <meta name=\"description\">.",
+            FindingKind::NoDoctype => "Start the page with <!DOCTYPE html>.",
+            FindingKind::DeprecatedHtml => {
+                "Replace them with CSS (<center>, <font>) or with current elements."
+            }
+            FindingKind::MetaRefresh => {
+                "Use a server redirect (301) instead, or remove the refresh."
+            }
+            FindingKind::MissingCanonical => {
+                "Add <link rel=\"canonical\" href=\"...\"> naming the page's own URL."
+            }
+            FindingKind::RelativeCanonical => "Use an absolute URL in the canonical.",
+            FindingKind::NoHsts => {
+                "Send Strict-Transport-Security: max-age=31536000 (with includeSubDomains when every subdomain is https) on the https pages."
+            }
+            FindingKind::HttpLinks => {
+                "Link to the https address of each page (or use relative links)."
+            }
+            FindingKind::FormOnHttp => {
+                "Send the form to an https address, and serve its page over https."
+            }
+            FindingKind::HttpNotRedirected => {
+                "Redirect every http URL to the same URL on https, with a 301."
+            }
+            FindingKind::NoContentTypeOptions => {
+                "Send X-Content-Type-Options: nosniff with every response."
+            }
+            FindingKind::NoFrameOptions => {
+                "Send Content-Security-Policy: frame-ancestors 'self' (or X-Frame-Options: SAMEORIGIN)."
+            }
+            FindingKind::NoContentSecurityPolicy => {
+                "Send a Content-Security-Policy that names the sources the site uses; start with Content-Security-Policy-Report-Only to test it."
+            }
+            FindingKind::ProtocolRelativeResources => "Write resource URLs with https://.",
+            FindingKind::AiCrawlers => {
+                "Decide what each of them may read, and say it in robots.txt with a group per user agent."
+            }
+            FindingKind::LlmsTxt => {
+                "If assistants matter to the site, publish /llms.txt listing its key pages with a line each."
             }
         }
     }

@@ -45,7 +45,7 @@ pub fn priority(kind: FindingKind, touched: usize, audited: usize) -> Priority {
         Severity::Warning if share >= HIGH_WARNING_SHARE => Priority::High,
         Severity::Warning => Priority::Medium,
         Severity::Notice if share >= MEDIUM_NOTICE_SHARE => Priority::Medium,
-        Severity::Notice => Priority::Low,
+        Severity::Notice | Severity::Info => Priority::Low,
     }
 }
 
@@ -56,7 +56,7 @@ fn weight(severity: Severity) -> f64 {
     match severity {
         Severity::Error => 1.0,
         Severity::Warning => 0.25,
-        Severity::Notice => 0.0,
+        Severity::Notice | Severity::Info => 0.0,
     }
 }
 
@@ -78,7 +78,11 @@ fn worst_findings<'a>(
     };
     for finding in findings {
         let severity = finding.kind.severity();
-        if finding.kind.is_outbound() {
+        if severity == Severity::Info {
+            // What the site says, not a fault: nothing to weigh, and no URL to count.
+            continue;
+        }
+        if finding.kind.weighs_on_referrers() {
             for referrer in &finding.referrers {
                 note(referrer.as_str(), severity);
             }
@@ -123,8 +127,13 @@ pub struct Action {
     pub kind: FindingKind,
     /// Its findings.
     pub findings: usize,
-    /// Points the score would gain (before rounding) with the other findings as they are.
+    /// Points the score would gain (before rounding) with the other findings as they are,
+    /// or with the kinds before it fixed too when [`Action::with_those_before`].
     pub gain: f64,
+    /// No kind raises the score on its own (the URLs with findings have several kinds): this
+    /// one is fixed together with the actions before it, and `gain` is what they give
+    /// together.
+    pub with_those_before: bool,
 }
 
 /// The most actions the report puts first.
@@ -134,23 +143,22 @@ pub const TOP_ACTIONS: usize = 5;
 /// fixed and every other finding as it is, against the score now (the audited URLs stay
 /// the same). At most [`TOP_ACTIONS`] kinds whose fixing raises the score, largest gain
 /// first (then the more severe, then the more findings). Fixing a kind raises nothing where
-/// its URLs have a finding as bad of another kind.
+/// its URLs have a finding as bad of another kind: when that is so of every kind, and
+/// findings still lower the score, the kinds that raise it together (docs/audit.md, "What to fix first").
 pub fn top_actions(findings: &[Finding], crawled: &BTreeSet<String>) -> Vec<Action> {
     let audited = audited_urls(findings, crawled);
     let now = exact_score(findings, audited);
-    let mut counts: BTreeMap<FindingKind, usize> = BTreeMap::new();
-    for finding in findings {
-        *counts.entry(finding.kind).or_default() += 1;
-    }
+    let counts = counts_of(findings);
     let mut actions: Vec<Action> = counts
-        .into_iter()
-        .map(|(kind, count)| Action {
+        .iter()
+        .map(|(&kind, &count)| Action {
             kind,
             findings: count,
             gain: exact_score(
                 findings.iter().filter(|finding| finding.kind != kind),
                 audited,
             ) - now,
+            with_those_before: false,
         })
         // Below a hundredth of a point, the gain is rounding noise.
         .filter(|action| action.gain >= 0.01)
@@ -164,7 +172,72 @@ pub fn top_actions(findings: &[Finding], crawled: &BTreeSet<String>) -> Vec<Acti
             .then(first.kind.cmp(&second.kind))
     });
     actions.truncate(TOP_ACTIONS);
+    if actions.is_empty() {
+        return together(findings, audited, now, &counts);
+    }
     actions
+}
+
+/// How many findings each kind has.
+fn counts_of(findings: &[Finding]) -> BTreeMap<FindingKind, usize> {
+    let mut counts: BTreeMap<FindingKind, usize> = BTreeMap::new();
+    for finding in findings {
+        *counts.entry(finding.kind).or_default() += 1;
+    }
+    counts
+}
+
+/// The kinds that raise the score fixed together, when none does alone: chosen one at a time,
+/// each the kind that with those before it raises the score most (then the one with more
+/// findings), at most [`TOP_ACTIONS`], ending with the last that raises it; each with the gain
+/// of it and those before it fixed. Empty when fixing them all raises nothing.
+fn together(
+    findings: &[Finding],
+    audited: usize,
+    now: f64,
+    counts: &BTreeMap<FindingKind, usize>,
+) -> Vec<Action> {
+    let mut fixed: BTreeSet<FindingKind> = BTreeSet::new();
+    let mut chosen: Vec<Action> = Vec::new();
+    for _ in 0..TOP_ACTIONS {
+        let best = counts
+            .iter()
+            .filter(|(kind, _)| !fixed.contains(*kind) && weight(kind.severity()) > 0.0)
+            .map(|(kind, count)| {
+                let score = exact_score(
+                    findings
+                        .iter()
+                        .filter(|finding| finding.kind != *kind && !fixed.contains(&finding.kind)),
+                    audited,
+                );
+                (*kind, *count, score)
+            })
+            .max_by(|first, second| {
+                first
+                    .2
+                    .total_cmp(&second.2)
+                    .then(first.1.cmp(&second.1))
+                    .then(second.0.cmp(&first.0))
+            });
+        let Some((kind, count, score)) = best else {
+            break;
+        };
+        fixed.insert(kind);
+        chosen.push(Action {
+            kind,
+            findings: count,
+            gain: score - now,
+            with_those_before: true,
+        });
+    }
+    // Below a hundredth of a point, the gain is rounding noise: the kinds after the last that
+    // raises the score are left out.
+    let raising = chosen
+        .iter()
+        .rposition(|action| action.gain >= 0.01)
+        .map_or(0, |last| last + 1);
+    chosen.truncate(raising);
+    chosen
 }
 
 /// Whether a finding is new since the previous audit.

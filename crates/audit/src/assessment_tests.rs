@@ -293,3 +293,45 @@ fn checking_links_to_other_sites_can_lower_the_score_and_never_raise_it() {
         assert!(score <= unchecked, "{count} broken outbound links: {score}");
     }
 }
+
+#[test]
+fn when_no_kind_raises_the_score_alone_the_kinds_that_do_together_come_first() {
+    // Every page has two warnings of different kinds: fixing one kind alone raises nothing.
+    let crawled = urls(4);
+    let mut findings = Vec::new();
+    for (index, url) in crawled.iter().enumerate() {
+        findings.push(finding(FindingKind::NoViewport, url));
+        let other = if index < 3 {
+            FindingKind::MissingH1
+        } else {
+            FindingKind::Slow
+        };
+        findings.push(finding(other, url));
+    }
+    assert_eq!(health_score(&findings, &crawled), 75);
+    let actions = top_actions(&findings, &crawled);
+    let chosen: Vec<(FindingKind, usize, i64, bool)> = actions
+        .iter()
+        .map(|action| {
+            (
+                action.kind,
+                action.findings,
+                (action.gain * 100.0).round() as i64,
+                action.with_those_before,
+            )
+        })
+        .collect();
+    // The viewport's four first (nothing alone), then the headings' three: 3 pages of 4 clean,
+    // then the slow page: all clean.
+    assert_eq!(
+        chosen,
+        [
+            (FindingKind::NoViewport, 4, 0, true),
+            (FindingKind::MissingH1, 3, 1875, true),
+            (FindingKind::Slow, 1, 2500, true),
+        ]
+    );
+    // Notices alone lower nothing: nothing to fix first.
+    let notices = vec![finding(FindingKind::ThinPage, "https://e.com/0")];
+    assert!(top_actions(&notices, &crawled).is_empty());
+}

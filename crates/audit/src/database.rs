@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 
 use sitemapper_sitemap::is_valid_hreflang;
 use sitemapper_store::{
-    PageRecord, Reason, Rendering, RunId, ServedDifference, Store, StoreError, Verdict,
+    LinkKind, PageRecord, Reason, Rendering, RunId, ServedDifference, Store, StoreError, Verdict,
 };
 
 use crate::finding::{Finding, Thresholds, finding};
 use crate::kind::FindingKind;
 use crate::on_page::{self, trim_spaces};
+use crate::page_checks::SiteSignals;
 
 /// Every finding the crawl database supports for `run`, with the pages that link to the URLs
 /// of link findings.
@@ -18,9 +19,15 @@ pub(crate) fn site_findings(
     store: &Store,
     run: RunId,
     thresholds: &Thresholds,
+    site: &str,
 ) -> Result<Vec<Finding>, StoreError> {
-    let pages = Pages::read(store, run, thresholds)?;
+    let mut pages = Pages::read(store, run, thresholds)?;
     let mut findings = Vec::new();
+    std::mem::take(&mut pages.signals).finish(
+        site.starts_with("https://"),
+        thresholds.near_duplicate_bits,
+        &mut findings,
+    );
     status_findings(store, run, &pages.troubled, &mut findings)?;
     redirect_findings(store, run, &pages.redirects, &mut findings)?;
     canonical_findings(store, &pages.canonical, &mut findings)?;
@@ -56,11 +63,21 @@ struct Pages {
     findings: Vec<Finding>,
     /// Trimmed title, description and fingerprint of the listed pages -> their URLs.
     duplicates: [BTreeMap<String, Vec<String>>; 3],
+    /// What the checks that span pages gather.
+    signals: SiteSignals,
 }
 
 impl Pages {
     fn read(store: &Store, run: RunId, thresholds: &Thresholds) -> Result<Pages, StoreError> {
-        let mut pages = Pages::default();
+        let image_widths = store
+            .resource_checks(run)?
+            .into_iter()
+            .filter_map(|check| Some((check.url, check.width?)))
+            .collect();
+        let mut pages = Pages {
+            signals: SiteSignals::with_image_widths(image_widths),
+            ..Pages::default()
+        };
         store.for_each_page(run, |page, _| -> Result<(), StoreError> {
             pages.add(page, thresholds);
             Ok(())
@@ -113,6 +130,7 @@ impl Pages {
         if page.html_ok {
             self.add_page_facts(&page, thresholds);
             on_page::check(&page, thresholds, &mut self.findings);
+            self.signals.check(&page, thresholds, &mut self.findings);
         }
         if page.verdict == Verdict::Indexable {
             // A fingerprint matches only one of its own version (a page answering 304 keeps
@@ -237,6 +255,22 @@ fn status_findings(
             _ => false,
         };
         if unlinked {
+            continue;
+        }
+        // A URL only frames show is a broken frame (`resources.rs`), not a broken link.
+        if kind == FindingKind::BrokenLink
+            && !referrers.is_empty()
+            && store
+                .link_sources(
+                    run,
+                    url,
+                    &[LinkKind::Anchor, LinkKind::Refresh, LinkKind::Script],
+                )?
+                .is_empty()
+            && !store
+                .link_sources(run, url, &[LinkKind::Iframe])?
+                .is_empty()
+        {
             continue;
         }
         let code = reason.map(|reason| reason.code()).unwrap_or_default();

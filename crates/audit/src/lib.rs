@@ -6,12 +6,16 @@
 
 mod advice;
 mod assessment;
+mod catalogue;
 mod database;
 mod finding;
 mod kind;
 mod on_page;
 mod outbound;
+mod page_checks;
+mod resources;
 pub mod rich_results;
+mod site_probe;
 mod sitemaps;
 mod structured_data;
 mod videos;
@@ -20,10 +24,14 @@ pub use assessment::{
     Action, Assessment, Change, Comparison, HIGH_WARNING_SHARE, MEDIUM_NOTICE_SHARE, Priority,
     SCORE_RULE, TOP_ACTIONS, audited_urls, compare, health_score, priority, recorded, top_actions,
 };
+pub use catalogue::{
+    CATALOGUE_END, CATALOGUE_START, THRESHOLDS_END, THRESHOLDS_START, catalogue, thresholds_table,
+};
 pub use database::thousands;
-pub use finding::{Finding, Thresholds};
-pub use kind::{FindingKind, Severity};
+pub use finding::{Finding, THRESHOLD_OPTIONS, ThresholdOption, Thresholds};
+pub use kind::{Category, FindingKind, Severity};
 pub use outbound::{OUTBOUND_LINK_KINDS, OutboundResult};
+pub use site_probe::{AI_CRAWLERS, AiCrawler, SiteProbe};
 pub use sitemaps::{FoundBy, RobotsTxt, SiteSitemaps};
 pub use videos::describe_incomplete_video;
 
@@ -39,10 +47,12 @@ pub fn findings(
     sitemaps: &SiteSitemaps<'_>,
     normalize: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Finding>, StoreError> {
-    let mut findings = database::site_findings(store, run, thresholds)?;
+    let mut findings = database::site_findings(store, run, thresholds, sitemaps.site)?;
     findings.extend(sitemaps::discovery_findings(sitemaps));
     findings.extend(sitemaps::sitemap_findings(store, run, sitemaps, normalize)?);
     findings.extend(outbound::outbound_findings(store, run)?);
+    findings.extend(resources::resource_findings(store, run, thresholds)?);
+    findings.extend(site_probe::probe_findings(sitemaps.probe, sitemaps.site));
     findings.extend(structured_data::structured_findings(store, run)?);
     findings.extend(videos::video_findings(store, run)?);
     sort(&mut findings);

@@ -27,6 +27,8 @@ pub struct SiteSitemaps<'a> {
     pub robots_txt: (&'a str, RobotsTxt),
     /// The sitemap files read that no index listed, and how each was found.
     pub found: &'a [(String, FoundBy)],
+    /// What the audit found asking the site beyond its pages.
+    pub probe: &'a crate::site_probe::SiteProbe,
 }
 
 /// What the site's robots.txt answered, as far as the audit is concerned.

@@ -45,6 +45,7 @@ pub(crate) fn audit(
         site: "https://e.com/",
         robots_txt: ("https://e.com/robots.txt", RobotsTxt::Unknown),
         found: &[],
+        probe: &SiteProbe::default(),
     };
     let normalize = |loc: &str| loc.starts_with("https://").then(|| loc.to_string());
     findings(&store, run, &Thresholds::default(), &sitemaps, &normalize)
@@ -360,6 +361,7 @@ fn a_page_only_the_sitemaps_led_the_crawl_to_is_an_orphan_though_crawled() {
         site: "https://e.com/",
         robots_txt: ("https://e.com/robots.txt", RobotsTxt::Unknown),
         found: &[],
+        probe: &SiteProbe::default(),
     };
     let normalize = |loc: &str| Some(loc.to_string());
     let findings: Vec<(&str, String)> =
@@ -412,6 +414,7 @@ fn discovery(
         site: "https://e.com/",
         robots_txt: ("https://e.com/robots.txt", robots_txt),
         found: &found,
+        probe: &SiteProbe::default(),
     };
     let normalize = |loc: &str| Some(loc.to_string());
     findings(&store, run, &Thresholds::default(), &sitemaps, &normalize)
@@ -507,6 +510,7 @@ fn sitemaps_not_read_are_unreadable_not_fetched_or_on_another_site_never_none() 
         site: "https://e.com/",
         robots_txt: ("https://e.com/robots.txt", RobotsTxt::Found),
         found: &[],
+        probe: &SiteProbe::default(),
     };
     let normalize = |loc: &str| Some(loc.to_string());
     let found: Vec<(&str, Severity, String)> =

@@ -233,6 +233,10 @@ pub enum PageLinkKind {
     Frame,
     /// An instant `<meta http-equiv=refresh>`.
     Refresh,
+    /// A script file the page loads (`<script src>`).
+    ScriptFile,
+    /// A style sheet the page loads (`<link rel=stylesheet>`).
+    Stylesheet,
 }
 
 impl PageOutcome {

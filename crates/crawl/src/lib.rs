@@ -50,7 +50,7 @@ pub use fetch::{
 pub use frontier::{FrontierSpill, SpillError, SpilledUrl};
 pub use history::{History, PreviousPage};
 pub use host_map::{HostMap, suggested_mapping};
-pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, refuses_head};
+pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, Sample, refuses_head};
 pub use network::{
     NetworkOptions, TrustedCertificates, environment_proxies, parse_proxy, shown_proxy,
 };

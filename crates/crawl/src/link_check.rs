@@ -147,12 +147,12 @@ impl LinkChecker {
     pub async fn check(&self, url: &Url) -> LinkCheck {
         let head = CheckHops::new(self, Method::Head, 0);
         match self.fetcher.follow(url.clone(), head).await {
-            Ended::Checked(check) => check,
+            Ended::Checked(check) | Ended::Sampled(Sample { check, .. }) => check,
             Ended::HeadRefused { url, redirects, .. } => {
                 tracing::debug!(%url, "HEAD refused: asking with GET");
                 let get = CheckHops::new(self, Method::Get, redirects);
                 match self.fetcher.follow(url, get).await {
-                    Ended::Checked(check) => check,
+                    Ended::Checked(check) | Ended::Sampled(Sample { check, .. }) => check,
                     // A GET is never asked again: what it answered is the answer.
                     Ended::HeadRefused {
                         url,
@@ -168,6 +168,37 @@ impl LinkChecker {
         }
     }
 
+    /// Fetches the start of `url` with a GET through its redirects, reading at most `cap`
+    /// bytes of a successful answer's body: a check of a resource of the site (an image, a
+    /// script, a style sheet), its size and its first bytes (an image's dimensions).
+    pub async fn sample(&self, url: &Url, cap: usize) -> Sample {
+        let get = CheckHops {
+            wanted: BodyWanted::AnySuccess { cap },
+            ..CheckHops::new(self, Method::Get, 0)
+        };
+        match self.fetcher.follow(url.clone(), get).await {
+            Ended::Sampled(sample) => sample,
+            Ended::Checked(check) => Sample {
+                check,
+                bytes: None,
+                start: Vec::new(),
+            },
+            Ended::HeadRefused {
+                url,
+                status,
+                redirects,
+            } => Sample {
+                check: LinkCheck::Answered {
+                    status,
+                    final_url: url,
+                    redirects,
+                },
+                bytes: None,
+                start: Vec::new(),
+            },
+        }
+    }
+
     /// The least time between two requests to the host of a URL whose robots.txt is
     /// `policy`.
     fn delay_for(&self, policy: &RobotsPolicy) -> Duration {
@@ -177,10 +208,25 @@ impl LinkChecker {
     }
 }
 
+/// What [`LinkChecker::sample`] found: the check, and of a successful answer its size and
+/// the start of its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    /// How the check ended.
+    pub check: LinkCheck,
+    /// The body's size: its `Content-Length`, or the bytes read when they were all read
+    /// (decompressed, when the server compressed it); `None` when not known.
+    pub bytes: Option<u64>,
+    /// The first bytes of the body, up to the cap.
+    pub start: Vec<u8>,
+}
+
 /// How one chain of a check ended.
 #[derive(Debug)]
 enum Ended {
     Checked(LinkCheck),
+    /// A sample's answer, with its body.
+    Sampled(Sample),
     /// `url` answered a HEAD with a status that refuses HEAD ([`refuses_head`]).
     HeadRefused {
         url: Url,
@@ -195,6 +241,8 @@ struct CheckHops<'a> {
     method: Method,
     /// Redirects followed so far, by this chain and the one before it (a HEAD's).
     redirects: usize,
+    /// The body read of the final answer: none for a check, the start for a sample.
+    wanted: BodyWanted,
     /// The slot of the host being requested, held until its answer: one request at a time
     /// per host.
     held: Option<OwnedMutexGuard<Option<Instant>>>,
@@ -206,6 +254,7 @@ impl<'a> CheckHops<'a> {
             checker,
             method,
             redirects,
+            wanted: BodyWanted::Nothing,
             held: None,
         }
     }
@@ -242,7 +291,7 @@ impl Hops for CheckHops<'_> {
         self.held = Some(next_start);
         Ok(HopRequest {
             method: self.method.clone(),
-            wanted: BodyWanted::Nothing,
+            wanted: self.wanted,
             validators: None,
         })
     }
@@ -267,10 +316,25 @@ impl Hops for CheckHops<'_> {
                 redirects: self.redirects,
             };
         }
-        Ended::Checked(LinkCheck::Answered {
+        let check = LinkCheck::Answered {
             status,
             final_url: url,
             redirects: self.redirects,
+        };
+        if matches!(self.wanted, BodyWanted::Nothing) {
+            return Ended::Checked(check);
+        }
+        let announced = response
+            .headers
+            .get(reqwest::header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.trim().parse::<u64>().ok());
+        let read = (!response.truncated && response.status.is_success())
+            .then_some(response.body.len() as u64);
+        Ended::Sampled(Sample {
+            check,
+            bytes: announced.or(read),
+            start: response.body,
         })
     }
 

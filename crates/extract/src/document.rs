@@ -16,6 +16,7 @@ use crate::facts::{
     PageDetails, PageFacts,
 };
 use crate::fingerprint::fingerprint;
+use crate::signals::{PageSignals, RawSignals, simhash};
 use crate::structured::assemble::assemble;
 use crate::{canonical, charset, tokens};
 
@@ -56,12 +57,13 @@ pub(crate) fn read_html(
     let hashes = RandomState::new();
     let mut seen: HashMap<u64, usize> = HashMap::with_capacity(raw.links.len());
     for (index, (reference, kind, nofollow)) in raw.links.into_iter().enumerate() {
-        if kind == LinkKind::Anchor {
-            note_hash_route(&reference, &mut facts.hash_routes);
-        }
         let Some(url) = resolve(&base, &reference, encoding) else {
             continue;
         };
+        // A route of another site's router is that site's business.
+        if kind == LinkKind::Anchor && url.origin() == document.url.origin() {
+            note_hash_route(&reference, &mut facts.hash_routes);
+        }
         match &kind {
             LinkKind::Alternate { hreflang } => {
                 let alternate = (hreflang.clone(), url.clone());
@@ -121,8 +123,17 @@ pub(crate) fn read_html(
     if let Some(structured) = raw.structured.take() {
         facts.structured = Some(assemble(structured, &text, &base, encoding));
     }
-    if let (Some(mut details), Some(raw_details)) = (details, raw_details) {
+    if let (Some(mut details), Some(mut raw_details)) = (details, raw_details) {
+        // Near duplicates are looked for among listed pages only: a page that says it is
+        // noindex, or names another URL as canonical, is spared the simhash.
+        let words = raw_details.words.take();
+        let listed = !facts.robots.noindex && !names_another(document.url, &facts.canonicals);
         read_details(document.url, &base, encoding, raw_details, &mut details);
+        if listed {
+            details.signals.simhash = words.as_deref().and_then(simhash);
+        }
+        read_links_signals(document.url, &facts.links, &mut details.signals);
+        details.signals.headers = document.headers.security;
         facts.details = Some(details);
     }
     if let Some(text) = &raw.text {
@@ -146,6 +157,7 @@ fn read_details(
     details.h1 = raw.h1;
     details.lang = raw.lang;
     details.word_count = raw.word_count;
+    details.signals = resolve_signals(url, base, encoding, raw.signals, &raw.resources);
     details.images_without_alt = u32::try_from(raw.images_without_alt.len()).unwrap_or(u32::MAX);
     details.images_without_alt_examples = raw
         .images_without_alt
@@ -170,6 +182,95 @@ fn read_details(
             details.insecure_resources.push(resource);
         }
     }
+}
+
+/// The audit's signals with their references resolved: images with a width, forms, scripts
+/// and style sheets; resources by a protocol-relative URL.
+fn resolve_signals(
+    url: &Url,
+    base: &Url,
+    encoding: &'static Encoding,
+    raw: RawSignals,
+    resources: &[String],
+) -> PageSignals {
+    let mut signals = raw.signals;
+    let resolved = |reference: &str| resolve(base, reference, encoding).map(|url| url.to_string());
+    signals.image_widths = raw
+        .image_widths
+        .iter()
+        .filter_map(|(source, width)| Some((resolved(source)?, *width)))
+        .collect();
+    for action in &raw.forms {
+        let target = match action {
+            Some(action) => resolve(base, action, encoding),
+            None => Some(url.clone()),
+        };
+        if let Some(target) = target
+            && target.scheme() == "http"
+        {
+            signals.insecure_forms.note(|| target.to_string());
+        }
+    }
+    for (kept, written) in [
+        (&mut signals.scripts, &raw.scripts),
+        (&mut signals.stylesheets, &raw.stylesheets),
+    ] {
+        for reference in written {
+            if kept.len() >= MAX_IMAGES_PER_PAGE {
+                break;
+            }
+            if let Some(resource) = resolved(reference)
+                && !kept.contains(&resource)
+            {
+                kept.push(resource);
+            }
+        }
+    }
+    for resource in resources {
+        let resource = resource.trim();
+        if resource.starts_with("//") {
+            signals.protocol_relative.note(|| resource.to_string());
+        }
+    }
+    signals
+}
+
+/// Links out (to another URL than the page's) and the links to the page's host marked
+/// nofollow.
+fn read_links_signals(url: &Url, links: &[Link], signals: &mut PageSignals) {
+    // Compared as written without the fragment: a link to `#top` leads nowhere else.
+    let without_fragment =
+        |url: &Url| -> usize { url.as_str().find('#').unwrap_or(url.as_str().len()) };
+    let page = &url.as_str()[..without_fragment(url)];
+    signals.links_out = 0;
+    for link in links {
+        if !matches!(link.kind, LinkKind::Anchor | LinkKind::Area) {
+            continue;
+        }
+        let target = &link.url.as_str()[..without_fragment(&link.url)];
+        if target == page {
+            continue;
+        }
+        signals.links_out = signals.links_out.saturating_add(1);
+        let same_host = link.url.host_str() == url.host_str();
+        if link.nofollow && same_host {
+            signals.nofollow_internal.note(|| target.to_string());
+        }
+        if same_host && url.scheme() == "https" && link.url.scheme() == "http" {
+            signals.http_links.note(|| target.to_string());
+        }
+    }
+}
+
+/// Whether the page's one canonical names another URL than the page's (its fragment aside):
+/// the page is then not listed, whatever else it says.
+fn names_another(url: &Url, canonicals: &[Url]) -> bool {
+    let [canonical] = canonicals else {
+        return false;
+    };
+    let mut page = url.clone();
+    page.set_fragment(None);
+    canonical != &page
 }
 
 /// Keeps the route of a link to a client-side hash router: a fragment that starts with `/`

@@ -7,6 +7,7 @@ use url::Url;
 
 use crate::custom::{CustomExtraction, ExtractedValues};
 use crate::directives::RobotsDirectives;
+use crate::signals::{PageSignals, SecurityHeaders};
 use crate::structured::StructuredData;
 
 /// The response headers extraction reads.
@@ -18,6 +19,8 @@ pub struct ResponseHeaders {
     pub link: Vec<String>,
     /// Every `X-Robots-Tag` header value.
     pub x_robots_tag: Vec<String>,
+    /// The security headers (an audit's checks read them).
+    pub security: SecurityHeaders,
 }
 
 /// One fetched document.
@@ -141,6 +144,8 @@ pub struct PageDetails {
     /// Words of the visible text: runs between whitespace that hold a letter or digit, each
     /// Chinese or Japanese character one word (the module `words` says why).
     pub word_count: u32,
+    /// What the audit's checks of accessibility, phones, sharing, security and weight read.
+    pub signals: PageSignals,
 }
 
 /// At most this many examples of images without alt text and insecure resources are kept.

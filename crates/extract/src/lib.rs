@@ -44,6 +44,7 @@ mod images;
 mod media;
 mod news;
 mod refresh;
+mod signals;
 mod structured;
 mod tokens;
 mod tree;
@@ -70,6 +71,7 @@ pub use news::{
     ARTICLE_TYPES, NEWS_CLOCK_TOLERANCE, NEWS_WINDOW, NewsArticle, NewsDecision, news_article,
     news_language,
 };
+pub use signals::{Examples, MAX_SIGNAL_EXAMPLES, PageSignals, SecurityHeaders};
 pub use structured::{
     Item, JsonLdError, MAX_STRUCTURED_BYTES, Source, StructuredData, Value, VideoElement,
     absolute_http_url,

@@ -438,6 +438,7 @@ proptest! {
             content_type: Some(content_type),
             link: vec![String::from_utf8_lossy(&body).into_owned()],
             x_robots_tag: vec![String::from_utf8_lossy(&body).into_owned()],
+            ..ResponseHeaders::default()
         };
         facts_with(&body, &headers);
     }
@@ -515,14 +516,16 @@ fn hash_routes_are_kept_apart_from_fragments() {
     let page = facts(
         r##"<body><a href="#/about">About</a><a href="/app/#!/contact">Contact</a>
         <a href="#top">Top</a><a href="#/about">Again</a><a href="page.html#section">S</a>
-        <a href="#!">Menu</a><a href="#/">Home</a><a href="#!/">Home</a></body>"##,
+        <a href="#!">Menu</a><a href="#/">Home</a><a href="#!/">Home</a>
+        <a href="https://other.example/#/their-route">Another site's route</a></body>"##,
     );
     assert_eq!(page.hash_routes, ["#/about", "#!/contact"]);
     assert_eq!(
         links(&page),
         [
             "https://example.com/dir/page.html",
-            "https://example.com/app/"
+            "https://example.com/app/",
+            "https://other.example/"
         ]
     );
 }
@@ -710,4 +713,69 @@ fn a_page_that_shows_it_is_unfinished_says_how() {
     ] {
         assert_eq!(unfinished(finished), None, "{finished}");
     }
+}
+
+#[test]
+fn the_audits_signals_are_read_in_the_same_pass_over_both_tokenizers() {
+    let signals = details_of(
+        r#"<!DOCTYPE html><html><head><title>One</title>
+        <meta name="viewport" content="width=device-width">
+        <meta property="og:title" content="T"><meta name="twitter:card" content="summary">
+        <link rel="canonical" href="page.html"><script src="/head.js"></script>
+        <link rel="stylesheet" href="/style.css"></head><body>
+        <svg><title>An icon's title is no page title</title></svg>
+        <h1>Title</h1><h3>Skipped a level</h3>
+        <a href="/icon"><img src="/i.png"></a><a href="/named" aria-label="Named"></a>
+        <a href="/alt"><img src="/a.png" alt="Alt text"></a>
+        <input id="later" name="later"><label for="later">Later</label>
+        <label>Wrapped <input name="wrapped"></label><input name="bare">
+        <input type="hidden" name="h"><button><img src="/b.png" alt="Go"></button><button></button>
+        <iframe src="/frame"></iframe><div tabindex="2"></div><font>old</font>
+        <img src="/w.png" width="300" alt="w">
+        <form action="http://example.com/send"></form>
+        <a href="http://example.com/plain">Plain</a><a href="/other" rel="nofollow">Other</a>
+        <img src="//cdn.example.com/x.png" alt="x" width="1" height="1">
+        </body></html>"#,
+    )
+    .signals;
+    assert!(signals.doctype);
+    assert_eq!(signals.viewport.as_deref(), Some("width=device-width"));
+    assert_eq!(signals.titles, 1);
+    assert_eq!(signals.open_graph, ["title"]);
+    assert_eq!(signals.twitter, ["card"]);
+    assert_eq!(signals.relative_canonical.as_deref(), Some("page.html"));
+    assert_eq!(signals.render_blocking_scripts.first, ["/head.js"]);
+    assert_eq!(signals.scripts, ["https://example.com/head.js"]);
+    assert_eq!(signals.stylesheets, ["https://example.com/style.css"]);
+    assert_eq!(signals.skipped_headings.first, ["h1 → h3"]);
+    assert_eq!(signals.links_without_text.first, ["/icon"]);
+    assert_eq!(
+        signals.inputs_without_label.first,
+        ["<input name=\"bare\">"]
+    );
+    assert_eq!(signals.buttons_without_name.first, ["<button>"]);
+    assert_eq!(signals.frames_without_title.first, ["/frame"]);
+    assert_eq!(signals.positive_tabindex.first, ["<div tabindex=\"2\">"]);
+    assert_eq!(signals.obsolete_elements.first, ["<font>"]);
+    assert_eq!(
+        signals.image_widths,
+        [
+            ("https://example.com/w.png".to_string(), 300),
+            ("https://cdn.example.com/x.png".to_string(), 1)
+        ]
+    );
+    assert_eq!(signals.images_without_dimensions.count, 4);
+    assert_eq!(signals.insecure_forms.first, ["http://example.com/send"]);
+    assert_eq!(signals.http_links.first, ["http://example.com/plain"]);
+    assert_eq!(
+        signals.nofollow_internal.first,
+        ["https://example.com/other"]
+    );
+    assert_eq!(signals.protocol_relative.first, ["//cdn.example.com/x.png"]);
+    assert!(signals.simhash.is_some());
+    let round_trip = crate::PageSignals::from_json(&signals.to_json());
+    assert_eq!(round_trip.as_ref(), Some(&signals));
+
+    let quirks = details_of("<html><body><p>No doctype</p></body></html>").signals;
+    assert!(!quirks.doctype && quirks.viewport.is_none() && quirks.simhash.is_some());
 }

@@ -20,9 +20,20 @@ pub(crate) struct WordCount {
     in_word: bool,
     /// The word being read holds a letter or digit.
     counts: bool,
+    /// The words read, lowercased and one space apart, when kept (for the simhash of
+    /// near-duplicate pages).
+    text: Option<String>,
 }
 
 impl WordCount {
+    /// A count that also keeps the words ([`WordCount::finish_with_text`]).
+    pub(crate) fn keeping_text() -> WordCount {
+        WordCount {
+            text: Some(String::new()),
+            ..WordCount::default()
+        }
+    }
+
     /// A piece of text, continuing the word the piece before left open.
     pub(crate) fn push(&mut self, piece: &str) {
         for character in piece.chars() {
@@ -31,9 +42,26 @@ impl WordCount {
             } else if is_written_without_spaces(character) {
                 self.end_word();
                 self.words = self.words.saturating_add(1);
+                self.keep(character);
+                self.end_word();
             } else {
+                self.keep(character);
                 self.in_word = true;
                 self.counts |= character.is_alphanumeric();
+            }
+        }
+    }
+
+    /// Keeps a character of a word, when the words are kept.
+    fn keep(&mut self, character: char) {
+        if let Some(text) = &mut self.text {
+            if !self.in_word && !text.is_empty() && !text.ends_with(' ') {
+                text.push(' ');
+            }
+            if character.is_ascii() {
+                text.push(character.to_ascii_lowercase());
+            } else {
+                text.extend(character.to_lowercase());
             }
         }
     }
@@ -43,14 +71,30 @@ impl WordCount {
         if self.in_word && self.counts {
             self.words = self.words.saturating_add(1);
         }
+        if let Some(text) = &mut self.text
+            && !text.is_empty()
+            && !text.ends_with(' ')
+        {
+            text.push(' ');
+        }
         self.in_word = false;
         self.counts = false;
     }
 
     /// The words read, the last one ended.
-    pub(crate) fn finish(mut self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn finish(self) -> u32 {
+        self.finish_with_text().0
+    }
+
+    /// The words read, and when kept the words themselves, one space apart.
+    pub(crate) fn finish_with_text(mut self) -> (u32, Option<String>) {
         self.end_word();
-        self.words
+        let text = self.text.take().map(|mut text| {
+            text.truncate(text.trim_end().len());
+            text
+        });
+        (self.words, text)
     }
 }
 
@@ -118,6 +162,19 @@ mod tests {
         assert_eq!(count(&["日本語 and English"]), 5);
         assert_eq!(count(&["版本2.0发布"]), 5);
         assert_eq!(count(&["。、"]), 0);
+    }
+
+    #[test]
+    fn kept_words_are_lowercased_one_space_apart() {
+        let mut words = WordCount::keeping_text();
+        for piece in ["  Hello,  Wor", "ld ", "東京", "\nEnd"] {
+            words.push(piece);
+        }
+        words.end_word();
+        words.push("again");
+        let (count, text) = words.finish_with_text();
+        assert_eq!(count, 6);
+        assert_eq!(text.as_deref(), Some("hello, world 東 京 end again"));
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::path::Path;
 use sitemapper_audit::{Assessment, Thresholds};
 use sitemapper_crawl::{CrawlConfig, NotRead};
 use sitemapper_site::{
-    OutboundError, OutboundSettings, ReadSitemaps, SiteRun, SiteSettings, SitemapsFound,
-    audit_findings, check_outbound,
+    OutboundError, OutboundSettings, ReadSitemaps, ResourcesError, SiteRun, SiteSettings,
+    SitemapsFound, audit_findings, check_outbound, check_resources,
 };
 use sitemapper_store::StoreError;
 use tokio::sync::watch;
@@ -52,6 +52,9 @@ pub enum AuditError {
     /// The links to other sites could not be checked.
     #[error("cannot check the outbound links: {0}")]
     Outbound(#[from] OutboundError),
+    /// The resources of the site could not be checked.
+    #[error("cannot check the site's resources: {0}")]
+    Resources(#[from] ResourcesError),
     /// The crawl database could not be read or written.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -102,7 +105,21 @@ pub fn audit(
         })
         .transpose()?;
     stopped("checking the links to other sites")?;
-    let findings = audit_findings(&crawled, &settings.crawl, &sitemaps, plan.thresholds)?;
+    let (resources, probe) = check_resources(
+        &mut crawled.store,
+        crawled.run,
+        &crawled.summary,
+        &settings.crawl,
+        Some(stop.clone()),
+    )?;
+    stopped("checking the site's images, scripts and style sheets")?;
+    let findings = audit_findings(
+        &crawled,
+        &settings.crawl,
+        &sitemaps,
+        &probe,
+        plan.thresholds,
+    )?;
     let site = crawled.summary.scope.root.to_string();
     let pages = Pages::read(&crawled.store, crawled.run, plan.extract_names.to_vec())?;
     let assessment = Assessment::record(&mut crawled.store, crawled.run, &findings, &pages.urls())?;
@@ -137,6 +154,7 @@ pub fn audit(
         sitemaps,
         assessment,
         outbound,
+        resources,
         outbound_rows: report.into_outbound(),
         pdf: written.pdf,
     })

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use sitemapper_audit::{Assessment, Finding, FindingKind, OutboundResult, Severity};
-use sitemapper_site::{OutboundChecked, SiteRun, SitemapsFound};
+use sitemapper_site::{OutboundChecked, ResourcesChecked, SiteRun, SitemapsFound};
 
 use crate::error::ReportError;
 use crate::model::OutboundRow;
@@ -24,6 +24,8 @@ pub struct Audited {
     pub assessment: Assessment,
     /// What the check of the links to other sites did; `None` with `--check-external=false`.
     pub outbound: Option<OutboundChecked>,
+    /// What the check of the site's resources (images, scripts, style sheets) did.
+    pub resources: ResourcesChecked,
     /// The links to other sites and their results, as the report has them.
     pub outbound_rows: Vec<OutboundRow>,
     /// With `--pdf`: report.pdf, or why it was not written.

@@ -291,6 +291,7 @@ fn actions(assessment: &Assessment) -> Vec<ActionRow> {
             severity: action.kind.severity().as_str(),
             count: action.findings as u64,
             gain: (action.gain * 10.0).round() / 10.0,
+            with_those_before: action.with_those_before,
             fix: action.kind.fix(),
         })
         .collect()
@@ -377,11 +378,10 @@ fn pages_and_links(
 
 /// Findings per severity, every severity present.
 fn severities(findings: &[Finding]) -> BTreeMap<&'static str, u64> {
-    let mut severities: BTreeMap<&'static str, u64> =
-        [Severity::Error, Severity::Warning, Severity::Notice]
-            .into_iter()
-            .map(|severity| (severity.as_str(), 0))
-            .collect();
+    let mut severities: BTreeMap<&'static str, u64> = Severity::ALL
+        .into_iter()
+        .map(|severity| (severity.as_str(), 0))
+        .collect();
     for finding in findings {
         *severities
             .entry(finding.kind.severity().as_str())

@@ -101,7 +101,7 @@ fn contents_entries(report: &Report) -> Vec<Entry> {
         );
     }
     if !notices.is_empty() {
-        groups.push(Entry::new("notices", "Notices").children(kinds(&notices)));
+        groups.push(Entry::new("notices", notices_name(&notices)).children(kinds(&notices)));
     }
     vec![
         Entry::new("score", "Site health score"),
@@ -119,8 +119,17 @@ fn issue_groups(report: &Report) -> (Vec<&KindSummary>, Vec<&KindSummary>) {
     let (notices, others): (Vec<&KindSummary>, Vec<&KindSummary>) = report
         .kinds
         .iter()
-        .partition(|kind| kind.severity == "notice");
+        .partition(|kind| kind.severity == "notice" || kind.severity == "info");
     (others, notices)
+}
+
+/// The name of the group of notices: with what the site does (`info`) when it holds any.
+fn notices_name(notices: &[&KindSummary]) -> &'static str {
+    if notices.iter().any(|kind| kind.severity == "info") {
+        "Notices and information"
+    } else {
+        "Notices"
+    }
 }
 
 /// The heading: logo, title, what was audited when, and the `--map-host` mappings.
@@ -289,7 +298,8 @@ fn issues_section(report: &Report) -> String {
     if !notices.is_empty() {
         let _ = write!(
             html,
-            r#"<div class="group notices" id="notices"><h3><button type="button" class="group-toggle" aria-expanded="false" aria-controls="notice-kinds">Notices: {}, {}</button></h3><div class="group-body" id="notice-kinds" hidden>{}</div></div>"#,
+            r#"<div class="group notices" id="notices"><h3><button type="button" class="group-toggle" aria-expanded="false" aria-controls="notice-kinds">{}: {}, {}</button></h3><div class="group-body" id="notice-kinds" hidden>{}</div></div>"#,
+            notices_name(&notices),
             counted(notices.len() as u64, "kind", "kinds"),
             counted(findings(&notices), "finding", "findings"),
             kinds_html(&notices),

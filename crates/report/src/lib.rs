@@ -13,7 +13,7 @@
 //! findings, the assessment and the pages together; [`write_report`] writes the files.
 //!
 //! ```
-//! use sitemapper_audit::{Assessment, RobotsTxt, SiteSitemaps, Thresholds};
+//! use sitemapper_audit::{Assessment, RobotsTxt, SiteProbe, SiteSitemaps, Thresholds};
 //! use sitemapper_report::{
 //!     Branding, Methodology, Pages, Report, ReportInput, ReportOptions, write_report,
 //! };
@@ -49,6 +49,7 @@
 //!     site: "https://example.com/",
 //!     robots_txt: ("https://example.com/robots.txt", RobotsTxt::Unknown),
 //!     found: &[],
+//!     probe: &SiteProbe::default(),
 //! };
 //! let normalize = |loc: &str| Some(loc.to_string());
 //! let findings =

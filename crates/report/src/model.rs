@@ -125,6 +125,9 @@ pub(crate) struct ActionRow {
     pub count: u64,
     /// Points the score would gain, to a tenth.
     pub gain: f64,
+    /// No kind raises the score alone: `gain` is this kind's and those before it's, fixed
+    /// together.
+    pub with_those_before: bool,
     /// How to fix it.
     pub fix: &'static str,
 }

@@ -26,7 +26,7 @@ fn level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
-        Severity::Notice => "note",
+        Severity::Notice | Severity::Info => "note",
     }
 }
 

@@ -114,7 +114,7 @@ impl AuditJson {
     ) -> Result<AuditJson, StoreError> {
         let findings = &audited.findings;
         let mut by_severity = BTreeMap::new();
-        for severity in [Severity::Error, Severity::Warning, Severity::Notice] {
+        for severity in Severity::ALL {
             let count = findings
                 .iter()
                 .filter(|finding| finding.kind.severity() == severity)

@@ -360,9 +360,14 @@ fn write_overview(
             (
                 format!("fix first {rank}"),
                 format!(
-                    "{}: +{:.1} points, {} ({})",
+                    "{}: +{:.1} points{}, {} ({})",
                     action.title,
                     action.gain,
+                    if action.with_those_before {
+                        " with those above"
+                    } else {
+                        ""
+                    },
                     count(action.count, "finding"),
                     action.severity
                 ),

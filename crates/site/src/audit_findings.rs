@@ -3,7 +3,7 @@
 //! fetched, on another site; sitemapper's own output is no finding), with robots.txt as the
 //! crawl found it and every URL compared as the crawl knows it (`--map-host`).
 
-use sitemapper_audit::{Finding, FoundBy, RobotsTxt, SiteSitemaps, Thresholds};
+use sitemapper_audit::{Finding, FoundBy, RobotsTxt, SiteProbe, SiteSitemaps, Thresholds};
 use sitemapper_crawl::{CrawlConfig, NotRead, RobotsFile, UrlNormalizer};
 use sitemapper_store::StoreError;
 use url::Url;
@@ -12,11 +12,12 @@ use crate::run::SiteRun;
 use crate::site_sitemaps::SitemapsFound;
 
 /// The findings of the run `crawled`, crawled as `crawl` says, whose site's sitemaps are
-/// `sitemaps`, judged by `thresholds`.
+/// `sitemaps` and which answered the audit's `probe`, judged by `thresholds`.
 pub fn audit_findings(
     crawled: &SiteRun,
     crawl: &CrawlConfig,
     sitemaps: &SitemapsFound,
+    probe: &SiteProbe,
     thresholds: &Thresholds,
 ) -> Result<Vec<Finding>, StoreError> {
     // The site's sitemaps name the production host of a staging copy: compared as the crawl
@@ -46,6 +47,7 @@ pub fn audit_findings(
         site: &site,
         robots_txt: (&robots_url, robots_txt),
         found: &found,
+        probe,
     };
     sitemapper_audit::findings(
         &crawled.store,

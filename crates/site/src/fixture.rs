@@ -13,6 +13,8 @@ pub(crate) enum Answer {
     Html(&'static str),
     /// Nothing, ever: the request ends only when the client drops it.
     Never,
+    /// 301 to this URL.
+    Redirect(&'static str),
 }
 
 /// Serves `pages`, each a path and its answer; any other path is 404. Returns the site's
@@ -47,6 +49,13 @@ fn answer(stream: &TcpStream, pages: &[(&str, Answer)]) {
         .map(|(_, answer)| *answer);
     let (status, body) = match found {
         Some(Answer::Html(body)) => ("200 OK", body),
+        Some(Answer::Redirect(location)) => {
+            let _ = write!(
+                &*stream,
+                "HTTP/1.1 301 Moved Permanently\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            return;
+        }
         Some(Answer::Never) => {
             // Holds the connection without a byte of answer until the client closes it.
             let _ = reader.read_to_end(&mut Vec::new());

@@ -72,6 +72,7 @@ mod path_problem;
 mod process_use;
 mod publish;
 mod record;
+mod resources;
 mod resume;
 mod run;
 mod run_facts;
@@ -105,6 +106,9 @@ pub use output_target::OutputTarget;
 pub use path_problem::PathProblem;
 pub use process_use::{children_cpu_seconds, cpu_seconds, peak_rss_bytes};
 pub use record::{EventCounts, Notes, ScopeStatement};
+pub use resources::{
+    MAX_RESOURCE_TIME, MAX_RESOURCES, ResourcesChecked, ResourcesError, check_resources,
+};
 pub use run::{RunContext, SiteRun, Watcher, run};
 pub use run_facts::RunFacts;
 pub use seed_mistake::{SeedMistake, shell_word};

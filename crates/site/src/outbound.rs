@@ -288,7 +288,7 @@ async fn check_hosts(
     stop: Option<watch::Receiver<bool>>,
 ) -> Ended {
     let permits = Arc::new(Semaphore::new(settings.hosts_at_once.max(1)));
-    let (results, mut received) = mpsc::unbounded_channel();
+    let (results, received) = mpsc::unbounded_channel();
     for urls in by_host.into_values() {
         let checker = Arc::clone(&checker);
         let permits = Arc::clone(&permits);
@@ -307,7 +307,18 @@ async fn check_hosts(
         });
     }
     drop(results);
-    let deadline = tokio::time::Instant::now() + settings.max_time;
+    let (results, stopped) = gather(received, settings.max_time, stop).await;
+    Ended { results, stopped }
+}
+
+/// What the tasks sending on `received` send, as it comes, until they are all done,
+/// `max_time` has passed or `stop` says so; and whether it said so.
+pub(crate) async fn gather<T>(
+    mut received: mpsc::UnboundedReceiver<T>,
+    max_time: Duration,
+    stop: Option<watch::Receiver<bool>>,
+) -> (Vec<T>, bool) {
+    let deadline = tokio::time::Instant::now() + max_time;
     let stopped = async move {
         match stop {
             Some(mut stop) => {
@@ -319,23 +330,20 @@ async fn check_hosts(
         }
     };
     tokio::pin!(stopped);
-    let mut ended = Ended::default();
+    let mut gathered = Vec::new();
     loop {
         tokio::select! {
             next = received.recv() => {
-                let Some((url, check, checked_at)) = next else {
+                let Some(next) = next else {
                     break;
                 };
-                ended.results.push((url, check, checked_at));
+                gathered.push(next);
             }
             () = tokio::time::sleep_until(deadline) => break,
-            () = &mut stopped => {
-                ended.stopped = true;
-                break;
-            }
+            () = &mut stopped => return (gathered, true),
         }
     }
-    ended
+    (gathered, false)
 }
 
 /// The store's form of the check of `url`.

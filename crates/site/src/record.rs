@@ -489,6 +489,8 @@ fn link_record(link: PageLink) -> LinkRecord {
             PageLinkKind::Image => LinkKind::Image,
             PageLinkKind::Frame => LinkKind::Iframe,
             PageLinkKind::Refresh => LinkKind::Refresh,
+            PageLinkKind::ScriptFile => LinkKind::ScriptFile,
+            PageLinkKind::Stylesheet => LinkKind::Stylesheet,
         },
         anchor: link.anchor,
         nofollow: link.nofollow,
@@ -509,6 +511,7 @@ fn page_details(details: PageDetails) -> RecordedDetails {
             .map(String::from)
             .collect(),
         word_count: Some(details.word_count),
+        signals: Some(details.signals.to_json()),
     }
 }
 

@@ -161,6 +161,7 @@ fn page_details_are_kept_across_a_revalidation_and_read_back() {
         images_without_alt_examples: vec!["https://e.com/a.png".to_string(), String::new()],
         insecure_resources: vec!["http://e.com/s.js".to_string()],
         word_count: Some(412),
+        signals: Some("{\"doctype\":true}".to_string()),
     };
     store
         .record_pages(

@@ -29,11 +29,15 @@ pub enum LinkKind {
     /// A link the scripts of the page's template draw on every one of its pages, learned from
     /// renders of others of its kind: the page was read as served, and a visitor sees it.
     Script,
+    /// A script file the page loads (`<script src>`): what the audit checks answers.
+    ScriptFile,
+    /// A style sheet the page loads (`<link rel=stylesheet>`).
+    Stylesheet,
 }
 
 impl LinkKind {
     /// Every kind, in code order.
-    pub const ALL: [LinkKind; 9] = [
+    pub const ALL: [LinkKind; 11] = [
         LinkKind::Anchor,
         LinkKind::Canonical,
         LinkKind::Redirect,
@@ -43,6 +47,8 @@ impl LinkKind {
         LinkKind::Refresh,
         LinkKind::Sitemap,
         LinkKind::Script,
+        LinkKind::ScriptFile,
+        LinkKind::Stylesheet,
     ];
 
     /// The stable code the database and the audit's files use.
@@ -57,13 +63,27 @@ impl LinkKind {
             LinkKind::Refresh => "refresh",
             LinkKind::Sitemap => "sitemap",
             LinkKind::Script => "script",
+            LinkKind::ScriptFile => "js",
+            LinkKind::Stylesheet => "css",
         }
     }
 
-    /// Whether a crawler follows it from a page to discover its target: every kind but an
-    /// image (not a page) and a sitemap's entry (not a page's link).
+    /// Whether a crawler follows it from a page to discover its target: every kind but what
+    /// a page loads (an image, a script, a style sheet: not pages) and a sitemap's entry (not
+    /// a page's link).
     pub fn leads_crawl(self) -> bool {
-        !matches!(self, LinkKind::Image | LinkKind::Sitemap)
+        !matches!(
+            self,
+            LinkKind::Image | LinkKind::Sitemap | LinkKind::ScriptFile | LinkKind::Stylesheet
+        )
+    }
+
+    /// Whether it is a resource a page loads: an image, a script or a style sheet.
+    pub fn is_resource(self) -> bool {
+        matches!(
+            self,
+            LinkKind::Image | LinkKind::ScriptFile | LinkKind::Stylesheet
+        )
     }
 
     /// The number the database stores for the kind: in the order of the codes, so that
@@ -79,6 +99,8 @@ impl LinkKind {
             LinkKind::Refresh => 7,
             LinkKind::Sitemap => 8,
             LinkKind::Script => 9,
+            LinkKind::ScriptFile => 10,
+            LinkKind::Stylesheet => 11,
         }
     }
 

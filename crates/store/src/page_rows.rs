@@ -13,10 +13,11 @@ pub(crate) const PAGE_COLUMNS: &str =
     target, canonical, last_modified, etag, fetched_at, fingerprint, title, revalidated,
     description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals,
     rendering, served_canonical, served_noindex, h1_count, h1, lang, images_without_alt,
-    images_without_alt_examples, insecure_resources, failure, fingerprint_version, word_count";
+    images_without_alt_examples, insecure_resources, failure, fingerprint_version, word_count,
+    signals";
 
 /// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
-pub(crate) const PAGE_COLUMN_COUNT: usize = 35;
+pub(crate) const PAGE_COLUMN_COUNT: usize = 36;
 
 /// A page row selected with [`PAGE_COLUMNS`].
 pub(crate) fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
@@ -93,6 +94,7 @@ fn page_details(row: &Row<'_>) -> rusqlite::Result<Option<PageDetails>> {
         images_without_alt_examples: lines(30)?,
         insecure_resources: lines(31)?,
         word_count: row.get(34)?,
+        signals: row.get(35)?,
     }))
 }
 

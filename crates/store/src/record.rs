@@ -159,6 +159,10 @@ pub struct PageDetails {
     pub insecure_resources: Vec<String>,
     /// Words of the visible text; `None` in rows of releases that did not count them.
     pub word_count: Option<u32>,
+    /// What the audit's checks of accessibility, phones, sharing, security and weight read,
+    /// as the JSON of the extractor's `PageSignals`; `None` in rows of releases that did not
+    /// read it.
+    pub signals: Option<String>,
 }
 
 /// One entry for the sitemap writer.

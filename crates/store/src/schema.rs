@@ -297,6 +297,24 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         template INTEGER NOT NULL
     );
     CREATE INDEX page_templates_by_template ON page_templates (template);",
+    // 19: what an audit's checks of accessibility, phones, sharing, security and weight
+    // read of a page, as the JSON the extractor's `PageSignals` writes; read with its
+    // details. Rows written before have none.
+    "ALTER TABLE pages ADD COLUMN signals TEXT;",
+    // 20: the audit's check of the resources of the site its pages load (images, scripts,
+    // style sheets; `LinkKind` numbers 5, 10 and 11): the status or the failure's kind and
+    // words, the size and an image's width. Only the latest checked run's are kept.
+    "CREATE TABLE resource_checks (
+        run INTEGER NOT NULL REFERENCES runs(id),
+        url INTEGER NOT NULL REFERENCES urls(id),
+        kind INTEGER NOT NULL,
+        status INTEGER,
+        failure TEXT,
+        detail TEXT,
+        bytes INTEGER,
+        width INTEGER,
+        PRIMARY KEY (run, url)
+    ) WITHOUT ROWID;",
 ];
 
 /// Every table any schema version made, migrations' passing ones included: a database with
@@ -318,6 +336,7 @@ pub(crate) const TABLES: &[&str] = &[
     "outbound_links",
     "page_templates",
     "pages",
+    "resource_checks",
     "runs",
     "sitemap_files",
     "structured_data",

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use sitemapper_audit::{Assessment, Change, Finding};
+use sitemapper_audit::{Assessment, Change, Finding, Severity};
 use sitemapper_site::{RunFacts, count};
 
 use crate::commands::crawl::{Report, write_resources};
@@ -92,6 +92,10 @@ fn write_tally(tally: &OutboundTally, out: &mut impl Write) -> std::io::Result<(
     writeln!(out, ".")
 }
 
+/// Of the kinds of notice and information, the summary lists this many (the most numerous);
+/// report.html lists them all.
+const NOTE_KINDS_SHOWN: usize = 4;
+
 impl Found<'_> {
     /// The site's sitemaps compared, the score, the findings by kind, and the report's files.
     fn write(
@@ -140,13 +144,35 @@ impl Found<'_> {
                 self.findings.len()
             )?,
         }
-        for ((severity, kind), found) in kind_counts(self.findings) {
+        // Every kind of error and warning; of the notices and information, the most numerous
+        // few, the rest in a line.
+        let (faults, notes): (Vec<_>, Vec<_>) = kind_counts(self.findings)
+            .into_iter()
+            .partition(|((severity, _), _)| *severity <= Severity::Warning);
+        let mut notes = notes;
+        notes
+            .sort_by_key(|((severity, kind), found)| (*severity, std::cmp::Reverse(*found), *kind));
+        let shown = notes.len().min(if notes.len() > NOTE_KINDS_SHOWN + 1 {
+            NOTE_KINDS_SHOWN
+        } else {
+            notes.len()
+        });
+        for ((severity, kind), found) in faults.iter().chain(&notes[..shown]) {
             writeln!(
                 out,
                 "  {:>7}  {:<8} {}",
                 found,
                 severity.as_str(),
                 kind.title()
+            )?;
+        }
+        let rest = &notes[shown..];
+        if !rest.is_empty() {
+            let found: usize = rest.iter().map(|(_, found)| found).sum();
+            writeln!(
+                out,
+                "  {found:>7}  more     findings of {} other kinds, in the report",
+                rest.len()
             )?;
         }
         writeln!(out, "Report: {}", directory.join("report.html").display())?;

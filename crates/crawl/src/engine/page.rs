@@ -9,7 +9,8 @@ use std::sync::atomic::Ordering;
 use jiff::Timestamp;
 use reqwest::header;
 use sitemapper_extract::{
-    LinkKind, PageDetails, PageFacts, ResponseHeaders, StructuredData, extract_headers,
+    LinkKind, PageDetails, PageFacts, ResponseHeaders, SecurityHeaders, StructuredData,
+    extract_headers,
 };
 use url::Url;
 
@@ -256,13 +257,30 @@ fn recorded_links(
                 })
             }));
         }
-        if page_facts.details.is_some() {
-            links.extend(page_facts.images.iter().map(|image| PageLink {
-                url: image.clone(),
-                kind: PageLinkKind::Image,
+        if let Some(details) = &page_facts.details {
+            let resource = |url: Url, kind| PageLink {
+                url,
+                kind,
                 anchor: None,
                 nofollow: false,
-            }));
+            };
+            links.extend(
+                page_facts
+                    .images
+                    .iter()
+                    .map(|image| resource(image.clone(), PageLinkKind::Image)),
+            );
+            for (files, kind) in [
+                (&details.signals.scripts, PageLinkKind::ScriptFile),
+                (&details.signals.stylesheets, PageLinkKind::Stylesheet),
+            ] {
+                links.extend(
+                    files
+                        .iter()
+                        .filter_map(|file| Url::parse(file).ok())
+                        .map(|file| resource(file, kind)),
+                );
+            }
         }
     }
     if let Some(canonical) = &classification.canonical
@@ -357,6 +375,12 @@ fn extraction_headers(response: &FetchedResponse) -> ResponseHeaders {
         content_type: response.header(header::CONTENT_TYPE),
         link: response.header_values(header::LINK),
         x_robots_tag: response.header_values(header::HeaderName::from_static("x-robots-tag")),
+        security: SecurityHeaders::read(
+            response
+                .headers
+                .iter()
+                .filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))),
+        ),
     }
 }
 

@@ -221,7 +221,8 @@ impl Emitter for Reader<'_> {
     }
 
     fn emit_current_doctype(&mut self) {
-        self.markup();
+        self.end_text();
+        self.state.doctype();
     }
 
     fn set_self_closing(&mut self) {

@@ -70,7 +70,8 @@ impl TokenSink for Sink {
                 TagKind::EndTag => state.end_tag(&tag.name),
             },
             Token::CharacterTokens(text) => state.characters(&text),
-            Token::CommentToken(_) | Token::DoctypeToken(_) => state.markup(),
+            Token::CommentToken(_) => state.markup(),
+            Token::DoctypeToken(_) => state.doctype(),
             // A NUL in text is a parse error the tree builder drops.
             Token::NullCharacterToken | Token::EOFToken | Token::ParseError(_) => {}
         }

@@ -6,7 +6,8 @@ use super::tag::{StartTag, TextMode};
 use crate::facts::{LinkKind, MAX_SCRIPT_NAMES, ShellSignals, Unfinished};
 use crate::fingerprint::{VisibleText, push_legacy_words};
 use crate::refresh::instant_refresh_target;
-use crate::structured::collect::{Collector, RawStructured};
+use crate::signals::{Collector, RawSignals};
+use crate::structured::collect::{Collector as StructuredCollector, RawStructured};
 use crate::words::WordCount;
 
 /// Elements that may stand in the head; any other start tag (or text) starts the body
@@ -59,6 +60,10 @@ pub(crate) struct RawDetails {
     pub(crate) resources: Vec<String>,
     /// Words of the visible text (`words::WordCount`).
     pub(crate) word_count: u32,
+    /// What the audit's checks of accessibility, phones, sharing and security read.
+    pub(crate) signals: RawSignals,
+    /// The words of the visible text, lowercased, one space apart: the simhash's.
+    pub(crate) words: Option<String>,
 }
 
 /// An anchor's text is kept up to this many characters.
@@ -91,7 +96,9 @@ pub(super) struct State {
     /// The words of the visible text (details only).
     words: Option<WordCount>,
     /// Structured data's notes (when asked for).
-    structured: Option<Collector>,
+    structured: Option<StructuredCollector>,
+    /// The audit's signals (details only).
+    signals: Option<Collector>,
     in_body: bool,
     /// Inside a raw-text element (script, style, noscript...): its text is not content.
     raw_text: bool,
@@ -189,8 +196,9 @@ impl State {
                 ..RawDocument::default()
             },
             text: wanted.text.then(VisibleText::default),
-            words: wanted.details.then(WordCount::default),
-            structured: wanted.structured.then(Collector::default),
+            words: wanted.details.then(WordCount::keeping_text),
+            structured: wanted.structured.then(StructuredCollector::default),
+            signals: wanted.details.then(Collector::default),
             ..State::default()
         }
     }
@@ -199,11 +207,25 @@ impl State {
     pub(super) fn finish(mut self) -> RawDocument {
         self.end_anchor();
         self.document.text = self.text.map(VisibleText::finish);
-        self.document.structured = self.structured.map(Collector::finish);
-        if let (Some(words), Some(details)) = (self.words, &mut self.document.details) {
-            details.word_count = words.finish();
+        self.document.structured = self.structured.map(StructuredCollector::finish);
+        if let Some(details) = &mut self.document.details {
+            let signals = self.signals.map(Collector::finish).unwrap_or_default();
+            if let Some(words) = self.words {
+                let (count, text) = words.finish_with_text();
+                details.word_count = count;
+                details.words = text;
+            }
+            details.signals = signals;
         }
         self.document
+    }
+
+    /// A doctype: markup, and before any element, what keeps the page out of quirks mode.
+    pub(super) fn doctype(&mut self) {
+        self.markup();
+        if let Some(signals) = &mut self.signals {
+            signals.doctype();
+        }
     }
 
     /// Markup (a tag, a comment, a doctype) between two pieces of text: it ends a word of
@@ -359,6 +381,9 @@ impl State {
         if document.details.is_some() {
             self.read_details(name, tag);
         }
+        if let Some(signals) = &mut self.signals {
+            signals.start_tag(name, tag, self.in_body);
+        }
         mode
     }
 
@@ -508,6 +533,11 @@ impl State {
         {
             self.document.shell.unfinished = Some(Unfinished::EmptyList(written));
         }
+        if let Some(signals) = &mut self.signals
+            && self.template_depth == 0
+        {
+            signals.end_tag(name);
+        }
         match name {
             "a" => self.end_anchor(),
             "h1" => {
@@ -568,6 +598,9 @@ impl State {
             {
                 self.document.shell.unfinished = Some(Unfinished::Loading(loading));
             }
+        }
+        if let Some(signals) = &mut self.signals {
+            signals.text(text);
         }
         if let Some(visible) = &mut self.text {
             visible.push(text);

@@ -25,8 +25,13 @@ pub(super) fn actions_section(report: &Report) -> String {
             )
         })
         .collect();
+    let together = report.actions.iter().any(|action| action.with_those_before);
     let body = if items.is_empty() {
         "<p>No finding lowers the score: there is nothing to fix first.</p>".to_string()
+    } else if together {
+        format!(
+            r#"<p class="muted">No one kind raises the score on its own: the pages with findings have several. Fixed in this order, each with those above it, these kinds raise the score by the points shown.</p><ol class="actions">{items}</ol>"#
+        )
     } else {
         format!(
             r#"<p class="muted">Fixing every finding of one of these kinds would raise the score by the points shown, the other findings as they are.</p><ol class="actions">{items}</ol>"#

@@ -149,6 +149,7 @@ fn report() -> Report {
             severity: "error",
             count: 2,
             gain: 12.5,
+            with_those_before: false,
             fix: "Fix the links.",
         }],
         methodology: Methodology {
