@@ -7,6 +7,7 @@
 //! night (`--nightly`).
 
 mod adaptive;
+mod audit;
 mod baseline;
 mod binary;
 mod cpu_account;
@@ -141,6 +142,11 @@ struct Options {
     /// section is printed, and written only to `--output`).
     #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs"])]
     generated: bool,
+    /// Instead of the other cases, audit the site that looks like the web, of this many
+    /// pages, by this build and `--before` in turn: wall time, CPU time, peak memory and
+    /// findings (the section is printed, and written only to `--output`).
+    #[arg(long, value_name = "PAGES", conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs", "generated"])]
+    audit: Option<u64>,
     /// The documentation's html directory [default: share/doc/rust/html under
     /// `rustc --print sysroot`].
     #[arg(long, value_name = "DIRECTORY", requires = "docs")]
@@ -230,6 +236,18 @@ fn main() -> anyhow::Result<()> {
     }
     if options.generated {
         return run_generated(&binaries, &options);
+    }
+    if let Some(pages) = options.audit {
+        let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+        let text = audit::run(
+            &binaries,
+            pages,
+            options.runs.max(1),
+            options.concurrency,
+            &report::machine(),
+            &date,
+        )?;
+        return publish(&text, options.output.as_deref());
     }
     let only_other = options.renders();
     let cases = match &options.cases {
