@@ -193,15 +193,17 @@ fn a_flooding_page_is_paced_and_bounded() {
         run.stderr
     );
     assert!(!other.is_empty(), "{}", run.stderr);
-    // Arrival times carry the loopback's jitter: the span is held to the delay, each gap
-    // to most of it.
+    // Arrival times carry the loopback's jitter: the span is held to the delay, less what
+    // a late first arrival takes from it (a loaded machine measured 876 ms for one gap paced
+    // at 1 s), each gap to most of it.
     for requests in [&site, &other] {
         let gaps: Vec<Duration> = requests
             .windows(2)
             .map(|pair| pair[1].duration_since(*pair[0]))
             .collect();
         let span: Duration = gaps.iter().sum();
-        let expected = Duration::from_millis(950) * u32::try_from(gaps.len()).expect("few");
+        let expected = (Duration::from_millis(950) * u32::try_from(gaps.len()).expect("few"))
+            .saturating_sub(Duration::from_millis(150));
         assert!(
             span >= expected && gaps.iter().all(|gap| *gap >= Duration::from_millis(700)),
             "--delay 1 paces the browser's requests to each host: {gaps:?}"
