@@ -102,7 +102,10 @@ pub fn audited_urls(findings: &[Finding], crawled: &BTreeSet<String>) -> usize {
 }
 
 /// The score before it is rounded: 100 times one minus the mean weight of `audited` URLs.
-fn exact_score<'a>(findings: impl IntoIterator<Item = &'a Finding>, audited: usize) -> f64 {
+pub(crate) fn exact_score<'a>(
+    findings: impl IntoIterator<Item = &'a Finding>,
+    audited: usize,
+) -> f64 {
     if audited == 0 {
         return 100.0;
     }
@@ -149,15 +152,13 @@ pub fn top_actions(findings: &[Finding], crawled: &BTreeSet<String>) -> Vec<Acti
     let audited = audited_urls(findings, crawled);
     let now = exact_score(findings, audited);
     let counts = counts_of(findings);
+    let gains = standalone_gains(findings, audited);
     let mut actions: Vec<Action> = counts
         .iter()
         .map(|(&kind, &count)| Action {
             kind,
             findings: count,
-            gain: exact_score(
-                findings.iter().filter(|finding| finding.kind != kind),
-                audited,
-            ) - now,
+            gain: gains.get(&kind).copied().unwrap_or(0.0),
             with_those_before: false,
         })
         // Below a hundredth of a point, the gain is rounding noise.
@@ -176,6 +177,51 @@ pub fn top_actions(findings: &[Finding], crawled: &BTreeSet<String>) -> Vec<Acti
         return together(findings, audited, now, &counts);
     }
     actions
+}
+
+/// What fixing each kind alone gives the score, in one pass over the findings: a URL gains
+/// when the kind is the only one at its worst severity there, from that severity's weight to
+/// the weight of the next worst kind. The same as the score without the kind's findings less
+/// the score now, without scoring once per kind.
+pub(crate) fn standalone_gains<'a>(
+    findings: &'a [Finding],
+    audited: usize,
+) -> HashMap<FindingKind, f64> {
+    let mut by_url: HashMap<&'a str, Vec<(Severity, FindingKind)>> = HashMap::new();
+    for finding in findings {
+        let severity = finding.kind.severity();
+        if severity == Severity::Info {
+            continue;
+        }
+        let mut note = |url: &'a str| {
+            let kinds = by_url.entry(url).or_default();
+            if !kinds.contains(&(severity, finding.kind)) {
+                kinds.push((severity, finding.kind));
+            }
+        };
+        if finding.kind.weighs_on_referrers() {
+            for referrer in &finding.referrers {
+                note(referrer.as_str());
+            }
+        } else {
+            note(finding.url.as_str());
+        }
+    }
+    let mut gains: HashMap<FindingKind, f64> = HashMap::new();
+    for kinds in by_url.values_mut() {
+        kinds.sort_unstable();
+        let (worst, kind) = kinds[0];
+        let alone = kinds.get(1).is_none_or(|next| next.0 != worst);
+        if alone {
+            let next = kinds.get(1).map_or(0.0, |next| weight(next.0));
+            *gains.entry(kind).or_default() += weight(worst) - next;
+        }
+    }
+    let audited = audited.max(1) as f64;
+    gains
+        .into_iter()
+        .map(|(kind, lost)| (kind, 100.0 * lost / audited))
+        .collect()
 }
 
 /// How many findings each kind has.

@@ -4,7 +4,10 @@ use std::collections::BTreeSet;
 
 use sitemapper_store::RecordedFinding;
 
-use crate::assessment::{Change, Priority, compare, health_score, priority, top_actions};
+use crate::assessment::{
+    Change, Priority, audited_urls, compare, exact_score, health_score, priority, standalone_gains,
+    top_actions,
+};
 use crate::finding::Finding;
 use crate::kind::FindingKind;
 
@@ -334,4 +337,47 @@ fn when_no_kind_raises_the_score_alone_the_kinds_that_do_together_come_first() {
     // Notices alone lower nothing: nothing to fix first.
     let notices = vec![finding(FindingKind::ThinPage, "https://e.com/0")];
     assert!(top_actions(&notices, &crawled).is_empty());
+}
+
+#[test]
+fn the_gain_of_each_kind_in_one_pass_is_the_score_without_it() {
+    let kinds = [
+        FindingKind::BrokenLink,
+        FindingKind::NoViewport,
+        FindingKind::MissingH1,
+        FindingKind::ThinPage,
+        FindingKind::OutboundBroken,
+        FindingKind::AiCrawlers,
+    ];
+    let crawled = urls(12);
+    let all: Vec<&String> = crawled.iter().collect();
+    let mut findings = Vec::new();
+    for step in 0..40_usize {
+        let kind = kinds[step * 7 % kinds.len()];
+        let url = all[step * 5 % all.len()];
+        let mut made = finding(kind, url);
+        if kind == FindingKind::OutboundBroken {
+            made.url = format!("https://other.example/{step}");
+            made.referrers = vec![
+                all[step % all.len()].clone(),
+                all[(step + 3) % all.len()].clone(),
+            ];
+        }
+        findings.push(made);
+    }
+    let audited = audited_urls(&findings, &crawled);
+    let now = exact_score(&findings, audited);
+    let gains = standalone_gains(&findings, audited);
+    for kind in kinds {
+        let without = exact_score(
+            findings.iter().filter(|finding| finding.kind != kind),
+            audited,
+        );
+        let gain = gains.get(&kind).copied().unwrap_or(0.0);
+        assert!(
+            (without - now - gain).abs() < 1e-9,
+            "{kind:?}: {} against {gain}",
+            without - now
+        );
+    }
 }
