@@ -117,10 +117,9 @@ pub(crate) struct AuditArgs {
 
     /// Set a threshold of the audit's checks (repeatable)
     ///
-    /// NAME=VALUE, one of: title-max-chars, title-min-chars, description-max-chars,
-    /// description-min-chars, h1-max-chars, thin-words, near-duplicate-bits, url-max-chars,
-    /// url-max-parameters, large-image-bytes, heavy-page-bytes (docs/audit.md gives their
-    /// defaults and ranges).
+    /// NAME=VALUE: title-max-chars, title-min-chars, description-max-chars, description-min-chars,
+    /// h1-max-chars, thin-words, near-duplicate-bits, url-max-chars, url-max-parameters,
+    /// large-image-bytes, heavy-page-bytes (docs/audit.md gives their defaults and ranges).
     #[arg(
         long,
         value_name = "NAME=VALUE",

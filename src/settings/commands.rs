@@ -78,10 +78,7 @@ pub(crate) struct AuditOptions {
 }
 
 impl AuditSettings {
-    pub(crate) fn resolve(
-        mut args: AuditArgs,
-        mut file: ConfigFile,
-    ) -> anyhow::Result<AuditSettings> {
+    pub(crate) fn resolve(args: AuditArgs, mut file: ConfigFile) -> anyhow::Result<AuditSettings> {
         let Some(report) = args.report.or(file.report.take()) else {
             bail!("no report directory: give --report DIR (or `report` in the config file)");
         };
@@ -93,17 +90,10 @@ impl AuditSettings {
             ..defaults
         };
         // The file's thresholds, then the flags': a flag wins over the file.
-        for setting in file
-            .threshold
-            .take()
-            .unwrap_or_default()
-            .iter()
-            .chain(&args.threshold)
-        {
-            thresholds
-                .set(setting)
-                .map_err(|problem| anyhow::anyhow!("--threshold {problem}"))?;
-        }
+        let file_thresholds = file.threshold.take().unwrap_or_default();
+        thresholds
+            .set_all(file_thresholds.iter().chain(&args.threshold))
+            .map_err(anyhow::Error::msg)?;
         let fail_on = args.fail_on.or(file.fail_on);
         let out_chosen = args.crawl.out.is_some() || file.out.is_some();
         let extractions =
@@ -151,10 +141,11 @@ impl AuditSettings {
         // The audit keeps its crawl database beside the report unless --state names one:
         // an interrupted audit's `--resume` continues from there.
         let database_in_report = args.crawl.state.is_none() && file.state.is_none();
+        let mut crawl_args = args.crawl;
         if database_in_report {
-            args.crawl.state = Some(report.join("crawl.db"));
+            crawl_args.state = Some(report.join("crawl.db"));
         }
-        let mut crawl = CrawlSettings::resolve(args.crawl, file)?;
+        let mut crawl = CrawlSettings::resolve(crawl_args, file)?;
         let site = &mut crawl.site;
         site.crawl.seed_sitemaps = seed_sitemaps.unwrap_or(true);
         let extract_names = extractions

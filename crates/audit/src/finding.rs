@@ -199,6 +199,18 @@ pub const THRESHOLD_OPTIONS: [ThresholdOption; 11] = [
 ];
 
 impl Thresholds {
+    /// Sets each of `settings` in turn (a later one wins); the error names the first wrong
+    /// one, as `--threshold` would have it.
+    pub fn set_all<'a>(
+        &mut self,
+        settings: impl IntoIterator<Item = &'a String>,
+    ) -> Result<(), String> {
+        settings
+            .into_iter()
+            .try_for_each(|setting| self.set(setting))
+            .map_err(|problem| format!("--threshold {problem}"))
+    }
+
     /// Sets a threshold from `NAME=VALUE`, as `--threshold` takes it; the error says what is
     /// wrong in one line.
     pub fn set(&mut self, setting: &str) -> Result<(), String> {

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use sitemapper_extract::{Examples, PageSignals};
+use sitemapper_extract::PageSignals;
 use sitemapper_sitemap::is_valid_hreflang;
 use sitemapper_store::{PageRecord, Verdict};
 
@@ -333,7 +333,7 @@ fn page_findings(
         ),
     ] {
         if !examples.is_empty() {
-            push(kind, describe(examples, one, many));
+            push(kind, examples.describe(one, many));
         }
     }
     if signals.open_graph.is_empty() {
@@ -414,11 +414,6 @@ fn page_findings(
             push(FindingKind::H1TooLong, format!("{h1_chars} characters"));
         }
     }
-}
-
-/// `examples` in a finding's detail.
-fn describe(examples: &Examples, one: &str, many: &str) -> String {
-    examples.describe(one, many)
 }
 
 /// Whether a viewport's content forbids zooming: `user-scalable=no` (or 0), or a

@@ -285,7 +285,7 @@ pub(crate) struct RawSignals {
     pub(crate) signals: PageSignals,
     /// `src` of images with a declared width, as written.
     pub(crate) image_widths: Vec<(String, u32)>,
-    /// `(action, has a password field)` of each form, as written (`None`: the page itself).
+    /// The `action` of each form, as written (`None`: the form sends to the page itself).
     pub(crate) forms: Vec<Option<String>>,
     /// `<script src>` and `<link rel=stylesheet href>`, as written.
     pub(crate) scripts: Vec<String>,

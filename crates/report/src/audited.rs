@@ -40,6 +40,56 @@ pub fn failing(findings: &[Finding], level: Severity) -> usize {
         .count()
 }
 
+/// Of the kinds of notice and information, a summary lists this many (the most numerous);
+/// report.html lists them all.
+pub const NOTE_KINDS_SHOWN: usize = 4;
+
+/// The kinds a summary lists ([`summary_kinds`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryKinds {
+    /// Severity, kind and findings of each kind listed, in order.
+    pub shown: Vec<(Severity, FindingKind, usize)>,
+    /// The findings of the kinds left out.
+    pub other_findings: usize,
+    /// How many kinds are left out.
+    pub other_kinds: usize,
+}
+
+impl SummaryKinds {
+    /// The line that says what is left out, in the summary's columns, when anything is.
+    pub fn more(&self) -> Option<String> {
+        (self.other_kinds > 0).then(|| {
+            format!(
+                "  {:>7}  more     findings of {} other kinds, in the report",
+                self.other_findings, self.other_kinds
+            )
+        })
+    }
+}
+
+/// The kinds a summary lists, with their findings: every kind of error and warning, then the
+/// [`NOTE_KINDS_SHOWN`] most numerous kinds of notice and information (all of them when
+/// only one more would be left); and how much is left out.
+pub fn summary_kinds(findings: &[Finding]) -> SummaryKinds {
+    let (mut shown, mut notes): (Vec<_>, Vec<_>) = kind_counts(findings)
+        .into_iter()
+        .map(|((severity, kind), found)| (severity, kind, found))
+        .partition(|(severity, _, _)| *severity <= Severity::Warning);
+    notes.sort_by_key(|(severity, kind, found)| (*severity, std::cmp::Reverse(*found), *kind));
+    let kept = if notes.len() > NOTE_KINDS_SHOWN + 1 {
+        NOTE_KINDS_SHOWN
+    } else {
+        notes.len()
+    };
+    let rest = notes.split_off(kept);
+    shown.extend(notes);
+    SummaryKinds {
+        shown,
+        other_findings: rest.iter().map(|(_, _, found)| found).sum(),
+        other_kinds: rest.len(),
+    }
+}
+
 /// Findings counted by severity and kind, most severe first.
 pub fn kind_counts(findings: &[Finding]) -> BTreeMap<(Severity, FindingKind), usize> {
     let mut by_kind = BTreeMap::new();

@@ -105,7 +105,9 @@ mod targets;
 mod xlsx;
 
 pub use self::audit_run::{AuditError, AuditPlan, audit, crawl_for_audit};
-pub use self::audited::{Audited, OutboundTally, failing, kind_counts};
+pub use self::audited::{
+    Audited, NOTE_KINDS_SHOWN, OutboundTally, SummaryKinds, failing, kind_counts, summary_kinds,
+};
 pub use self::build::{Branding, Pages, ReportInput};
 pub use self::deliverables::{
     PdfOptions, REPORT_FILES, ReportOptions, Written, report_files, write_report,

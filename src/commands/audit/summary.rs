@@ -6,12 +6,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use sitemapper_audit::{Assessment, Change, Finding, Severity};
+use sitemapper_audit::{Assessment, Change, Finding};
 use sitemapper_site::{RunFacts, count};
 
 use crate::commands::crawl::{Report, write_resources};
 use crate::settings::CrawlSettings;
-use sitemapper_report::{Audited, OutboundTally, kind_counts};
+use sitemapper_report::{Audited, OutboundTally, summary_kinds};
 
 /// Prints the summary of `audited`, whose report is in `directory` (and `pdf`, when printed).
 pub(super) fn print(
@@ -92,10 +92,6 @@ fn write_tally(tally: &OutboundTally, out: &mut impl Write) -> std::io::Result<(
     writeln!(out, ".")
 }
 
-/// Of the kinds of notice and information, the summary lists this many (the most numerous);
-/// report.html lists them all.
-const NOTE_KINDS_SHOWN: usize = 4;
-
 impl Found<'_> {
     /// The site's sitemaps compared, the score, the findings by kind, and the report's files.
     fn write(
@@ -144,36 +140,17 @@ impl Found<'_> {
                 self.findings.len()
             )?,
         }
-        // Every kind of error and warning; of the notices and information, the most numerous
-        // few, the rest in a line.
-        let (faults, notes): (Vec<_>, Vec<_>) = kind_counts(self.findings)
-            .into_iter()
-            .partition(|((severity, _), _)| *severity <= Severity::Warning);
-        let mut notes = notes;
-        notes
-            .sort_by_key(|((severity, kind), found)| (*severity, std::cmp::Reverse(*found), *kind));
-        let shown = notes.len().min(if notes.len() > NOTE_KINDS_SHOWN + 1 {
-            NOTE_KINDS_SHOWN
-        } else {
-            notes.len()
-        });
-        for ((severity, kind), found) in faults.iter().chain(&notes[..shown]) {
+        let kinds = summary_kinds(self.findings);
+        for (severity, kind, found) in &kinds.shown {
             writeln!(
                 out,
-                "  {:>7}  {:<8} {}",
-                found,
+                "  {found:>7}  {:<8} {}",
                 severity.as_str(),
                 kind.title()
             )?;
         }
-        let rest = &notes[shown..];
-        if !rest.is_empty() {
-            let found: usize = rest.iter().map(|(_, found)| found).sum();
-            writeln!(
-                out,
-                "  {found:>7}  more     findings of {} other kinds, in the report",
-                rest.len()
-            )?;
+        if let Some(more) = kinds.more() {
+            writeln!(out, "{more}")?;
         }
         writeln!(out, "Report: {}", directory.join("report.html").display())?;
         if let Some(pdf) = pdf {
