@@ -313,6 +313,8 @@ pub(crate) struct Collector {
     heading_level: u8,
     /// The `<a>` being read: its `href` and whether something names it.
     anchor: Option<Open>,
+    /// The last anchor's `href` buffer, reused: a page has a hundred links.
+    spare_href: String,
     button: Option<Open>,
     /// Fields not named by themselves or a `<label>` around them: `(id, as written)`.
     fields: Vec<(Option<String>, String)>,
@@ -360,8 +362,11 @@ impl Collector {
                     && let Some(href) = tag.attribute("href")
                 {
                     self.end_anchor();
+                    let mut written = std::mem::take(&mut self.spare_href);
+                    written.clear();
+                    written.push_str(href.trim());
                     self.anchor = Some(Open {
-                        written: href.trim().to_string(),
+                        written,
                         named: named_by_attributes(),
                     });
                 }
@@ -587,10 +592,12 @@ impl Collector {
     }
 
     fn end_anchor(&mut self) {
-        if let Some(open) = self.anchor.take()
-            && !open.named
-        {
-            self.raw.signals.links_without_text.note(|| open.written);
+        if let Some(open) = self.anchor.take() {
+            if open.named {
+                self.spare_href = open.written;
+            } else {
+                self.raw.signals.links_without_text.note(|| open.written);
+            }
         }
     }
 
@@ -654,24 +661,24 @@ pub(crate) fn simhash(words: &str) -> Option<u64> {
     if words.is_empty() {
         return None;
     }
-    // Where each word starts and ends: the words are one space apart.
-    let spaces: Vec<usize> = words
-        .bytes()
+    let count = words.bytes().filter(|&byte| byte == b' ').count() + 1;
+    if count < 3 {
+        return Some(::simhash::simhash_stream(std::iter::once(words)));
+    }
+    // One pass over the words, keeping where the two before each one start.
+    let mut next = 0;
+    let mut before = [0; 2];
+    let shingles = words
+        .split(' ')
         .enumerate()
-        .filter_map(|(at, byte)| (byte == b' ').then_some(at))
-        .collect();
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(spaces.iter().map(|space| space + 1))
-        .collect();
-    let ends: Vec<usize> = spaces
-        .iter()
-        .copied()
-        .chain(std::iter::once(words.len()))
-        .collect();
-    let width = 3.min(starts.len());
-    let count = starts.len() - width + 1;
-    let shingles = (0..count).map(|first| &words[starts[first]..ends[first + width - 1]]);
-    if count < SAMPLED_FROM {
+        .filter_map(move |(index, word)| {
+            let start = next;
+            next += word.len() + 1;
+            let first = before[0];
+            before = [before[1], start];
+            (index >= 2).then(|| &words[first..start + word.len()])
+        });
+    if count - 2 < SAMPLED_FROM {
         return Some(::simhash::simhash_stream(shingles));
     }
     Some(::simhash::simhash_stream(shingles.filter(|shingle| {
@@ -719,5 +726,27 @@ mod tests {
         }
         assert_eq!(simhash(""), None);
         assert!(simhash("one").is_some() && simhash("one two").is_some());
+    }
+
+    #[test]
+    fn the_shingles_are_every_three_words_in_a_row_sampled_on_long_pages() {
+        let windows = |words: &str| -> Vec<String> {
+            let words: Vec<&str> = words.split(' ').collect();
+            match words.len() {
+                0..3 => vec![words.join(" ")],
+                _ => words.windows(3).map(|window| window.join(" ")).collect(),
+            }
+        };
+        for count in [1, 2, 3, 4, 50, SAMPLED_FROM + 1, SAMPLED_FROM + 2, 5_000] {
+            let words = text(7, count).join(" ");
+            let mut shingles = windows(&words);
+            if shingles.len() >= SAMPLED_FROM {
+                shingles.retain(|shingle| {
+                    xxhash_rust::xxh3::xxh3_64(shingle.as_bytes()).is_multiple_of(SHINGLE_SAMPLE)
+                });
+            }
+            let expected = ::simhash::simhash_stream(shingles.iter().map(String::as_str));
+            assert_eq!(simhash(&words), Some(expected), "{count} words");
+        }
     }
 }

@@ -39,7 +39,7 @@ impl WordCount {
         for character in piece.chars() {
             if character.is_whitespace() {
                 self.end_word();
-            } else if is_written_without_spaces(character) {
+            } else if !character.is_ascii() && is_written_without_spaces(character) {
                 self.end_word();
                 self.words = self.words.saturating_add(1);
                 self.keep(character);
