@@ -275,3 +275,74 @@ fn links_recorded_by_older_releases_become_typed() {
     );
     assert_eq!(store.page("https://e.com/").unwrap().unwrap().details, None);
 }
+
+#[test]
+fn pages_weigh_their_html_and_the_checked_resources_they_load() {
+    let (_directory, mut store) = open();
+    let run = store.begin_run("https://e.com/").unwrap();
+    let html = |url: &str, bytes: u64, links: Vec<LinkRecord>| PageRecord {
+        body_bytes: Some(bytes),
+        links: Some(links),
+        ..page(url, Verdict::Indexable)
+    };
+    let loads = vec![
+        link("https://e.com/logo.png", LinkKind::Image, None),
+        link("https://e.com/app.js", LinkKind::ScriptFile, None),
+        link("https://e.com/plain", LinkKind::Anchor, Some("plain")),
+    ];
+    store
+        .record_pages(
+            run,
+            &[
+                html("https://e.com/", 1_000, loads),
+                html("https://e.com/plain", 300, Vec::new()),
+            ],
+        )
+        .unwrap();
+    let check = |url: &str, kind, status, bytes| ResourceCheck {
+        url: url.to_string(),
+        kind,
+        status: Some(status),
+        failure: None,
+        bytes,
+        width: None,
+    };
+    store
+        .record_resource_checks(
+            run,
+            &[
+                check("https://e.com/app.js", LinkKind::ScriptFile, 404, Some(50)),
+                check("https://e.com/logo.png", LinkKind::Image, 200, Some(20_000)),
+            ],
+        )
+        .unwrap();
+    let weight = |url: &str, html_bytes, resource_bytes, resources| PageWeight {
+        url: url.to_string(),
+        html_bytes,
+        resource_bytes,
+        resources,
+    };
+    assert_eq!(
+        store.page_weights(run).unwrap(),
+        [
+            weight("https://e.com/", 1_000, 20_050, 2),
+            weight("https://e.com/plain", 300, 0, 0)
+        ]
+    );
+    let loaders = store.resource_loaders(run, 10_000).unwrap();
+    let pages = |urls: &[&str]| urls.iter().map(ToString::to_string).collect::<Vec<_>>();
+    assert_eq!(
+        loaders.into_iter().collect::<Vec<_>>(),
+        [
+            (
+                "https://e.com/app.js".to_string(),
+                pages(&["https://e.com/"])
+            ),
+            (
+                "https://e.com/logo.png".to_string(),
+                pages(&["https://e.com/"])
+            )
+        ],
+        "broken, or larger than 10,000 bytes"
+    );
+}

@@ -281,6 +281,8 @@ impl Store {
     }
 
     /// Visits every link of the pages `run` recorded, ordered by source, target and kind.
+    /// The sources are read in the order of the URLs' index, so that only each page's own
+    /// links are sorted, not every link of the site at once (`CROSS JOIN` keeps that order).
     pub fn for_each_link<E: From<StoreError>>(
         &self,
         run: RunId,
@@ -291,13 +293,13 @@ impl Store {
             .prepare(
                 "SELECT sources.url, targets.url, links.kind, details.anchor,
                         coalesce(details.nofollow, 0)
-                 FROM pages JOIN urls AS sources ON sources.url = pages.url
-                     JOIN links ON links.source = sources.id
-                     JOIN urls AS targets ON targets.id = links.target
+                 FROM urls AS sources CROSS JOIN pages ON pages.url = sources.url
+                     CROSS JOIN links ON links.source = sources.id
+                     CROSS JOIN urls AS targets ON targets.id = links.target
                      LEFT JOIN link_details AS details ON details.source = links.source
                          AND details.target = links.target AND details.kind = links.kind
                  WHERE pages.last_seen_run = ?1
-                 ORDER BY 1, 2, 3",
+                 ORDER BY sources.url, targets.url, links.kind",
             )
             .map_err(|source| self.sql_error(source))?;
         let mut rows = statement

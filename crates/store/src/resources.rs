@@ -214,20 +214,25 @@ impl Store {
     }
 
     /// What each page of `run` with HTML weighs with the checked resources it loads, sorted
-    /// by URL; pages that load none of them weigh their HTML alone.
+    /// by URL; pages that load none of them weigh their HTML alone. The links are read from
+    /// the resources' side (`links_by_target`): most of a page's links lead to pages.
     pub fn page_weights(&self, run: RunId) -> Result<Vec<PageWeight>, StoreError> {
         let numbers = [LinkKind::Image, LinkKind::ScriptFile, LinkKind::Stylesheet]
             .map(|kind| kind.number().to_string())
             .join(", ");
         let sql = format!(
             "SELECT pages.url, coalesce(pages.body_bytes, 0),
-                    coalesce(sum(checks.bytes), 0), count(checks.bytes)
+                    coalesce(loaded.bytes, 0), coalesce(loaded.resources, 0)
              FROM pages JOIN urls AS sources ON sources.url = pages.url
-                 LEFT JOIN links ON links.source = sources.id AND links.kind IN ({numbers})
-                 LEFT JOIN resource_checks AS checks ON checks.url = links.target
-                     AND checks.run = ?1
+                 LEFT JOIN (
+                     SELECT links.source AS source, sum(checks.bytes) AS bytes,
+                         count(checks.bytes) AS resources
+                     FROM resource_checks AS checks JOIN links ON links.target = checks.url
+                         AND links.kind IN ({numbers})
+                     WHERE checks.run = ?1
+                     GROUP BY links.source
+                 ) AS loaded ON loaded.source = sources.id
              WHERE pages.last_seen_run = ?1 AND pages.html_ok
-             GROUP BY pages.url
              ORDER BY 1"
         );
         let mut statement = self
