@@ -7,8 +7,12 @@ use sitemapper_audit::{Finding, Severity};
 use sitemapper_store::{RunId, Store};
 
 use crate::error::ReportError;
-use crate::files::{ReportJson, write_findings, write_json, write_links, write_pages};
+use crate::error::WriteCause;
+use crate::files::{
+    LINK_COLUMNS, ReportJson, start_csv, write_findings, write_json, write_link, write_pages,
+};
 use crate::model::Report;
+use crate::new_file::write_new_with;
 use crate::outbound::write_outbound;
 use crate::pdf::{Paper, write_pdf};
 
@@ -120,11 +124,22 @@ fn write_files(
 ) -> Result<String, ReportError> {
     let run = RunId(report.run);
     write_pages(store, run, report, &directory.join("pages.csv"), bom)?;
-    write_links(store, run, &directory.join("links.csv"), bom)?;
     write_findings(report, &directory.join("findings.csv"), bom)?;
     write_outbound(&report.outbound, &directory.join("outbound.csv"), bom)?;
     write_json(&ReportJson::of(report), &directory.join("report.json"))?;
-    crate::xlsx::write_workbook(store, run, report, &directory.join("report.xlsx"))?;
+    // links.csv and the workbook's Links sheet in one pass: reading every link of the site
+    // is the longest read of the crawl database.
+    let links = directory.join("links.csv");
+    write_new_with(&links, |file| {
+        let cannot = |cause: WriteCause| ReportError::write(&links, cause);
+        let mut csv = start_csv(file, bom).map_err(cannot)?;
+        csv.write_row(LINK_COLUMNS)
+            .map_err(|error| cannot(error.into()))?;
+        crate::xlsx::write_workbook(store, run, report, &directory.join("report.xlsx"), |link| {
+            write_link(&mut csv, link).map_err(cannot)
+        })?;
+        csv.finish().map_err(|error| cannot(error.into()))
+    })?;
     let html = crate::html::render(report)?;
     crate::new_file::write_bytes(&directory.join("report.html"), html.as_bytes())?;
     Ok(html)

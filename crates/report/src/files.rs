@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
-use sitemapper_store::{RunId, Store};
+use sitemapper_store::{GraphLink, RunId, Store};
 
 use super::model::{
     ActionRow, FindingRow, KindSummary, OutboundRow, PageCounts, PageRow, PreviousAudit, Report,
@@ -154,29 +154,23 @@ pub(crate) fn write_pages(
     })
 }
 
-/// Writes links.csv: every link of every page of the run.
-pub(crate) fn write_links(
-    store: &Store,
-    run: RunId,
-    path: &Path,
-    bom: bool,
-) -> Result<(), ReportError> {
-    write_new(path, |file| {
-        let mut csv = start_csv(file, bom)?;
-        csv.write_row(["source", "target", "kind", "anchor", "nofollow"])?;
-        store.for_each_link(run, |link| -> Result<(), WriteCause> {
-            csv.write_row([
-                link.source,
-                link.target,
-                link.kind.code(),
-                link.anchor.unwrap_or_default(),
-                if link.nofollow { "true" } else { "false" },
-            ])?;
-            Ok(())
-        })?;
-        csv.finish()?;
-        Ok(())
-    })
+/// The header of links.csv, every link of every page of the run: written in the pass over
+/// the links that also fills report.xlsx's Links sheet ([`crate::deliverables`]).
+pub(crate) const LINK_COLUMNS: [&str; 5] = ["source", "target", "kind", "anchor", "nofollow"];
+
+/// One row of links.csv.
+pub(crate) fn write_link(
+    csv: &mut SpreadsheetCsv<&mut File>,
+    link: &GraphLink<'_>,
+) -> Result<(), WriteCause> {
+    csv.write_row([
+        link.source,
+        link.target,
+        link.kind.code(),
+        link.anchor.unwrap_or_default(),
+        if link.nofollow { "true" } else { "false" },
+    ])?;
+    Ok(())
 }
 
 /// Writes findings.csv: one row per finding of this audit, then one per finding of the

@@ -18,6 +18,16 @@ pub(crate) fn write_new(
     path: &Path,
     write: impl FnOnce(&mut File) -> Result<(), WriteCause>,
 ) -> Result<(), ReportError> {
+    write_new_with(path, |file| {
+        write(file).map_err(|cause| ReportError::write(path, cause))
+    })
+}
+
+/// [`write_new`], for a file written while another is: `write`'s errors name their own file.
+pub(crate) fn write_new_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> Result<(), ReportError>,
+) -> Result<(), ReportError> {
     let cannot = |cause: WriteCause| ReportError::write(path, cause);
     let name = path
         .file_name()
@@ -33,7 +43,7 @@ pub(crate) fn write_new(
     let mut new = directory
         .new_file(name)
         .map_err(|error| cannot(error.into()))?;
-    write(new.file()).map_err(cannot)?;
+    write(new.file())?;
     new.persist().map_err(|error| cannot(error.into()))
 }
 

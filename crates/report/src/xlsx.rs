@@ -16,11 +16,11 @@ use std::path::Path;
 
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 use sitemapper_site::count;
-use sitemapper_store::{RunId, Store};
+use sitemapper_store::{GraphLink, RunId, Store};
 
 use super::files::FindingJson;
 use super::model::Report;
-use crate::error::{ReportError, WriteCause};
+use crate::error::ReportError;
 
 /// Rows of a worksheet, the header row included.
 const MAX_ROWS: u32 = 1_048_576;
@@ -264,13 +264,14 @@ fn mark_escapes(text: &str) -> String {
 }
 
 /// Writes report.xlsx: the Overview, then Findings, Pages, Links (every link of the run,
-/// read from the crawl database as links.csv is) and Outbound (the links to other sites and
-/// their checks).
+/// read from the crawl database, each also given to `each_link`: links.csv is written in
+/// the same pass) and Outbound (the links to other sites and their checks).
 pub(crate) fn write_workbook(
     store: &Store,
     run: RunId,
     report: &Report,
     path: &Path,
+    each_link: impl FnMut(&GraphLink<'_>) -> Result<(), ReportError>,
 ) -> Result<(), ReportError> {
     let cannot = |error: XlsxError| ReportError::write(path, error);
     let mut workbook = Workbook::new();
@@ -289,7 +290,7 @@ pub(crate) fn write_workbook(
     let sheets = [
         findings_sheet(&mut workbook, report).map_err(cannot)?,
         pages_sheet(&mut workbook, report).map_err(cannot)?,
-        links_sheet(&mut workbook, store, run).map_err(|error| ReportError::write(path, error))?,
+        links_sheet(&mut workbook, store, run, path, each_link)?,
         outbound_sheet(&mut workbook, report).map_err(cannot)?,
     ];
     let overview = workbook.worksheet_from_index(0).map_err(cannot)?;
@@ -360,14 +361,9 @@ fn write_overview(
             (
                 format!("fix first {rank}"),
                 format!(
-                    "{}: +{:.1} points{}, {} ({})",
+                    "{}: {}, {} ({})",
                     action.title,
-                    action.gain,
-                    if action.with_those_before {
-                        " with those above"
-                    } else {
-                        ""
-                    },
+                    action.gain_text(),
                     count(action.count, "finding"),
                     action.severity
                 ),
@@ -563,19 +559,24 @@ fn links_sheet(
     workbook: &mut Workbook,
     store: &Store,
     run: RunId,
-) -> Result<SheetWritten, WriteCause> {
-    let mut sheet = SheetWriter::new(workbook, "Links", &LINK_COLUMNS)?;
-    store.for_each_link(run, |link| -> Result<(), WriteCause> {
-        sheet.row(&[
-            Cell::Url(link.source),
-            Cell::Url(link.target),
-            Cell::Text(link.kind.code()),
-            Cell::text(link.anchor),
-            Cell::Bool(link.nofollow),
-        ])?;
-        Ok(())
+    path: &Path,
+    mut each_link: impl FnMut(&GraphLink<'_>) -> Result<(), ReportError>,
+) -> Result<SheetWritten, ReportError> {
+    let cannot = |error: XlsxError| ReportError::write(path, error);
+    let mut sheet = SheetWriter::new(workbook, "Links", &LINK_COLUMNS).map_err(cannot)?;
+    store.for_each_link(run, |link| -> Result<(), ReportError> {
+        sheet
+            .row(&[
+                Cell::Url(link.source),
+                Cell::Url(link.target),
+                Cell::Text(link.kind.code()),
+                Cell::text(link.anchor),
+                Cell::Bool(link.nofollow),
+            ])
+            .map_err(cannot)?;
+        each_link(&link)
     })?;
-    Ok(sheet.finish()?)
+    sheet.finish().map_err(cannot)
 }
 
 #[cfg(test)]
