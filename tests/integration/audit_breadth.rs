@@ -534,6 +534,16 @@ fn each_check_flags_the_page_that_has_its_problem_and_clean_pages_stay_clean() {
             .unwrap()
             .contains("nearly the same as"),
     );
+    // How the audit was made says what the check of the resources covered.
+    let resources = json["methodology"]["resources"].as_str().unwrap();
+    let total = resources.split(' ').next().unwrap();
+    assert!(total.parse::<usize>().unwrap() >= 9, "{resources}");
+    assert_eq!(
+        resources,
+        format!(
+            "{total} resources of the site that the pages load, {total} checked once each with a GET (an image's first 64 KiB, a script or style sheet whole): 3 broken"
+        )
+    );
     // The missing frame is a broken frame, not also a broken link.
     let broken_links: Vec<&Value> = json["findings"]
         .as_array()

@@ -183,10 +183,32 @@ pub fn top_actions(findings: &[Finding], crawled: &BTreeSet<String>) -> Vec<Acti
 /// when the kind is the only one at its worst severity there, from that severity's weight to
 /// the weight of the next worst kind. The same as the score without the kind's findings less
 /// the score now, without scoring once per kind.
-pub(crate) fn standalone_gains<'a>(
-    findings: &'a [Finding],
+pub(crate) fn standalone_gains(
+    findings: &[Finding],
     audited: usize,
 ) -> HashMap<FindingKind, f64> {
+    let mut by_url = kinds_by_url(findings);
+    let mut gains: HashMap<FindingKind, f64> = HashMap::new();
+    for kinds in by_url.values_mut() {
+        kinds.sort_unstable();
+        let (worst, kind) = kinds[0];
+        let alone = kinds.get(1).is_none_or(|next| next.0 != worst);
+        if alone {
+            let next = kinds.get(1).map_or(0.0, |next| weight(next.0));
+            *gains.entry(kind).or_default() += weight(worst) - next;
+        }
+    }
+    let audited = audited.max(1) as f64;
+    gains
+        .into_iter()
+        .map(|(kind, lost)| (kind, 100.0 * lost / audited))
+        .collect()
+}
+
+/// The kinds of finding (not information) that weigh on each URL, with their severity.
+fn kinds_by_url<'a>(
+    findings: impl IntoIterator<Item = &'a Finding>,
+) -> HashMap<&'a str, Vec<(Severity, FindingKind)>> {
     let mut by_url: HashMap<&'a str, Vec<(Severity, FindingKind)>> = HashMap::new();
     for finding in findings {
         let severity = finding.kind.severity();
@@ -207,21 +229,26 @@ pub(crate) fn standalone_gains<'a>(
             note(finding.url.as_str());
         }
     }
-    let mut gains: HashMap<FindingKind, f64> = HashMap::new();
-    for kinds in by_url.values_mut() {
-        kinds.sort_unstable();
-        let (worst, kind) = kinds[0];
-        let alone = kinds.get(1).is_none_or(|next| next.0 != worst);
-        if alone {
-            let next = kinds.get(1).map_or(0.0, |next| weight(next.0));
-            *gains.entry(kind).or_default() += weight(worst) - next;
+    by_url
+}
+
+/// For each kind, the URLs where it is among the worst findings (errors before warnings):
+/// those its fixing takes a step towards clean.
+fn worst_urls_by_kind<'a>(
+    findings: impl IntoIterator<Item = &'a Finding>,
+) -> HashMap<FindingKind, usize> {
+    let mut worst: HashMap<FindingKind, usize> = HashMap::new();
+    for kinds in kinds_by_url(findings).into_values() {
+        let Some(&(worst_severity, _)) = kinds.iter().min() else {
+            continue;
+        };
+        for (severity, kind) in kinds {
+            if severity == worst_severity {
+                *worst.entry(kind).or_default() += 1;
+            }
         }
     }
-    let audited = audited.max(1) as f64;
-    gains
-        .into_iter()
-        .map(|(kind, lost)| (kind, 100.0 * lost / audited))
-        .collect()
+    worst
 }
 
 /// How many findings each kind has.
@@ -234,9 +261,10 @@ fn counts_of(findings: &[Finding]) -> BTreeMap<FindingKind, usize> {
 }
 
 /// The kinds that raise the score fixed together, when none does alone: chosen one at a time,
-/// each the kind that with those before it raises the score most (then the one with more
-/// findings), at most [`TOP_ACTIONS`], ending with the last that raises it; each with the gain
-/// of it and those before it fixed. Empty when fixing them all raises nothing.
+/// each the kind that with those before it raises the score most (gains under a hundredth of
+/// a point counting as none), then the one at the worst severity of more URLs, then the one
+/// with more findings; at most [`TOP_ACTIONS`], ending with the last that raises it; each with
+/// the gain of it and those before it fixed. Empty when fixing them all raises nothing.
 fn together(
     findings: &[Finding],
     audited: usize,
@@ -246,33 +274,38 @@ fn together(
     let mut fixed: BTreeSet<FindingKind> = BTreeSet::new();
     let mut chosen: Vec<Action> = Vec::new();
     for _ in 0..TOP_ACTIONS {
+        let left = || {
+            findings
+                .iter()
+                .filter(|finding| !fixed.contains(&finding.kind))
+        };
+        let worst_of = worst_urls_by_kind(left());
         let best = counts
             .iter()
             .filter(|(kind, _)| !fixed.contains(*kind) && weight(kind.severity()) > 0.0)
             .map(|(kind, count)| {
-                let score = exact_score(
-                    findings
-                        .iter()
-                        .filter(|finding| finding.kind != *kind && !fixed.contains(&finding.kind)),
-                    audited,
-                );
-                (*kind, *count, score)
+                let score = exact_score(left().filter(|finding| finding.kind != *kind), audited);
+                let gain = score - now;
+                let counted = if gain >= 0.01 { gain } else { 0.0 };
+                let worst = worst_of.get(kind).copied().unwrap_or(0);
+                (*kind, *count, gain, counted, worst)
             })
             .max_by(|first, second| {
                 first
-                    .2
-                    .total_cmp(&second.2)
+                    .3
+                    .total_cmp(&second.3)
+                    .then(first.4.cmp(&second.4))
                     .then(first.1.cmp(&second.1))
                     .then(second.0.cmp(&first.0))
             });
-        let Some((kind, count, score)) = best else {
+        let Some((kind, count, gain, _, _)) = best else {
             break;
         };
         fixed.insert(kind);
         chosen.push(Action {
             kind,
             findings: count,
-            gain: score - now,
+            gain,
             with_those_before: true,
         });
     }

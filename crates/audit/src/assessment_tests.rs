@@ -381,3 +381,34 @@ fn the_gain_of_each_kind_in_one_pass_is_the_score_without_it() {
         );
     }
 }
+
+#[test]
+fn together_the_kind_at_the_worst_of_more_urls_comes_first() {
+    // Three pages, two warnings each: one broken image on every page, missing viewports on
+    // two and a missing heading on the third. No kind raises the score alone; the image is
+    // at the worst of three pages, though it is one finding against the viewports' two.
+    let crawled = urls(3);
+    let pages: Vec<&String> = crawled.iter().collect();
+    let image = Finding {
+        referrers: pages.iter().map(|page| page.to_string()).collect(),
+        ..finding(FindingKind::BrokenImage, "https://e.com/logo.png")
+    };
+    let findings = vec![
+        image,
+        finding(FindingKind::NoViewport, pages[0]),
+        finding(FindingKind::NoViewport, pages[1]),
+        finding(FindingKind::MissingH1, pages[2]),
+    ];
+    let chosen: Vec<(FindingKind, i64)> = top_actions(&findings, &crawled)
+        .iter()
+        .map(|action| (action.kind, (action.gain * 100.0).round() as i64))
+        .collect();
+    assert_eq!(
+        chosen,
+        [
+            (FindingKind::BrokenImage, 0),
+            (FindingKind::NoViewport, 1667),
+            (FindingKind::MissingH1, 2500),
+        ]
+    );
+}

@@ -132,6 +132,7 @@ pub fn audit(
         &generated_at,
         &sitemaps.story(),
         external_checks(plan.outbound, outbound.as_ref()),
+        &resources,
     );
     let report = Report::build(ReportInput {
         store: &crawled.store,

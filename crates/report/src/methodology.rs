@@ -4,9 +4,11 @@
 use std::time::Duration;
 
 use serde::Serialize;
+use sitemapper_audit::thousands;
 use sitemapper_crawl::{Concurrency, RenderMode};
 use sitemapper_site::{
-    OutboundChecked, OutboundSettings, ScopeStatement, SiteRun, SiteSettings, SitemapStory, count,
+    MAX_RESOURCE_TIME, MAX_RESOURCES, OutboundChecked, OutboundSettings, ResourcesChecked,
+    ScopeStatement, SiteRun, SiteSettings, SitemapStory, count,
 };
 
 /// How the crawl was set up, as the methodology tells it: the limits, pace and identity of
@@ -100,6 +102,8 @@ pub struct Methodology {
     pub sitemaps: String,
     /// Whether links to other sites were checked, and how.
     pub external_checks: String,
+    /// The check of the site's images, scripts and style sheets: how many, how many broken.
+    pub resources: String,
     /// What the sitemap written beside the report holds besides its pages' URLs: the
     /// extensions asked for, the news sitemap, the document types.
     pub sitemap_written: String,
@@ -109,7 +113,7 @@ pub struct Methodology {
 
 impl Methodology {
     /// The block as labelled rows, in the order the report shows them.
-    pub(crate) fn rows(&self) -> [(&'static str, String); 14] {
+    pub(crate) fn rows(&self) -> [(&'static str, String); 15] {
         [
             ("Site", self.site.clone()),
             ("Date", self.date.clone()),
@@ -123,6 +127,7 @@ impl Methodology {
             ("Sitemaps", self.sitemaps.clone()),
             ("Structured data", STRUCTURED_DATA.to_string()),
             ("Links to other sites", self.external_checks.clone()),
+            ("Images, scripts and style sheets", self.resources.clone()),
             ("Sitemap written", self.sitemap_written.clone()),
             ("Not crawled", self.out_of_scope.clone()),
         ]
@@ -142,6 +147,7 @@ pub fn methodology(
     date: &str,
     sitemaps: &SitemapStory<'_>,
     external_checks: String,
+    resources: &ResourcesChecked,
 ) -> Methodology {
     let summary = &crawled.summary;
     let scope = ScopeStatement(&summary.scope).to_string();
@@ -157,9 +163,39 @@ pub fn methodology(
         robots_txt: robots_txt(crawl, crawled),
         sitemaps: one_paragraph(&sitemaps.to_string()),
         external_checks,
+        resources: resource_checks(resources),
         sitemap_written: sitemap_written(crawl),
         out_of_scope: out_of_scope(crawled),
     }
+}
+
+/// What the check of the site's own images, scripts and style sheets covered.
+pub(crate) fn resource_checks(checked: &ResourcesChecked) -> String {
+    if checked.resources == 0 {
+        return "none: the pages load no image, script or style sheet of the site".to_string();
+    }
+    let number = |count: usize| thousands(count as u64);
+    let mut said = format!(
+        "{} {} of the site that the pages load, {} checked once each with a GET (an image's \
+         first 64 KiB, a script or style sheet whole): {} broken",
+        number(checked.resources),
+        if checked.resources == 1 {
+            "resource"
+        } else {
+            "resources"
+        },
+        number(checked.checked),
+        number(checked.broken),
+    );
+    if checked.not_checked > 0 {
+        said.push_str(&format!(
+            "; {} not checked (at most {} are, within {} minutes)",
+            number(checked.not_checked),
+            thousands(MAX_RESOURCES as u64),
+            MAX_RESOURCE_TIME.as_secs() / 60,
+        ));
+    }
+    said
 }
 
 /// What the sitemap written in the crawl `site` describes holds besides its pages' URLs.
@@ -353,9 +389,9 @@ fn out_of_scope(crawled: &SiteRun) -> String {
 mod tests {
     use std::time::Duration;
 
-    use sitemapper_site::{OutboundChecked, OutboundSettings};
+    use sitemapper_site::{OutboundChecked, OutboundSettings, ResourcesChecked};
 
-    use super::{age, external_checks};
+    use super::{age, external_checks, resource_checks};
 
     #[test]
     fn an_age_is_said_in_its_largest_whole_unit() {
@@ -405,6 +441,26 @@ mod tests {
         assert_eq!(
             external_checks(None, None),
             "not checked (--check-external=false)"
+        );
+    }
+
+    #[test]
+    fn the_resources_checked_are_counted_and_those_left_out_said() {
+        assert_eq!(
+            resource_checks(&ResourcesChecked::default()),
+            "none: the pages load no image, script or style sheet of the site"
+        );
+        let cut = ResourcesChecked {
+            resources: 25_000,
+            checked: 20_000,
+            broken: 12,
+            not_checked: 5_000,
+        };
+        assert_eq!(
+            resource_checks(&cut),
+            "25,000 resources of the site that the pages load, 20,000 checked once each with a GET \
+             (an image's first 64 KiB, a script or style sheet whole): 12 broken; 5,000 not \
+             checked (at most 20,000 are, within 10 minutes)"
         );
     }
 }

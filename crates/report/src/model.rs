@@ -132,6 +132,18 @@ pub(crate) struct ActionRow {
     pub fix: &'static str,
 }
 
+impl ActionRow {
+    /// The points it gives, in words: a kind fixed together with others that raises nothing
+    /// until those below it are fixed too says so, instead of "+0.0 points".
+    pub(crate) fn gain_text(&self) -> String {
+        match (self.with_those_before, self.gain < 0.05) {
+            (true, true) => "with those below".to_string(),
+            (true, false) => format!("+{:.1} points with those above", self.gain),
+            (false, _) => format!("+{:.1} points", self.gain),
+        }
+    }
+}
+
 /// One audit in the score's trend.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct TrendPoint {

@@ -15,22 +15,25 @@ pub(super) fn actions_section(report: &Report) -> String {
         .map(|action| {
             format!(
                 r##"<li><div class="action-head"><span class="badge {severity}">{severity}</span> <a href="#kind-{code}">{title}</a></div>
-<p class="action-gain"><strong>+{gain:.1} points</strong> · {findings}</p><p class="action-fix">{fix}</p></li>"##,
+<p class="action-gain"><strong>{gain}</strong> · {findings}</p><p class="action-fix">{fix}</p></li>"##,
                 severity = action.severity,
                 code = escape(action.code),
                 title = escape(action.title),
-                gain = action.gain,
+                gain = action.gain_text(),
                 findings = findings(action.count),
                 fix = escape(action.fix),
             )
         })
         .collect();
     let together = report.actions.iter().any(|action| action.with_those_before);
-    let body = if items.is_empty() {
+    let body = if items.is_empty() && report.score.value >= 100 {
         "<p>No finding lowers the score: there is nothing to fix first.</p>".to_string()
+    } else if items.is_empty() {
+        // The score is rounded down: one error among thousands of URLs shows as 99.
+        "<p>The errors and warnings touch so few of the URLs that fixing any kind of them raises the score by less than a hundredth of a point. They are listed below, errors first.</p>".to_string()
     } else if together {
         format!(
-            r#"<p class="muted">No one kind raises the score on its own: the pages with findings have several. Fixed in this order, each with those above it, these kinds raise the score by the points shown.</p><ol class="actions">{items}</ol>"#
+            r#"<p class="muted">No one kind raises the score on its own: the pages with findings have several. Fixed together, in this order, these kinds raise the score by the points shown.</p><ol class="actions">{items}</ol>"#
         )
     } else {
         format!(

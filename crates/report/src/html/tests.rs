@@ -458,3 +458,41 @@ fn the_contents_link_to_every_section_group_and_kind_of_the_report() {
     assert!(nav.contains(r#"<span class="muted">all fixed</span>"#));
     assert!(nav.contains(r#"<span class="muted">1 URL</span>"#));
 }
+
+#[test]
+fn kinds_fixed_together_say_what_they_give_with_those_above_never_plus_nothing() {
+    let mut together = report();
+    let action = |code, gain| ActionRow {
+        code,
+        title: "A kind",
+        severity: "warning",
+        count: 3,
+        gain,
+        with_those_before: true,
+        fix: "Fix it.",
+    };
+    together.actions = vec![action("no-viewport", 0.0), action("missing-h1", 18.75)];
+    let html = render(&together).unwrap();
+    assert!(html.contains("Fixed together, in this order, these kinds raise the score"));
+    assert!(
+        html.contains(
+            r#"<p class="action-gain"><strong>with those below</strong> · 3 findings</p>"#
+        )
+    );
+    assert!(html.contains(
+        r#"<p class="action-gain"><strong>+18.8 points with those above</strong> · 3 findings</p>"#
+    ));
+    assert!(!html.contains("+0.0 points"));
+}
+
+#[test]
+fn findings_too_few_to_move_the_score_are_not_said_to_lower_nothing() {
+    let mut few = report();
+    few.actions.clear();
+    let html = render(&few).unwrap();
+    assert!(html.contains("raises the score by less than a hundredth of a point"));
+    assert!(!html.contains("No finding lowers the score"));
+    few.score.value = 100;
+    let html = render(&few).unwrap();
+    assert!(html.contains("No finding lowers the score: there is nothing to fix first."));
+}
