@@ -33,6 +33,7 @@ mod site;
 mod spa;
 mod stop;
 mod web;
+mod web_assets;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

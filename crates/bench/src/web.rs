@@ -4,7 +4,8 @@
 //! tracking parameters (stripped by the crawler) and with `?ref=related` (fetched, and
 //! canonical to the page), plus printable copies (canonical duplicates) and drafts (noindex).
 //! Every page names itself canonical, as content systems do, so a query variant served by any
-//! server (nginx ignores the query) is a duplicate of its page.
+//! server (nginx ignores the query) is a duplicate of its page. The images, style sheet and
+//! script the pages load are served as well (`web_assets.rs`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -310,7 +311,7 @@ impl WebSite {
                     html,
                     "<figure><img src=\"/assets/img/{}.webp\" srcset=\"/assets/img/{0}@2x.webp 2x\" \
                      alt=\"{}\" loading=\"lazy\" width=\"640\" height=\"360\"><figcaption>{}</figcaption></figure>",
-                    random.below(500),
+                    random.below(crate::web_assets::IMAGES),
                     words(random, 5),
                     words(random, 8)
                 );
@@ -498,6 +499,9 @@ impl Routes for CompressedWebSite {
         _query: Option<&str>,
         accept_encoding: &str,
     ) -> Option<Reply> {
+        if let Some(asset) = crate::web_assets::asset(path) {
+            return Some(asset);
+        }
         let document = self.site.document(path)?;
         let bodies = self.bodies.get(&document)?;
         let (body, encoding) = match self.encoded(bodies, accept_encoding) {
