@@ -183,10 +183,7 @@ pub fn top_actions(findings: &[Finding], crawled: &BTreeSet<String>) -> Vec<Acti
 /// when the kind is the only one at its worst severity there, from that severity's weight to
 /// the weight of the next worst kind. The same as the score without the kind's findings less
 /// the score now, without scoring once per kind.
-pub(crate) fn standalone_gains(
-    findings: &[Finding],
-    audited: usize,
-) -> HashMap<FindingKind, f64> {
+pub(crate) fn standalone_gains(findings: &[Finding], audited: usize) -> HashMap<FindingKind, f64> {
     let mut by_url = kinds_by_url(findings);
     let mut gains: HashMap<FindingKind, f64> = HashMap::new();
     for kinds in by_url.values_mut() {
