@@ -287,37 +287,57 @@ async fn check_hosts(
     settings: &OutboundSettings,
     stop: Option<watch::Receiver<bool>>,
 ) -> Ended {
-    let permits = Arc::new(Semaphore::new(settings.hosts_at_once.max(1)));
-    let (results, received) = mpsc::unbounded_channel();
-    for urls in by_host.into_values() {
-        let checker = Arc::clone(&checker);
+    let (results, stopped) = each_host(
+        by_host,
+        settings.hosts_at_once,
+        settings.max_time,
+        stop,
+        move |url: Url| {
+            let checker = Arc::clone(&checker);
+            async move {
+                let check = checker.check(&url).await;
+                tracing::debug!(%url, ?check, "outbound link checked");
+                (url, check, Timestamp::now())
+            }
+        },
+    )
+    .await;
+    Ended { results, stopped }
+}
+
+/// `check` of the items of each host in order, `hosts_at_once` hosts at a time: the results
+/// as they come, until all are checked, `max_time` has passed or `stop` says so; and
+/// whether it said so.
+pub(crate) async fn each_host<Item, Checked, Check>(
+    by_host: BTreeMap<String, Vec<Item>>,
+    hosts_at_once: usize,
+    max_time: Duration,
+    stop: Option<watch::Receiver<bool>>,
+    check: impl Fn(Item) -> Check + Clone + Send + 'static,
+) -> (Vec<Checked>, bool)
+where
+    Item: Send + 'static,
+    Checked: Send + 'static,
+    Check: Future<Output = Checked> + Send,
+{
+    let permits = Arc::new(Semaphore::new(hosts_at_once.max(1)));
+    let (results, mut received) = mpsc::unbounded_channel();
+    for items in by_host.into_values() {
         let permits = Arc::clone(&permits);
         let results = results.clone();
+        let check = check.clone();
         tokio::spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
                 return;
             };
-            for url in urls {
-                let check = checker.check(&url).await;
-                tracing::debug!(%url, ?check, "outbound link checked");
-                if results.send((url, check, Timestamp::now())).is_err() {
+            for item in items {
+                if results.send(check(item).await).is_err() {
                     return;
                 }
             }
         });
     }
     drop(results);
-    let (results, stopped) = gather(received, settings.max_time, stop).await;
-    Ended { results, stopped }
-}
-
-/// What the tasks sending on `received` send, as it comes, until they are all done,
-/// `max_time` has passed or `stop` says so; and whether it said so.
-pub(crate) async fn gather<T>(
-    mut received: mpsc::UnboundedReceiver<T>,
-    max_time: Duration,
-    stop: Option<watch::Receiver<bool>>,
-) -> (Vec<T>, bool) {
     let deadline = tokio::time::Instant::now() + max_time;
     let stopped = async move {
         match stop {

@@ -24,11 +24,11 @@ use sitemapper_crawl::{
     CrawlConfig, CrawlSummary, LinkCheck, LinkCheckSettings, LinkChecker, Sample, host_key,
 };
 use sitemapper_store::{LinkKind, ResourceCheck, RunId, Store, StoreError};
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::watch;
 use url::Url;
 
 use crate::counted::count;
-use crate::outbound::gather;
+use crate::outbound::each_host;
 use crate::record::failure_kind;
 
 /// At most this many resources are checked: a site's images, scripts and style sheets, well
@@ -150,31 +150,21 @@ async fn check_hosts(
     by_host: BTreeMap<String, Vec<(Url, LinkKind)>>,
     stop: Option<watch::Receiver<bool>>,
 ) -> Vec<ResourceCheck> {
-    let permits = Arc::new(Semaphore::new(HOSTS_AT_ONCE));
-    let (results, received) = mpsc::unbounded_channel();
-    for resources in by_host.into_values() {
+    let check = move |(url, kind): (Url, LinkKind)| {
         let checker = Arc::clone(&checker);
-        let permits = Arc::clone(&permits);
-        let results = results.clone();
-        tokio::spawn(async move {
-            let Ok(_permit) = permits.acquire_owned().await else {
-                return;
+        async move {
+            let cap = match kind {
+                LinkKind::Image => IMAGE_BYTES_READ,
+                _ => FILE_BYTES_READ,
             };
-            for (url, kind) in resources {
-                let cap = match kind {
-                    LinkKind::Image => IMAGE_BYTES_READ,
-                    _ => FILE_BYTES_READ,
-                };
-                let sample = checker.sample(&url, cap).await;
-                tracing::debug!(%url, check = ?sample.check, bytes = ?sample.bytes, "resource checked");
-                if results.send(resource_check(&url, kind, sample)).is_err() {
-                    return;
-                }
-            }
-        });
-    }
-    drop(results);
-    gather(received, MAX_RESOURCE_TIME, stop).await.0
+            let sample = checker.sample(&url, cap).await;
+            tracing::debug!(%url, check = ?sample.check, bytes = ?sample.bytes, "resource checked");
+            resource_check(&url, kind, sample)
+        }
+    };
+    each_host(by_host, HOSTS_AT_ONCE, MAX_RESOURCE_TIME, stop, check)
+        .await
+        .0
 }
 
 /// The store's form of what `sample` found of `url`, loaded as `kind`.
