@@ -27,8 +27,8 @@ use std::path::PathBuf;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub(crate) use self::commands::{
-    AuditArgs, CompletionsArgs, FleetArgs, FleetCommand, FleetRunArgs, FleetStatusArgs,
-    FleetSyncArgs, ManArgs, RunsArgs, ValidateArgs, WorkerArgs,
+    AuditArgs, CompletionsArgs, ExplainArgs, FleetArgs, FleetCommand, FleetRunArgs,
+    FleetStatusArgs, FleetSyncArgs, ManArgs, RunsArgs, ValidateArgs, WorkerArgs,
 };
 pub(crate) use self::crawl::CrawlArgs;
 pub(crate) use self::names::{
@@ -241,6 +241,8 @@ pub(crate) enum Command {
     /// Report what is wrong with a site and its own sitemaps.
     #[command(args_override_self = true)]
     Audit(Box<AuditArgs>),
+    /// Say why a URL is in the sitemap or not, from the crawl database.
+    Explain(ExplainArgs),
     /// List the runs a crawl database remembers, newest first.
     Runs(RunsArgs),
     /// Check a sitemap or index (file or URL) against the protocol.

@@ -17,8 +17,9 @@ pub(crate) enum ExitStatus {
     /// The run did what was asked, or stdout's reader stopped reading (`crate::stdout`).
     Success = 0,
     /// The run could not finish: seed unreachable, nothing to list, a write failing before
-    /// the sitemaps are published. The previous sitemap is left as it was. `fleet status
-    /// --check`: a site failed or is overdue (as a monitor reads a status of 1).
+    /// the sitemaps are published. The previous sitemap is left as it was. `explain`: the
+    /// URL is not listed. `fleet status --check`: a site failed or is overdue (as a monitor
+    /// reads a status of 1).
     Fatal = 1,
     /// The command line or the config file is wrong: a bad value, a path that cannot be
     /// written (found before any request).
@@ -66,8 +67,8 @@ impl ExitStatus {
             ExitStatus::Fatal => {
                 "The run could not finish: the seed unreachable or disallowed, no indexable page, \
                  a write failing before the sitemaps are published; the previous sitemap is left \
-                 as it was. validate: the sitemap is invalid. fleet status --check: a site failed \
-                 or is overdue."
+                 as it was. validate: the sitemap is invalid. explain: the URL is not listed. \
+                 fleet status --check: a site failed or is overdue."
             }
             ExitStatus::Usage => {
                 "A usage or configuration error, found before any request: an unknown option, a \

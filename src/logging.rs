@@ -125,7 +125,7 @@ impl Visit for Fields {
 
 /// `text` with its control characters escaped (`\n`, `\u{1b}`): a line of its own, that
 /// cannot move the cursor or colour the terminal.
-fn escaped(text: &str) -> String {
+pub(crate) fn escaped(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     for character in text.chars() {
         if character.is_control() {

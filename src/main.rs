@@ -39,6 +39,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Crawl(args) => commands::crawl::run(*args, file, output),
         Command::Audit(args) => commands::audit::run(*args, file, output),
+        Command::Explain(args) => commands::explain::run(args, file),
         Command::Runs(args) => commands::runs::run(args, file),
         Command::Validate(args) => commands::validate::run(args, &file),
         Command::Fleet(args) => commands::fleet::run(args, file, output),

@@ -252,6 +252,33 @@ pub(crate) struct RunsArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct ExplainArgs {
+    /// The URL, as a visitor or a search engine writes it
+    ///
+    /// Read as the crawl keys URLs: normalized, tracking parameters such as utm_* dropped.
+    pub(crate) url: String,
+
+    /// The crawl database: the --state file of crawl
+    ///
+    /// Required, here, in the config file, or through --fleet.
+    #[arg(long, value_name = "FILE", conflicts_with = "fleet")]
+    pub(crate) state: Option<PathBuf>,
+
+    /// A fleet file: read its site that maps URL
+    ///
+    /// The site whose scope holds URL, the deepest when several do; the crawl databases of
+    /// `fleet run`, beside the fleet file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) fleet: Option<PathBuf>,
+
+    /// Print text, or json for scripts
+    ///
+    /// json is one object, whose fields docs/summary-json.md describes. [default: text]
+    #[arg(long, value_name = "FORMAT", hide_possible_values = true)]
+    pub(crate) summary: Option<SummaryFormat>,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct ValidateArgs {
     /// A sitemap file, an http(s) URL, or - for stdin
     ///

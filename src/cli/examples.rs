@@ -20,6 +20,7 @@ pub(crate) fn of(words: &[&str]) -> &'static [Example] {
         ["crawl"] => &CRAWL,
         ["audit"] => &AUDIT,
         ["runs"] => &RUNS,
+        ["explain"] => &EXPLAIN,
         ["validate"] => &VALIDATE,
         ["fleet"] => &FLEET,
         ["fleet", "run"] => &FLEET_RUN,
@@ -96,6 +97,21 @@ const AUDIT: [Example; 4] = [
     example(
         "Add each product's price to pages.csv",
         "sitemapper audit https://shop.example/ --report ./audit --extract 'price=.product .price'",
+    ),
+];
+
+const EXPLAIN: [Example; 3] = [
+    example(
+        "Why is this page not in my sitemap?",
+        "sitemapper explain https://example.com/pricing --state example.db",
+    ),
+    example(
+        "The same answer as JSON, for a script (exit 0 listed, 1 not listed)",
+        "sitemapper explain https://example.com/pricing --state example.db --summary json",
+    ),
+    example(
+        "Ask of a site of a fleet, found by the URL",
+        "sitemapper explain https://shop.example/cart --fleet fleet.toml",
     ),
 ];
 

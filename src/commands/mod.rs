@@ -2,6 +2,7 @@
 
 pub(crate) mod audit;
 pub(crate) mod crawl;
+pub(crate) mod explain;
 pub(crate) mod fleet;
 pub(crate) mod json;
 pub(crate) mod manual;

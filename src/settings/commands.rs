@@ -14,7 +14,9 @@ use sitemapper_site::OutboundSettings;
 
 use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
 use crate::cli::values::max_age;
-use crate::cli::{AuditArgs, ColorName, PaperName, RunsArgs, SeverityName, SummaryFormat};
+use crate::cli::{
+    AuditArgs, ColorName, ExplainArgs, PaperName, RunsArgs, SeverityName, SummaryFormat,
+};
 
 /// How much the binary says on stderr, and whether in colour.
 #[derive(Debug, Clone, Copy)]
@@ -274,6 +276,43 @@ impl RunsSettings {
             anyhow::anyhow!("no crawl database: give --state FILE (or `state` in the config file)")
         })?;
         Ok(RunsSettings { state, summary })
+    }
+}
+
+/// What `sitemapper explain` needs: the URL, where its crawl database is, and how to print.
+#[derive(Debug)]
+pub(crate) struct ExplainSettings {
+    pub(crate) url: String,
+    pub(crate) database: ExplainDatabase,
+    pub(crate) summary: SummaryFormat,
+}
+
+/// Where `explain` reads: a crawl database, or the one of a fleet's site that maps the URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ExplainDatabase {
+    State(PathBuf),
+    Fleet(PathBuf),
+}
+
+impl ExplainSettings {
+    pub(crate) fn resolve(args: ExplainArgs, file: ConfigFile) -> anyhow::Result<ExplainSettings> {
+        let summary = summary_format(args.summary, &file);
+        // A flag wins over the file, and in each, --fleet (which --state conflicts with).
+        let database = match (args.fleet, args.state, file.fleet, file.state) {
+            (Some(fleet), ..) => ExplainDatabase::Fleet(fleet),
+            (None, Some(state), ..) => ExplainDatabase::State(state),
+            (None, None, Some(fleet), _) => ExplainDatabase::Fleet(fleet),
+            (None, None, None, Some(state)) => ExplainDatabase::State(state),
+            (None, None, None, None) => anyhow::bail!(
+                "no crawl database: give --state FILE (or `state` in the config file), or \
+                 --fleet FILE"
+            ),
+        };
+        Ok(ExplainSettings {
+            url: args.url,
+            database,
+            summary,
+        })
     }
 }
 

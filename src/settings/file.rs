@@ -39,6 +39,8 @@ pub(crate) struct ConfigFile {
     pub(super) url: Option<String>,
     pub(super) out: Option<PathBuf>,
     pub(super) state: Option<PathBuf>,
+    // explain.
+    pub(super) fleet: Option<PathBuf>,
     pub(super) concurrency: Option<ConcurrencyName>,
     pub(super) max_pages: Option<u64>,
     pub(super) max_depth: Option<u32>,

@@ -304,6 +304,7 @@ fn the_example_config_loads_and_documents_every_option() {
         "crawl",
         "audit",
         "runs",
+        "explain",
         "validate",
         "fleet run",
         "fleet status",

@@ -5,10 +5,11 @@
 use crate::harness::{Run, repository_file, sitemapper, sitemapper_command};
 
 /// Every command, by its words after `sitemapper`.
-const COMMANDS: [&[&str]; 12] = [
+const COMMANDS: [&[&str]; 13] = [
     &[],
     &["crawl"],
     &["audit"],
+    &["explain"],
     &["runs"],
     &["validate"],
     &["fleet"],

@@ -22,6 +22,7 @@ mod cli;
 mod configuration;
 mod crawl;
 mod documents;
+mod explain;
 mod extensions;
 mod extraction;
 mod fixture;

@@ -3,7 +3,7 @@
 use sitemapper_extract::PageFacts;
 use url::Url;
 
-use crate::event::{Exclusion, IgnoredHint, ResponseFacts, Verdict};
+use crate::event::{Exclusion, HintOrigins, IgnoredHint, ResponseFacts, Verdict};
 use crate::normalize::UrlNormalizer;
 use crate::scope::Scope;
 
@@ -93,6 +93,31 @@ pub(crate) fn distinct_canonical(
         targets.pop()
     };
     (canonical, ignored)
+}
+
+/// Where the page's `canonical` (as the classification chose it) and its noindex were found.
+pub(crate) fn hint_origins(
+    facts: &PageFacts,
+    canonical: Option<&Url>,
+    normalizer: &UrlNormalizer,
+) -> HintOrigins {
+    let sources = facts.hint_sources;
+    let names = |candidates: &[Url]| {
+        canonical.is_some_and(|canonical| {
+            candidates
+                .iter()
+                .any(|candidate| normalizer.normalize(candidate).as_ref() == Some(canonical))
+        })
+    };
+    let (in_header, in_html) = facts
+        .canonicals
+        .split_at(sources.header_canonicals.min(facts.canonicals.len()));
+    HintOrigins {
+        canonical_in_header: names(in_header),
+        canonical_in_html: names(in_html),
+        noindex_in_header: sources.noindex_in_header,
+        noindex_in_meta: sources.noindex_in_meta,
+    }
 }
 
 /// An instant meta refresh to another URL acts as a redirect.
@@ -185,6 +210,32 @@ pub(crate) mod tests {
             verdict(200, "text/html", &facts),
             Verdict::Excluded(Exclusion::NoIndex)
         );
+    }
+
+    #[test]
+    fn the_canonical_is_said_to_come_from_where_it_was_written() {
+        let normalizer = UrlNormalizer::new(DEFAULT_STRIP_PARAMETERS);
+        let facts = PageFacts {
+            canonicals: vec![url("https://E.com/a"), url("https://e.com/a?utm_source=x")],
+            hint_sources: sitemapper_extract::HintSources {
+                header_canonicals: 1,
+                noindex_in_header: true,
+                noindex_in_meta: false,
+            },
+            ..PageFacts::default()
+        };
+        let origins = hint_origins(&facts, Some(&url("https://e.com/a")), &normalizer);
+        assert_eq!(
+            origins,
+            HintOrigins {
+                canonical_in_header: true,
+                canonical_in_html: true,
+                noindex_in_header: true,
+                noindex_in_meta: false,
+            }
+        );
+        let none = hint_origins(&facts, None, &normalizer);
+        assert!(!none.canonical_in_header && !none.canonical_in_html);
     }
 
     #[test]

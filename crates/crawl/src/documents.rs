@@ -310,7 +310,7 @@ impl DocumentTally {
             }
             Verdict::Excluded(exclusion) => match exclusion {
                 Exclusion::NoIndex => DocumentMiss::NoIndex,
-                Exclusion::RobotsDisallowed => DocumentMiss::Disallowed,
+                Exclusion::RobotsDisallowed(_) => DocumentMiss::Disallowed,
                 Exclusion::NotHtml => DocumentMiss::OtherType,
                 Exclusion::HttpStatus(_)
                 | Exclusion::FetchFailed(_)

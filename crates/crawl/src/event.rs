@@ -154,6 +154,9 @@ pub struct PageOutcome {
     pub response: Option<ResponseFacts>,
     /// The page's canonical hint, normalized, as found (whether or not it was honoured).
     pub canonical: Option<Url>,
+    /// Where its canonical and its noindex were found (a page that answered 304 Not
+    /// Modified: nothing, the ones recorded stand).
+    pub hints: HintOrigins,
     /// The page's `<title>`.
     pub title: Option<String>,
     /// The page's meta description.
@@ -275,6 +278,7 @@ impl PageOutcome {
             referrer,
             response,
             canonical: None,
+            hints: HintOrigins::default(),
             title: None,
             description: None,
             verdict,
@@ -293,6 +297,20 @@ impl PageOutcome {
             template: None,
         }
     }
+}
+
+/// Where a page's canonical and noindex were found: `explain` tells a user which to change.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HintOrigins {
+    /// A `Link` header named the canonical the page is recorded with.
+    pub canonical_in_header: bool,
+    /// A `<link rel=canonical>` of the HTML named it (of the rendered DOM, when the page was
+    /// rendered).
+    pub canonical_in_html: bool,
+    /// An `X-Robots-Tag` header said `noindex`.
+    pub noindex_in_header: bool,
+    /// A robots `<meta>` said `noindex`.
+    pub noindex_in_meta: bool,
 }
 
 /// A canonical hint the page gave that was not followed.
@@ -442,8 +460,9 @@ impl Verdict {
 /// Why a URL is not listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Exclusion {
-    /// robots.txt disallows it; it was not requested.
-    RobotsDisallowed,
+    /// robots.txt disallows it; it was not requested. The words name the rule and its line
+    /// (`line 4: Disallow: /private/, in the group for "*"`), or why robots.txt disallows all.
+    RobotsDisallowed(String),
     /// A `noindex` robots meta tag or `X-Robots-Tag` header.
     NoIndex,
     /// A 200 response that is not HTML.

@@ -39,8 +39,9 @@ pub use documents::{DocumentKind, DocumentMiss, DocumentReport, Documents};
 pub use engine::{CrawlProgress, CrawlStopper, CrawlSummary, Crawler};
 pub use error::{CrawlError, InvalidSetting};
 pub use event::{
-    CrawlEvent, Exclusion, Fingerprint, IgnoredHint, PageDetails, PageLink, PageLinkKind,
-    PageOutcome, RenderDifference, Rendering, ResponseFacts, ScriptLinks, SettledScope, Verdict,
+    CrawlEvent, Exclusion, Fingerprint, HintOrigins, IgnoredHint, PageDetails, PageLink,
+    PageLinkKind, PageOutcome, RenderDifference, Rendering, ResponseFacts, ScriptLinks,
+    SettledScope, Verdict,
 };
 pub use fetch::{
     BodyStream, BrowserRequest, BrowserResponse, CertificateProblem, Deadline, FailureCause,
@@ -54,7 +55,7 @@ pub use link_check::{LinkCheck, LinkCheckSettings, LinkChecker, Sample, refuses_
 pub use network::{
     NetworkOptions, TrustedCertificates, environment_proxies, parse_proxy, shown_proxy,
 };
-pub use normalize::UrlNormalizer;
+pub use normalize::{DEFAULT_STRIP_PARAMETERS, UrlNormalizer};
 pub use pace::{PaceBoard, ServerKey, ServersBy, host_key};
 pub use render::{
     BoxFuture, BrowserReport, GateError, MAX_FRUITLESS_PROBES, MAX_FRUITLESS_UNFINISHED,

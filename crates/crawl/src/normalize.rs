@@ -15,7 +15,7 @@ use crate::host_map::HostMap;
 
 /// Query parameters (and `;jsessionid=` path parameters) that identify a visit, not a page.
 /// A trailing `*` matches any suffix. Compared case-insensitively.
-pub(crate) const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
+pub const DEFAULT_STRIP_PARAMETERS: &[&str] = &[
     "utm_*",
     "gclid",
     "fbclid",

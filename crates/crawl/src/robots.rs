@@ -58,6 +58,22 @@ impl RobotsPolicy {
         }
     }
 
+    /// Why `url` is disallowed, in words that name the rule and where it stands
+    /// (`line 4: Disallow: /private/, in the group for "*"`); `None` when it is allowed.
+    pub(crate) fn why_disallowed(&self, url: &Url) -> Option<String> {
+        match self {
+            RobotsPolicy::AllowAll { .. } => None,
+            RobotsPolicy::DisallowAll { .. } => (!self.is_allowed(url)).then(|| self.describe()),
+            RobotsPolicy::Rules(rules) => {
+                let rule = rules.disallowing_rule(url)?;
+                Some(format!(
+                    "line {}: Disallow: {}, in the group for \"{}\"",
+                    rule.line, rule.written, rules.group
+                ))
+            }
+        }
+    }
+
     pub(crate) fn crawl_delay(&self) -> Option<Duration> {
         match self {
             RobotsPolicy::Rules(rules) => rules.crawl_delay(),
@@ -113,6 +129,9 @@ pub(crate) struct RobotsRules {
 struct Rule {
     allow: bool,
     pattern: String,
+    /// The line of robots.txt that gave it, counted from 1, and its value as written.
+    line: u32,
+    written: String,
 }
 
 impl RobotsRules {
@@ -126,16 +145,22 @@ impl RobotsRules {
 
     /// Longest match wins; Allow wins a tie; no match allows (RFC 9309 section 2.2.2).
     pub(crate) fn is_allowed(&self, url: &Url) -> bool {
+        self.disallowing_rule(url).is_none()
+    }
+
+    /// The rule that disallows `url`: the longest `Disallow` pattern that matches it, when no
+    /// `Allow` pattern as long matches too.
+    fn disallowing_rule(&self, url: &Url) -> Option<&Rule> {
         let mut target = normalize_percent_encoding(url.path()).into_owned();
         if let Some(query) = url.query() {
             target.push('?');
             target.push_str(&normalize_percent_encoding(query));
         }
         if target == "/robots.txt" {
-            return true;
+            return None;
         }
         let mut best_allow = 0;
-        let mut best_disallow = 0;
+        let mut best_disallow: Option<&Rule> = None;
         for rule in &self.rules {
             // An empty pattern matches nothing (`Disallow:` allows all).
             if rule.pattern.is_empty() || !wildcard_match(&rule.pattern, &target) {
@@ -144,11 +169,11 @@ impl RobotsRules {
             let length = rule.pattern.len();
             if rule.allow {
                 best_allow = best_allow.max(length);
-            } else {
-                best_disallow = best_disallow.max(length);
+            } else if best_disallow.is_none_or(|best| length > best.pattern.len()) {
+                best_disallow = Some(rule);
             }
         }
-        best_disallow == 0 || best_allow >= best_disallow
+        best_disallow.filter(|rule| rule.pattern.len() > best_allow)
     }
 
     pub(crate) fn crawl_delay(&self) -> Option<Duration> {
@@ -275,12 +300,14 @@ impl GroupCollector {
         self.groups.last_mut()
     }
 
-    fn add_rule(&mut self, allow: bool, value: &str) {
+    fn add_rule(&mut self, allow: bool, line: u32, value: &str) {
         self.reading_agents = false;
         if let Some(group) = self.current_group() {
             group.rules.push(Rule {
                 allow,
                 pattern: encode_pattern(value),
+                line,
+                written: value.trim().to_string(),
             });
         }
     }
@@ -350,12 +377,12 @@ impl RobotsParseHandler for GroupCollector {
         }
     }
 
-    fn handle_allow(&mut self, _line_number: u32, value: &str) {
-        self.add_rule(true, value);
+    fn handle_allow(&mut self, line_number: u32, value: &str) {
+        self.add_rule(true, line_number, value);
     }
 
-    fn handle_disallow(&mut self, _line_number: u32, value: &str) {
-        self.add_rule(false, value);
+    fn handle_disallow(&mut self, line_number: u32, value: &str) {
+        self.add_rule(false, line_number, value);
     }
 
     fn handle_sitemap(&mut self, _line_number: u32, value: &str) {
@@ -424,6 +451,28 @@ mod tests {
                 "{pattern} ~ {path}"
             );
         }
+    }
+
+    #[test]
+    fn the_rule_that_disallows_a_url_is_named_with_its_line_and_group() {
+        let body = "User-agent: *\nDisallow: /private/\n\nUser-agent: sitemapper\n\
+                    Disallow: /drafts\nDisallow: /drafts/old\nAllow: /drafts/open\n";
+        let policy = RobotsPolicy::Rules(RobotsRules::parse(body, "sitemapper"));
+        let why = |path: &str| {
+            let url = Url::parse(&format!("http://example.com{path}"))
+                .unwrap_or_else(|error| panic!("{path}: {error}"));
+            policy.why_disallowed(&url)
+        };
+        assert_eq!(
+            why("/drafts/old/1").as_deref(),
+            Some("line 6: Disallow: /drafts/old, in the group for \"sitemapper\"")
+        );
+        assert_eq!(
+            why("/drafts/x").as_deref(),
+            Some("line 5: Disallow: /drafts, in the group for \"sitemapper\"")
+        );
+        assert_eq!(why("/drafts/open"), None, "a longer Allow wins");
+        assert_eq!(why("/private/x"), None, "the group for * is not ours");
     }
 
     #[test]

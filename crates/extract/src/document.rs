@@ -102,7 +102,9 @@ pub(crate) fn read_html(
     }
     for (name, content) in &raw.metas {
         if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case(&options.robots_token) {
-            facts.robots.merge(parse_directives(content));
+            let directives = parse_directives(content);
+            facts.hint_sources.noindex_in_meta |= directives.noindex;
+            facts.robots.merge(directives);
         }
         if name.eq_ignore_ascii_case("description") && facts.description.is_none() {
             facts.description = Some(content.split_whitespace().collect::<Vec<_>>().join(" "));

@@ -116,6 +116,20 @@ pub struct PageFacts {
     pub extracted: Vec<ExtractedValues>,
     /// The page's structured data, when [`ExtractOptions::structured`].
     pub structured: Option<StructuredData>,
+    /// Where the canonical and robots hints were found: what `explain` tells of a page.
+    pub hint_sources: HintSources,
+}
+
+/// Where a page's hints were found, headers or HTML.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HintSources {
+    /// How many of the first [`PageFacts::canonicals`] came from `Link` headers (the rest
+    /// from `<link rel=canonical>`).
+    pub header_canonicals: usize,
+    /// An `X-Robots-Tag` header addressed to us says `noindex`.
+    pub noindex_in_header: bool,
+    /// A robots `<meta>` addressed to us says `noindex`.
+    pub noindex_in_meta: bool,
 }
 
 /// What a page says that only an audit reads: link texts, headings, language, images

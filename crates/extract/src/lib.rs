@@ -58,7 +58,7 @@ pub use custom::{
 };
 pub use directives::RobotsDirectives;
 pub use facts::{
-    Document, ExtractOptions, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_HASH_ROUTES,
+    Document, ExtractOptions, HintSources, Link, LinkKind, MAX_DETAIL_EXAMPLES, MAX_HASH_ROUTES,
     MAX_IMAGES_PER_PAGE, MAX_SCRIPT_NAMES, PageDetails, PageFacts, ResponseHeaders, ShellSignals,
     Unfinished,
 };
@@ -126,10 +126,11 @@ pub fn extract_headers(
             }
         }
     }
+    facts.hint_sources.header_canonicals = facts.canonicals.len();
     for value in &headers.x_robots_tag {
-        facts
-            .robots
-            .merge(directives::parse_x_robots_tag(value, &options.robots_token));
+        let directives = directives::parse_x_robots_tag(value, &options.robots_token);
+        facts.hint_sources.noindex_in_header |= directives.noindex;
+        facts.robots.merge(directives);
     }
     facts
 }

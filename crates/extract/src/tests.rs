@@ -2,7 +2,9 @@ use proptest::prelude::*;
 use url::Url;
 
 use crate::differential::same_facts;
-use crate::facts::{Document, ExtractOptions, LinkKind, PageFacts, ResponseHeaders, Unfinished};
+use crate::facts::{
+    Document, ExtractOptions, HintSources, LinkKind, PageFacts, ResponseHeaders, Unfinished,
+};
 use crate::{extract, extract_headers};
 
 const PAGE: &str = "https://example.com/dir/page.html";
@@ -287,6 +289,34 @@ fn meta_robots_and_x_robots_tag() {
 
     headers.x_robots_tag = vec!["NOINDEX".to_string()];
     assert!(facts_with(b"<p>x</p>", &headers).robots.noindex);
+}
+
+#[test]
+fn where_the_hints_were_found_is_kept() {
+    let mut headers = headers("text/html");
+    headers.link = vec![r#"</from-header>; rel="canonical""#.to_string()];
+    headers.x_robots_tag = vec!["otherbot: noindex".to_string()];
+    let page = br#"<head><link rel="canonical" href="/from-html">
+        <meta name="robots" content="noindex"></head>"#;
+    let facts = facts_with(page, &headers);
+    assert_eq!(
+        canonicals(&facts),
+        [
+            "https://example.com/from-header",
+            "https://example.com/from-html"
+        ]
+    );
+    assert_eq!(
+        facts.hint_sources,
+        HintSources {
+            header_canonicals: 1,
+            noindex_in_header: false,
+            noindex_in_meta: true,
+        }
+    );
+    headers.x_robots_tag = vec!["sitemapper: noindex".to_string()];
+    let facts = facts_with(b"<p>x</p>", &headers);
+    assert!(facts.hint_sources.noindex_in_header && !facts.hint_sources.noindex_in_meta);
 }
 
 #[test]

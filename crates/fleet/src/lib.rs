@@ -29,7 +29,7 @@ pub use file::{
     SiteSpec, SiteUrlError, check_name,
 };
 pub use keeper::{LeaseEnd, LeaseKeeper, LeaseLost, LeaseQueue, LeaseTiming};
-pub use local::{LocalError, LocalRegistry};
+pub use local::{LocalError, LocalRegistry, site_database_in};
 pub use local_run::{LocalRun, LocalSite, SiteChoice};
 pub use metrics::{FleetMetrics, MetricsError, QueueMetrics, serve_metrics};
 pub use per_server::{ServerOf, SitePicker, Started};

@@ -15,6 +15,12 @@ const REGISTRY_FILE: &str = "fleet.db";
 /// The directory of the sites' crawl databases in the state directory.
 const SITES_DIRECTORY: &str = "sites";
 
+/// The crawl database `fleet run` keeps for the site named `name` in the state directory
+/// `directory` ([`crate::Fleet::state_dir`]).
+pub fn site_database_in(directory: &Path, name: &str) -> PathBuf {
+    directory.join(SITES_DIRECTORY).join(format!("{name}.db"))
+}
+
 /// Runs kept per site: enough to see a pattern of failures, bounded for fleets of thousands.
 const RUNS_KEPT: i64 = 50;
 
@@ -98,9 +104,7 @@ impl LocalRegistry {
 
     /// The crawl database of the site named `name` (a name [`crate::check_name`] allows).
     pub fn site_database(&self, name: &str) -> PathBuf {
-        self.directory
-            .join(SITES_DIRECTORY)
-            .join(format!("{name}.db"))
+        site_database_in(&self.directory, name)
     }
 
     /// Records a run of `site`, keeping its last 50.

@@ -58,6 +58,7 @@ mod counted;
 mod database;
 mod elsewhere;
 mod error;
+mod explain;
 #[cfg(test)]
 mod fixture;
 mod guard;
@@ -94,6 +95,10 @@ pub use audit_findings::audit_findings;
 pub use counted::{count, count_grouped, count_with};
 pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
+pub use explain::{
+    Evidence, ExplainError, Explanation, History, Hop, LastmodStory, Nearest, Reached, RunRef,
+    Standing, StatusSpan, Step, explain,
+};
 pub use indexnow::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};
 pub use media::{MediaReport, NewsReport};

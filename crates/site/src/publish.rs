@@ -216,9 +216,16 @@ pub(crate) fn publish(
         .into_iter()
         .map(|staged| staged.write_index(|child| changed_at.get(&child.name).copied()))
         .collect::<Result<Vec<_>, _>>()?;
-    let keeps_files = matches!(staging, Staging::Directory(_));
+    // Where `explain` finds the file that lists a URL.
+    let published_to = match &staging {
+        Staging::Directory(directory) => Some(std::path::absolute(directory.output())),
+        Staging::Stdout(_) => None,
+    };
     let published = staging.publish(&written, stdout)?;
-    if keeps_files {
+    if let Some(directory) = published_to {
+        if let Ok(directory) = directory {
+            store.record_published_to(&directory.to_string_lossy())?;
+        }
         let records: Vec<SitemapFileRecord> = written
             .iter()
             .flat_map(|written| &written.children)

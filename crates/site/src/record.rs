@@ -15,8 +15,8 @@ use sitemapper_crawl::{
     Verdict,
 };
 use sitemapper_store::{
-    FailureKind, Fingerprint as RecordedFingerprint, IgnoredHint as Ignored, LinkKind, LinkRecord,
-    PageDetails as RecordedDetails, PageExtraction, PageRecord, Reason,
+    FailureKind, Fingerprint as RecordedFingerprint, HintPlaces, IgnoredHint as Ignored, LinkKind,
+    LinkRecord, PageDetails as RecordedDetails, PageExtraction, PageRecord, Reason,
     Rendering as RecordedRendering, RunId, ServedDifference, Store, Verdict as Recorded,
 };
 use tokio::sync::mpsc;
@@ -421,6 +421,14 @@ fn page_record(outcome: PageOutcome) -> PageRecord {
             .into_iter()
             .map(ignored_hint)
             .collect(),
+        canonical_from: HintPlaces {
+            header: outcome.hints.canonical_in_header,
+            html: outcome.hints.canonical_in_html,
+        },
+        noindex_from: HintPlaces {
+            header: outcome.hints.noindex_in_header,
+            html: outcome.hints.noindex_in_meta,
+        },
         canonical: outcome.canonical.map(String::from),
         last_modified: response.and_then(|response| response.last_modified),
         etag: response.and_then(|response| response.etag.clone()),
@@ -547,7 +555,10 @@ impl StoredReason {
             failure: None,
         };
         match exclusion {
-            Exclusion::RobotsDisallowed => alone(Reason::RobotsDisallowed),
+            Exclusion::RobotsDisallowed(rule) => StoredReason {
+                detail: Some(rule.clone()),
+                ..alone(Reason::RobotsDisallowed)
+            },
             Exclusion::NoIndex => alone(Reason::NoIndex),
             Exclusion::NotHtml => alone(Reason::NotHtml),
             Exclusion::HttpStatus(status) => alone(Reason::HttpStatus(*status)),
@@ -662,7 +673,7 @@ mod tests {
         let target = || Url::parse(record.target.as_deref()?).ok();
         let detail = || record.detail.clone();
         Some(match record.reason? {
-            Reason::RobotsDisallowed => Exclusion::RobotsDisallowed,
+            Reason::RobotsDisallowed => Exclusion::RobotsDisallowed(detail()?),
             Reason::NoIndex => Exclusion::NoIndex,
             Reason::NotHtml => Exclusion::NotHtml,
             Reason::HttpStatus(status) => Exclusion::HttpStatus(status),
@@ -697,7 +708,7 @@ mod tests {
     /// until it is numbered, and the round trip below fails until it has an example.
     fn variant(exclusion: &Exclusion) -> usize {
         match exclusion {
-            Exclusion::RobotsDisallowed => 0,
+            Exclusion::RobotsDisallowed(_) => 0,
             Exclusion::NoIndex => 1,
             Exclusion::NotHtml => 2,
             Exclusion::HttpStatus(_) => 3,
@@ -720,7 +731,9 @@ mod tests {
     fn every_exclusion_comes_back_from_the_store_as_the_crawl_reported_it() {
         let url = |text: &str| Url::parse(text).unwrap_or_else(|error| panic!("{error}"));
         let mut exclusions = vec![
-            Exclusion::RobotsDisallowed,
+            Exclusion::RobotsDisallowed(
+                "line 2: Disallow: /private/, in the group for \"*\"".to_string(),
+            ),
             Exclusion::NoIndex,
             Exclusion::NotHtml,
             Exclusion::HttpStatus(503),

@@ -4,6 +4,7 @@
 
 mod audits;
 mod error;
+mod explain;
 mod extracted;
 mod graph;
 mod kept;
@@ -28,17 +29,20 @@ mod verdict;
 
 pub use audits::{AUDITS_KEPT, AuditRecord, RecordedFinding};
 pub use error::StoreError;
+pub use explain::{Listing, PageTimes, StatusChange};
 pub use extracted::{ExtractedByPage, PageExtraction};
 pub use graph::DeclaredAlternate;
 pub use kept::{KeptPages, TransientCause, TransientFailures};
 pub use link_record::{LinkKind, LinkRecord};
 pub use links::GraphLink;
 pub use outbound::{OutboundCheck, OutboundLink, OutboundOutcome};
-pub use record::{Fingerprint, ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount};
+pub use record::{
+    Fingerprint, HintPlaces, ListedPage, NotListedPage, PageDetails, PageRecord, ReasonCount,
+};
 pub use resources::{PageWeight, ResourceCheck};
 pub use resume::{PendingLink, ResumeCursor};
 pub use run_id::RunId;
-pub use runs::{ChangeCounts, ChangeReport, RunStatus, RunSummary};
+pub use runs::{ChangeCounts, ChangeReport, LISTINGS_KEPT, RunStatus, RunSummary};
 pub use site::QueuedRow;
 pub use sitemap_files::SitemapFileRecord;
 pub use store::{KeepFailed, Store};

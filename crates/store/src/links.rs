@@ -168,7 +168,7 @@ impl Store {
     /// sitemaps). It is built when one first asks, not kept up to date link by link while a
     /// crawl writes them: built at once, it costs a fraction of that, and a crawl that no one
     /// asks about (a scheduled one, most nights) never builds it.
-    fn index_links(&self) -> Result<(), StoreError> {
+    pub(crate) fn index_links(&self) -> Result<(), StoreError> {
         if self.links_indexed.get() {
             return Ok(());
         }

@@ -3,7 +3,7 @@
 use jiff::Timestamp;
 use rusqlite::Row;
 
-use crate::record::{Fingerprint, NotListedPage, PageDetails, PageRecord};
+use crate::record::{Fingerprint, HintPlaces, NotListedPage, PageDetails, PageRecord};
 use crate::runs::timestamp;
 use crate::verdict::{hints_from_columns, served_from_columns};
 
@@ -14,10 +14,10 @@ pub(crate) const PAGE_COLUMNS: &str =
     description, elapsed_ms, body_bytes, truncated, invalid_canonicals, conflicting_canonicals,
     rendering, served_canonical, served_noindex, h1_count, h1, lang, images_without_alt,
     images_without_alt_examples, insecure_resources, failure, fingerprint_version, word_count,
-    signals";
+    signals, canonical_from, noindex_from";
 
 /// How many columns [`PAGE_COLUMNS`] names: a query may add its own after them.
-pub(crate) const PAGE_COLUMN_COUNT: usize = 36;
+pub(crate) const PAGE_COLUMN_COUNT: usize = 38;
 
 /// A page row selected with [`PAGE_COLUMNS`].
 pub(crate) fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
@@ -42,6 +42,8 @@ pub(crate) fn page_record(row: &Row<'_>) -> rusqlite::Result<PageRecord> {
         failure: row.get(32)?,
         target: row.get(9)?,
         canonical: row.get(10)?,
+        canonical_from: HintPlaces::from_bits(row.get(36)?),
+        noindex_from: HintPlaces::from_bits(row.get(37)?),
         last_modified: seconds(11)?,
         etag: row.get(12)?,
         fetched_at: seconds(13)?,

@@ -33,10 +33,11 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
         revalidated, first_seen_run, last_seen_run, description, elapsed_ms, body_bytes, truncated,
         invalid_canonicals, conflicting_canonicals, rendering, served_canonical, served_noindex,
         h1_count, h1, lang, images_without_alt, images_without_alt_examples, insecure_resources,
-        lastmod_kept, failure, fingerprint_version, word_count, failed_runs, signals)
+        lastmod_kept, failure, fingerprint_version, word_count, failed_runs, signals, canonical_from,
+        noindex_from)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18,
         ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, 0, ?34, ?35, ?38,
-        ?39, ?40)
+        ?39, ?40, ?41, ?42)
     ON CONFLICT (url) DO UPDATE SET depth = excluded.depth, referrer = excluded.referrer, status = excluded.status,
         failed_runs = CASE WHEN ?39 THEN pages.failed_runs + 1 ELSE 0 END,
         kept_status = NULL, kept_failure = NULL,
@@ -94,7 +95,11 @@ const UPSERT: &str = "INSERT INTO pages (url, depth, referrer, status, content_t
                                   ELSE excluded.insecure_resources END,
         word_count = CASE WHEN excluded.revalidated THEN pages.word_count
                           ELSE excluded.word_count END,
-        signals = CASE WHEN excluded.revalidated THEN pages.signals ELSE excluded.signals END";
+        signals = CASE WHEN excluded.revalidated THEN pages.signals ELSE excluded.signals END,
+        canonical_from = CASE WHEN excluded.revalidated THEN pages.canonical_from
+                              ELSE excluded.canonical_from END,
+        noindex_from = CASE WHEN excluded.revalidated THEN pages.noindex_from
+                            ELSE excluded.noindex_from END";
 
 impl Store {
     /// Records a batch of pages for `run` in one transaction. A URL seen before keeps its
@@ -181,6 +186,8 @@ impl Store {
                     details.and_then(|details| details.word_count),
                     page.failed_transiently,
                     details.and_then(|details| details.signals.as_deref()),
+                    page.canonical_from.bits(),
+                    page.noindex_from.bits(),
                 ])?;
             }
             crate::links::write_links(&transaction, &mut self.url_ids, pages)?;

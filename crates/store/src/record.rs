@@ -36,6 +36,10 @@ pub struct PageRecord {
     pub target: Option<String>,
     /// The page's own canonical hint, normalized.
     pub canonical: Option<String>,
+    /// Where the canonical was found (a revalidated page keeps what was recorded).
+    pub canonical_from: HintPlaces,
+    /// Where a noindex was found (a revalidated page keeps what was recorded).
+    pub noindex_from: HintPlaces,
     /// The final response's valid `Last-Modified`.
     pub last_modified: Option<Timestamp>,
     /// The final response's `ETag`, for a conditional request next time.
@@ -108,6 +112,8 @@ impl PageRecord {
             ignored_hints: Vec::new(),
             target: None,
             canonical: None,
+            canonical_from: HintPlaces::default(),
+            noindex_from: HintPlaces::default(),
             last_modified: None,
             etag: None,
             fetched_at: None,
@@ -129,6 +135,39 @@ impl PageRecord {
             failed_transiently: false,
             template: None,
         }
+    }
+}
+
+/// Where a hint of a page was found: a response header (`Link`, `X-Robots-Tag`), the HTML
+/// (`<link rel=canonical>`, a robots `<meta>`; the rendered DOM's for a rendered page), or
+/// both.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HintPlaces {
+    /// In a response header.
+    pub header: bool,
+    /// In the HTML.
+    pub html: bool,
+}
+
+impl HintPlaces {
+    /// As stored: 1 for a header, 2 for the HTML, 3 for both; `None` for neither.
+    pub(crate) fn bits(self) -> Option<i64> {
+        let bits = i64::from(self.header) | (i64::from(self.html) << 1);
+        (bits != 0).then_some(bits)
+    }
+
+    /// What [`HintPlaces::bits`] stored.
+    pub(crate) fn from_bits(bits: Option<i64>) -> HintPlaces {
+        let bits = bits.unwrap_or(0);
+        HintPlaces {
+            header: bits & 1 != 0,
+            html: bits & 2 != 0,
+        }
+    }
+
+    /// Found nowhere.
+    pub fn is_none(self) -> bool {
+        !self.header && !self.html
     }
 }
 

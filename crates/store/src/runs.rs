@@ -107,7 +107,7 @@ impl ChangeReport {
 
 /// Listings kept per database: enough history for the change reports and the observed
 /// change intervals, bounded so that a nightly cron job does not grow the file forever.
-const LISTINGS_KEPT: i64 = 30;
+pub const LISTINGS_KEPT: i64 = 30;
 
 pub(crate) fn timestamp(seconds: i64) -> Option<Timestamp> {
     Timestamp::from_second(seconds).ok()

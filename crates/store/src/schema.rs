@@ -315,6 +315,29 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         width INTEGER,
         PRIMARY KEY (run, url)
     ) WITHOUT ROWID;",
+    // 21: what `explain` tells of a page. Where its canonical and its noindex were found
+    // (`HintPlaces`: 1 a header, 2 the HTML, 3 both; NULL for none). `status_changes`: a
+    // page's status (or its failure's kind, for a request without a response) until the run
+    // that saw another, written only when it changes, so that a site that does not change
+    // costs nothing; a row kept through a failure that may pass counts how it failed.
+    "ALTER TABLE pages ADD COLUMN canonical_from INTEGER;
+    ALTER TABLE pages ADD COLUMN noindex_from INTEGER;
+    CREATE TABLE status_changes (
+        url TEXT NOT NULL,
+        run INTEGER NOT NULL,
+        status INTEGER,
+        failure TEXT,
+        PRIMARY KEY (url, run)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER status_changed AFTER UPDATE OF status, failure, kept_status, kept_failure
+        ON pages
+        WHEN coalesce(NEW.kept_status, NEW.status) IS NOT coalesce(OLD.kept_status, OLD.status)
+          OR coalesce(NEW.kept_failure, NEW.failure) IS NOT coalesce(OLD.kept_failure, OLD.failure)
+    BEGIN
+        INSERT OR REPLACE INTO status_changes (url, run, status, failure)
+        VALUES (NEW.url, NEW.last_seen_run, coalesce(OLD.kept_status, OLD.status),
+                coalesce(OLD.kept_failure, OLD.failure));
+    END;",
 ];
 
 /// Every table any schema version made, migrations' passing ones included: a database with
@@ -339,6 +362,7 @@ pub(crate) const TABLES: &[&str] = &[
     "resource_checks",
     "runs",
     "sitemap_files",
+    "status_changes",
     "structured_data",
     "typed_links",
     "urls",

@@ -165,6 +165,7 @@ fn resolve(cli: Cli) -> anyhow::Result<()> {
             command: FleetCommand::Status(_) | FleetCommand::Sync(_),
         })
         | Command::Runs(_)
+        | Command::Explain(_)
         | Command::Validate(_)
         | Command::Completions(_)
         | Command::Man(_) => Ok(()),

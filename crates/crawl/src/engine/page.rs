@@ -18,9 +18,9 @@ use super::context::JobContext;
 use super::extraction::extract_off_thread;
 use super::job::{Hop, Visit, VisitEnd};
 use super::rendering::{ReadPage, read_page};
-use crate::classify::{Classification, classify};
+use crate::classify::{Classification, classify, hint_origins};
 use crate::documents;
-use crate::event::{Fingerprint, PageLink, PageLinkKind, PageOutcome, ResponseFacts};
+use crate::event::{Fingerprint, HintOrigins, PageLink, PageLinkKind, PageOutcome, ResponseFacts};
 use crate::fetch::FetchedResponse;
 use crate::history::PreviousPage;
 use crate::lastmod::parse_last_modified;
@@ -120,6 +120,15 @@ pub(super) async fn finish_page(
         .config
         .record_links
         .then(|| recorded_links(context, &hop.url, &classification, page_facts.as_ref()));
+    let hints = page_facts
+        .as_ref()
+        .map_or_else(HintOrigins::default, |page_facts| {
+            hint_origins(
+                page_facts,
+                classification.canonical.as_ref(),
+                &context.normalizer,
+            )
+        });
     let end = if (200..300).contains(&facts.status) {
         VisitEnd::Reached
     } else {
@@ -129,6 +138,7 @@ pub(super) async fn finish_page(
         rendering,
         replaces_earlier,
         failed_transiently: facts.failed_transiently(),
+        hints,
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: recorded,
@@ -181,6 +191,11 @@ pub(super) async fn finish_document(
         .record_links
         .then(|| recorded_links(context, &hop.url, &classification, None));
     let outcome = PageOutcome {
+        hints: hint_origins(
+            &page_facts,
+            classification.canonical.as_ref(),
+            &context.normalizer,
+        ),
         canonical: classification.canonical,
         ignored_hints: classification.ignored_hints,
         links: recorded,

@@ -158,9 +158,9 @@ impl Hops for VisitHops<'_> {
     async fn before(&mut self, url: &Url) -> Result<HopRequest, Visit> {
         let context = self.context;
         let policy = context.origins.robots(url, &context.fetcher).await;
-        if !policy.is_allowed(url) {
+        if let Some(rule) = policy.why_disallowed(url) {
             context
-                .emit(self.hop.skipped(Exclusion::RobotsDisallowed))
+                .emit(self.hop.skipped(Exclusion::RobotsDisallowed(rule)))
                 .await;
             let end = match policy.as_ref() {
                 RobotsPolicy::DisallowAll { reason } => VisitEnd::RobotsUnavailable(reason.clone()),
