@@ -28,7 +28,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub(crate) use self::commands::{
     AuditArgs, CompletionsArgs, ExplainArgs, FleetArgs, FleetCommand, FleetRunArgs,
-    FleetStatusArgs, FleetSyncArgs, ManArgs, RunsArgs, ValidateArgs, WorkerArgs,
+    FleetStatusArgs, FleetSyncArgs, ManArgs, McpArgs, RunsArgs, ValidateArgs, WorkerArgs,
 };
 pub(crate) use self::crawl::CrawlArgs;
 pub(crate) use self::names::{
@@ -245,6 +245,8 @@ pub(crate) enum Command {
     Explain(ExplainArgs),
     /// List the runs a crawl database remembers, newest first.
     Runs(RunsArgs),
+    /// Serve the tools to an assistant (Model Context Protocol, stdio).
+    Mcp(McpArgs),
     /// Check a sitemap or index (file or URL) against the protocol.
     Validate(ValidateArgs),
     /// Run a fleet file's due sites, show them, or sync them to a queue.

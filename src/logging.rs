@@ -8,8 +8,9 @@
 //! span's subject). Control characters in what is written (a reason that quotes a page) are
 //! escaped, so that a site cannot write to the terminal.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
+use sitemapper_site::escape_controls;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::field::RecordFields;
@@ -103,7 +104,7 @@ struct Fields {
 
 impl Fields {
     fn add(&mut self, field: &Field, value: &str) {
-        let value = escaped(value);
+        let value = escape_controls(value);
         match field.name() {
             "message" => self.message = value,
             "name" => self.name = value,
@@ -121,20 +122,6 @@ impl Visit for Fields {
         // A message and a `%value` write through Debug what they would through Display.
         self.add(field, &format!("{value:?}"));
     }
-}
-
-/// `text` with its control characters escaped (`\n`, `\u{1b}`): a line of its own, that
-/// cannot move the cursor or colour the terminal.
-pub(crate) fn escaped(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        if character.is_control() {
-            let _ = write!(escaped, "{}", character.escape_default());
-        } else {
-            escaped.push(character);
-        }
-    }
-    escaped
 }
 
 #[cfg(test)]

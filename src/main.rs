@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => commands::audit::run(*args, file, output),
         Command::Explain(args) => commands::explain::run(args, file),
         Command::Runs(args) => commands::runs::run(args, file),
+        Command::Mcp(args) => commands::mcp::run(args, file, cli.config.as_deref()),
         Command::Validate(args) => commands::validate::run(args, &file),
         Command::Fleet(args) => commands::fleet::run(args, file, output),
         Command::Worker(args) => commands::fleet::worker::run(args, file, output),
@@ -67,12 +68,13 @@ fn fail(failure: &Failure) -> ExitCode {
 /// for these only. `EnvFilter` matches a target by its prefix, so `sitemapper` alone would
 /// reach them all; each is named so that the list says which crates are ours, and a test
 /// checks that every library crate of the workspace is in it.
-const OWN_CRATES: [&str; 10] = [
+const OWN_CRATES: [&str; 11] = [
     "sitemapper",
     "sitemapper_audit",
     "sitemapper_crawl",
     "sitemapper_extract",
     "sitemapper_fleet",
+    "sitemapper_mcp",
     "sitemapper_render",
     "sitemapper_report",
     "sitemapper_site",
@@ -83,11 +85,12 @@ const OWN_CRATES: [&str; 10] = [
 /// The libraries whose logs are their internals (the HTML tokenizer's states, HTTP and TLS
 /// frames, the browser protocol's messages): errors only, and the browser driver's not even
 /// those (it reports every unknown protocol event), nor the certificate verifier's (its
-/// error repeats, in its own words, the certificate problem the failed request says).
-/// `RUST_LOG` can still ask for them.
+/// error repeats, in its own words, the certificate problem the failed request says), nor
+/// the protocol SDK's of `mcp` (it warns of every error answer the tools give, which the
+/// assistant reads). `RUST_LOG` can still ask for them.
 const LIBRARY_LEVELS: &str = "html5ever=error,markup5ever=error,selectors=error,scraper=error,\
     hyper=error,hyper_util=error,reqwest=error,h2=error,rustls=error,\
-    rustls_platform_verifier=off,chromiumoxide=off,tungstenite=off";
+    rustls_platform_verifier=off,chromiumoxide=off,tungstenite=off,rmcp=error";
 
 /// Log targets that are never shown, whatever `RUST_LOG` says, because they write a site's
 /// secrets: the cookie jar logs the cookies it stores, values included, and the DevTools

@@ -12,7 +12,7 @@ use super::CrawlArgs;
 use super::names::{PaperName, ServersByName, SeverityName, SummaryFormat};
 use super::values::{
     CHECKPOINT, DEEP, EXTERNAL_MAX_LINKS, EXTERNAL_MAX_TIME, EXTERNAL_TIMEOUT, LARGE, LEASE,
-    MAX_SITES, PER_SERVER, SITES_AT_ONCE, SLOW, max_age,
+    MAX_PAGES, MAX_SITES, MAX_TIME, PER_SERVER, SITES_AT_ONCE, SLOW, max_age,
 };
 
 #[derive(Debug, Args)]
@@ -276,6 +276,36 @@ pub(crate) struct ExplainArgs {
     /// json is one object, whose fields docs/summary-json.md describes. [default: text]
     #[arg(long, value_name = "FORMAT", hide_possible_values = true)]
     pub(crate) summary: Option<SummaryFormat>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// A directory the tools may use (repeatable)
+    ///
+    /// The tools read and write there, nowhere else: every path a tool is given must lie in one of them (symbolic links followed); a
+    /// relative path is relative to the first. The resources are the audit reports and
+    /// sitemaps found in them.
+    #[arg(long = "allow-dir", value_name = "DIR")]
+    pub(crate) allow_dir: Vec<PathBuf>,
+
+    /// Let the tools reach private networks and this host
+    ///
+    /// Without it a crawl, an audit or a validation of such a site is refused.
+    #[arg(long)]
+    pub(crate) allow_private: bool,
+
+    /// Pages a crawl or audit may fetch [default: 10000]
+    ///
+    /// A tool may ask for fewer, never more. [default: 10000] [range: 1 to 1000000000]
+    #[arg(long, value_name = "N", value_parser = MAX_PAGES.parser::<u64>())]
+    pub(crate) max_pages: Option<u64>,
+
+    /// Seconds a crawl or audit may run [default: 1800]
+    ///
+    /// It is then stopped as by Ctrl-C: nothing published, the previous sitemap kept.
+    /// [default: 1800] [range: 1 to 86400]
+    #[arg(long, value_name = "SECONDS", value_parser = MAX_TIME.parser::<u64>())]
+    pub(crate) max_time: Option<u64>,
 }
 
 #[derive(Debug, Args)]

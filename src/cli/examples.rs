@@ -21,6 +21,7 @@ pub(crate) fn of(words: &[&str]) -> &'static [Example] {
         ["audit"] => &AUDIT,
         ["runs"] => &RUNS,
         ["explain"] => &EXPLAIN,
+        ["mcp"] => &MCP,
         ["validate"] => &VALIDATE,
         ["fleet"] => &FLEET,
         ["fleet", "run"] => &FLEET_RUN,
@@ -112,6 +113,21 @@ const EXPLAIN: [Example; 3] = [
     example(
         "Ask of a site of a fleet, found by the URL",
         "sitemapper explain https://shop.example/cart --fleet fleet.toml",
+    ),
+];
+
+const MCP: [Example; 3] = [
+    example(
+        "Serve the tools to an assistant, within one directory (docs/agents.md)",
+        "sitemapper mcp --allow-dir ~/sitemaps",
+    ),
+    example(
+        "Two directories: the sites' sitemaps, and the audits for clients",
+        "sitemapper mcp --allow-dir /var/www --allow-dir ~/audits",
+    ),
+    example(
+        "Also for the sites of this machine and its network, and smaller crawls",
+        "sitemapper mcp --allow-dir ~/sitemaps --allow-private --max-pages 2000",
     ),
 ];
 

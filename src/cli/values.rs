@@ -115,6 +115,7 @@ pub(crate) const PER_SERVER: NumericOption = NumericOption::whole("per-server", 
 pub(crate) const LEASE: NumericOption = NumericOption::seconds("lease", 1.0, LONGEST_SECONDS);
 pub(crate) const CHECKPOINT: NumericOption =
     NumericOption::seconds("checkpoint", SHORTEST_SECONDS, LONGEST_SECONDS);
+pub(crate) const MAX_TIME: NumericOption = NumericOption::whole("max-time", 1, 86_400);
 pub(crate) const MAX_SITES: NumericOption = NumericOption::whole("max-sites", 1, MOST_COUNTED);
 
 impl NumericOption {

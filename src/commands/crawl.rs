@@ -2,18 +2,18 @@
 //! the sitemaps of the indexable ones. The run itself is the site crate's; here are the
 //! flags, the signals, the progress line and the summary.
 
-mod staging;
-mod summary;
+#[cfg(test)]
+mod tests;
 
 use std::sync::{Arc, OnceLock};
 
 use sitemapper_crawl::{CrawlProgress, PaceBoard, RequestObserver};
 use sitemapper_site::{
-    ErrorKind, EventCounts, ReadSitemaps, RunContext, RunFacts, SiteError, SiteRun, Watcher,
+    CrawlReport, ErrorKind, EventCounts, ReadSitemaps, RunContext, RunFacts, SiteError, SiteRun,
+    Watcher,
 };
 use tokio::sync::watch;
 
-pub(crate) use self::summary::{Report, write_resources};
 use super::Output;
 use super::json;
 use crate::cli::{CrawlArgs, SummaryFormat};
@@ -48,7 +48,8 @@ pub(crate) fn run(args: CrawlArgs, file: ConfigFile, output: Output) -> Result<(
 
 /// Prints the summary of a finished run on stderr.
 fn print_summary(crawled: &SiteRun, settings: &CrawlSettings) -> anyhow::Result<()> {
-    Report::new(RunFacts::of(crawled)?, settings).print()
+    CrawlReport::new(RunFacts::of(crawled)?, &settings.site).print()?;
+    Ok(())
 }
 
 /// How a crawl runs inside a larger run (a fleet's site): it shares the pace of hosts with

@@ -6,6 +6,7 @@ pub(crate) mod explain;
 pub(crate) mod fleet;
 pub(crate) mod json;
 pub(crate) mod manual;
+pub(crate) mod mcp;
 pub(crate) mod runs;
 pub(crate) mod validate;
 

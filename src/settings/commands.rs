@@ -15,7 +15,7 @@ use sitemapper_site::OutboundSettings;
 use super::{ConfigFile, CrawlSettings, OutputTarget, absolute_url, list, switch};
 use crate::cli::values::max_age;
 use crate::cli::{
-    AuditArgs, ColorName, ExplainArgs, PaperName, RunsArgs, SeverityName, SummaryFormat,
+    AuditArgs, ColorName, ExplainArgs, McpArgs, PaperName, RunsArgs, SeverityName, SummaryFormat,
 };
 
 /// How much the binary says on stderr, and whether in colour.
@@ -312,6 +312,43 @@ impl ExplainSettings {
             url: args.url,
             database,
             summary,
+        })
+    }
+}
+
+/// What `sitemapper mcp` is allowed: the flags, else the config file, else the defaults.
+#[derive(Debug)]
+pub(crate) struct McpServerSettings {
+    pub(crate) allowed_dirs: Vec<PathBuf>,
+    pub(crate) allow_private: bool,
+    pub(crate) max_pages: u64,
+    pub(crate) max_time: std::time::Duration,
+}
+
+impl McpServerSettings {
+    pub(crate) fn resolve(args: McpArgs, file: ConfigFile) -> anyhow::Result<McpServerSettings> {
+        // Given on the command line, the directories replace the file's.
+        let allowed_dirs = if args.allow_dir.is_empty() {
+            file.allow_dir.unwrap_or_default()
+        } else {
+            args.allow_dir
+        };
+        if allowed_dirs.is_empty() {
+            anyhow::bail!(
+                "give --allow-dir DIR (repeatable): the directories the tools may read and write"
+            );
+        }
+        Ok(McpServerSettings {
+            allowed_dirs,
+            allow_private: args.allow_private || file.allow_private.unwrap_or(false),
+            max_pages: args
+                .max_pages
+                .or(file.max_pages)
+                .unwrap_or(sitemapper_mcp::DEFAULT_MAX_PAGES),
+            max_time: args.max_time.or(file.max_time).map_or(
+                sitemapper_mcp::DEFAULT_MAX_TIME,
+                std::time::Duration::from_secs,
+            ),
         })
     }
 }

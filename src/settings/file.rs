@@ -11,9 +11,9 @@ use super::keys::{field_names, nearest_key};
 use crate::cli::values::{
     CHECKPOINT, CONCURRENCY, CONNECT_TIMEOUT, DEEP, DELAY, EXTERNAL_MAX_LINKS, EXTERNAL_MAX_TIME,
     EXTERNAL_TIMEOUT, KEEP_FAILED, LARGE, LEASE, MAX_BODY_SIZE, MAX_BYTES_PER_FILE, MAX_DEPTH,
-    MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SHRINK, MAX_SITES, MAX_URLS, MAX_URLS_PER_FILE,
-    OutOfRange, PER_SERVER, RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS, RENDER_TIMEOUT,
-    RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
+    MAX_PAGES, MAX_PATTERN_CHAIN, MAX_REQUESTS, MAX_SHRINK, MAX_SITES, MAX_TIME, MAX_URLS,
+    MAX_URLS_PER_FILE, OutOfRange, PER_SERVER, RENDER_CONCURRENCY, RENDER_OTHER_HOST_REQUESTS,
+    RENDER_TIMEOUT, RETRIES, SITES_AT_ONCE, SLOW, TIMEOUT, VERBOSE,
 };
 use crate::cli::{
     ChangefreqRule, ColorName, ConcurrencyName, FormatName, PaperName, PriorityRule, RenderName,
@@ -41,6 +41,9 @@ pub(crate) struct ConfigFile {
     pub(super) state: Option<PathBuf>,
     // explain.
     pub(super) fleet: Option<PathBuf>,
+    // mcp.
+    pub(super) allow_dir: Option<Vec<PathBuf>>,
+    pub(super) max_time: Option<u64>,
     pub(super) concurrency: Option<ConcurrencyName>,
     pub(super) max_pages: Option<u64>,
     pub(super) max_depth: Option<u32>,
@@ -257,6 +260,7 @@ impl ConfigFile {
             LEASE.check(self.lease),
             CHECKPOINT.check(self.checkpoint),
             MAX_SITES.check(self.max_sites),
+            MAX_TIME.check(self.max_time),
         ]
         .into_iter()
         .find_map(Result::err)

@@ -35,8 +35,8 @@ mod news;
 pub(crate) use self::access::BASIC_AUTH_VARIABLE;
 use self::access::{AccessOptions, basic_auth_choice, check_header_text, seed_credentials};
 pub(crate) use self::commands::{
-    AuditOptions, AuditSettings, ExplainDatabase, ExplainSettings, RunsSettings, Verbosity,
-    summary_format,
+    AuditOptions, AuditSettings, ExplainDatabase, ExplainSettings, McpServerSettings, RunsSettings,
+    Verbosity, summary_format,
 };
 pub(crate) use self::file::ConfigFile;
 pub(crate) use self::fleet::{

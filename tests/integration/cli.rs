@@ -305,6 +305,7 @@ fn the_example_config_loads_and_documents_every_option() {
         "audit",
         "runs",
         "explain",
+        "mcp",
         "validate",
         "fleet run",
         "fleet status",

@@ -5,12 +5,13 @@
 use crate::harness::{Run, repository_file, sitemapper, sitemapper_command};
 
 /// Every command, by its words after `sitemapper`.
-const COMMANDS: [&[&str]; 13] = [
+const COMMANDS: [&[&str]; 14] = [
     &[],
     &["crawl"],
     &["audit"],
     &["explain"],
     &["runs"],
+    &["mcp"],
     &["validate"],
     &["fleet"],
     &["fleet", "run"],

@@ -39,6 +39,7 @@ mod hostile;
 mod house;
 mod inclusion;
 mod kill_resume;
+mod mcp;
 mod mistakes;
 mod network;
 mod news;

@@ -89,6 +89,8 @@ mod spill;
 mod spreadsheet;
 mod stdout;
 mod summary_json;
+mod summary_text;
+mod terminal;
 mod untouched;
 
 pub use audit_findings::audit_findings;
@@ -97,7 +99,7 @@ pub use elsewhere::{CanonicalsElsewhere, canonicals_elsewhere};
 pub use error::{ErrorKind, SiteError};
 pub use explain::{
     Evidence, ExplainError, Explanation, History, Hop, LastmodStory, Nearest, Reached, RunRef,
-    Standing, StatusSpan, Step, explain,
+    Standing, StatusSpan, Step, explain, explanation_text,
 };
 pub use indexnow::{DEFAULT_INDEXNOW_ENDPOINT, IndexNow, Notified};
 pub use lock::{BusyPath, LockError, LockHolder, RunLock};
@@ -136,4 +138,6 @@ pub use summary_json::crawl::{CrawlJson, NotReadJson};
 pub use summary_json::envelope::{Envelope, SUMMARY_VERSION, path_text};
 pub use summary_json::runs::RunsJson;
 pub use summary_json::validate::{CheckTally, ValidateJson};
+pub use summary_text::{CrawlReport, documents_line, write_rendering, write_resources};
+pub use terminal::escape_controls;
 pub use untouched::Untouched;

@@ -7,9 +7,8 @@ use std::io::Write;
 use std::path::Path;
 
 use sitemapper_audit::{Assessment, Change, Finding};
-use sitemapper_site::{RunFacts, count};
+use sitemapper_site::{CrawlReport, RunFacts, count, write_resources};
 
-use crate::commands::crawl::{Report, write_resources};
 use crate::settings::CrawlSettings;
 use sitemapper_report::{Audited, OutboundTally, summary_kinds};
 
@@ -22,7 +21,7 @@ pub(super) fn print(
 ) -> anyhow::Result<()> {
     let crawled = &audited.crawled;
     let mut out = std::io::stderr().lock();
-    Report::new(RunFacts::of(crawled)?, settings)
+    CrawlReport::new(RunFacts::of(crawled)?, &settings.site)
         .with_audit_sitemaps(audited.sitemaps.story().to_string())
         .write_run(&mut out)?;
     let found = Found {

@@ -166,6 +166,7 @@ fn resolve(cli: Cli) -> anyhow::Result<()> {
         })
         | Command::Runs(_)
         | Command::Explain(_)
+        | Command::Mcp(_)
         | Command::Validate(_)
         | Command::Completions(_)
         | Command::Man(_) => Ok(()),

@@ -126,6 +126,9 @@ pub struct History {
     pub first_seen: RunRef,
     /// The last run that recorded it.
     pub last_seen: RunRef,
+    /// When its content was last seen to change (its recorded `<lastmod>` moved), when the
+    /// database has seen it change.
+    pub last_changed: Option<String>,
     /// Its statuses, oldest first (the last few).
     pub statuses: Vec<StatusSpan>,
     /// The runs whose listings are kept (the last 30) that list it, newest first.

@@ -707,6 +707,10 @@ fn history(
     Ok(History {
         first_seen: runs.reference(times.first_seen),
         last_seen: runs.reference(times.last_seen),
+        last_changed: store
+            .change_times(&record.url)?
+            .last()
+            .map(|time| rfc3339(*time)),
         statuses,
         listed_in_runs: listings.iter().map(|listing| listing.run.0).collect(),
         listings_kept: runs.all.len().min(LISTINGS_KEPT as usize),

@@ -5,9 +5,11 @@ mod explanation;
 mod gather;
 mod nearest;
 mod published;
+mod words;
 
 pub use explanation::{
     Evidence, Explanation, History, Hop, LastmodStory, Nearest, Reached, RunRef, Standing,
     StatusSpan, Step,
 };
 pub use gather::{ExplainError, explain};
+pub use words::explanation_text;

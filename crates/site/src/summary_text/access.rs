@@ -5,14 +5,14 @@
 use std::io::Write;
 
 use sitemapper_crawl::{environment_proxies, shown_proxy};
-use sitemapper_site::count;
 
-use crate::settings::CrawlSettings;
+use crate::counted::count;
+use crate::settings::SiteSettings;
 
 /// How the crawl reached the site: mapped hosts, what it sent (names only), the proxy, and
 /// TLS checks off.
-pub(super) fn print_access(out: &mut impl Write, settings: &CrawlSettings) -> std::io::Result<()> {
-    let crawl = &settings.site.crawl;
+pub(super) fn print_access(out: &mut impl Write, settings: &SiteSettings) -> std::io::Result<()> {
+    let crawl = &settings.crawl;
     for mapping in crawl.host_map.describe() {
         writeln!(
             out,

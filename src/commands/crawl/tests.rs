@@ -12,14 +12,16 @@ use sitemapper_crawl::{
     RenderReport, RequestLog, SettledScope, SiteAccess, SiteDecision, SiteSession, SitemapSeeding,
     TrapKind, TrapReport,
 };
-use sitemapper_site::{CanonicalsElsewhere, Example, NotListed, NotListedGroup, Notes, RunFacts};
+use sitemapper_site::{
+    CanonicalsElsewhere, CrawlReport, Example, NotListed, NotListedGroup, Notes, RunFacts,
+    documents_line, write_rendering,
+};
 use sitemapper_sitemap::{Format, Published, Written, WrittenChild};
 use sitemapper_store::{
     ChangeCounts, KeptPages, Reason, ReasonCount, RunId, TransientCause, Verdict,
 };
 use url::Url;
 
-use super::{Report, rendering};
 use crate::cli::{Cli, Command};
 use crate::settings::CrawlSettings;
 
@@ -276,7 +278,9 @@ fn summary_text(n: u64, flags: &[&str], published_sitemaps: bool, first_run: boo
         notified: Some("IndexNow: first run, nothing to compare with: not notified."),
     };
     let mut out = Vec::new();
-    Report::new(facts, &settings).write_run(&mut out).unwrap();
+    CrawlReport::new(facts, &settings.site)
+        .write_run(&mut out)
+        .unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -414,7 +418,7 @@ fn every_reason_to_render_agrees_with_its_counts() {
             render.templates_learned = n;
             render.unfinished_rendered = n;
             let mut out = Vec::new();
-            rendering::print(&mut out, &render, &settings).unwrap();
+            write_rendering(&mut out, &render, &settings.site).unwrap();
             let text = String::from_utf8(out).unwrap();
             assert_eq!(
                 disagreements(&text),
@@ -436,7 +440,7 @@ fn the_summary_says_why_unfinished_pages_were_rendered_and_what_was_learned() {
         (render.templates_learned, render.unfinished_rendered) = (learned, unfinished);
         render.rendered = 7;
         let mut out = Vec::new();
-        rendering::print(&mut out, &render, &settings).unwrap();
+        write_rendering(&mut out, &render, &settings.site).unwrap();
         String::from_utf8(out).unwrap()
     };
     let next = said(SiteDecision::Undecided, 0, 1);
@@ -506,7 +510,7 @@ fn the_agreement_check_finds_what_it_is_for() {
 fn documents_are_counted_by_type_and_by_why_not() {
     use sitemapper_crawl::{DocumentKind, DocumentMiss, DocumentReport};
     assert_eq!(
-        super::documents_line(&DocumentReport::default()),
+        documents_line(&DocumentReport::default()),
         "Documents: none linked."
     );
     let report = DocumentReport {
@@ -514,7 +518,7 @@ fn documents_are_counted_by_type_and_by_why_not() {
         not_listed: [(DocumentMiss::Broken, 1), (DocumentMiss::NoIndex, 2)].into(),
     };
     assert_eq!(
-        super::documents_line(&report),
+        documents_line(&report),
         "Documents: 3 listed (pdf 2, docx 1), 3 not listed: 2 noindex, 1 broken."
     );
     let none_listed = DocumentReport {
@@ -522,7 +526,7 @@ fn documents_are_counted_by_type_and_by_why_not() {
         ..DocumentReport::default()
     };
     assert_eq!(
-        super::documents_line(&none_listed),
+        documents_line(&none_listed),
         "Documents: 0 listed, 1 not listed: 1 disallowed by robots.txt."
     );
 }

@@ -5,16 +5,16 @@ use std::collections::BTreeSet;
 use std::io::Write;
 
 use sitemapper_crawl::{Refusal, RenderMode, RenderReport, SiteDecision};
-use sitemapper_site::count;
 use url::Url;
 
-use crate::settings::CrawlSettings;
+use crate::counted::count;
+use crate::settings::SiteSettings;
 
 /// What rendering in the browser did, and what it could not do.
-pub(super) fn print(
+pub fn write_rendering(
     out: &mut impl Write,
     render: &RenderReport,
-    settings: &CrawlSettings,
+    settings: &SiteSettings,
 ) -> std::io::Result<()> {
     let tried = render.rendered + render.timed_out + render.failed;
     if tried > 0 {
@@ -35,7 +35,7 @@ pub(super) fn print(
             out,
             "  {} did not settle within --render-timeout {}s: read as served (render-timeout).",
             count(render.timed_out, "page"),
-            settings.site.render.timeout.as_secs_f64()
+            settings.render.timeout.as_secs_f64()
         )?;
     }
     if render.failed > 0 {

@@ -4,28 +4,32 @@
 //! begins with it. Every number that counts something is said through `count`, so that one
 //! of a thing is singular.
 
-mod rendering;
-#[cfg(test)]
-mod tests;
-
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sitemapper_audit::{describe_incomplete_video, thousands};
 use sitemapper_crawl::{BrowserReport, DocumentReport, TrapKind, suggested_mapping};
-use sitemapper_site::{NotListedGroup, RunFacts, ScopeStatement, SitemapStory, count};
 use sitemapper_store::{Reason, ReasonCount, TransientCause, Verdict};
 use url::Url;
 
-use crate::settings::{CrawlSettings, OutputTarget};
+use super::access::print_access;
+use super::rendering::write_rendering;
+use crate::counted::count;
+use crate::not_listed::NotListedGroup;
+use crate::output_target::OutputTarget;
+use crate::process_use::{children_cpu_seconds, cpu_seconds, peak_rss_bytes};
+use crate::record::ScopeStatement;
+use crate::run_facts::RunFacts;
+use crate::settings::SiteSettings;
+use crate::sitemap_story::SitemapStory;
 
 /// The most sitemap files the text summary names one by one.
 const MAX_FILES_SHOWN: usize = 40;
 
 /// What became of the linked documents `--documents` selects: those listed by type, and
 /// why the others are not.
-pub(crate) fn documents_line(report: &DocumentReport) -> String {
+pub fn documents_line(report: &DocumentReport) -> String {
     let listed: u64 = report.listed.values().sum();
     let not_listed: u64 = report.not_listed.values().sum();
     if listed + not_listed == 0 {
@@ -57,16 +61,17 @@ pub(crate) fn documents_line(report: &DocumentReport) -> String {
 /// the run published one: an audit that was given no `--out` keeps its sitemap beside the
 /// report and publishes nothing.
 #[derive(Debug)]
-pub(crate) struct Report<'a> {
+pub struct CrawlReport<'a> {
     facts: RunFacts<'a>,
-    settings: &'a CrawlSettings,
+    settings: &'a SiteSettings,
     /// The story of the site's sitemaps as the audit read them, told instead of the crawl's.
     audit_sitemaps: Option<String>,
 }
 
-impl<'a> Report<'a> {
-    pub(crate) fn new(facts: RunFacts<'a>, settings: &'a CrawlSettings) -> Report<'a> {
-        Report {
+impl<'a> CrawlReport<'a> {
+    /// The summary of the run `facts` tell, made with `settings`.
+    pub fn new(facts: RunFacts<'a>, settings: &'a SiteSettings) -> CrawlReport<'a> {
+        CrawlReport {
             facts,
             settings,
             audit_sitemaps: None,
@@ -75,15 +80,15 @@ impl<'a> Report<'a> {
 
     /// The summary with the audit's story of the site's sitemaps in place of the crawl's:
     /// the audit read them all, the crawl only as seeds.
-    pub(crate) fn with_audit_sitemaps(self, story: String) -> Report<'a> {
-        Report {
+    pub fn with_audit_sitemaps(self, story: String) -> CrawlReport<'a> {
+        CrawlReport {
             audit_sitemaps: Some(story),
             ..self
         }
     }
 
     /// Prints the summary of a crawl, part after part, in one lock of stderr.
-    pub(crate) fn print(&self) -> anyhow::Result<()> {
+    pub fn print(&self) -> std::io::Result<()> {
         let mut out = std::io::stderr().lock();
         self.write_run(&mut out)?;
         write_resources(&mut out, self.facts.crawl.render.browser.as_ref())?;
@@ -91,34 +96,30 @@ impl<'a> Report<'a> {
     }
 
     /// Writes what the run did, up to what it cost (see [`write_resources`]).
-    pub(crate) fn write_run(&self, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn write_run(&self, out: &mut impl Write) -> std::io::Result<()> {
         self.print_start(out)?;
-        super::staging::print_access(out, self.settings)?;
+        print_access(out, self.settings)?;
         self.print_totals(out)?;
         self.print_limits_reached(out)?;
         self.print_pace(out)?;
         self.print_concurrency(out)?;
         self.print_urls_cut(out)?;
         self.print_sitemap_seeds(out)?;
-        rendering::print(out, &self.facts.crawl.render, self.settings)?;
+        write_rendering(out, &self.facts.crawl.render, self.settings)?;
         self.print_listing(out)?;
         if let Some(documents) = &self.facts.crawl.documents {
             writeln!(out, "{}", documents_line(documents))?;
         }
         for elsewhere in &self.facts.canonicals_elsewhere {
-            writeln!(
-                out,
-                "{}.",
-                elsewhere.explain(&self.settings.site.crawl.host_map)
-            )?;
+            writeln!(out, "{}.", elsewhere.explain(&self.settings.crawl.host_map))?;
         }
-        if self.settings.site.publishes_sitemaps {
+        if self.settings.publishes_sitemaps {
             self.print_files(out)?;
             self.print_private_host(out)?;
         }
         self.print_media(out)?;
         self.print_changes(out)?;
-        if self.settings.site.publishes_sitemaps
+        if self.settings.publishes_sitemaps
             && let Some(notified) = self.facts.notified
         {
             writeln!(out, "{notified}")?;
@@ -176,7 +177,7 @@ impl<'a> Report<'a> {
             writeln!(
                 out,
                 "Stopped discovering at --max-urls {}: {} to new URLs not followed.",
-                self.settings.site.crawl.max_urls,
+                self.settings.crawl.max_urls,
                 count(crawl.beyond_max_urls, "link")
             )?;
         }
@@ -217,7 +218,7 @@ impl<'a> Report<'a> {
 
     /// Which pace applied between two requests to one host, and where it came from.
     fn pace(&self) -> Option<String> {
-        if let Some(delay) = self.settings.site.crawl.delay {
+        if let Some(delay) = self.settings.crawl.delay {
             return Some(format!(
                 "{}s between requests to one host, from --delay (robots.txt Crawl-delay not used)",
                 delay.as_secs_f64()
@@ -226,7 +227,7 @@ impl<'a> Report<'a> {
         self.facts.notes.crawl_delay.then(|| {
             format!(
                 "robots.txt Crawl-delay (at most {}s), see above",
-                self.settings.site.crawl.max_crawl_delay.as_secs()
+                self.settings.crawl.max_crawl_delay.as_secs()
             )
         })
     }
@@ -313,7 +314,7 @@ impl<'a> Report<'a> {
                 writeln!(out, "  {:>7}  {}", group.count, group.code())?;
                 self.print_examples(out, group)?;
             }
-            if let Some(OutputTarget::Path(path)) = &self.settings.site.list_not_listed {
+            if let Some(OutputTarget::Path(path)) = &self.settings.list_not_listed {
                 writeln!(
                     out,
                     "The URLs not listed ({}), with their reasons and referrers: {}",
@@ -336,7 +337,7 @@ impl<'a> Report<'a> {
         }
         let more = group.count - group.examples.len() as u64;
         if more > 0 {
-            let all = match &self.settings.site.list_not_listed {
+            let all = match &self.settings.list_not_listed {
                 Some(OutputTarget::Path(path)) => format!(" in {}", path.display()),
                 Some(OutputTarget::Stdout) => " on stdout".to_string(),
                 None => ": --list-not-listed FILE".to_string(),
@@ -349,7 +350,7 @@ impl<'a> Report<'a> {
     /// The sitemap files written, and the stale ones of an earlier run removed.
     fn print_files(&self, out: &mut impl Write) -> std::io::Result<()> {
         let (written, published) = (self.facts.written, self.facts.published);
-        let OutputTarget::Path(directory) = &self.settings.site.out else {
+        let OutputTarget::Path(directory) = &self.settings.out else {
             let urls: u64 = written.iter().map(|written| written.urls).sum();
             return writeln!(
                 out,
@@ -416,7 +417,7 @@ impl<'a> Report<'a> {
     /// with the mapping that publishes the site's public URLs instead.
     fn print_private_host(&self, out: &mut impl Write) -> std::io::Result<()> {
         let scope = &self.facts.crawl.scope;
-        let crawl = &self.settings.site.crawl;
+        let crawl = &self.settings.crawl;
         // The crawl tells whether the seed's host resolved to a private address; a seed
         // that redirected to another host says nothing of that one.
         let root_resolves_private = scope.private_network && scope.root.host() == scope.seed.host();
@@ -443,7 +444,7 @@ impl<'a> Report<'a> {
     /// articles and the articles left out (`--news`).
     fn print_media(&self, out: &mut impl Write) -> std::io::Result<()> {
         let media = self.facts.media;
-        if self.settings.site.video {
+        if self.settings.video {
             write!(
                 out,
                 "Video entries: {} on {}",
@@ -529,7 +530,7 @@ impl<'a> Report<'a> {
                 out,
                 "Dropped {} that failed more than {} in a row (--keep-failed), reported removed ({}).",
                 count(kept.dropped_count(), "URL"),
-                count(self.settings.site.keep_failed, "run"),
+                count(self.settings.keep_failed, "run"),
                 causes(&kept.dropped)
             )?;
         }
@@ -547,7 +548,7 @@ impl<'a> Report<'a> {
                 count(revalidated, "page")
             )?;
         }
-        if !self.settings.site.publishes_sitemaps {
+        if !self.settings.publishes_sitemaps {
             return Ok(());
         }
         self.print_kept(out)?;
@@ -567,16 +568,14 @@ impl<'a> Report<'a> {
             ),
             // The change report of a first run lists every URL as added: say so, rather
             // than that there is nothing to report.
-            None if self.settings.site.state.is_some()
-                && self.settings.site.report_changes.is_some() =>
-            {
+            None if self.settings.state.is_some() && self.settings.report_changes.is_some() => {
                 writeln!(
                     out,
                     "First run in {}: nothing to compare with; the change report lists every URL as added.",
                     self.facts.database.display()
                 )
             }
-            None if self.settings.site.state.is_some() => writeln!(
+            None if self.settings.state.is_some() => writeln!(
                 out,
                 "First run in {}: no changes to report.",
                 self.facts.database.display()
@@ -607,12 +606,12 @@ fn print_listed_as_themselves(out: &mut impl Write, counts: &[ReasonCount]) -> s
 
 /// What the run cost this process, and the browser, where the platform tells: the summary's
 /// last lines.
-pub(crate) fn write_resources(
+pub fn write_resources(
     out: &mut impl Write,
     browser: Option<&BrowserReport>,
 ) -> std::io::Result<()> {
     let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
-    if let Some(peak) = sitemapper_site::peak_rss_bytes() {
+    if let Some(peak) = peak_rss_bytes() {
         match browser.and_then(|browser| browser.peak_memory) {
             Some(browser) => writeln!(
                 out,
@@ -623,10 +622,8 @@ pub(crate) fn write_resources(
             None => writeln!(out, "Peak memory: {:.1} MiB.", mib(peak))?,
         }
     }
-    if let Some(seconds) = sitemapper_site::cpu_seconds() {
-        match sitemapper_site::children_cpu_seconds()
-            .filter(|_| browser.is_some_and(|browser| browser.started))
-        {
+    if let Some(seconds) = cpu_seconds() {
+        match children_cpu_seconds().filter(|_| browser.is_some_and(|browser| browser.started)) {
             Some(browser) => writeln!(
                 out,
                 "CPU time: {seconds:.2} s, and {browser:.2} s for the browser."
