@@ -355,10 +355,10 @@ fn a_fleet_finds_the_site_that_maps_the_url() {
 
     let post = sitemapper(&["explain", &blog.url("/blog/post"), "--fleet", fleet]);
     assert_eq!(post.code, 1, "{}{}", post.stdout, post.stderr);
-    assert_says(&post, &["Not listed: http-404", ", the site blog;"]);
+    assert_says(&post, &["Not listed: http-404", ", the site blog."]);
     let cart = sitemapper(&["explain", &shop.url("/cart"), "--fleet", fleet]);
     assert_eq!(cart.code, 0, "{}{}", cart.stdout, cart.stderr);
-    assert_says(&cart, &["Listed", ", the site shop;"]);
+    assert_says(&cart, &["Listed", ", the site shop."]);
 
     let nobody = sitemapper(&["explain", "https://nobody.example/", "--fleet", fleet]);
     assert_eq!(nobody.code, 2);

@@ -35,7 +35,9 @@ pub fn explanation_text(explanation: &Explanation, state: &Path, site: Option<&s
         ),
     };
     line(standing);
-    line(format!("  {}", explanation.why));
+    for wrapped in wrap(&explanation.why, WIDTH - 2) {
+        line(format!("  {wrapped}"));
+    }
     if let Some(nearest) = &explanation.nearest {
         line(format!(
             "  The nearest URL it met: {} ({}), {}.",
@@ -127,18 +129,16 @@ pub fn explanation_text(explanation: &Explanation, state: &Path, site: Option<&s
     }
     if let Some(history) = &explanation.history {
         line(String::new());
-        let changed = history
-            .last_changed
-            .as_deref()
-            .map(|time| format!("; its content last changed on {}", day(time)))
-            .unwrap_or_default();
         line(format!(
-            "History: first seen in run {} ({}), last in run {} ({}){changed}",
+            "History: first seen in run {} ({}), last in run {} ({})",
             history.first_seen.run,
             day(&history.first_seen.started_at),
             history.last_seen.run,
             day(&history.last_seen.started_at)
         ));
+        if let Some(changed) = &history.last_changed {
+            line(format!("  Its content last changed on {}.", day(changed)));
+        }
         let statuses: Vec<String> = history
             .statuses
             .iter()
@@ -152,17 +152,17 @@ pub fn explanation_text(explanation: &Explanation, state: &Path, site: Option<&s
             })
             .collect();
         line(format!("  {}", statuses.join(", ")));
-        let last = match history.listings_kept {
-            1 => "the last run".to_string(),
-            kept => format!("the last {kept} runs"),
-        };
-        line(match history.listed_in_runs.len() {
-            0 => format!("  Listed by none of {last}"),
-            listed => format!(
-                "  Listed by {listed} of {last} ({})",
-                runs_text(&history.listed_in_runs)
-            ),
-        });
+        line(
+            match (history.listed_in_runs.len(), history.listings_kept) {
+                (0, 1) => "  Not listed by the last run.".to_string(),
+                (1, 1) => "  Listed by the last run.".to_string(),
+                (0, kept) => format!("  Listed by none of the last {kept} runs."),
+                (listed, kept) => format!(
+                    "  Listed by {listed} of the last {kept} runs ({}).",
+                    runs_text(&history.listed_in_runs)
+                ),
+            },
+        );
     }
     line(String::new());
     let mut from = String::from("Answered from ");
@@ -182,11 +182,34 @@ pub fn explanation_text(explanation: &Explanation, state: &Path, site: Option<&s
     if let Some(site) = site {
         let _ = write!(from, ", the site {site}");
     }
-    if let Some(scope) = &explanation.scope {
-        let _ = write!(from, "; scope {scope} and below");
-    }
     line(format!("{from}."));
+    if let Some(scope) = &explanation.scope {
+        line(format!("Scope: {scope} and below."));
+    }
     text
+}
+
+/// The width prose is wrapped to, as the help is.
+const WIDTH: usize = 90;
+
+/// `text` in lines of at most `width` characters, broken between words (a word longer than
+/// that, a URL, stands alone on its line).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
 }
 
 /// The day of an RFC 3339 time: `2026-11-29`.
@@ -219,6 +242,19 @@ fn runs_text(runs: &[i64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_is_wrapped_between_words() {
+        assert_eq!(
+            wrap("It answered 200 with HTML, and names no canonical.", 20),
+            ["It answered 200 with", "HTML, and names no", "canonical."]
+        );
+        assert_eq!(
+            wrap("a https://e.com/a-very-long-url b", 8),
+            ["a", "https://e.com/a-very-long-url", "b"]
+        );
+        assert!(wrap("", 8).is_empty());
+    }
 
     #[test]
     fn runs_are_told_as_ranges_newest_first() {
