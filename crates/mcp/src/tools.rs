@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use sitemapper_crawl::AddressPolicy;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
@@ -30,8 +31,14 @@ pub(crate) struct Sitemapper {
     pub(crate) settings: Arc<McpSettings>,
     pub(crate) dirs: AllowedDirs,
     pub(crate) shutdown: CancellationToken,
+    /// Crawls, audits and validations running at once; others wait their turn.
+    pub(crate) children: Arc<Semaphore>,
     pub(crate) tool_router: ToolRouter<Sitemapper>,
 }
+
+/// How many crawls, audits and validations run at once: each is a whole crawl, and the
+/// sites and the machine are shared.
+const CHILDREN_AT_ONCE: usize = 2;
 
 /// How much of a page rendering may do: as `--render`.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -157,6 +164,7 @@ impl Sitemapper {
             settings: Arc::new(settings),
             dirs,
             shutdown,
+            children: Arc::new(Semaphore::new(CHILDREN_AT_ONCE)),
             tool_router: Self::tool_router(),
         }
     }
@@ -370,6 +378,16 @@ impl Sitemapper {
                 stop.cancel();
             })
         };
+        let command = args.first().map_or("", String::as_str).to_string();
+        let permit = tokio::select! {
+            permit = Arc::clone(&self.children).acquire_owned() => permit.ok(),
+            () = stop.cancelled() => None,
+        };
+        let Some(_permit) = permit else {
+            stop.cancel();
+            let _ = watch.await;
+            return Err(format!("the {command} was cancelled before it started"));
+        };
         let token = context.meta.get_progress_token();
         let peer = context.peer.clone();
         let max_pages = self.settings.max_pages;
@@ -404,7 +422,6 @@ impl Sitemapper {
         .await;
         stop.cancel();
         let _ = watch.await;
-        let command = args.first().map_or("", String::as_str);
         match ended.map_err(|error| format!("cannot run sitemapper {command}: {error}"))? {
             Ended::Exited {
                 code,

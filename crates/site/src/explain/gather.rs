@@ -49,6 +49,8 @@ pub fn explain(store: &Store, asked: &str) -> Result<Explanation, ExplainError> 
         return Err(not_a_url());
     }
     let normalizer = UrlNormalizer::new(DEFAULT_STRIP_PARAMETERS);
+    // As written, for a crawl that stripped other parameters (`--strip-param`) or none.
+    let as_written = parsed.to_string();
     let normalized = normalizer.normalize(&parsed).unwrap_or(parsed);
     let runs = Runs::of(store)?;
     let scope = store.scope()?;
@@ -74,7 +76,16 @@ pub fn explain(store: &Store, asked: &str) -> Result<Explanation, ExplainError> 
             found: note,
         });
     }
-    let (Some(record), Some(times)) = (store.page(&key)?, store.page_times(&key)?) else {
+    let recorded = match store.page(&key)? {
+        Some(record) => Some(record),
+        None if as_written != key => store.page(&as_written)?,
+        None => None,
+    };
+    let times = match &recorded {
+        Some(record) => store.page_times(&record.url)?,
+        None => None,
+    };
+    let (Some(record), Some(times)) = (recorded, times) else {
         never_met(
             store,
             &runs,
@@ -84,7 +95,8 @@ pub fn explain(store: &Store, asked: &str) -> Result<Explanation, ExplainError> 
         )?;
         return Ok(explanation);
     };
-    let listings = store.listings_of(&key)?;
+    explanation.normalized = record.url.clone();
+    let listings = store.listings_of(&record.url)?;
     let listed_by_answer = runs
         .answering()
         .is_some_and(|run| listings.iter().any(|listing| listing.run == run.id));
