@@ -1,5 +1,5 @@
 //! What `explain` asks of one URL beyond its row: how its status changed, which runs listed
-//! it, how it is linked, and where the sitemaps were published.
+//! it, and how it is linked.
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
@@ -149,47 +149,19 @@ impl Store {
             .and_then(Iterator::collect)
             .map_err(|source| self.sql_error(source))
     }
-
-    /// Records the directory the sitemaps were last published to.
-    pub fn record_published_to(&mut self, directory: &str) -> Result<(), StoreError> {
-        self.connection
-            .execute(
-                "INSERT INTO meta (key, value) VALUES ('published_to', ?1)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                params![directory],
-            )
-            .map(|_| ())
-            .map_err(|source| self.sql_error(source))
-    }
-
-    /// The directory the sitemaps were last published to, if any run published files.
-    pub fn published_to(&self) -> Result<Option<String>, StoreError> {
-        self.connection
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'published_to'",
-                [],
-                |row| row.get(0),
-            )
-            .optional()
-            .map_err(|source| self.sql_error(source))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::record::{HintPlaces, PageRecord};
-    use crate::runs::RunStatus;
     use crate::store::KeepFailed;
     use crate::tests::{at, fetched};
     use crate::verdict::{Reason, Verdict};
 
+    /// Records `pages` as a new complete run, with its listing.
     fn complete_run(store: &mut Store, pages: &[PageRecord]) -> RunId {
-        let run = store.begin_run("https://e.com/").unwrap();
-        store.record_pages(run, pages).unwrap();
-        store.record_listing(run).unwrap();
-        store.finish_run(run, RunStatus::Complete).unwrap();
-        run
+        crate::tests::complete_run(store, pages).0
     }
 
     fn answering(url: &str, status: u16) -> PageRecord {

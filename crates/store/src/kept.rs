@@ -239,16 +239,11 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::RunStatus;
     use crate::tests::{at, fetched};
 
     /// A run over `store` that records `pages`, lists what it may and completes.
     fn complete_run(store: &mut Store, pages: &[PageRecord]) -> RunId {
-        let run = store.begin_run("https://e.com/").unwrap();
-        store.record_pages(run, pages).unwrap();
-        store.record_listing(run).unwrap();
-        store.finish_run(run, RunStatus::Complete).unwrap();
-        run
+        crate::tests::complete_run(store, pages).0
     }
 
     /// `url` answering `status` this time, after its retries.

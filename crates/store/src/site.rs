@@ -1,5 +1,6 @@
-//! What belongs to the database as a whole: the scope it was made for, and the queue of URLs a
-//! crawl keeps on disk (its frontier beyond the memory budget).
+//! What belongs to the database as a whole: the scope it was made for, where its sitemaps
+//! were published, and the queue of URLs a crawl keeps on disk (its frontier beyond the
+//! memory budget).
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
@@ -23,21 +24,44 @@ impl Store {
     /// The scope this database belongs to: as bound by [`Store::bind_scope`], or for a database
     /// from before scopes were recorded, `None` (the caller derives it from [`Store::latest_seed`]).
     pub fn scope(&self) -> Result<Option<String>, StoreError> {
-        self.connection
-            .query_row("SELECT value FROM meta WHERE key = 'scope'", [], |row| {
-                row.get(0)
-            })
-            .optional()
-            .map_err(|source| self.sql_error(source))
+        self.meta("scope")
     }
 
     /// Records the scope this database belongs to.
     pub fn bind_scope(&mut self, scope: &str) -> Result<(), StoreError> {
+        self.set_meta("scope", scope)
+    }
+
+    /// Records the directory the sitemaps were last published to (where `explain` reads the
+    /// file that lists a URL).
+    pub fn record_published_to(&mut self, directory: &str) -> Result<(), StoreError> {
+        self.set_meta("published_to", directory)
+    }
+
+    /// The directory the sitemaps were last published to, if any run published files.
+    pub fn published_to(&self) -> Result<Option<String>, StoreError> {
+        self.meta("published_to")
+    }
+
+    /// The value of `key` in the database's own table, if it was set.
+    fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT value FROM meta WHERE key = ?1",
+                params![key],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(|source| self.sql_error(source))
+    }
+
+    /// Sets `key` to `value` in the database's own table.
+    fn set_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.connection
             .execute(
-                "INSERT INTO meta (key, value) VALUES ('scope', ?1)
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                params![scope],
+                params![key, value],
             )
             .map(|_| ())
             .map_err(|source| self.sql_error(source))

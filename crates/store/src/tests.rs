@@ -119,7 +119,7 @@ fn lastmod_is_the_header_or_the_first_time_a_change_was_seen() {
 
 /// Records `pages` as a new complete run, with its listing, and returns it with its change
 /// report.
-fn complete_run(store: &mut Store, pages: &[PageRecord]) -> (RunId, ChangeReport) {
+pub(crate) fn complete_run(store: &mut Store, pages: &[PageRecord]) -> (RunId, ChangeReport) {
     let run = store.begin_run("https://e.com/").unwrap();
     store.record_pages(run, pages).unwrap();
     store.record_listing(run).unwrap();

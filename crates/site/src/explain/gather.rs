@@ -89,6 +89,7 @@ pub fn explain(store: &Store, asked: &str) -> Result<Explanation, ExplainError> 
         never_met(
             store,
             &runs,
+            &normalizer,
             &normalized,
             scope.as_deref(),
             &mut explanation,
@@ -184,6 +185,7 @@ fn rfc3339(time: Timestamp) -> String {
 fn never_met(
     store: &Store,
     runs: &Runs,
+    normalizer: &UrlNormalizer,
     url: &Url,
     scope: Option<&str>,
     explanation: &mut Explanation,
@@ -221,7 +223,6 @@ fn never_met(
             None => false,
         })
     };
-    let normalizer = UrlNormalizer::new(DEFAULT_STRIP_PARAMETERS);
     for (variant, differs) in variants(url) {
         let variant = normalizer.normalize(&variant).unwrap_or(variant);
         if let Some(record) = store.page(variant.as_str())? {
