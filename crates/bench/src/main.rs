@@ -34,6 +34,7 @@ mod spa;
 mod stop;
 mod web;
 mod web_assets;
+mod wide;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -101,7 +102,8 @@ struct Options {
     /// Only serve the generated single-page application of this many pages.
     #[arg(long, value_name = "PAGES", conflicts_with = "serve")]
     serve_app: Option<u64>,
-    /// Only serve the site that looks like the web, of this many pages, gzip-compressed.
+    /// Only serve the site that looks like the web, of this many pages, gzip-compressed
+    /// (compressed as each page is asked for above 200,000 pages).
     #[arg(long, value_name = "PAGES", conflicts_with_all = ["serve", "serve_app"])]
     serve_web: Option<u64>,
     /// Instead of the other cases, crawl a fleet of this many generated sites, each on its own
@@ -148,6 +150,13 @@ struct Options {
     /// findings (the section is printed, and written only to `--output`).
     #[arg(long, value_name = "PAGES", conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs", "generated"])]
     audit: Option<u64>,
+    /// Instead of the other cases, crawl the site that looks like the web at these sizes, in
+    /// pages, where one level holds most of the site: the peak memory of a plain crawl and of
+    /// one with `--state` against docs/design.md's bounds, and every depth and referrer
+    /// against the site's breadth-first walk, up to 200,000 pages (the section is printed,
+    /// and written only to `--output`).
+    #[arg(long, value_delimiter = ',', value_name = "PAGES", conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs", "generated", "audit"])]
+    wide: Vec<u64>,
     /// The documentation's html directory [default: share/doc/rust/html under
     /// `rustc --print sysroot`].
     #[arg(long, value_name = "DIRECTORY", requires = "docs")]
@@ -188,6 +197,10 @@ fn main() -> anyhow::Result<()> {
     let server = match (options.serve, options.serve_app, options.serve_web) {
         (Some(pages), _, _) => Some((pages, Server::start(GeneratedSite::new(pages), 1)?)),
         (None, Some(pages), _) => Some((pages, Server::start(SinglePageApp { pages }, 1)?)),
+        (None, None, Some(pages)) if pages > wide::PRECOMPRESSED_UP_TO => {
+            let site = CompressedWebSite::live(WebSite { pages });
+            Some((pages, Server::start(site, 1)?))
+        }
         (None, None, Some(pages)) => {
             let site = CompressedWebSite::new(WebSite { pages }, Encodings::Gzip);
             Some((pages, Server::start(site, 1)?))
@@ -227,6 +240,19 @@ fn main() -> anyhow::Result<()> {
     let binaries = binaries(&binary, &options)?;
     if let Some(pages) = options.nightly {
         return run_nightly(&binaries, pages, &options);
+    }
+    if !options.wide.is_empty() {
+        let runs = options.runs.max(1);
+        let results = wide::run(&binaries, &options.wide, runs, options.concurrency)?;
+        let sizes: Vec<String> = options.wide.iter().map(u64::to_string).collect();
+        let mut command = format!("sitemapper-bench --wide {}", sizes.join(","));
+        if options.before.is_some() {
+            command.push_str(" --before BEFORE");
+        }
+        command.push_str(&format!(" --runs {runs}"));
+        let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+        let text = wide::markdown(&results, &report::machine(), &date, &command, runs);
+        return publish(&text, options.output.as_deref());
     }
     if let Some(pages) = options.same_output {
         let text = same_output::run(&binaries, pages)?;

@@ -115,38 +115,57 @@ impl WebSite {
     /// their links name (tracking parameters stripped, fragments dropped), found by reading
     /// every page's links as the crawler resolves them.
     pub(crate) fn fetched_paths(&self) -> Vec<String> {
-        let base = url::Url::parse("http://site.test/").ok();
         let mut fetched: BTreeSet<String> = BTreeSet::new();
         for (document, path) in self.documents() {
-            fetched.insert(path.clone());
-            let html = self.render(document);
-            let Some(page) = base.as_ref().and_then(|base| base.join(&path).ok()) else {
-                continue;
-            };
-            for href in html.split("<a href=\"").skip(1) {
-                let href = href.split('"').next().unwrap_or_default();
-                let Ok(mut target) = page.join(&href.replace("&amp;", "&")) else {
-                    continue;
-                };
-                if target.host_str() != Some("site.test") {
-                    continue;
-                }
-                target.set_fragment(None);
-                if target
-                    .query()
-                    .is_some_and(|query| query.starts_with("utm_"))
-                {
-                    target.set_query(None);
-                }
-                let mut fetched_path = target.path().to_string();
-                if let Some(query) = target.query() {
-                    fetched_path.push('?');
-                    fetched_path.push_str(query);
-                }
-                fetched.insert(fetched_path);
-            }
+            fetched.extend(self.links_of(&path, &self.render(document)));
+            fetched.insert(path);
         }
         fetched.into_iter().collect()
+    }
+
+    /// The pages of the site (path and query) that `html`, served at `path`, leads to, as the
+    /// crawler resolves them (fragments dropped, tracking parameters stripped): its links and
+    /// its canonical, which the crawl follows one click further as well.
+    pub(crate) fn links_of(&self, path: &str, html: &str) -> Vec<String> {
+        let Some(page) = url::Url::parse("http://site.test/")
+            .ok()
+            .and_then(|base| base.join(path).ok())
+        else {
+            return Vec::new();
+        };
+        let mut links = Vec::new();
+        let canonical = html
+            .split("<link rel=\"canonical\" ")
+            .nth(1)
+            .map(|tag| format!(" {tag}"));
+        let anchors = html.split("<a ").skip(1).map(str::to_string);
+        for anchor in anchors.chain(canonical) {
+            let tag = anchor.split('>').next().unwrap_or_default();
+            let Some((_, href)) = tag.split_once("href=\"") else {
+                continue;
+            };
+            let href = href.split('"').next().unwrap_or_default();
+            let Ok(mut target) = page.join(&href.replace("&amp;", "&")) else {
+                continue;
+            };
+            if target.host_str() != Some("site.test") {
+                continue;
+            }
+            target.set_fragment(None);
+            if target
+                .query()
+                .is_some_and(|query| query.starts_with("utm_"))
+            {
+                target.set_query(None);
+            }
+            let mut link = target.path().to_string();
+            if let Some(query) = target.query() {
+                link.push('?');
+                link.push_str(query);
+            }
+            links.push(link);
+        }
+        links
     }
 
     /// The HTML of `document`.
@@ -416,6 +435,9 @@ pub(crate) struct CompressedWebSite {
     bodies: HashMap<WebPage, Compressed>,
     /// Whether pages carry `ETag` and `Last-Modified` (and are answered 304 on request).
     validators: bool,
+    /// No body compressed ahead: each page is rendered and compressed (gzip at level 1) as it
+    /// is asked for, which costs the server CPU but no memory (a million pages).
+    live: bool,
 }
 
 impl CompressedWebSite {
@@ -453,6 +475,17 @@ impl CompressedWebSite {
             site,
             bodies,
             validators: false,
+            live: false,
+        }
+    }
+
+    /// The site with nothing compressed ahead (see `live`).
+    pub(crate) fn live(site: WebSite) -> CompressedWebSite {
+        CompressedWebSite {
+            site,
+            bodies: HashMap::new(),
+            validators: false,
+            live: true,
         }
     }
 
@@ -473,14 +506,9 @@ impl CompressedWebSite {
         bodies: &'a Compressed,
         accept_encoding: &str,
     ) -> (Option<&'a Bytes>, Option<&'static str>) {
-        let accepts = |name: &str| {
-            accept_encoding
-                .split(',')
-                .any(|offered| offered.split(';').next().unwrap_or_default().trim() == name)
-        };
         match &bodies.brotli {
-            Some(brotli) if accepts("br") => (Some(brotli), Some("br")),
-            _ if accepts("gzip") => (Some(&bodies.gzip), Some("gzip")),
+            Some(brotli) if accepts(accept_encoding, "br") => (Some(brotli), Some("br")),
+            _ if accepts(accept_encoding, "gzip") => (Some(&bodies.gzip), Some("gzip")),
             _ => (None, None),
         }
     }
@@ -503,15 +531,17 @@ impl Routes for CompressedWebSite {
             return Some(asset);
         }
         let document = self.site.document(path)?;
-        let bodies = self.bodies.get(&document)?;
-        let (body, encoding) = match self.encoded(bodies, accept_encoding) {
-            (Some(body), encoding) => (body.clone(), encoding),
-            (None, _) => (Bytes::from(self.site.render(document)), None),
+        let Some(bodies) = self.bodies.get(&document) else {
+            let html = self.live.then(|| self.site.render(document))?;
+            return Some(if accepts(accept_encoding, "gzip") {
+                html_reply(Bytes::from(fast_gzip(html.as_bytes())), Some("gzip"))
+            } else {
+                html_reply(Bytes::from(html), None)
+            });
         };
-        Some(Reply {
-            content_type: "text/html; charset=utf-8",
-            body,
-            content_encoding: encoding,
+        Some(match self.encoded(bodies, accept_encoding) {
+            (Some(body), encoding) => html_reply(body.clone(), encoding),
+            (None, _) => html_reply(Bytes::from(self.site.render(document)), None),
         })
     }
 
@@ -543,9 +573,32 @@ impl Routes for CompressedWebSite {
     }
 }
 
+/// A page of the site: `body`, in `content_encoding` when compressed.
+fn html_reply(body: Bytes, content_encoding: Option<&'static str>) -> Reply {
+    Reply {
+        content_type: "text/html; charset=utf-8",
+        body,
+        content_encoding,
+    }
+}
+
+/// Whether an `Accept-Encoding` value offers the encoding `name`.
+fn accepts(accept_encoding: &str, name: &str) -> bool {
+    accept_encoding
+        .split(',')
+        .any(|offered| offered.split(';').next().unwrap_or_default().trim() == name)
+}
+
 /// `data` gzipped at the usual level (6, nginx's and zlib's default).
 pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let _ = encoder.write_all(data);
+    encoder.finish().unwrap_or_default()
+}
+
+/// `data` gzipped fast (level 1), as a server compressing on the fly may.
+fn fast_gzip(data: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     let _ = encoder.write_all(data);
     encoder.finish().unwrap_or_default()
 }

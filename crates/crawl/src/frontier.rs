@@ -3,9 +3,10 @@
 //! The seen-set holds 128-bit fingerprints of normalized URLs, not the URLs themselves, so its
 //! memory is a small constant per URL. It is shared with fetch jobs, which claim redirect targets
 //! in it so that a URL reached by several paths is fetched once. The queue keeps a bounded
-//! number of URLs in memory and spills the rest (see [`FrontierSpill`]).
+//! number of URLs in memory, each as its text alone, and spills the rest (see
+//! [`FrontierSpill`]). What each URL costs is in docs/design.md (Memory).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use dashmap::DashSet;
 use url::Url;
 
-/// A URL waiting for its fetch.
+/// A URL taken from the frontier for its fetch.
 #[derive(Debug, Clone)]
 pub(crate) struct QueuedUrl {
     pub url: Url,
@@ -21,6 +22,16 @@ pub(crate) struct QueuedUrl {
     pub referrer: Option<Url>,
     /// Same-shaped ancestors in a row (see `traps`).
     pub chain: u32,
+}
+
+/// A URL waiting in memory: its text, parsed again when it is taken (a parsed URL is 88
+/// bytes besides its text), and where it stands. Its referrer is kept by the frontier's owner,
+/// which can replace it with a nearer one until the URL is taken.
+#[derive(Debug)]
+struct Waiting {
+    url: Box<str>,
+    depth: u32,
+    chain: u32,
 }
 
 #[derive(Debug, Default)]
@@ -56,12 +67,22 @@ pub(crate) fn fingerprint(text: &str) -> u128 {
     xxhash_rust::xxh3::xxh3_128(text.as_bytes())
 }
 
+/// Every queued URL's depth and the text of its referrer, by [`referrer_key`].
+pub(crate) type ReferrerMap = HashMap<u64, (u32, Arc<str>), FingerprintHasherBuilder>;
+
+/// A queued URL's key in a [`ReferrerMap`]: 64 bits of its fingerprint. Two of a million
+/// queued URLs share one with a chance of about 3 in 10⁸, and would then share a referrer;
+/// the seen-set, which decides what is fetched, keeps all 128.
+pub(crate) fn referrer_key(url: &Url) -> u64 {
+    fingerprint(url.as_str()) as u64
+}
+
 /// The fingerprints are already uniformly distributed: hashing them again would be wasted work.
 #[derive(Debug, Clone, Copy, Default)]
-struct FingerprintHasherBuilder;
+pub(crate) struct FingerprintHasherBuilder;
 
 #[derive(Debug, Default)]
-struct FingerprintHasher(u64);
+pub(crate) struct FingerprintHasher(u64);
 
 impl BuildHasher for FingerprintHasherBuilder {
     type Hasher = FingerprintHasher;
@@ -82,6 +103,10 @@ impl Hasher for FingerprintHasher {
         }
     }
 
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+
     fn write_u128(&mut self, value: u128) {
         self.0 = (value as u64) ^ ((value >> 64) as u64);
     }
@@ -94,8 +119,6 @@ pub struct SpilledUrl {
     pub url: String,
     /// Clicks from the seed.
     pub depth: u32,
-    /// The page that linked to it.
-    pub referrer: Option<String>,
     /// The length of the chain of same-shaped pages it ends (see `traps`).
     pub chain: u32,
 }
@@ -123,7 +146,7 @@ impl SpillError {
     }
 }
 
-/// URLs kept in memory before the frontier spills; about 300 bytes each.
+/// URLs kept in memory before the frontier spills; about 100 bytes each.
 pub(crate) const MEMORY_BUDGET: usize = 50_000;
 /// URLs written to or read from the spill at once.
 const SPILL_BATCH: usize = 5_000;
@@ -134,9 +157,9 @@ const SPILL_BATCH: usize = 5_000;
 /// the oldest are in `memory`, then those spilled, then those in `outgoing`.
 #[derive(Debug)]
 pub(crate) struct Frontier {
-    memory: VecDeque<QueuedUrl>,
+    memory: VecDeque<Waiting>,
     /// Waiting to be written to the spill, as one batch.
-    outgoing: Vec<QueuedUrl>,
+    outgoing: Vec<Waiting>,
     spilled: usize,
     spill: Option<Arc<dyn FrontierSpill>>,
     /// URLs the spill did not give back.
@@ -157,7 +180,13 @@ impl Frontier {
         }
     }
 
-    pub(crate) fn push(&mut self, item: QueuedUrl) {
+    /// Queues `url`, `depth` clicks from the seed, ending a chain of `chain` same-shaped pages.
+    pub(crate) fn push(&mut self, url: &Url, depth: u32, chain: u32) {
+        let item = Waiting {
+            url: url.as_str().into(),
+            depth,
+            chain,
+        };
         let in_order = self.spilled == 0 && self.outgoing.is_empty();
         if self.spill.is_none() || (in_order && self.memory.len() < MEMORY_BUDGET) {
             self.memory.push_back(item);
@@ -179,11 +208,26 @@ impl Frontier {
         self.memory.front().map(|item| item.depth)
     }
 
+    /// The next URL, without its referrer (the owner keeps it). A text that no longer
+    /// parses (it was a URL when queued) is counted as lost.
     pub(crate) fn pop(&mut self) -> Option<QueuedUrl> {
-        if self.memory.is_empty() {
-            self.refill();
+        loop {
+            if self.memory.is_empty() {
+                self.refill();
+            }
+            let item = self.memory.pop_front()?;
+            match Url::parse(&item.url) {
+                Ok(url) => {
+                    return Some(QueuedUrl {
+                        url,
+                        depth: item.depth,
+                        referrer: None,
+                        chain: item.chain,
+                    });
+                }
+                Err(_) => self.lost += 1,
+            }
         }
-        self.memory.pop_front()
     }
 
     /// URLs waiting, in memory and on disk.
@@ -207,8 +251,11 @@ impl Frontier {
         let batch: Vec<SpilledUrl> = self
             .outgoing
             .iter()
-            .cloned()
-            .map(SpilledUrl::from)
+            .map(|item| SpilledUrl {
+                url: item.url.to_string(),
+                depth: item.depth,
+                chain: item.chain,
+            })
             .collect();
         match spill.push(&batch) {
             Ok(()) => {
@@ -231,8 +278,11 @@ impl Frontier {
             match spill.pop(SPILL_BATCH) {
                 Ok(batch) if !batch.is_empty() => {
                     self.spilled = self.spilled.saturating_sub(batch.len());
-                    self.memory
-                        .extend(batch.into_iter().filter_map(SpilledUrl::into_queued));
+                    self.memory.extend(batch.into_iter().map(|spilled| Waiting {
+                        url: spilled.url.into_boxed_str(),
+                        depth: spilled.depth,
+                        chain: spilled.chain,
+                    }));
                     return;
                 }
                 Ok(_) => {
@@ -247,30 +297,6 @@ impl Frontier {
             }
         }
         self.memory.extend(self.outgoing.drain(..));
-    }
-}
-
-impl From<QueuedUrl> for SpilledUrl {
-    fn from(item: QueuedUrl) -> SpilledUrl {
-        SpilledUrl {
-            url: item.url.into(),
-            depth: item.depth,
-            referrer: item.referrer.map(String::from),
-            chain: item.chain,
-        }
-    }
-}
-
-impl SpilledUrl {
-    fn into_queued(self) -> Option<QueuedUrl> {
-        Some(QueuedUrl {
-            url: Url::parse(&self.url).ok()?,
-            depth: self.depth,
-            referrer: self
-                .referrer
-                .and_then(|referrer| Url::parse(&referrer).ok()),
-            chain: self.chain,
-        })
     }
 }
 
@@ -313,14 +339,11 @@ mod tests {
         }
     }
 
-    fn queued(index: usize) -> QueuedUrl {
-        QueuedUrl {
-            url: Url::parse(&format!("http://e.com/{index}"))
-                .unwrap_or_else(|error| panic!("{error}")),
-            depth: 1,
-            referrer: None,
-            chain: 0,
-        }
+    /// Queues `http://e.com/INDEX`.
+    fn push(frontier: &mut Frontier, index: usize) {
+        let url =
+            Url::parse(&format!("http://e.com/{index}")).unwrap_or_else(|error| panic!("{error}"));
+        frontier.push(&url, 1, 0);
     }
 
     #[test]
@@ -329,13 +352,13 @@ mod tests {
         let mut frontier = Frontier::new(Some(spill.clone()));
         let total = MEMORY_BUDGET + 3 * SPILL_BATCH + 17;
         for index in 0..total / 2 {
-            frontier.push(queued(index));
+            push(&mut frontier, index);
         }
         assert!(frontier.memory.len() <= MEMORY_BUDGET);
         // Pops and pushes interleaved, as the crawl does them.
         let mut popped = Vec::new();
         for index in total / 2..total {
-            frontier.push(queued(index));
+            push(&mut frontier, index);
             if index.is_multiple_of(2) {
                 popped.extend(frontier.pop());
             }
@@ -390,7 +413,7 @@ mod tests {
         let mut frontier = Frontier::new(Some(spill));
         let total = MEMORY_BUDGET + 2 * SPILL_BATCH + 3;
         for index in 0..total {
-            frontier.push(queued(index));
+            push(&mut frontier, index);
         }
         let mut count = 0;
         while let Some(item) = frontier.pop() {
@@ -405,7 +428,7 @@ mod tests {
         let mut frontier = Frontier::new(Some(Arc::new(BrokenSpill::default())));
         let total = MEMORY_BUDGET + SPILL_BATCH + 3;
         for index in 0..total {
-            frontier.push(queued(index));
+            push(&mut frontier, index);
         }
         let popped = std::iter::from_fn(|| frontier.pop()).count();
         assert_eq!(popped, MEMORY_BUDGET + 3);
@@ -416,7 +439,7 @@ mod tests {
     fn without_a_spill_everything_stays_in_memory() {
         let mut frontier = Frontier::new(None);
         for index in 0..MEMORY_BUDGET + 10 {
-            frontier.push(queued(index));
+            push(&mut frontier, index);
         }
         assert_eq!(frontier.memory.len(), MEMORY_BUDGET + 10);
         assert_eq!(

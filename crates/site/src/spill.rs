@@ -29,7 +29,6 @@ impl FrontierSpill for StoreSpill {
             .map(|spilled| QueuedRow {
                 url: spilled.url.clone(),
                 depth: spilled.depth,
-                referrer: spilled.referrer.clone(),
                 chain: spilled.chain,
             })
             .collect();
@@ -45,7 +44,6 @@ impl FrontierSpill for StoreSpill {
             .map(|row| SpilledUrl {
                 url: row.url,
                 depth: row.depth,
-                referrer: row.referrer,
                 chain: row.chain,
             })
             .collect())
@@ -69,11 +67,10 @@ mod tests {
         Store::open(path).unwrap_or_else(|error| panic!("{error}"))
     }
 
-    fn spilled(url: &str, depth: u32, referrer: Option<&str>, chain: u32) -> SpilledUrl {
+    fn spilled(url: &str, depth: u32, chain: u32) -> SpilledUrl {
         SpilledUrl {
             url: url.to_string(),
             depth,
-            referrer: referrer.map(str::to_string),
             chain,
         }
     }
@@ -91,10 +88,10 @@ mod tests {
         let directory = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
         let spill = StoreSpill::new(open(&directory.path().join("crawl.db")))
             .unwrap_or_else(|error| panic!("{error}"));
-        let seed = spilled("https://e.com/", 0, None, 0);
-        let first = spilled("https://e.com/a", 1, Some("https://e.com/"), 0);
-        let second = spilled("https://e.com/b/2", 3, Some("https://e.com/b/1"), 2);
-        let third = spilled("https://e.com/c", 2, Some("https://e.com/a"), 1);
+        let seed = spilled("https://e.com/", 0, 0);
+        let first = spilled("https://e.com/a", 1, 0);
+        let second = spilled("https://e.com/b/2", 3, 2);
+        let third = spilled("https://e.com/c", 2, 1);
         push(&spill, &[seed.clone(), first.clone()]);
         push(&spill, std::slice::from_ref(&second));
         assert_eq!(pop(&spill, 1), [seed]);
@@ -117,14 +114,14 @@ mod tests {
             push(
                 &killed,
                 &[
-                    spilled("https://e.com/left", 1, Some("https://e.com/"), 0),
-                    spilled("https://e.com/behind", 1, Some("https://e.com/"), 0),
+                    spilled("https://e.com/left", 1, 0),
+                    spilled("https://e.com/behind", 1, 0),
                 ],
             );
         }
         let spill = StoreSpill::new(open(&database)).unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(pop(&spill, 10), []);
-        let next = spilled("https://e.com/next", 1, Some("https://e.com/"), 0);
+        let next = spilled("https://e.com/next", 1, 0);
         push(&spill, std::slice::from_ref(&next));
         assert_eq!(pop(&spill, 10), [next]);
     }

@@ -254,11 +254,17 @@ impl Store {
                 ],
             )
             .map_err(|source| sql_error(&self.path, source))?;
+        // Only a page whose target is canonicalised too can be in a loop: the rest (on most
+        // sites every canonicalised page, pointing at a page listed) stays on disk.
         let targets: HashMap<String, String> = {
             let mut statement = transaction
                 .prepare(
-                    "SELECT url, target FROM pages
-                     WHERE last_seen_run = ?1 AND verdict = ?2 AND target IS NOT NULL",
+                    "SELECT pages.url, pages.target FROM pages
+                     JOIN pages AS target_page ON target_page.url = pages.target
+                     WHERE pages.last_seen_run = ?1 AND pages.verdict = ?2
+                       AND pages.target IS NOT NULL
+                       AND target_page.last_seen_run = ?1 AND target_page.verdict = ?2
+                       AND target_page.target IS NOT NULL",
                 )
                 .map_err(|source| sql_error(&self.path, source))?;
             statement

@@ -7,15 +7,14 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use crate::error::{StoreError, sql_error};
 use crate::store::Store;
 
-/// A URL waiting in the on-disk queue.
+/// A URL waiting in the on-disk queue. (The table's `referrer` column is no longer written:
+/// the crawl keeps every queued URL's referrer in memory, where a nearer one can replace it.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueuedRow {
     /// The normalized URL.
     pub url: String,
     /// Clicks from the seed.
     pub depth: u32,
-    /// The page it was found on.
-    pub referrer: Option<String>,
     /// The length of the chain of same-shaped URLs it ends (the trap guard's count).
     pub chain: u32,
 }
@@ -87,13 +86,11 @@ impl Store {
             .map_err(|source| sql_error(&self.path, source))?;
         {
             let mut insert = transaction
-                .prepare_cached(
-                    "INSERT INTO frontier (url, depth, referrer, chain) VALUES (?1, ?2, ?3, ?4)",
-                )
+                .prepare_cached("INSERT INTO frontier (url, depth, chain) VALUES (?1, ?2, ?3)")
                 .map_err(|source| sql_error(&self.path, source))?;
             for row in rows {
                 insert
-                    .execute(params![row.url, row.depth, row.referrer, row.chain])
+                    .execute(params![row.url, row.depth, row.chain])
                     .map_err(|source| sql_error(&self.path, source))?;
             }
         }
@@ -115,7 +112,7 @@ impl Store {
         let (rows, last) = {
             let mut select = transaction
                 .prepare_cached(
-                    "SELECT position, url, depth, referrer, chain FROM frontier
+                    "SELECT position, url, depth, chain FROM frontier
                      ORDER BY position LIMIT ?1",
                 )
                 .map_err(|source| sql_error(&self.path, source))?;
@@ -161,7 +158,6 @@ fn queued_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<QueuedRow> {
     Ok(QueuedRow {
         url: row.get(1)?,
         depth: row.get(2)?,
-        referrer: row.get(3)?,
-        chain: row.get(4)?,
+        chain: row.get(3)?,
     })
 }

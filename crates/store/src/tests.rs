@@ -549,9 +549,6 @@ fn the_disk_queue_is_first_in_first_out_across_batches() {
     let row = |index: u32| QueuedRow {
         url: format!("https://e.com/{index}"),
         depth: index % 7,
-        referrer: index
-            .is_multiple_of(2)
-            .then(|| "https://e.com/".to_string()),
         chain: index % 3,
     };
     store
@@ -605,7 +602,6 @@ fn the_disk_queue_works_while_another_connection_records_pages() {
     let row = |index: u32| QueuedRow {
         url: format!("https://e.com/q/{index}"),
         depth: 1,
-        referrer: None,
         chain: 0,
     };
     let mut next = 0;

@@ -7,7 +7,7 @@
 //! reach a URL first. A queued URL's referrer is its parent of the level before that comes
 //! first in URL order, whichever finished first.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -26,7 +26,7 @@ use super::visit::{VisitMode, render_kept, visit};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::event::{CrawlEvent, Exclusion, PageOutcome, SettledScope};
-use crate::frontier::{Frontier, FrontierSpill, MEMORY_BUDGET, QueuedUrl, fingerprint};
+use crate::frontier::{Frontier, FrontierSpill, QueuedUrl, ReferrerMap, referrer_key};
 use crate::render::{Candidate, KeptPage, RenderCall};
 use crate::resume::{ResumeError, ResumeSource};
 use crate::scope::Scope;
@@ -37,8 +37,9 @@ use crate::traps::{LinkCheck, PageShape, TrapGuard};
 #[derive(Debug)]
 struct FoundOn {
     url: Url,
-    /// `url`, shared by the referrers kept for the URLs it links to.
-    shared: Arc<Url>,
+    /// `url`'s text, shared by the referrers kept for the URLs it links to: a page of a wide
+    /// level can stay the referrer of a URL until the next level, so it costs its text alone.
+    shared: Arc<str>,
     depth: u32,
     chain: u32,
     shape: PageShape,
@@ -48,7 +49,7 @@ impl FoundOn {
     fn page(url: Url, depth: u32, chain: u32) -> FoundOn {
         FoundOn {
             shape: PageShape::of(&url),
-            shared: Arc::new(url.clone()),
+            shared: Arc::from(url.as_str()),
             url,
             depth,
             chain,
@@ -92,9 +93,10 @@ pub(super) struct FrontierOwner {
     sitemap_seeding: Option<SitemapSeeding>,
     /// The depth of the pages being fetched: deeper ones wait until these are done.
     level: u32,
-    /// Queued URLs (by fingerprint, up to the frontier's memory budget) with their depth and
-    /// the parent that comes first in URL order among those found so far.
-    referrers: HashMap<u128, (u32, Arc<Url>)>,
+    /// Every queued URL (by fingerprint, spilled ones too) with its depth and the parent that
+    /// comes first in URL order among those found so far, the parents' texts shared
+    /// (docs/design.md, Memory).
+    referrers: ReferrerMap,
     /// Pages read as served to visit again, rendered, with their response when it was kept.
     renders: VecDeque<(QueuedUrl, RenderCall, Option<KeptPage>)>,
     /// Jobs in flight that visit a page again to render it: at most as many as the browser
@@ -120,7 +122,7 @@ impl FrontierOwner {
             interrupted: false,
             sitemap_seeding: None,
             level: 0,
-            referrers: HashMap::new(),
+            referrers: ReferrerMap::default(),
             renders: VecDeque::new(),
             rendering_again: 0,
         }
@@ -283,9 +285,8 @@ impl FrontierOwner {
                 let Some(mut item) = self.frontier.pop() else {
                     break;
                 };
-                if let Some((_, referrer)) = self.referrers.remove(&fingerprint(item.url.as_str()))
-                {
-                    item.referrer = Some(Url::clone(&referrer));
+                if let Some((_, referrer)) = self.referrers.remove(&referrer_key(&item.url)) {
+                    item.referrer = Url::parse(&referrer).ok();
                 }
                 self.pages_visited += 1;
                 (item, None, None)
@@ -413,26 +414,18 @@ impl FrontierOwner {
                 return Admitted::InScope(url);
             }
         };
-        if self.referrers.len() < MEMORY_BUDGET {
-            let referrer = Arc::clone(&found_on.shared);
-            self.referrers
-                .insert(fingerprint(url.as_str()), (depth, referrer));
-        }
-        self.frontier.push(QueuedUrl {
-            url: url.clone(),
-            depth,
-            referrer: Some(page.clone()),
-            chain,
-        });
+        let referrer = Arc::clone(&found_on.shared);
+        self.referrers.insert(referrer_key(&url), (depth, referrer));
+        self.frontier.push(&url, depth, chain);
         Admitted::Queued(url)
     }
 
     /// Makes `page` the referrer of the queued `url` when it links there on as short a path
     /// as the referrer kept, and comes first in URL order.
     fn prefer_referrer(&mut self, url: &Url, page: &FoundOn, depth: u32) {
-        if let Some((queued_depth, referrer)) = self.referrers.get_mut(&fingerprint(url.as_str()))
+        if let Some((queued_depth, referrer)) = self.referrers.get_mut(&referrer_key(url))
             && *queued_depth == depth
-            && page.url.as_str() < referrer.as_str()
+            && page.url.as_str() < &**referrer
         {
             *referrer = Arc::clone(&page.shared);
         }
