@@ -191,9 +191,13 @@ pub(crate) fn run(
                 });
             }
         }
-        for _ in 0..runs {
-            for (index, result) in these.iter_mut().enumerate() {
+        for round in 0..runs {
+            // Each crawl takes the lead in turn.
+            let count = these.len();
+            for turn in 0..count {
+                let index = (turn + round) % count;
                 let binary = &binaries[index % binaries.len()];
+                let result = &mut these[index];
                 say(&format!(
                     "wide {pages}: {} crawl by {}",
                     if result.state { "--state" } else { "plain" },
