@@ -15,7 +15,8 @@ use crate::binary::{Binary, say};
 use crate::crawl_run::{Summary, parse_summary};
 use crate::report::{median, spread};
 use crate::server::Server;
-use crate::web::{CompressedWebSite, Encodings, WebSite};
+use crate::web::WebSite;
+use crate::web_served::{CompressedWebSite, Encodings};
 
 /// One audit's measure.
 #[derive(Debug, Clone)]

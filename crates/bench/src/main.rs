@@ -34,6 +34,7 @@ mod spa;
 mod stop;
 mod web;
 mod web_assets;
+mod web_served;
 mod wide;
 
 use std::path::{Path, PathBuf};
@@ -48,7 +49,8 @@ use crate::report::CaseResult;
 use crate::server::Server;
 use crate::site::GeneratedSite;
 use crate::spa::SinglePageApp;
-use crate::web::{CompressedWebSite, Encodings, WebSite};
+use crate::web::WebSite;
+use crate::web_served::{CompressedWebSite, Encodings};
 
 #[derive(Debug, Parser)]
 #[command(

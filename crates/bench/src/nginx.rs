@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 
 use crate::stop::terminate;
-use crate::web::{WebSite, gzip};
+use crate::web::WebSite;
+use crate::web_served::gzip;
 
 /// A running nginx serving a generated site.
 #[derive(Debug)]

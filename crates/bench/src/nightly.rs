@@ -22,7 +22,8 @@ use crate::crawl_run::{self, ChangeCounts, CrawlMeasure};
 use crate::nginx::Nginx;
 use crate::server::{ResponseCounts, Server};
 use crate::site::{ChangingSite, GeneratedSite, Generation};
-use crate::web::{CompressedWebSite, Encodings, WebSite};
+use crate::web::WebSite;
+use crate::web_served::{CompressedWebSite, Encodings};
 
 /// Threads of the server of the sites.
 const SERVER_THREADS: usize = 2;

@@ -18,7 +18,8 @@ use regex::Regex;
 use crate::binary::{Binary, say};
 use crate::server::Server;
 use crate::site::GeneratedSite;
-use crate::web::{CompressedWebSite, Encodings, WebSite};
+use crate::web::WebSite;
+use crate::web_served::{CompressedWebSite, Encodings};
 
 /// The option sets each site is crawled with; `audit` runs the audit instead.
 const CRAWLS: [&[&str]; 6] = [

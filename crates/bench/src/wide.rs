@@ -20,7 +20,8 @@ use crate::binary::{Binary, say};
 use crate::crawl_run::{CrawlMeasure, crawl};
 use crate::report::{listing_mismatch, runs_sentence, spread};
 use crate::server::Server;
-use crate::web::{CompressedWebSite, Encodings, WebSite};
+use crate::web::WebSite;
+use crate::web_served::{CompressedWebSite, Encodings};
 
 /// Sites up to this many pages are served from bodies compressed ahead.
 pub(crate) const PRECOMPRESSED_UP_TO: u64 = 200_000;
