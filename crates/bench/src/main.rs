@@ -253,7 +253,13 @@ fn main() -> anyhow::Result<()> {
         }
         command.push_str(&format!(" --runs {runs}"));
         let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
-        let text = wide::markdown(&results, &report::machine(), &date, &command, runs);
+        let text = wide::markdown(
+            &results,
+            &report::machine(),
+            &date,
+            &command,
+            options.concurrency,
+        );
         return publish(&text, options.output.as_deref());
     }
     if let Some(pages) = options.same_output {

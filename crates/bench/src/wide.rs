@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::Context;
 
@@ -123,7 +122,6 @@ fn depth_mismatch(
 #[derive(Debug)]
 struct WideRun {
     measure: CrawlMeasure,
-    wall: Duration,
     /// With `--state`: how the depths differ from the walk, when they were checked.
     depths: Option<Option<String>>,
 }
@@ -132,6 +130,7 @@ struct WideRun {
 #[derive(Debug)]
 pub(crate) struct WideResult {
     pages: u64,
+    /// URLs fetched: those the walk met, or beyond it those the crawl visited.
     fetched: usize,
     binary: String,
     state: bool,
@@ -169,11 +168,6 @@ pub(crate) fn run(
             .iter()
             .map(|path| server.url(path))
             .collect();
-        let fetched = if checked {
-            walked.len()
-        } else {
-            site.fetched_paths().len()
-        };
         let runs = if pages > PRECOMPRESSED_UP_TO {
             1
         } else {
@@ -184,7 +178,7 @@ pub(crate) fn run(
             for binary in binaries {
                 these.push(WideResult {
                     pages,
-                    fetched,
+                    fetched: walked.len(),
                     binary: binary.label.clone(),
                     state,
                     runs: Vec::new(),
@@ -218,11 +212,10 @@ pub(crate) fn run(
                     .listing
                     .take()
                     .or_else(|| listing_mismatch(&expected, &measure.listed));
-                result.runs.push(WideRun {
-                    wall: measure.wall,
-                    measure,
-                    depths,
-                });
+                if !checked {
+                    result.fetched = measure.summary.pages_visited.unwrap_or_default() as usize;
+                }
+                result.runs.push(WideRun { measure, depths });
             }
         }
         results.extend(these);
@@ -236,23 +229,24 @@ pub(crate) fn markdown(
     machine: &str,
     date: &str,
     command: &str,
-    runs: usize,
+    concurrency: usize,
 ) -> String {
+    let runs = results.iter().map(|result| result.runs.len()).max();
     let mut text = format!(
         "## Memory on a wide site\n\nMeasured {date} on: {machine}. Server and crawler share the \
-         machine. `{command}`. {}. `--render never`, concurrency 8. Peak RSS is the crawler's, \
+         machine. `{command}`. {}. `--render never`, concurrency {concurrency}. Peak RSS is the crawler's, \
          as its summary reports it; the bound is docs/design.md's (Memory), in MB (10⁶ bytes). \
          \"Depths\": every URL's depth and referrer in the crawl database against the site's \
          breadth-first walk.\n\n\
          | pages | URLs fetched | binary | crawl | wall (s) | CPU (s) | peak RSS (MiB) | bound (MB) | within | depths and referrers | listed |\n\
          | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
-        runs_sentence(runs, "crawl", "builds")
+        runs_sentence(runs.unwrap_or(1), "crawl", "crawls")
     );
     for result in results {
         let walls: Vec<f64> = result
             .runs
             .iter()
-            .map(|run| run.wall.as_secs_f64())
+            .map(|run| run.measure.wall.as_secs_f64())
             .collect();
         let cpu: Vec<f64> = result
             .runs

@@ -44,7 +44,13 @@ pub(crate) struct SeenSet {
 impl SeenSet {
     /// Records `url`; true when it was not seen before.
     pub(crate) fn insert(&self, url: &Url) -> bool {
-        let new = self.fingerprints.insert(fingerprint(url.as_str()));
+        self.insert_fingerprint(fingerprint(url.as_str()))
+    }
+
+    /// Records the URL of `fingerprint` (see [`fingerprint`]); true when it was not seen
+    /// before.
+    pub(crate) fn insert_fingerprint(&self, fingerprint: u128) -> bool {
+        let new = self.fingerprints.insert(fingerprint);
         if new {
             self.count.fetch_add(1, Ordering::Relaxed);
         }
@@ -70,11 +76,11 @@ pub(crate) fn fingerprint(text: &str) -> u128 {
 /// Every queued URL's depth and the text of its referrer, by [`referrer_key`].
 pub(crate) type ReferrerMap = HashMap<u64, (u32, Arc<str>), FingerprintHasherBuilder>;
 
-/// A queued URL's key in a [`ReferrerMap`]: 64 bits of its fingerprint. Two of a million
+/// A queued URL's key in a [`ReferrerMap`]: 64 bits of its [`fingerprint`]. Two of a million
 /// queued URLs share one with a chance of about 3 in 10⁸, and would then share a referrer;
 /// the seen-set, which decides what is fetched, keeps all 128.
-pub(crate) fn referrer_key(url: &Url) -> u64 {
-    fingerprint(url.as_str()) as u64
+pub(crate) fn referrer_key(fingerprint: u128) -> u64 {
+    fingerprint as u64
 }
 
 /// The fingerprints are already uniformly distributed: hashing them again would be wasted work.

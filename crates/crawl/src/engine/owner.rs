@@ -26,7 +26,7 @@ use super::visit::{VisitMode, render_kept, visit};
 use crate::access::SiteSession;
 use crate::address::AddressPolicy;
 use crate::event::{CrawlEvent, Exclusion, PageOutcome, SettledScope};
-use crate::frontier::{Frontier, FrontierSpill, QueuedUrl, ReferrerMap, referrer_key};
+use crate::frontier::{Frontier, FrontierSpill, QueuedUrl, ReferrerMap, fingerprint, referrer_key};
 use crate::render::{Candidate, KeptPage, RenderCall};
 use crate::resume::{ResumeError, ResumeSource};
 use crate::scope::Scope;
@@ -285,7 +285,8 @@ impl FrontierOwner {
                 let Some(mut item) = self.frontier.pop() else {
                     break;
                 };
-                if let Some((_, referrer)) = self.referrers.remove(&referrer_key(&item.url)) {
+                let key = referrer_key(fingerprint(item.url.as_str()));
+                if let Some((_, referrer)) = self.referrers.remove(&key) {
                     item.referrer = Url::parse(&referrer).ok();
                 }
                 self.pages_visited += 1;
@@ -390,8 +391,10 @@ impl FrontierOwner {
             }
             return Admitted::InScope(url);
         }
-        if !self.context.seen.insert(&url) {
-            self.prefer_referrer(&url, found_on, depth);
+        // Hashed once: for the seen-set and the referrers.
+        let key = fingerprint(url.as_str());
+        if !self.context.seen.insert_fingerprint(key) {
+            self.prefer_referrer(key, found_on, depth);
             return Admitted::InScope(url);
         }
         let page = &found_on.url;
@@ -414,16 +417,16 @@ impl FrontierOwner {
                 return Admitted::InScope(url);
             }
         };
-        let referrer = Arc::clone(&found_on.shared);
-        self.referrers.insert(referrer_key(&url), (depth, referrer));
+        self.referrers
+            .insert(referrer_key(key), (depth, Arc::clone(&found_on.shared)));
         self.frontier.push(&url, depth, chain);
         Admitted::Queued(url)
     }
 
-    /// Makes `page` the referrer of the queued `url` when it links there on as short a path
-    /// as the referrer kept, and comes first in URL order.
-    fn prefer_referrer(&mut self, url: &Url, page: &FoundOn, depth: u32) {
-        if let Some((queued_depth, referrer)) = self.referrers.get_mut(&referrer_key(url))
+    /// Makes `page` the referrer of the queued URL of `fingerprint` when it links there on as
+    /// short a path as the referrer kept, and comes first in URL order.
+    fn prefer_referrer(&mut self, fingerprint: u128, page: &FoundOn, depth: u32) {
+        if let Some((queued_depth, referrer)) = self.referrers.get_mut(&referrer_key(fingerprint))
             && *queued_depth == depth
             && page.url.as_str() < &**referrer
         {
