@@ -52,6 +52,7 @@ mod readme;
 mod recrawl;
 mod render;
 mod render_auto;
+mod render_settle;
 mod report;
 mod report_files;
 mod report_links;

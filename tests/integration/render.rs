@@ -611,11 +611,13 @@ fn a_browser_that_keeps_crashing_is_restarted_three_times_then_given_up() {
     let Some(browser) = chromium() else { return };
     let mut site = Site::new();
     let mut home = String::from("<script>document.title = 'x'</script>");
+    // Each page's script finishes 400 ms after it loaded (a short timer is waited for): the
+    // 40 pages take longer than the three browsers live.
     for page in 1..=40 {
         home.push_str(&format!(r#"<a href="/p{page}">{page}</a> "#));
         site = site.page(
             &format!("/p{page}"),
-            r#"<script>document.title = 'y'</script><a href="/">Home</a>"#,
+            r#"<script>setTimeout(() => { document.title = 'y'; }, 400)</script><a href="/">Home</a>"#,
         );
     }
     let server = site.page("/", &home).serve();

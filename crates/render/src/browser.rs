@@ -12,7 +12,9 @@ use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::browser::{
     CloseParams, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
 };
-use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
+use chromiumoxide::cdp::browser_protocol::page::{
+    SetWebLifecycleStateParams, SetWebLifecycleStateState,
+};
 use chromiumoxide::cdp::browser_protocol::target::{
     CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, TargetId,
 };
@@ -75,9 +77,11 @@ const SWITCHES: &[&str] = &[
 
 /// The features turned off: background services; one renderer process per tab, so that a
 /// page whose script never ends cannot stall the pages of the same site beside it
-/// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process); and the
-/// back-forward cache, which would keep every page a reused tab showed alive in memory.
-const DISABLED_FEATURES: &str = "Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,NetworkTimeServiceQuerying,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,AimEnabled,AimServerEligibilityEnabled,ProcessPerSiteUpToMainFrameThreshold,BackForwardCache";
+/// (`ProcessPerSiteUpToMainFrameThreshold` would put them in one process); the back-forward
+/// cache, which would keep every page a reused tab showed alive in memory; and the address
+/// bar's popups, which Chromium otherwise renders ahead for every window, headless too (two
+/// renderer processes of 70 to 150 MiB each per browser context, measured).
+const DISABLED_FEATURES: &str = "Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,NetworkTimeServiceQuerying,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,AimEnabled,AimServerEligibilityEnabled,ProcessPerSiteUpToMainFrameThreshold,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup";
 
 /// Chromium's checks of requests to private networks: off, since Chromium connects nowhere but
 /// to the gate, and the crawl's address policy decides (checked again on every connection the
@@ -124,6 +128,9 @@ fn arguments(options: &ChromiumOptions, gate: &Gate, profile: &Path, as_root: bo
         arguments.push("--no-sandbox".to_string());
         arguments.push("--disable-setuid-sandbox".to_string());
     }
+    // The window Chromium opens at start shows a blank page, not its new tab page (a renderer
+    // of its own for nothing).
+    arguments.push("about:blank".to_string());
     arguments
 }
 
@@ -187,7 +194,7 @@ pub(crate) struct LiveBrowser {
     alive: Arc<watch::Sender<bool>>,
     driver: JoinHandle<()>,
     sampler: Option<JoinHandle<()>>,
-    /// Tabs a page was read in, blank again, for the next pages: one per lane at most.
+    /// Tabs a page was read in, that page frozen, for the next pages: one per lane at most.
     idle_tabs: std::sync::Mutex<Vec<Option<IdleTab>>>,
     /// Its processes, guarded: dropped, what is left of them is killed and the profile removed.
     process: BrowserProcess,
@@ -280,13 +287,23 @@ impl LiveBrowser {
         let _ = alive.wait_for(|alive| !alive).await;
     }
 
-    /// The tab of `lane` that showed pages before and is blank now, if one is kept.
-    pub(crate) fn idle_tab(&self, lane: usize) -> Option<IdleTab> {
-        self.idle_tabs
+    /// The tab of `lane` that showed pages before, if one is kept, its page active again
+    /// (`None` too when it cannot be woken: it is closed).
+    pub(crate) async fn idle_tab(&self, lane: usize) -> Option<IdleTab> {
+        let tab = self
+            .idle_tabs
             .lock()
             .unwrap_or_else(|poison| poison.into_inner())
             .get_mut(lane)
-            .and_then(Option::take)
+            .and_then(Option::take)?;
+        let wake = tab.page.execute(SetWebLifecycleStateParams::new(
+            SetWebLifecycleStateState::Active,
+        ));
+        if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), wake).await {
+            return Some(tab);
+        }
+        self.close_tab(tab.page.target_id().clone()).await;
+        None
     }
 
     /// A new tab in `lane`'s browser context, whose requests go through the lane.
@@ -299,13 +316,16 @@ impl LiveBrowser {
         self.browser.new_page(target).await
     }
 
-    /// Takes back a tab whose page was read: blank again, it shows the next page, which
-    /// saves starting a tab and its renderer process per page. A tab that showed
-    /// [`TAB_PAGES`] pages, or does not turn blank, is closed.
+    /// Takes back a tab whose page was read: its page frozen (its timers and requests
+    /// stopped, as in a tab in the background), it shows the next page, which saves starting
+    /// a tab and its renderer process per page, and a blank page between two. A tab that
+    /// showed [`TAB_PAGES`] pages, or does not freeze, is closed.
     pub(crate) async fn keep_tab(&self, lane: usize, tab: IdleTab) {
         if tab.pages_shown < TAB_PAGES {
-            let blank = tab.page.execute(NavigateParams::new("about:blank"));
-            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), blank).await
+            let freeze = tab.page.execute(SetWebLifecycleStateParams::new(
+                SetWebLifecycleStateState::Frozen,
+            ));
+            if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(2), freeze).await
                 && let Some(slot) = self
                     .idle_tabs
                     .lock()

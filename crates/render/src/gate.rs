@@ -11,8 +11,9 @@
 //! - Each tab has a lane: a port of its own, given to the tab's browser context as its proxy.
 //!   While a page renders in the tab, the lane hands its connections to that page's gate;
 //!   when the page has been read, they are closed, and what comes before the tab's next page
-//!   (a beacon sent as the page is left) is refused. What the browser sends later still (it
-//!   may hold a beacon back) passes the next page's gate, under the same rules.
+//!   is refused (the page is frozen meanwhile). What the page sends as the next one replaces
+//!   it (a beacon as it is left), or the browser later still (it may hold a beacon back),
+//!   passes the next page's gate, under the same rules.
 //! - The browser's own requests (updates, time, accounts, ...) go to the browser's proxy, a
 //!   lane no page ever holds: all refused and counted.
 //! - `CONNECT` tunnels (https, and WebSockets) end here: TLS with a certificate made at start,

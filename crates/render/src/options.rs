@@ -5,8 +5,18 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// How long a page must stay quiet (no request in flight, no element added) to be done.
+/// How long a page must stay quiet (no request started or answered, none of its work pending,
+/// no element added) and then be idle to be done (see `settle`).
+pub const SETTLE: Duration = Duration::from_millis(50);
+
+/// How long a page's network must first be quiet for the requests started since to stop being
+/// its first requests, which are waited for however long they take; and how long a page read
+/// at the render timeout must have added no element and started no request.
 pub const QUIET: Duration = Duration::from_millis(500);
+
+/// The longest delay of a timer a page waits for (a shorter one is the page's work in
+/// progress), and the longest period of an interval that makes a page wait longer than it.
+pub(crate) const SHORT_TIMER: Duration = Duration::from_millis(500);
 
 /// Browser restarts after crashes in one run before rendering stops.
 pub const MAX_RESTARTS: u32 = 3;

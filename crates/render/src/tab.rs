@@ -27,76 +27,20 @@ use url::Url;
 
 use crate::browser::{IdleTab, LiveBrowser};
 use crate::options::QUIET;
-use crate::settle::Network;
+use crate::settle::{self, Network};
 
-/// How often a loading page is asked whether it is quiet.
-const POLL: Duration = Duration::from_millis(100);
+/// How often a loading tab looks again whether its network is quiet, to ask the page.
+const POLL: Duration = Duration::from_millis(10);
 
-/// How long a page may take to say whether it is quiet at the render timeout: a page busy
-/// then is not done.
+/// How long a page may take to say how long it has been still at the render timeout: a page
+/// busy then is not done.
 const LAST_LOOK: Duration = Duration::from_millis(500);
+
+/// How long past the page's own limit its answer to whether it is done may take.
+const ANSWER_GRACE: Duration = Duration::from_secs(1);
 
 /// How long past the render timeout a page found done at the timeout may take to be read.
 const READ_AT_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Run in every document before its own scripts: notes when an element was last added or a
-/// script last made a request (a page that keeps adding links or polling is not done), keeps pop-ups, dialogs and service workers
-/// from opening, and keeps the URLs scripts tried to open.
-const INIT_SCRIPT: &str = r#"(() => {
-  // Quiet is counted in ticks of the page's own timers, not in wall time: a page starved of
-  // CPU runs neither its timers nor these, so it cannot look quiet while it is only slow.
-  // A tick counts only when the page was idle since the one before: a framework that
-  // hydrates the page in slices (adding no element, yielding to timers between slices) is
-  // busy until its last slice, after which its effects make their requests. A page busy
-  // without end still counts a tick a second (the idle callback's deadline).
-  let ticks = 0;
-  let idle = !window.requestIdleCallback;
-  const noteIdle = () => { idle = true; requestIdleCallback(noteIdle, { timeout: 1000 }); };
-  if (window.requestIdleCallback) requestIdleCallback(noteIdle, { timeout: 1000 });
-  setInterval(() => {
-    if (idle) { ticks += 1; }
-    idle = !window.requestIdleCallback;
-  }, 100);
-  // A request a script makes is activity too (a page that polls is never done).
-  const fetchFirst = window.fetch;
-  window.fetch = function (...args) { ticks = 0; return fetchFirst.apply(this, args); };
-  const sendFirst = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function (...args) { ticks = 0; return sendFirst.apply(this, args); };
-  const opened = [];
-  new MutationObserver((records) => {
-    for (const record of records) {
-      for (const node of record.addedNodes) {
-        if (node.nodeType === 1) { ticks = 0; return; }
-      }
-    }
-  }).observe(document, { childList: true, subtree: true });
-  Object.defineProperty(window, '__sitemapperQuietFor', {
-    value: () => document.readyState === 'complete' ? ticks * 100 : -1,
-  });
-  Object.defineProperty(window, '__sitemapperOpened', { value: opened });
-  window.open = (url) => { try { opened.push(String(new URL(url, location.href))); } catch (e) {} return null; };
-  window.alert = () => {};
-  window.confirm = () => false;
-  window.prompt = () => null;
-  window.print = () => {};
-  // A service worker runs apart from the tab, where its requests would escape the crawl's
-  // rules: none is registered.
-  if (navigator.serviceWorker) {
-    Object.defineProperty(navigator.serviceWorker, 'register', {
-      value: () => Promise.reject(new DOMException('not while crawling', 'SecurityError')),
-    });
-  }
-  // An icon of its own, so that the browser does not ask the site for /favicon.ico, a
-  // request no page made and the crawl could not check.
-  document.addEventListener('DOMContentLoaded', () => {
-    if (!document.querySelector('link[rel~="icon"]') && document.head) {
-      const icon = document.createElement('link');
-      icon.rel = 'icon';
-      icon.href = 'data:,';
-      document.head.appendChild(icon);
-    }
-  });
-})();"#;
 
 /// Why a tab gave no DOM.
 #[derive(Debug)]
@@ -136,12 +80,14 @@ pub(crate) async fn render(
         load(browser, lane, request, deadline, log, &target),
     )
     .await;
-    // The page was read: its connections close, and whatever the tab sends from now on (a
-    // beacon as it leaves the page) is refused.
+    // The page was read: its connections close, and whatever the tab sends until its next
+    // page is refused.
     drop(open_lane);
     match loaded {
         Ok(Ok((html, tab))) => {
+            let kept = Instant::now();
             browser.keep_tab(lane, tab).await;
+            tracing::trace!(took = ?kept.elapsed(), "a tab kept for the next page");
             Ok(html)
         }
         failed => {
@@ -170,8 +116,10 @@ async fn new_tab(browser: &LiveBrowser, lane: usize) -> Result<IdleTab, TabError
 }
 
 async fn prepare(page: &Page) -> Result<(), TabError> {
-    page.execute(AddScriptToEvaluateOnNewDocumentParams::new(INIT_SCRIPT))
-        .await?;
+    page.execute(AddScriptToEvaluateOnNewDocumentParams::new(
+        settle::init_script(),
+    ))
+    .await?;
     page.execute(fetch::EnableParams {
         patterns: Some(vec![RequestPattern::builder().url_pattern("*").build()]),
         handle_auth_requests: None,
@@ -206,7 +154,7 @@ async fn load(
     target: &Mutex<Option<TargetId>>,
 ) -> Result<(String, IdleTab), TabError> {
     let started = Instant::now();
-    let (mut tab, fresh) = match browser.idle_tab(lane) {
+    let (mut tab, fresh) = match browser.idle_tab(lane).await {
         Some(tab) => (tab, false),
         None => (new_tab(browser, lane).await?, true),
     };
@@ -235,7 +183,13 @@ async fn load(
         main_frame: None,
         network: Network::new(Instant::now()),
     };
+    // The page's answers to whether it is done (see `settle`), asked in a task of their own so
+    // that the tab's events go on being read meanwhile.
+    let (answered_tx, mut answers) = tokio::sync::mpsc::unbounded_channel();
+    let mut asking = false;
+    let mut asked = false;
     let mut poll = tokio::time::interval(POLL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let give_up = tokio::time::sleep_until(deadline);
     tokio::pin!(give_up);
     loop {
@@ -264,22 +218,30 @@ async fn load(
                 if answer == Answer::Refused
                     && let Some(id) = event.network_id.clone()
                 {
-                    loading.network.ended(id);
+                    loading.network.ended(id, Instant::now());
                 }
             }
-            Some(event) = listeners.finished.next() => loading.network.ended(event.request_id.clone()),
+            Some(event) = listeners.finished.next() => loading.network.ended(event.request_id.clone(), Instant::now()),
             Some(event) = listeners.failed.next() => {
                 tracing::debug!(error = %event.error_text, blocked = ?event.blocked_reason, "a request of the browser failed");
-                loading.network.ended(event.request_id.clone());
+                loading.network.ended(event.request_id.clone(), Instant::now());
             }
             Some(_) = listeners.dialogs.next() => {
                 answer(&page, HandleJavaScriptDialogParams::new(false));
+            }
+            Some(settled) = answers.recv() => {
+                asking = false;
+                let now = Instant::now();
+                tracing::trace!(?settled, in_flight = loading.network.in_flight(), since_request = ?loading.network.since_request(now), "a page answered whether it is done");
+                if settled == Settled::Done && loading.network.is_quiet(now) {
+                    break;
+                }
             }
             () = &mut give_up => {
                 let now = Instant::now();
                 if loading.main_frame.is_some()
                     && loading.network.is_quiet_but_for_long_requests(now)
-                    && quiet_for(&page, LAST_LOOK).await? >= QUIET.as_secs_f64() * 1000.0
+                    && still_for(&page).await? >= QUIET
                 {
                     tracing::debug!(url = %request.url, in_flight = loading.network.in_flight(), "read at the render timeout: requests it waited on never answered");
                     break;
@@ -287,14 +249,17 @@ async fn load(
                 return Err(TabError::TimedOut);
             }
             _ = poll.tick() => {
-                let navigated = loading.main_frame.is_some();
+                // The page is asked once its document was answered, and again whenever the
+                // network is quiet: it answers once it is done, or at the render timeout.
                 let now = Instant::now();
-                tracing::trace!(navigated, in_flight = loading.network.in_flight(), since_request = ?loading.network.since_request(now), "a tab loads");
-                if navigated
-                    && loading.network.is_quiet(now)
-                    && quiet_for(&page, POLL * 10).await? >= QUIET.as_secs_f64() * 1000.0
+                if !asking
+                    && loading.main_frame.is_some()
+                    && (!asked || loading.network.is_quiet(now))
                 {
-                    break;
+                    asking = true;
+                    asked = true;
+                    let limit = deadline.saturating_duration_since(now);
+                    tokio::spawn(ask_settled(page.clone(), limit, answered_tx.clone()));
                 }
             }
         }
@@ -314,18 +279,68 @@ async fn load(
     Ok((html, tab))
 }
 
-/// Milliseconds of the page's own timers since an element was last added or a script made a
-/// request (in ticks of 100 ms), or a negative number while the page loads or when it does not
-/// answer within `patience`.
-async fn quiet_for(page: &Page, patience: Duration) -> Result<f64, TabError> {
+/// What a page said when asked whether it is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    /// Loaded, nothing pending, quiet and idle: the page's half of the rule holds.
+    Done,
+    /// Not done within its limit, or the tab still showed its blank page, or the answer did
+    /// not come: the tab asks again.
+    NotYet,
+}
+
+/// Asks the page whether it is done (`settle.js`, `__sitemapperSettled`): the page answers once
+/// it is, or after `limit`. The answer is sent on `answers`.
+async fn ask_settled(
+    page: Page,
+    limit: Duration,
+    answers: tokio::sync::mpsc::UnboundedSender<Settled>,
+) {
+    let expression = format!(
+        "window.__sitemapperSettled ? window.__sitemapperSettled({}) : -2",
+        limit.as_millis()
+    );
+    let mut parameters = EvaluateParams::new(expression);
+    parameters.return_by_value = Some(true);
+    parameters.await_promise = Some(true);
+    let asking = page.execute(parameters);
+    let settled = match tokio::time::timeout(limit + ANSWER_GRACE, asking).await {
+        Ok(Ok(answer)) => {
+            let quiet = answer
+                .result
+                .result
+                .value
+                .as_ref()
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(-1.0);
+            if answer.result.exception_details.is_none() && quiet >= 0.0 {
+                Settled::Done
+            } else {
+                Settled::NotYet
+            }
+        }
+        // The document changed under the question (the tab's blank page gave way to the
+        // page's), or the tab is going away.
+        Ok(Err(_)) | Err(_) => Settled::NotYet,
+    };
+    let _ = answers.send(settled);
+}
+
+/// How long since the page last added an element or started a request, in ticks of its own
+/// timers when it was idle (`settle.js`); zero while it loads or when it does not answer
+/// within [`LAST_LOOK`].
+async fn still_for(page: &Page) -> Result<Duration, TabError> {
     let asking = evaluate(
         page,
-        "window.__sitemapperQuietFor ? window.__sitemapperQuietFor() : -1".to_string(),
+        "window.__sitemapperStillFor && !window.__sitemapperRead && document.readyState === 'complete' ? window.__sitemapperStillFor() : 0".to_string(),
     );
-    // A page too busy to answer is not quiet; the render timeout bounds the wait.
-    match tokio::time::timeout(patience, asking).await {
-        Ok(quiet) => Ok(quiet?.as_f64().unwrap_or(-1.0)),
-        Err(_) => Ok(-1.0),
+    // A page too busy to answer is not still; the render timeout bounds the wait.
+    match tokio::time::timeout(LAST_LOOK, asking).await {
+        Ok(still) => {
+            let milliseconds = still?.as_f64().unwrap_or(0.0);
+            Ok(Duration::from_secs_f64(milliseconds.max(0.0) / 1000.0))
+        }
+        Err(_) => Ok(Duration::ZERO),
     }
 }
 
@@ -362,6 +377,9 @@ const SERIALIZE_SCRIPT: &str = r#"(() => {
     const { read } = new TextEncoder().encodeInto(html, new Uint8Array(MAX_BYTES));
     html = html.slice(0, read);
   }
+  // The page was read: asked again whether it is done while the next page loads in the tab,
+  // it says it is not the page asked about.
+  if (!window.__sitemapperRead) Object.defineProperty(window, '__sitemapperRead', { value: true });
   return [html, Array.from(window.__sitemapperOpened || []).slice(0, 100)];
 })()"#;
 
