@@ -19,6 +19,7 @@ mod fleet_processes;
 mod fleet_report;
 mod fleet_scale;
 mod generated;
+mod mixed;
 mod nginx;
 mod nightly;
 mod nightly_report;
@@ -84,6 +85,11 @@ struct Options {
     /// (auto must start no browser there).
     #[arg(long, value_name = "PAGES")]
     render_static: Option<u64>,
+    /// Sizes, in pages, of the mixed site: the static site of STATIC pages with the
+    /// application of APP pages beside it, crawled with `--render auto` and `--render never`
+    /// (auto must render the application's pages alone).
+    #[arg(long, value_delimiter = ',', value_name = "STATIC,APP")]
+    render_mixed: Vec<u64>,
     /// Browser tabs for the rendering benchmark (`--render-concurrency`).
     #[arg(long, default_value_t = 2)]
     render_concurrency: usize,
@@ -111,7 +117,7 @@ struct Options {
     /// Instead of the other cases, crawl a fleet of this many generated sites, each on its own
     /// port, with `sitemapper fleet run`, with one `sitemapper crawl` per site (and with
     /// workers on `--queue`), by this build and `--before`.
-    #[arg(long, value_name = "SITES", conflicts_with_all = ["cases", "render_cases", "render_static"])]
+    #[arg(long, value_name = "SITES", conflicts_with_all = ["cases", "render_cases", "render_static", "render_mixed"])]
     fleet: Option<usize>,
     /// Pages of each site of the fleet.
     #[arg(long, value_name = "PAGES", default_value_t = 500)]
@@ -128,36 +134,36 @@ struct Options {
         long,
         value_delimiter = ',',
         value_name = "SITES",
-        conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet"]
+        conflicts_with_all = ["cases", "web", "render_cases", "render_static", "render_mixed", "fleet"]
     )]
     fleet_scale: Vec<usize>,
     /// Instead of the other cases, crawl a server that slows down under load with fixed
     /// concurrency settings and with `--concurrency auto` (the section is printed, and written
     /// only to `--output`).
-    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet"])]
+    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "render_mixed", "fleet"])]
     adaptive: bool,
     /// Instead of the other cases, crawl the Rust toolchain's own documentation (the rust-docs
     /// component: three mdBook books and the `alloc` crate's API), served by nginx, with
     /// `--render auto` and `--render never` (the section is printed, and written only to
     /// `--output`).
-    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive"])]
+    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "render_mixed", "fleet", "adaptive"])]
     docs: bool,
     /// Instead of the other cases, crawl each fixture site of tests/fixtures/generated (built
     /// by its generator), served by nginx, with `--render auto` and `--render never` (the
     /// section is printed, and written only to `--output`).
-    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs"])]
+    #[arg(long, conflicts_with_all = ["cases", "web", "render_cases", "render_static", "render_mixed", "fleet", "adaptive", "docs"])]
     generated: bool,
     /// Instead of the other cases, audit the site that looks like the web, of this many
     /// pages, by this build and `--before` in turn: wall time, CPU time, peak memory and
     /// findings (the section is printed, and written only to `--output`).
-    #[arg(long, value_name = "PAGES", conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs", "generated"])]
+    #[arg(long, value_name = "PAGES", conflicts_with_all = ["cases", "web", "render_cases", "render_static", "render_mixed", "fleet", "adaptive", "docs", "generated"])]
     audit: Option<u64>,
     /// Instead of the other cases, crawl the site that looks like the web at these sizes, in
     /// pages, where one level holds most of the site: the peak memory of a plain crawl and of
     /// one with `--state` against docs/design.md's bounds, and every depth and referrer
     /// against the site's breadth-first walk, up to 200,000 pages (the section is printed,
     /// and written only to `--output`).
-    #[arg(long, value_delimiter = ',', value_name = "PAGES", conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs", "generated", "audit"])]
+    #[arg(long, value_delimiter = ',', value_name = "PAGES", conflicts_with_all = ["cases", "web", "render_cases", "render_static", "render_mixed", "fleet", "adaptive", "docs", "generated", "audit"])]
     wide: Vec<u64>,
     /// The documentation's html directory [default: share/doc/rust/html under
     /// `rustc --print sysroot`].
@@ -174,7 +180,7 @@ struct Options {
     #[arg(
         long,
         value_name = "PAGES",
-        conflicts_with_all = ["cases", "web", "render_cases", "render_static", "fleet", "adaptive", "docs", "same_output"]
+        conflicts_with_all = ["cases", "web", "render_cases", "render_static", "render_mixed", "fleet", "adaptive", "docs", "same_output"]
     )]
     nightly: Option<u64>,
     /// Pages of the web-like site the crawl database is measured on too (plain crawl, first
@@ -190,7 +196,9 @@ struct Options {
 
 impl Options {
     fn renders(&self) -> bool {
-        !self.render_cases.is_empty() || self.render_static.is_some()
+        !self.render_cases.is_empty()
+            || self.render_static.is_some()
+            || !self.render_mixed.is_empty()
     }
 }
 
@@ -334,7 +342,7 @@ fn main() -> anyhow::Result<()> {
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(&run_rendering(&binary, &options, &machine, &date)?);
+        text.push_str(&run_rendering(&binaries, &options, &machine, &date)?);
     }
     let output = match &options.output {
         Some(output) => Some(output.clone()),
@@ -529,7 +537,7 @@ fn without_password(url: &str) -> String {
 }
 
 fn run_rendering(
-    binary: &Path,
+    binaries: &[Binary],
     options: &Options,
     machine: &str,
     date: &str,
@@ -541,12 +549,21 @@ fn run_rendering(
     };
     let mut apps = Vec::new();
     for &pages in &options.render_cases {
-        apps.push(render::app_case(binary, pages, settings)?);
+        apps.push(render::app_case(binaries, pages, settings)?);
     }
     let statics = options
         .render_static
-        .map(|pages| render::static_case(binary, pages, settings))
+        .map(|pages| render::static_case(binaries, pages, settings))
         .transpose()?;
+    let mixed = match options.render_mixed[..] {
+        [] => None,
+        [static_pages, app_pages] => Some(render::mixed_case(
+            binaries,
+            (static_pages, app_pages),
+            settings,
+        )?),
+        _ => anyhow::bail!("--render-mixed takes two sizes: STATIC,APP"),
+    };
     let mut command = "sitemapper-bench".to_string();
     if !options.render_cases.is_empty() {
         let cases: Vec<String> = options.render_cases.iter().map(u64::to_string).collect();
@@ -555,10 +572,17 @@ fn run_rendering(
     if let Some(pages) = options.render_static {
         command.push_str(&format!(" --render-static {pages}"));
     }
+    if let [static_pages, app_pages] = options.render_mixed[..] {
+        command.push_str(&format!(" --render-mixed {static_pages},{app_pages}"));
+    }
+    if options.before.is_some() {
+        command.push_str(" --before BEFORE");
+    }
     command.push_str(&format!(" --runs {}", settings.runs));
     Ok(render_report::markdown(
         &apps,
         statics.as_ref(),
+        mixed.as_ref(),
         settings,
         machine,
         date,

@@ -1,10 +1,12 @@
 //! The rendering benchmark: the generated single-page application crawled with
 //! `--render auto` (every page rendered in the browser) and `--render never` (the HTML as
-//! served: one page), and the static generated site crawled with both, where `auto` must start
-//! no browser and cost next to nothing. The two modes alternate, run by run, and swap which
-//! goes first, so that drift in the machine's load hits both. sitemapper's descendant
-//! processes are sampled in every run: the browser's CPU time as the summary reports it is
-//! checked against them, and on the static site there must be none.
+//! served: one page); the static generated site crawled with both, where `auto` must start
+//! no browser and cost next to nothing; and the mixed site (the static site with the
+//! application beside it), where `auto` renders the application's pages alone. With
+//! `--before`, that build crawls each case with `auto` too. The crawls of a case alternate,
+//! run by run, each taking the lead in turn, so that drift in the machine's load hits all.
+//! sitemapper's descendant processes are sampled in every run: the browser's CPU time as the
+//! summary reports it is checked against them, and on the static site there must be none.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,8 +14,9 @@ use std::time::Duration;
 
 use anyhow::bail;
 
-use crate::binary::say;
+use crate::binary::{Binary, say};
 use crate::crawl_run::{self, CrawlMeasure};
+use crate::mixed::MixedSite;
 use crate::server::Server;
 use crate::site::GeneratedSite;
 use crate::spa::SinglePageApp;
@@ -26,9 +29,11 @@ pub(crate) struct RenderSettings {
     pub tabs: usize,
 }
 
-/// One mode's measures over its runs.
+/// One build's measures in one mode over its runs.
 #[derive(Debug, Clone)]
 pub(crate) struct Series {
+    /// Which build crawled (`this build`, `before`).
+    pub build: String,
     /// The `--render` value.
     pub mode: &'static str,
     /// Pages fetched per crawl, what "per page" divides by.
@@ -50,8 +55,9 @@ pub(crate) struct Series {
 }
 
 impl Series {
-    fn new(mode: &'static str, pages: usize, expected: usize) -> Series {
+    fn new(build: &str, mode: &'static str, pages: usize, expected: usize) -> Series {
         Series {
+            build: build.to_string(),
             mode,
             pages,
             expected,
@@ -93,25 +99,96 @@ impl Series {
     }
 }
 
-/// The application of `pages` pages, rendered and not.
+/// The application of `pages` pages: each build with `auto`, this build with `never`.
 #[derive(Debug, Clone)]
 pub(crate) struct AppResult {
     pub pages: u64,
-    pub auto: Series,
-    pub never: Series,
+    pub series: Vec<Series>,
 }
 
-/// The static site of `pages` pages, `--render auto` against `--render never`.
+/// The static site of `pages` pages: this build with `never`, each build with `auto`.
 #[derive(Debug, Clone)]
 pub(crate) struct StaticResult {
     pub pages: u64,
-    pub auto: Series,
-    pub never: Series,
+    pub series: Vec<Series>,
 }
 
-/// Crawls the application of `pages` pages in both modes.
+/// The mixed site: each build with `auto`, this build with `never`.
+#[derive(Debug, Clone)]
+pub(crate) struct MixedResult {
+    pub site: MixedSite,
+    pub series: Vec<Series>,
+}
+
+/// One way a case is crawled: a build, a mode, and what that crawl must list.
+struct Arm<'a> {
+    binary: &'a Path,
+    series: Series,
+    expected: BTreeSet<String>,
+}
+
+/// The arms of a case: `auto` for each build, then `never` for this build, listing
+/// `rendered` and `served`, counting `fetched` pages for `auto` and `fetched_never` for
+/// `never`.
+fn arms<'a>(
+    binaries: &'a [Binary],
+    (fetched, rendered): (usize, &BTreeSet<String>),
+    (fetched_never, served): (usize, &BTreeSet<String>),
+) -> Vec<Arm<'a>> {
+    let mut arms: Vec<Arm<'a>> = binaries
+        .iter()
+        .map(|binary| Arm {
+            binary: &binary.path,
+            series: Series::new(&binary.label, "auto", fetched, rendered.len()),
+            expected: rendered.clone(),
+        })
+        .collect();
+    if let Some(this) = binaries.first() {
+        arms.push(Arm {
+            binary: &this.path,
+            series: Series::new(&this.label, "never", fetched_never, served.len()),
+            expected: served.clone(),
+        });
+    }
+    arms
+}
+
+/// Crawls `server` with every arm, `settings.runs` times; run `r` starts with arm `r`, so that
+/// each takes the lead in turn. `check` looks at each crawl before it is recorded.
+fn run_arms(
+    what: &str,
+    server: &Server,
+    arms: &mut [Arm<'_>],
+    settings: RenderSettings,
+    check: impl Fn(&Series, &CrawlMeasure) -> anyhow::Result<()>,
+) -> anyhow::Result<Vec<Series>> {
+    for run in 0..settings.runs.max(1) {
+        for turn in 0..arms.len() {
+            let arm = &mut arms[(run + turn) % arms.len()];
+            let measure = crawl(arm.binary, server, arm.series.mode, settings)?;
+            say_run(what, run, &arm.series, &measure);
+            check(&arm.series, &measure)?;
+            arm.series.record(&measure, &arm.expected);
+        }
+    }
+    Ok(arms.iter().map(|arm| arm.series.clone()).collect())
+}
+
+/// Fails when `auto` reported no browser on a site that needs one.
+fn browser_ran(what: &str, series: &Series, measure: &CrawlMeasure) -> anyhow::Result<()> {
+    if series.mode == "auto" && measure.summary.browser_peak_mib.is_none() {
+        bail!(
+            "--render auto ({}) reported no browser on the {what} (is chromium installed?): {:?}",
+            series.build,
+            measure.summary
+        );
+    }
+    Ok(())
+}
+
+/// Crawls the application of `pages` pages with each build.
 pub(crate) fn app_case(
-    binary: &Path,
+    binaries: &[Binary],
     pages: u64,
     settings: RenderSettings,
 ) -> anyhow::Result<AppResult> {
@@ -124,32 +201,18 @@ pub(crate) fn app_case(
         .collect();
     // As served, the shell has no links: only the seed is listed.
     let seed_only: BTreeSet<String> = [server.url("/")].into();
-    let mut auto = Series::new("auto", all.len(), all.len());
-    let mut never = Series::new("never", 1, 1);
-    for run in 0..settings.runs.max(1) {
-        for (series, expected) in ordered(run, (&mut auto, &all), (&mut never, &seed_only)) {
-            let measure = crawl(binary, &server, series.mode, settings)?;
-            say_run(
-                &format!("application of {pages} pages"),
-                run,
-                series.mode,
-                &measure,
-            );
-            if series.mode == "auto" && measure.summary.browser_peak_mib.is_none() {
-                bail!(
-                    "--render auto reported no browser on the application (is chromium installed?): {:?}",
-                    measure.summary
-                );
-            }
-            series.record(&measure, expected);
-        }
-    }
-    Ok(AppResult { pages, auto, never })
+    let mut arms = arms(binaries, (all.len(), &all), (1, &seed_only));
+    let what = format!("application of {pages} pages");
+    let series = run_arms(&what, &server, &mut arms, settings, |series, measure| {
+        browser_ran("application", series, measure)
+    })?;
+    Ok(AppResult { pages, series })
 }
 
-/// Crawls the static site of `pages` pages in both modes; fails if `auto` started a browser.
+/// Crawls the static site of `pages` pages with each build; fails if `auto` started a
+/// browser.
 pub(crate) fn static_case(
-    binary: &Path,
+    binaries: &[Binary],
     pages: u64,
     settings: RenderSettings,
 ) -> anyhow::Result<StaticResult> {
@@ -161,46 +224,52 @@ pub(crate) fn static_case(
         .iter()
         .map(|path| server.url(path))
         .collect();
-    let mut auto = Series::new("auto", fetched, expected.len());
-    let mut never = Series::new("never", fetched, expected.len());
-    for run in 0..settings.runs.max(1) {
-        for (series, expected) in ordered(run, (&mut auto, &expected), (&mut never, &expected)) {
-            let measure = crawl(binary, &server, series.mode, settings)?;
-            say_run(
-                &format!("static site of {pages} pages"),
-                run,
+    let mut arms = arms(binaries, (fetched, &expected), (fetched, &expected));
+    let what = format!("static site of {pages} pages");
+    let series = run_arms(&what, &server, &mut arms, settings, |series, measure| {
+        if measure.summary.browser_ran()
+            || measure
+                .descendants
+                .is_some_and(|descendants| descendants.processes > 0)
+        {
+            bail!(
+                "--render {} ({}) used a browser on the static site of {pages} pages, which needs none: {:?}, {:?}",
                 series.mode,
-                &measure,
+                series.build,
+                measure.summary,
+                measure.descendants
             );
-            if measure.summary.browser_ran()
-                || measure
-                    .descendants
-                    .is_some_and(|descendants| descendants.processes > 0)
-            {
-                bail!(
-                    "--render {} used a browser on the static site of {pages} pages, which needs none: {:?}, {:?}",
-                    series.mode,
-                    measure.summary,
-                    measure.descendants
-                );
-            }
-            series.record(&measure, expected);
         }
-    }
-    Ok(StaticResult { pages, auto, never })
+        Ok(())
+    })?;
+    Ok(StaticResult { pages, series })
 }
 
-/// The two modes in the order of `run`: `first` first on even runs.
-fn ordered<'a>(
-    run: usize,
-    first: (&'a mut Series, &'a BTreeSet<String>),
-    second: (&'a mut Series, &'a BTreeSet<String>),
-) -> [(&'a mut Series, &'a BTreeSet<String>); 2] {
-    if run.is_multiple_of(2) {
-        [first, second]
-    } else {
-        [second, first]
-    }
+/// Crawls the mixed site (`static_pages` static pages, `app_pages` pages of the application)
+/// with each build.
+pub(crate) fn mixed_case(
+    binaries: &[Binary],
+    (static_pages, app_pages): (u64, u64),
+    settings: RenderSettings,
+) -> anyhow::Result<MixedResult> {
+    let site = MixedSite::new(static_pages, app_pages);
+    let server = Server::start(site, 2)?;
+    let urls = |paths: BTreeSet<String>| -> BTreeSet<String> {
+        paths.iter().map(|path| server.url(path)).collect()
+    };
+    let rendered = urls(site.expected_paths());
+    let served = urls(site.served_paths());
+    let fetched_never = site.static_site.fetched_paths().len() + 2;
+    let mut arms = arms(
+        binaries,
+        (site.fetched(), &rendered),
+        (fetched_never, &served),
+    );
+    let what = format!("mixed site of {static_pages} + {app_pages} pages");
+    let series = run_arms(&what, &server, &mut arms, settings, |series, measure| {
+        browser_ran("mixed site", series, measure)
+    })?;
+    Ok(MixedResult { site, series })
 }
 
 fn crawl(
@@ -223,7 +292,7 @@ pub(crate) fn render_arguments(mode: &str, settings: RenderSettings) -> [String;
     ]
 }
 
-fn say_run(what: &str, run: usize, mode: &str, measure: &CrawlMeasure) {
+fn say_run(what: &str, run: usize, series: &Series, measure: &CrawlMeasure) {
     let summary = &measure.summary;
     let browser = match (summary.browser_cpu_seconds, summary.browser_peak_mib) {
         (None, None) => "no browser".to_string(),
@@ -241,8 +310,10 @@ fn say_run(what: &str, run: usize, mode: &str, measure: &CrawlMeasure) {
         _ => String::new(),
     };
     say(&format!(
-        "{what}, run {}, --render {mode}: {:.2} s, {} listed, {:.2} CPU s, {:.1} MiB; {browser}{sampled}",
+        "{what}, run {}, {}, --render {}: {:.2} s, {} listed, {:.2} CPU s, {:.1} MiB; {browser}{sampled}",
         run + 1,
+        series.build,
+        series.mode,
         measure.wall.as_secs_f64(),
         measure.listed.len(),
         summary.cpu_seconds,

@@ -1,10 +1,11 @@
 //! The rendering benchmark's results as a Markdown section for BENCHMARKS.md: the
-//! application in both modes, and `--render auto` against `--render never` on the static site.
+//! application in both modes, `--render auto` against `--render never` on the static site,
+//! and the mixed site; each build's crawls, with `--before`.
 
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::render::{AppResult, RenderSettings, Series, StaticResult};
+use crate::render::{AppResult, MixedResult, RenderSettings, Series, StaticResult};
 use crate::report::{median, milliseconds_each, per_second, spread};
 use crate::spa::{APP, SHELL, SinglePageApp};
 
@@ -50,7 +51,9 @@ fn walls(series: &Series) -> Vec<f64> {
     series.walls.iter().map(Duration::as_secs_f64).collect()
 }
 
-fn app_row(result: &AppResult, series: &Series) -> String {
+/// A row of the application's or the mixed site's table: `pages`, then `series`'s measures,
+/// `as_served` saying what `never` lists when it is right.
+fn rendering_row(pages: &str, series: &Series, as_served: &str) -> String {
     let (browser_cpu, sampled_cpu, browser_peak) = if series.used_browser() {
         (
             spread(&series.browser_cpu_ms_per_page(), 1),
@@ -63,11 +66,11 @@ fn app_row(result: &AppResult, series: &Series) -> String {
     let correct = if series.mode == "auto" {
         series.correct("exact")
     } else {
-        series.correct("as served: `/` only, the shell has no links")
+        series.correct(as_served)
     };
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-        result.pages,
+        "| {pages} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        series.build,
         series.mode,
         series.walls.len(),
         spread(&walls(series), 2),
@@ -81,17 +84,53 @@ fn app_row(result: &AppResult, series: &Series) -> String {
     )
 }
 
+/// The header of the application's and the mixed site's tables.
+const RENDERING_HEADER: &str = "| pages | build | `--render` | runs | wall (s) | pages/s | CPU ms/page, with the browser | of which the browser | browser, sampled | sitemapper peak RSS (MiB) | browser peak (MiB) | URLs listed |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
+
+/// Each build's `auto` against this build's (the first series), in percent, in a sentence.
+fn against_this_build(series: &[Series]) -> String {
+    let Some(this) = series.first() else {
+        return String::new();
+    };
+    let others: Vec<String> = series
+        .iter()
+        .skip(1)
+        .filter(|other| other.mode == "auto")
+        .map(|other| {
+            format!(
+                "{}: {:.2} pages/s against {:.2} ({:+.0}%), {:.1} ms of CPU a page against {:.1}",
+                other.build,
+                median(&this.pages_per_second()),
+                median(&other.pages_per_second()),
+                difference(&this.pages_per_second(), &other.pages_per_second()),
+                median(&this.cpu_ms_per_page()),
+                median(&other.cpu_ms_per_page()),
+            )
+        })
+        .collect();
+    if others.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "With `auto`, {} against {}.\n",
+            this.build,
+            others.join("; ")
+        )
+    }
+}
+
 /// `auto`'s median against `never`'s, in percent.
 fn difference(auto: &[f64], never: &[f64]) -> f64 {
     100.0 * (median(auto) / median(never).max(1e-9) - 1.0)
 }
 
 fn static_rows(text: &mut String, result: &StaticResult) {
-    for series in [&result.never, &result.auto] {
+    for series in &result.series {
         let _ = writeln!(
             text,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             result.pages,
+            series.build,
             series.mode,
             series.walls.len(),
             spread(&walls(series), 2),
@@ -101,15 +140,18 @@ fn static_rows(text: &mut String, result: &StaticResult) {
             series.correct("exact")
         );
     }
-    let (auto, never) = (&result.auto, &result.never);
+    let this = |mode: &str| result.series.iter().find(|series| series.mode == mode);
+    let (Some(auto), Some(never)) = (this("auto"), this("never")) else {
+        return;
+    };
     let rate = difference(&auto.pages_per_second(), &never.pages_per_second());
     let cpu = difference(&auto.cpu_ms_per_page(), &never.cpu_ms_per_page());
     let memory = difference(&auto.peak_rss_mib, &never.peak_rss_mib);
     let wall = difference(&walls(auto), &walls(never));
     let _ = writeln!(
         text,
-        "| {} | auto against never | | {wall:+.1}% | {rate:+.1}% | {cpu:+.1}% | {memory:+.1}% | |",
-        result.pages
+        "| {} | {} | auto against never | | {wall:+.1}% | {rate:+.1}% | {cpu:+.1}% | {memory:+.1}% | |",
+        result.pages, auto.build
     );
     let within =
         -rate <= TOLERANCE_PERCENT && cpu <= TOLERANCE_PERCENT && memory <= TOLERANCE_PERCENT;
@@ -123,10 +165,35 @@ fn static_rows(text: &mut String, result: &StaticResult) {
     );
 }
 
+/// The mixed site's paragraph and table.
+fn mixed_section(text: &mut String, result: &MixedResult) {
+    let site = &result.site;
+    let _ = writeln!(
+        text,
+        "The mixed site: the static generated site of {} pages, whose home page links to the first \
+         pages of the application of {} pages beside it (`/page/N`, whose links lead back to `/`). \
+         `auto` must render the application's pages and read the static ones as served; `never` \
+         lists the static site and the two shells the home page links to. Pages per second count \
+         every page fetched.\n",
+        site.static_site.pages, site.app.pages
+    );
+    let _ = writeln!(text, "{RENDERING_HEADER}");
+    let pages = format!("{} + {}", site.static_site.pages, site.app.pages);
+    for series in &result.series {
+        let _ = writeln!(
+            text,
+            "{}",
+            rendering_row(&pages, series, "as served: the static site and two shells")
+        );
+    }
+    let _ = writeln!(text, "\n{}", against_this_build(&result.series));
+}
+
 /// The section: what the application is, the tables, and how to measure again.
 pub(crate) fn markdown(
     apps: &[AppResult],
     statics: Option<&StaticResult>,
+    mixed: Option<&MixedResult>,
     settings: RenderSettings,
     machine: &str,
     date: &str,
@@ -138,8 +205,8 @@ pub(crate) fn markdown(
         text,
         "Measured {date} on: {machine}. Server, crawler and browser (Debian's Chromium, headless) \
          share the machine. Concurrency {}, {} browser tabs (`--render-concurrency`). Medians of \
-         {} runs, with the range in brackets; the two modes of a site ran alternately in the same \
-         run, each taking the lead in turn.\n",
+         {} runs, with the range in brackets; the crawls of a site (each build, each mode) ran \
+         alternately in the same run, each taking the lead in turn.\n",
         settings.concurrency,
         settings.tabs,
         settings.runs.max(1)
@@ -171,17 +238,23 @@ pub(crate) fn markdown(
              memory: sitemapper's peak RSS, and the peak of the browser's processes together \
              (their private pages summed and the browser's code counted once, sampled by sitemapper every 250 ms).\n"
         );
-        let _ = writeln!(
-            text,
-            "| pages | `--render` | runs | wall (s) | pages/s | CPU ms/page, with the browser | of which the browser | browser, sampled | sitemapper peak RSS (MiB) | browser peak (MiB) | URLs listed |"
-        );
-        let _ = writeln!(
-            text,
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-        );
+        let _ = writeln!(text, "{RENDERING_HEADER}");
         for result in apps {
-            let _ = writeln!(text, "{}", app_row(result, &result.auto));
-            let _ = writeln!(text, "{}", app_row(result, &result.never));
+            for series in &result.series {
+                let _ = writeln!(
+                    text,
+                    "{}",
+                    rendering_row(
+                        &result.pages.to_string(),
+                        series,
+                        "as served: `/` only, the shell has no links"
+                    )
+                );
+            }
+        }
+        let _ = writeln!(text);
+        for result in apps {
+            let _ = write!(text, "{}", against_this_build(&result.series));
         }
         let _ = writeln!(text);
     }
@@ -194,10 +267,16 @@ pub(crate) fn markdown(
         );
         let _ = writeln!(
             text,
-            "| pages | `--render` | runs | wall (s) | pages/s | CPU ms/page | peak RSS (MiB) | URLs listed |"
+            "| pages | build | `--render` | runs | wall (s) | pages/s | CPU ms/page | peak RSS (MiB) | URLs listed |"
         );
-        let _ = writeln!(text, "| --- | --- | --- | --- | --- | --- | --- | --- |");
+        let _ = writeln!(
+            text,
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        );
         static_rows(&mut text, result);
+    }
+    if let Some(result) = mixed {
+        mixed_section(&mut text, result);
     }
     let _ = writeln!(
         text,
