@@ -56,6 +56,13 @@ impl MixedSite {
     pub(crate) fn fetched(&self) -> usize {
         self.static_site.fetched_paths().len() + self.app.expected_paths().len() - 1
     }
+
+    /// Pages fetched by a crawl that reads pages as served: the static site's, and the
+    /// application's shells the home page links to.
+    pub(crate) fn fetched_as_served(&self) -> usize {
+        self.static_site.fetched_paths().len() + self.served_paths().len()
+            - self.static_site.expected_paths().len()
+    }
 }
 
 impl Routes for MixedSite {
@@ -92,5 +99,9 @@ mod tests {
         assert!(body(&site, "/api/page/7.json").is_some());
         assert_eq!(site.expected_paths().len(), 100 + 19);
         assert_eq!(site.served_paths().len(), 102);
+        assert_eq!(
+            site.fetched_as_served(),
+            site.static_site.fetched_paths().len() + 2
+        );
     }
 }

@@ -259,11 +259,10 @@ pub(crate) fn mixed_case(
     };
     let rendered = urls(site.expected_paths());
     let served = urls(site.served_paths());
-    let fetched_never = site.static_site.fetched_paths().len() + 2;
     let mut arms = arms(
         binaries,
         (site.fetched(), &rendered),
-        (fetched_never, &served),
+        (site.fetched_as_served(), &served),
     );
     let what = format!("mixed site of {static_pages} + {app_pages} pages");
     let series = run_arms(&what, &server, &mut arms, settings, |series, measure| {

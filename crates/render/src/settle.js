@@ -216,7 +216,11 @@
     look();
   });
   Object.defineProperty(window, '__sitemapperSettled', { value: settled });
-  Object.defineProperty(window, '__sitemapperStillFor', { value: () => stillTicks * 100 });
+  // How long the page has not changed, for the render timeout; 0 while it loads, or once it
+  // was read (the tab's next page is loading).
+  Object.defineProperty(window, '__sitemapperStillFor', {
+    value: () => (document.readyState === 'complete' && !window.__sitemapperRead ? stillTicks * 100 : 0),
+  });
 
   const opened = [];
   Object.defineProperty(window, '__sitemapperOpened', { value: opened });

@@ -300,28 +300,12 @@ async fn ask_settled(
         "window.__sitemapperSettled ? window.__sitemapperSettled({}) : -2",
         limit.as_millis()
     );
-    let mut parameters = EvaluateParams::new(expression);
-    parameters.return_by_value = Some(true);
-    parameters.await_promise = Some(true);
-    let asking = page.execute(parameters);
+    let asking = evaluate(&page, expression, true);
+    // An error: the document changed under the question (the tab's blank page gave way to
+    // the page's), or the tab is going away.
     let settled = match tokio::time::timeout(limit + ANSWER_GRACE, asking).await {
-        Ok(Ok(answer)) => {
-            let quiet = answer
-                .result
-                .result
-                .value
-                .as_ref()
-                .and_then(serde_json::Value::as_f64)
-                .unwrap_or(-1.0);
-            if answer.result.exception_details.is_none() && quiet >= 0.0 {
-                Settled::Done
-            } else {
-                Settled::NotYet
-            }
-        }
-        // The document changed under the question (the tab's blank page gave way to the
-        // page's), or the tab is going away.
-        Ok(Err(_)) | Err(_) => Settled::NotYet,
+        Ok(Ok(quiet)) if quiet.as_f64().is_some_and(|quiet| quiet >= 0.0) => Settled::Done,
+        _ => Settled::NotYet,
     };
     let _ = answers.send(settled);
 }
@@ -332,7 +316,8 @@ async fn ask_settled(
 async fn still_for(page: &Page) -> Result<Duration, TabError> {
     let asking = evaluate(
         page,
-        "window.__sitemapperStillFor && !window.__sitemapperRead && document.readyState === 'complete' ? window.__sitemapperStillFor() : 0".to_string(),
+        "window.__sitemapperStillFor ? window.__sitemapperStillFor() : 0".to_string(),
+        false,
     );
     // A page too busy to answer is not still; the render timeout bounds the wait.
     match tokio::time::timeout(LAST_LOOK, asking).await {
@@ -386,16 +371,22 @@ const SERIALIZE_SCRIPT: &str = r#"(() => {
 /// The DOM as HTML (see [`SERIALIZE_SCRIPT`]), and the URLs scripts tried to open.
 async fn serialize(page: &Page, max_bytes: usize) -> Result<(String, Vec<String>), TabError> {
     let expression = SERIALIZE_SCRIPT.replace("MAX_BYTES", &max_bytes.to_string());
-    let value = evaluate(page, expression).await?;
+    let value = evaluate(page, expression, false).await?;
     serde_json::from_value(value)
         .map_err(|error| TabError::Failed(format!("cannot read the rendered DOM: {error}")))
 }
 
-/// Evaluates `expression` in the page's current document and returns its value. A plain
-/// `Runtime.evaluate`: it does not wait for a navigation the tab was refused to finish.
-async fn evaluate(page: &Page, expression: String) -> Result<serde_json::Value, TabError> {
+/// Evaluates `expression` in the page's current document and returns its value, once settled
+/// when it is a promise and `await_promise`. A plain `Runtime.evaluate`: it does not wait for
+/// a navigation the tab was refused to finish.
+async fn evaluate(
+    page: &Page,
+    expression: String,
+    await_promise: bool,
+) -> Result<serde_json::Value, TabError> {
     let mut parameters = EvaluateParams::new(expression);
     parameters.return_by_value = Some(true);
+    parameters.await_promise = Some(await_promise);
     let evaluated = page.execute(parameters).await?.result;
     if let Some(exception) = evaluated.exception_details {
         return Err(TabError::Failed(format!(
